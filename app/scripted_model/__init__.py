@@ -1,0 +1,1 @@
+"""A scripted OpenAI-compatible model for the demo and the tests."""

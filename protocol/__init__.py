@@ -1,0 +1,9 @@
+"""pi RPC protocol: typed records, framing, the asyncio client and the session model.
+
+Nothing in this package imports Textual (tests/test_architecture.py checks it).
+"""
+
+from protocol.codec import KNOWN_TYPES, ProtocolError, Unknown, decode, encode
+from protocol.framing import LineFramer
+
+__all__ = ["KNOWN_TYPES", "LineFramer", "ProtocolError", "Unknown", "decode", "encode"]

@@ -1,0 +1,73 @@
+"""Base classes shared by every protocol record.
+
+Open unions (content blocks, messages, session entries) are annotated with a
+slot-less marker class. msgspec hands such fields to `codec.dec_hook`, which
+decodes the known shapes and wraps anything else in an `Unknown*` record, so an
+unknown role or block type never loses the rest of the record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
+    """A protocol object: snake_case in Python, camelCase on the wire, unknown fields ignored."""
+
+
+class AnyBlock:
+    """Marker for a content block: TextContent, ImageContent, ThinkingContent, ToolCall or UnknownBlock."""
+
+    __slots__ = ()
+
+
+class AnyMessage:
+    """Marker for an AgentMessage of any role, or UnknownMessage."""
+
+    __slots__ = ()
+
+
+class AnyEntry:
+    """Marker for a session entry of any type, or UnknownEntry."""
+
+    __slots__ = ()
+
+
+class UnknownBlock(Record, AnyBlock):
+    """A content block whose `type` pideck does not know; `raw` keeps it whole."""
+
+    raw: dict[str, Any]
+
+    @property
+    def type(self) -> str:
+        return str(self.raw.get("type", "?"))
+
+
+class UnknownMessage(Record, AnyMessage):
+    """A message whose `role` pideck does not know; `raw` keeps it whole."""
+
+    raw: dict[str, Any]
+
+    @property
+    def role(self) -> str:
+        return str(self.raw.get("role", "?"))
+
+
+class UnknownEntry(Record, AnyEntry):
+    """A session entry whose `type` pideck does not know; `raw` keeps it whole."""
+
+    raw: dict[str, Any]
+
+    @property
+    def type(self) -> str:
+        return str(self.raw.get("type", "?"))
+
+    @property
+    def id(self) -> str:
+        return str(self.raw.get("id", ""))
+
+    @property
+    def parent_id(self) -> str | None:
+        return self.raw.get("parentId")

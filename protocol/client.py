@@ -1,0 +1,298 @@
+"""The asyncio client that owns one `pi --mode rpc` child.
+
+A reader task drains stdout whatever the listeners do (listeners are plain
+callbacks that must not block), a second task drains stderr into a ring buffer,
+requests get unique ids and futures with per-command timeouts, and the child's
+exit is delivered to listeners as a `ChildExited` record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import signal
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from protocol.codec import ProtocolError, decode, encode
+from protocol.commands import Command, ExtensionUIResponse, Prompt, command_name
+from protocol.events import AgentSettled
+from protocol.framing import LineFramer
+from protocol.protocol_log import ProtocolLog
+from protocol.responses import Response
+
+Listener = Callable[[Any], None]
+
+# Seconds to wait for a response; None waits as long as the child lives.
+DEFAULT_TIMEOUT = 30.0
+TIMEOUTS: dict[str, float | None] = {
+    "abort": 120.0,
+    "compact": None,
+    "bash": None,
+    "new_session": 120.0,
+    "switch_session": 120.0,
+    "fork": 120.0,
+    "clone": 120.0,
+    "export_html": 120.0,
+    "prompt": 120.0,
+}
+
+
+class ChildExited(msgspec.Struct, frozen=True):
+    """pi exited (or could not be started). `stderr_tail` is its last stderr lines."""
+
+    returncode: int | None
+    stderr_tail: str
+    error: str | None = None
+
+
+class RpcError(Exception):
+    """A command failed: pi answered success=false, timed out, or the child is gone."""
+
+    def __init__(self, message: str, response: Response | None = None) -> None:
+        super().__init__(message)
+        self.response = response
+
+
+class RpcClient:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        protocol_log: ProtocolLog | None = None,
+        stderr_lines: int = 400,
+    ) -> None:
+        self.argv = list(argv)
+        self.env = env
+        self.cwd = cwd
+        self.protocol_log = protocol_log
+        self.stderr = deque[str](maxlen=stderr_lines)
+        self.process: asyncio.subprocess.Process | None = None
+        self.exited: ChildExited | None = None
+        self.records_read = 0
+        self.bad_records = 0
+        self._listeners: list[Listener] = []
+        self._pending: dict[str, asyncio.Future[Response]] = {}
+        self._ids = itertools.count(1)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._write_lock = asyncio.Lock()
+        self._done = asyncio.Event()
+
+    # --- listeners --------------------------------------------------------------------
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener(record)` for every record read; returns a function that removes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, record: Any) -> None:
+        for listener in tuple(self._listeners):
+            try:
+                listener(record)
+            except Exception as exc:  # a broken listener must not stop the reader
+                self.stderr.append(f"[pideck] listener error: {exc!r}")
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Spawn the child. If it cannot be spawned, a ChildExited record says why."""
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=self.env,
+                cwd=self.cwd,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            self._finish(ChildExited(returncode=None, stderr_tail="", error=f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"))
+            return
+        self._tasks = [
+            asyncio.create_task(self._read_stdout(), name="pi-stdout"),
+            asyncio.create_task(self._read_stderr(), name="pi-stderr"),
+        ]
+        asyncio.create_task(self._watch_exit(), name="pi-exit")
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.exited is None
+
+    @property
+    def stderr_tail(self) -> str:
+        return "\n".join(self.stderr)
+
+    async def wait_closed(self) -> ChildExited:
+        await self._done.wait()
+        assert self.exited is not None
+        return self.exited
+
+    async def close(self, *, grace: float = 3.0, term_grace: float = 2.0) -> ChildExited | None:
+        """Orderly shutdown: close stdin, wait; then SIGTERM, wait; then SIGKILL."""
+        process = self.process
+        if process is None:
+            return self.exited
+        if process.returncode is None and process.stdin is not None:
+            process.stdin.close()
+        for sig, wait in ((None, grace), (signal.SIGTERM, term_grace), (signal.SIGKILL, 5.0)):
+            if process.returncode is not None:
+                break
+            if sig is not None:
+                try:
+                    process.send_signal(sig)
+                except ProcessLookupError:
+                    break
+            try:
+                await asyncio.wait_for(process.wait(), wait)
+            except TimeoutError:
+                continue
+        try:
+            await asyncio.wait_for(self._done.wait(), 5.0)
+        except TimeoutError:
+            pass
+        return self.exited
+
+    def kill(self) -> None:
+        """SIGKILL the child at once (tests and crash simulation)."""
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+
+    # --- reading ------------------------------------------------------------------------
+
+    async def _read_stdout(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        stream = self.process.stdout
+        framer = LineFramer()
+        while True:
+            try:
+                chunk = await stream.read(1 << 20)
+            except (ConnectionError, OSError):
+                chunk = b""
+            if not chunk:
+                rest = framer.flush()
+                if rest:
+                    self._handle_line(rest)
+                return
+            for line in framer.feed(chunk):
+                self._handle_line(line)
+
+    def _handle_line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        self.records_read += 1
+        record = decode(line)
+        if isinstance(record, ProtocolError):
+            self.bad_records += 1
+            if self.protocol_log is not None:
+                self.protocol_log.write("bad-record", record.raw, record.error)
+        elif isinstance(record, Response) and record.id is not None:
+            future = self._pending.pop(record.id, None)
+            if future is not None and not future.done():
+                future.set_result(record)
+        self._emit(record)
+
+    async def _read_stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        stream = self.process.stderr
+        framer = LineFramer()
+        while True:
+            try:
+                chunk = await stream.read(1 << 16)
+            except (ConnectionError, OSError):
+                chunk = b""
+            lines = framer.feed(chunk) if chunk else [framer.flush() or b""]
+            for raw in lines:
+                if raw:
+                    self.stderr.append(raw[:2000].decode("utf-8", "replace"))
+            if not chunk:
+                return
+
+    async def _watch_exit(self) -> None:
+        assert self.process is not None
+        returncode = await self.process.wait()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._finish(ChildExited(returncode=returncode, stderr_tail=self.stderr_tail))
+
+    def _finish(self, exited: ChildExited) -> None:
+        self.exited = exited
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(RpcError(f"pi exited (code {exited.returncode})"))
+        self._pending.clear()
+        self._done.set()
+        self._emit(exited)
+
+    # --- writing ------------------------------------------------------------------------
+
+    def next_id(self) -> str:
+        return f"pideck-{next(self._ids)}"
+
+    async def send(self, record: Command | ExtensionUIResponse) -> None:
+        """Write one record to pi's stdin, honouring backpressure."""
+        process = self.process
+        if process is None or process.stdin is None or self.exited is not None:
+            raise RpcError("pi is not running")
+        async with self._write_lock:
+            try:
+                process.stdin.write(encode(record))
+                await process.stdin.drain()
+            except (ConnectionError, OSError) as exc:
+                raise RpcError(f"cannot write to pi: {exc}") from exc
+
+    async def request(self, command: Command, timeout: float | None | bool = True) -> Response:
+        """Send `command` and wait for its response (success or not).
+
+        `timeout=True` uses the command's default from TIMEOUTS.
+        """
+        if command.id is None:
+            command.id = self.next_id()
+        name = command_name(command)
+        limit = TIMEOUTS.get(name, DEFAULT_TIMEOUT) if timeout is True else timeout
+        future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
+        self._pending[command.id] = future
+        try:
+            await self.send(command)
+            return await asyncio.wait_for(future, limit) if limit else await future
+        except TimeoutError:
+            raise RpcError(f"{name}: no response from pi within {limit:g}s") from None
+        finally:
+            self._pending.pop(command.id, None)
+
+    async def call(self, command: Command, timeout: float | None | bool = True) -> Any:
+        """Like `request`, but returns `data` and raises RpcError when pi says success=false."""
+        response = await self.request(command, timeout)
+        if not response.success:
+            raise RpcError(response.error or f"{response.command} failed", response)
+        return response.data
+
+    async def prompt_and_wait(self, prompt: Prompt, timeout: float | None = None) -> list[Any]:
+        """Send a prompt and collect every record until `agent_settled`.
+
+        The listener is installed before the prompt is written, so a fast run is not
+        missed. A "handled" disposition returns at once (no run started).
+        """
+        records: list[Any] = []
+        settled = asyncio.Event()
+
+        def collect(record: Any) -> None:
+            records.append(record)
+            if isinstance(record, (AgentSettled, ChildExited)):
+                settled.set()
+
+        remove = self.add_listener(collect)
+        try:
+            data = await self.call(prompt)
+            if getattr(data, "disposition", None) == "handled":
+                return records
+            await asyncio.wait_for(settled.wait(), timeout)
+            return records
+        finally:
+            remove()

@@ -1,0 +1,1 @@
+"""Textual widgets: they read the session model or receive messages, never raw JSON."""
