@@ -1,0 +1,105 @@
+"""The `pideck` command: parse flags, resolve pi, run the app."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib.metadata import version
+from typing import NoReturn
+
+from app.launch import LaunchError, build_launch
+from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
+from protocol.protocol_log import default_log_path
+
+DESCRIPTION = """\
+A full-screen terminal front-end for the pi coding agent. pideck starts one
+`pi --mode rpc` child and shows its sessions, streaming output and tool runs.
+
+Everything after `--` is passed to pi unchanged."""
+
+EPILOG = f"""\
+where pi comes from:
+  --pi CMD, else `pi` on PATH if it is {PI_VERSION} or newer, else a pinned pi
+  {PI_VERSION} with Node {NODE_VERSION}, installed with npm into ~/.cache/pideck on
+  first use (PIDECK_CACHE_DIR moves it).
+
+examples:
+  pideck --demo                           try it on the built-in scripted model, no API key
+  pideck                                  your pi, your provider and models (~/.pi/agent)
+  pideck -- --provider anthropic --model sonnet
+  pideck --cwd ~/src/project -- --continue
+  pideck -- --session-dir /tmp/sessions --name review -e ./ext.ts
+  pideck -- --no-session
+  pideck --pi 'node /opt/pi/dist/cli.js' -- --model sonnet:high
+  PI_CODING_AGENT_DIR=~/.pi/work pideck   use another pi config directory"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            unknown = message[len(prefix) :].split()
+            first = unknown[0]
+            if first.startswith("-"):
+                message = f"unknown option {first} (pi options go after --)"
+            else:
+                message = f"unexpected argument {first!r} (pi arguments go after --)"
+        self.exit(2, f"pideck: {message}; see pideck --help\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="pideck",
+        usage="pideck [OPTIONS] [-- PI_ARGS...]",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    p.add_argument("--pi", metavar="CMD", help="command that runs pi, split like a shell would (never run by one)")
+    p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no API key, no network)")
+    p.add_argument("--cwd", metavar="DIR", help="working directory of pi (default: the current directory)")
+    p.add_argument(
+        "--protocol-log",
+        metavar="PATH",
+        default=str(default_log_path()),
+        help="where lines from pi that are not valid records are logged (default: %(default)s)",
+    )
+    p.add_argument(
+        "--version",
+        action="version",
+        version=f"pideck {version('pideck')} (pinned pi {PI_VERSION}, Node {NODE_VERSION})",
+    )
+    return p
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """pideck's own flags, and in `pi_args` everything after the first `--`, verbatim."""
+    own, pi_args = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    args = parser().parse_args(own)
+    args.pi_args = pi_args
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:  # --help, --version, a usage error
+        return exc.code if isinstance(exc.code, int) else 0
+    try:
+        config = build_launch(args)
+    except LaunchError as exc:
+        print(f"pideck: {exc}", file=sys.stderr)
+        return 2
+    except ProvisionError as exc:
+        print(f"pideck: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("pideck: interrupted", file=sys.stderr)
+        return 130
+    try:
+        from app.pideck_app import PideckApp
+
+        return PideckApp(config).run_app()
+    finally:
+        config.close()

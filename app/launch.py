@@ -1,0 +1,115 @@
+"""How pideck starts its pi child: the command, its arguments, environment and directory."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.runtime import MIN_PI_VERSION, NODE_VERSION, PI_VERSION, Progress, ensure_runtime, pi_version, runtime_dir
+from app.scripted_model.demo import Demo, start_demo
+
+# pi flags that make it do something other than serve RPC.
+NOT_RPC_FLAGS = frozenset({"--mode", "-p", "--print", "--export", "--list-models", "-h", "--help", "-v", "--version"})
+
+
+class LaunchError(Exception):
+    """The command line asks for something that cannot be launched; the message says why."""
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    argv: tuple[str, ...]
+    env: dict[str, str] = field(repr=False)
+    cwd: Path
+    demo: bool
+    protocol_log: Path
+    pi_source: str = ""
+    """Where pi comes from, for people: `--pi ...`, pi on PATH, or the pinned runtime."""
+    demo_server: Demo | None = field(default=None, repr=False, compare=False)
+
+    def close(self) -> None:
+        """Stop the demo model (if any) and remove its scratch directory."""
+        if self.demo_server is not None:
+            self.demo_server.stop()
+            shutil.rmtree(self.demo_server.workdir, ignore_errors=True)
+
+
+def resolve_pi_command(pi_flag: str | None, progress: Progress | None = None) -> list[str]:
+    """The command that runs pi: `--pi` split like a shell would (never run by one), else
+    `pi` on PATH when it is at least 1.6.0, else the pinned runtime (installed on first use)."""
+    if pi_flag is not None:
+        return _split_pi_flag(pi_flag)
+    on_path = shutil.which("pi")
+    if on_path is not None and (pi_version([on_path]) or ()) >= MIN_PI_VERSION:
+        return [on_path]
+    return ensure_runtime(progress).argv
+
+
+def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> LaunchConfig:
+    """Combine pideck's parsed flags (`pi`, `demo`, `cwd`, `protocol_log`, `pi_args`) into a launch."""
+    cwd = _working_dir(args.cwd)
+    protocol_log = Path(args.protocol_log).expanduser()
+    if protocol_log.is_dir():
+        raise LaunchError(f"--protocol-log {args.protocol_log}: is a directory; give a file path")
+    _check_pi_args(args.pi_args)
+    command = resolve_pi_command(args.pi, progress)
+    env = dict(os.environ)
+    pi_args = list(args.pi_args)
+    demo = None
+    if args.demo:
+        demo = start_demo(Path(tempfile.mkdtemp(prefix="pideck-demo-")))
+        env.update(demo.env)
+        pi_args = [*demo.pi_args, *pi_args]
+    return LaunchConfig(
+        argv=(*command, "--mode", "rpc", *pi_args),
+        env=env,
+        cwd=cwd,
+        demo=args.demo,
+        protocol_log=protocol_log,
+        pi_source=_describe(args.pi, command),
+        demo_server=demo,
+    )
+
+
+def _split_pi_flag(pi_flag: str) -> list[str]:
+    try:
+        argv = shlex.split(pi_flag)
+    except ValueError as exc:
+        raise LaunchError(f"--pi {pi_flag!r} cannot be split into a command: {str(exc).lower()}") from None
+    if not argv:
+        raise LaunchError("--pi needs a command, e.g. --pi pi or --pi 'node /path/to/pi/dist/cli.js'")
+    found = shutil.which(argv[0])
+    if found is None:
+        raise LaunchError(f"--pi: {argv[0]!r} is not an executable file or a command on PATH")
+    return [os.path.abspath(found), *argv[1:]]
+
+
+def _working_dir(value: str | None) -> Path:
+    if value is None:
+        return Path.cwd()
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        reason = "is not a directory" if path.exists() else "does not exist"
+        raise LaunchError(f"--cwd {value}: {reason}")
+    return path.resolve()
+
+
+def _check_pi_args(pi_args: list[str]) -> None:
+    for arg in pi_args:
+        if arg == "--":
+            return
+        if arg.split("=", 1)[0] in NOT_RPC_FLAGS:
+            raise LaunchError(f"{arg} cannot be passed to pi: pideck always runs it with --mode rpc (run pi directly for that)")
+
+
+def _describe(pi_flag: str | None, command: list[str]) -> str:
+    if pi_flag is not None:
+        return f"--pi {pi_flag}"
+    if len(command) == 1:
+        return f"pi on PATH ({command[0]})"
+    return f"pinned pi {PI_VERSION} on Node {NODE_VERSION} ({runtime_dir()})"

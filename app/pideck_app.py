@@ -1,0 +1,407 @@
+"""The pideck Textual app: wires the protocol client and session model to the screen.
+
+Records from pi are collected by a listener that never waits on the UI; once per
+frame the batch is folded into the session model and only what changed is
+re-rendered. User actions go back to pi as typed commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Static
+
+from app.keys import install_alt_enter
+from app.launch import LaunchConfig
+from protocol.client import ChildExited, RpcClient, RpcError
+from protocol.commands import (
+    Abort,
+    AbortBash,
+    Bash,
+    ClearQueue,
+    Command,
+    FollowUp,
+    GetCommands,
+    GetMessages,
+    GetSessionStats,
+    GetState,
+    Prompt,
+)
+from protocol.events import AgentSettled
+from protocol.extension_ui import DIALOG_REQUESTS
+from protocol.protocol_log import ProtocolLog
+from protocol.responses import BashResult, CommandInfo, QueueContents, SessionState
+from protocol.session_model import SessionModel
+from widgets.dialogs import dialog_for
+from widgets.prompt_editor import PromptEditor
+from widgets.safe_text import clean, safe
+from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
+from widgets.startup_error import StartupErrorScreen
+from widgets.transcript import Transcript
+
+FRAME = 1 / 60
+QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
+
+
+class PideckApp(App[int]):
+    CSS_PATH = "pideck.tcss"
+    TITLE = "pideck"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("escape", "interrupt", "Abort", show=True),
+        Binding("ctrl+c", "clear_or_quit", "Clear/Quit", priority=True),
+        Binding("ctrl+d", "quit_if_empty", "Quit", show=False, priority=True),
+        Binding("ctrl+t", "toggle_thinking", "Thinking"),
+        Binding("ctrl+o", "toggle_tools", "Tool output"),
+        Binding("f2", "toggle_side", "Panes"),
+        Binding("f3", "focus_tool_log", "Tool log"),
+        Binding("f4", "focus_editor", "Editor", show=False),
+        Binding("ctrl+home", "load_earlier", "Earlier", show=False),
+    ]
+
+    def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None) -> None:
+        super().__init__()
+        install_alt_enter()
+        self.config = config
+        self.model = SessionModel()
+        self.client = client or RpcClient(
+            config.argv, env=config.env, cwd=config.cwd, protocol_log=ProtocolLog(config.protocol_log)
+        )
+        self.commands: list[CommandInfo] = []
+        self._pending: list[Any] = []
+        self._flush_scheduled = False
+        self._flushing = False
+        self._dialogs: asyncio.Queue[Any] = asyncio.Queue()
+        self._thinking_collapsed = False
+        self._tools_expanded = False
+        self._last_ctrl_c = 0.0
+        self._session_ready = False
+        self._exit_status = 0
+
+    # --- layout ---------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            with Vertical(id="conversation"):
+                yield Transcript(self.model, id="transcript")
+                yield Vertical(id="widgets-above", classes="extension-widgets")
+                yield PromptEditor(id="editor")
+                yield Vertical(id="widgets-below", classes="extension-widgets")
+            with Vertical(id="side"):
+                yield StatsPane(self.model, id="stats")
+                yield QueuePane(self.model, id="queue")
+                yield ToolLog(self.model, id="tool-log")
+        yield StatusLine(self.model, id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(PromptEditor).focus()
+        self.query_one(PromptEditor).border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline"
+        if self.size.width < 100:
+            self.query_one("#side").display = False
+        self.client.add_listener(self._on_record)
+        self._refresh_panes()
+        self.set_interval(0.25, self._tick)
+        self.start_session()
+        self.run_dialogs()
+
+    def run_app(self) -> int:
+        """Run full screen; the exit code is 0 unless pi could not be started."""
+        try:
+            result = self.run()
+        finally:
+            self.config.close()
+        return result if isinstance(result, int) else (self.return_code or self._exit_status)
+
+    # --- pi records -----------------------------------------------------------------------
+
+    def _on_record(self, record: Any) -> None:
+        """Called by the client's reader for every record: queue it, never wait."""
+        self._pending.append(record)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.set_timer(FRAME, self._flush)
+
+    async def _flush(self) -> None:
+        if self._flushing:
+            self.set_timer(FRAME, self._flush)
+            return
+        self._flushing = True
+        self._flush_scheduled = False
+        try:
+            records, self._pending = self._pending, []
+            for record in records:
+                if isinstance(record, DIALOG_REQUESTS):
+                    self._dialogs.put_nowait(record)
+                elif isinstance(record, ChildExited):
+                    self._child_exited(record)
+                elif isinstance(record, AgentSettled):
+                    self.refresh_stats()
+            self.model.apply_all(records)
+            await self._apply_changes()
+        finally:
+            self._flushing = False
+
+    async def _apply_changes(self) -> None:
+        changes = self.model.take_changes()
+        if not changes:
+            return
+        transcript = self.query_one(Transcript)
+        with self.batch_update():
+            await transcript.apply(changes)
+            if changes.tools:
+                self.query_one(ToolLog).refresh_runs()
+            if changes.queue:
+                self.query_one(QueuePane).refresh_queue()
+            if changes.session or changes.usage:
+                self.query_one(StatsPane).refresh_stats()
+            if changes.extension_ui:
+                await self._refresh_extension_widgets()
+            if changes.run or changes.extension_ui or changes.protocol_errors:
+                self.query_one(StatusLine).refresh_status()
+            if changes.editor_text is not None:
+                self.query_one(PromptEditor).load(changes.editor_text)
+            if changes.title is not None:
+                self.set_terminal_title(changes.title)
+            for severity, message in changes.notifications:
+                self.notify(clean(message), severity=_SEVERITY.get(severity, "information"), markup=False)
+            if changes.protocol_errors:
+                self.notify(
+                    f"pi sent {changes.protocol_errors} line(s) pideck could not read; "
+                    f"kept in {self.config.protocol_log}",
+                    severity="warning",
+                    markup=False,
+                )
+
+    def _tick(self) -> None:
+        """Animate the spinner and running tool durations."""
+        if self.model.running:
+            self.query_one(StatusLine).refresh_status()
+            if any(not run.done for run in self.model.tools.values()):
+                self.query_one(ToolLog).refresh_runs()
+
+    def _refresh_panes(self) -> None:
+        self.query_one(StatsPane).refresh_stats()
+        self.query_one(QueuePane).refresh_queue()
+        self.query_one(ToolLog).refresh_runs()
+        self.query_one(StatusLine).refresh_status()
+
+    async def _refresh_extension_widgets(self) -> None:
+        for placement, container_id in (("aboveEditor", "#widgets-above"), ("belowEditor", "#widgets-below")):
+            container = self.query_one(container_id, Vertical)
+            await container.remove_children()
+            lines = [
+                safe("\n".join(widget.lines))
+                for _, widget in sorted(self.model.widgets.items())
+                if widget.placement == placement
+            ]
+            await container.mount_all(Static(text, classes="extension-widget") for text in lines)
+
+    def set_terminal_title(self, title: str) -> None:
+        """An extension's setTitle: the terminal title, with control characters removed."""
+        self.title = clean(title).replace("\n", " ")[:200]
+        if self._driver is not None and not self.is_headless:
+            self._driver.write(f"\x1b]2;{self.title}\x07")
+
+    # --- start-up -------------------------------------------------------------------------
+
+    @work(exclusive=True, group="session")
+    async def start_session(self) -> None:
+        await self.client.start()
+        if self.client.exited is not None:
+            return  # _child_exited shows why
+        try:
+            state = await self.client.call(GetState(), timeout=60)
+        except RpcError as exc:
+            if self.client.exited is None:
+                self._show_startup_error(f"pi did not answer get_state: {exc}")
+            return
+        await self.reload_session(state)
+        self._session_ready = True
+        if state.model is None:
+            self.model.banner(
+                "error",
+                "pi has no model configured",
+                "Run `pi` once and use /login, or pass -- --provider NAME --model ID, or try pideck --demo.",
+            )
+            await self._apply_changes()
+        try:
+            self.commands = (await self.client.call(GetCommands())).commands
+        except RpcError:
+            self.commands = []
+
+    async def reload_session(self, state: SessionState | None = None) -> None:
+        """Transcript, queue and stats from pi (after start, switch, fork, clone, new)."""
+        if state is None:
+            state = await self.client.call(GetState())
+        messages = await self.client.call(GetMessages())
+        self.model.set_state(state)
+        self.model.load_messages(messages.messages)
+        await self._apply_changes()
+        self.refresh_stats()
+
+    @work(group="stats")
+    async def refresh_stats(self) -> None:
+        try:
+            stats = await self.client.call(GetSessionStats())
+            state = await self.client.call(GetState())
+        except RpcError:
+            return
+        self.model.set_stats(stats)
+        self.model.set_state(state)
+        await self._apply_changes()
+
+    def _child_exited(self, exited: ChildExited) -> None:
+        if not self._session_ready:
+            self._show_startup_error(exited.error or f"pi exited during start-up (exit code {exited.returncode})")
+            return
+        self.model.banner(
+            "error",
+            f"pi exited (code {exited.returncode})",
+            (exited.stderr_tail[-1500:] or "no output on stderr") + "\nThe transcript stays here; restart pideck to continue.",
+        )
+        self.model.running = False
+        self.query_one(StatusLine).notice = "pi is not running"
+
+    def _show_startup_error(self, reason: str) -> None:
+        self._exit_status = 1
+        self.push_screen(StartupErrorScreen(reason, self.client.stderr_tail, self.config), lambda _: self.exit(1))
+
+    # --- dialogs --------------------------------------------------------------------------
+
+    @work(group="dialogs")
+    async def run_dialogs(self) -> None:
+        """Show extension dialogs one after another, in the order pi asked."""
+        while True:
+            request = await self._dialogs.get()
+            response = await self.push_screen_wait(dialog_for(request))
+            if response is not None and self.client.running:
+                try:
+                    await self.client.send(response)
+                except RpcError as exc:
+                    self.notify(f"could not answer the extension: {exc}", severity="error", markup=False)
+
+    # --- sending --------------------------------------------------------------------------
+
+    @on(PromptEditor.Submitted)
+    async def submit(self, event: PromptEditor.Submitted) -> None:
+        text = event.text
+        if not text.strip():
+            return
+        editor = self.query_one(PromptEditor)
+        editor.remember(text)
+        editor.load("")
+        if text.startswith("!"):
+            exclude = text.startswith("!!")
+            self.run_bash(text[2 if exclude else 1 :].strip(), exclude)
+            return
+        if event.mode == "follow_up" and self.model.running:
+            self.send_command(FollowUp(message=text), restore=text)
+        elif self.model.running:
+            self.send_command(Prompt(message=text, streaming_behavior="steer"), restore=text)
+        else:
+            self.send_command(Prompt(message=text), restore=text)
+
+    @work(group="send")
+    async def send_command(self, command: Command, restore: str = "") -> None:
+        try:
+            await self.client.call(command)
+        except RpcError as exc:
+            self.notify(str(exc), title="pi refused", severity="error", markup=False)
+            editor = self.query_one(PromptEditor)
+            if restore and not editor.text:
+                editor.load(restore)  # never lose what the user typed
+
+    @work(group="bash")
+    async def run_bash(self, command: str, exclude: bool) -> None:
+        if not command:
+            return
+        request = Bash(command=command, exclude_from_context=exclude, id=self.client.next_id())
+        self.model.begin_bash(request.id or "", command, exclude)
+        await self._apply_changes()
+        try:
+            result: BashResult = await self.client.call(request)
+            self.model.end_bash(request.id or "", result)
+        except RpcError as exc:
+            self.model.end_bash(request.id or "", None, str(exc))
+        await self._apply_changes()
+
+    # --- actions --------------------------------------------------------------------------
+
+    async def action_interrupt(self) -> None:
+        """Esc: clear_queue, then abort; the cleared texts go back into the editor."""
+        if not self.client.running:
+            return
+        if not self.model.running:
+            if any(item.streaming for item in self.model.items[-3:] if hasattr(item, "streaming")):
+                await self.client.call(AbortBash())
+            return
+        try:
+            cleared: QueueContents = await self.client.call(ClearQueue())
+            texts = [*cleared.steering, *cleared.follow_up]
+            if texts:
+                editor = self.query_one(PromptEditor)
+                editor.load("\n\n".join([*texts, editor.text] if editor.text.strip() else texts))
+            await self.client.call(Abort())
+        except RpcError as exc:
+            self.notify(str(exc), title="abort failed", severity="error", markup=False)
+
+    def action_clear_or_quit(self) -> None:
+        editor = self.query_one(PromptEditor)
+        if editor.text:
+            editor.load("")
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c < QUIT_WINDOW:
+            self.exit(self._exit_status)
+            return
+        self._last_ctrl_c = now
+        self.notify("Press ctrl+c again to quit", timeout=QUIT_WINDOW)
+
+    def action_quit_if_empty(self) -> None:
+        if not self.query_one(PromptEditor).text:
+            self.exit(self._exit_status)
+
+    def action_toggle_thinking(self) -> None:
+        self._thinking_collapsed = not self._thinking_collapsed
+        self.query_one(Transcript).set_thinking_collapsed(self._thinking_collapsed)
+
+    def action_toggle_tools(self) -> None:
+        self._tools_expanded = not self._tools_expanded
+        self.query_one(Transcript).set_tools_expanded(self._tools_expanded)
+
+    def action_toggle_side(self) -> None:
+        side = self.query_one("#side")
+        side.display = not side.display
+
+    def action_focus_tool_log(self) -> None:
+        side = self.query_one("#side")
+        side.display = True
+        self.query_one(ToolLog).focus()
+
+    def action_focus_editor(self) -> None:
+        self.query_one(PromptEditor).focus()
+
+    async def action_load_earlier(self) -> None:
+        await self.query_one(Transcript).load_earlier()
+
+    @on(ToolLog.Selected)
+    def jump_to_tool(self, event: ToolLog.Selected) -> None:
+        view = self.query_one(Transcript).view_for_tool(event.tool_call_id)
+        if view is not None:
+            view.scroll_visible(top=True, animate=False)
+            self.query_one(Transcript).release_anchor()
+            view.add_class("-flash")
+            self.set_timer(1.0, lambda: view.remove_class("-flash"))
+
+    async def on_unmount(self) -> None:
+        await self.client.close()
+
+
+_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}

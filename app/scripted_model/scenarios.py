@@ -1,0 +1,241 @@
+"""Named scripted replies for the tests, the benchmarks and `pideck --demo`.
+
+`demo_responder` answers from the conversation in the request body alone: a new
+user prompt gets reasoning, a short intro and tool calls that really run in pi;
+tool results get a final markdown summary of what those tools returned.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from app.scripted_model.server import Reply, ToolCallSpec
+
+MARKDOWN = """\
+# Release notes
+
+Some **bold** text, some *emphasis* and `inline code`.
+
+## Changes
+
+- faster startup
+- a calmer status bar
+  - nested item
+1. first
+2. second
+
+```python
+def greet(name: str) -> str:
+    return f"hello {name}"
+```
+
+> A quote to finish.
+"""
+
+STEPS_COMMAND = "for i in 1 2 3; do echo step $i; sleep 0.3; done"
+
+
+# --- replies for tests and benchmarks --------------------------------------------------------
+
+
+def markdown() -> Reply:
+    """Headings, lists, a code fence and a quote."""
+    return Reply(text=MARKDOWN)
+
+
+def thinking(text: str = "The answer is 42.") -> Reply:
+    return Reply(reasoning="Let me think about this step by step. The question is simple.", text=text)
+
+
+def tool_call(command: str = "echo hello") -> Reply:
+    """One bash tool call."""
+    return Reply(text="Running it.", tool_calls=(ToolCallSpec("bash", {"command": command}),))
+
+
+def parallel_tool_calls(path: str = "README.md", command: str = "ls -la") -> Reply:
+    """A bash and a read call in the same assistant message."""
+    return Reply(
+        text="Looking at two things at once.",
+        tool_calls=(ToolCallSpec("bash", {"command": command}), ToolCallSpec("read", {"path": path})),
+    )
+
+
+def slow(text: str = "This answer arrives slowly, a few characters at a time.", delay: float = 0.05) -> Reply:
+    return Reply(text=text, chunk_chars=4, delay=delay)
+
+
+def long_stream(count: int = 3000) -> Reply:
+    """`count` exact text deltas; a blank line after every 50th."""
+    return Reply(deltas=tuple(f"word{i} " + ("\n\n" if i % 50 == 49 else "") for i in range(count)))
+
+
+def unauthorized() -> Reply:
+    return Reply(status=401, error_message="invalid API key (scripted 401)")
+
+
+def overloaded() -> Reply:
+    return Reply(status=529, error_message="the model is overloaded (scripted 529)")
+
+
+# --- the demo responder ---------------------------------------------------------------------
+
+_INTROS = (
+    "## Looking around\n\nYou asked: *\u201c{prompt}\u201d*. Before answering I'll get my bearings:\n\n",
+    "## First, some context\n\nGood question: *\u201c{prompt}\u201d*. Let me check the workspace before I answer:\n\n",
+    "## On it\n\nAbout *\u201c{prompt}\u201d*: here's my plan, all running in parallel:\n\n",
+)
+_CLOSINGS = (
+    "Ask me anything else and I'll run another round.",
+    "That's all for this round. Try another prompt to see it again with different words.",
+    "Done. Every tool above really ran inside pi; only the model is scripted.",
+)
+
+
+def demo_responder(body: dict[str, Any]) -> Reply:
+    """The demo model: tool calls for a fresh prompt, a summary once tool results arrive."""
+    messages: list[dict[str, Any]] = body.get("messages") or []
+    round_index = max(0, sum(1 for m in messages if m.get("role") == "user") - 1)
+    prompt = _one_line(_last_user_text(messages))
+    if messages and messages[-1].get("role") == "tool":
+        return _summary(messages, prompt, round_index)
+    return _plan(body, prompt, round_index)
+
+
+def _plan(body: dict[str, Any], prompt: str, round_index: int) -> Reply:
+    tools = {t.get("function", {}).get("name") for t in body.get("tools") or []}
+    cwd = _cwd(body.get("messages") or [])
+    readme = _readme(cwd)
+    calls: list[ToolCallSpec] = []
+    steps: list[str] = []
+    if "bash" in tools:
+        calls.append(ToolCallSpec("bash", {"command": "ls -la"}))
+        steps.append(f"- list the files in `{cwd or 'the working directory'}`")
+    if "read" in tools and readme:
+        calls.append(ToolCallSpec("read", {"path": readme}))
+        steps.append(f"- read `{readme}`")
+    if "bash" in tools:
+        calls.append(ToolCallSpec("bash", {"command": STEPS_COMMAND}))
+        steps.append("- run a short loop, so you can watch its output arrive")
+    reasoning = (
+        f"The user wrote \u201c{prompt}\u201d. I don't know this workspace yet, so I should look "
+        f"before answering: {len(calls)} quick tool calls, run in parallel, then a summary."
+    )
+    if not calls:
+        text = (
+            f"## Hello\n\nYou asked: *\u201c{_escape(prompt)}\u201d*. I have no tools enabled in this session, "
+            f"so this is all I can say: the scripted demo model is working.\n"
+        )
+        return Reply(reasoning=reasoning, text=text, chunk_chars=10, delay=0.02)
+    text = _INTROS[round_index % len(_INTROS)].format(prompt=_escape(prompt)) + "\n".join(steps) + "\n"
+    return Reply(reasoning=reasoning, text=text, tool_calls=tuple(calls), chunk_chars=10, delay=0.02)
+
+
+def _summary(messages: list[dict[str, Any]], prompt: str, round_index: int) -> Reply:
+    rows: list[str] = []
+    facts: list[str] = []
+    for name, args, output in _tool_results(messages):
+        lines = [line for line in output.splitlines() if line.strip()]
+        what = args.get("command") or args.get("path") or ""
+        rows.append(f"| {name} | `{_cell(what)}` | {len(lines)} line{'s' if len(lines) != 1 else ''} |")
+        if name == "bash" and what == "ls -la":
+            entries = [line for line in lines if not line.startswith("total")]
+            facts.append(f"- **Files:** {len(entries)} entries, including `.` and `..`.")
+        elif name == "read":
+            first = lines[0].lstrip("# ").strip() if lines else "(empty)"
+            facts.append(f"- **{_escape(what)}** starts with \u201c{_escape(_one_line(first))}\u201d.")
+        elif name == "bash" and what == STEPS_COMMAND:
+            facts.append(f"- **Live output:** the loop printed {', '.join(f'`{line}`' for line in lines)}.")
+        else:
+            facts.append(f"- **{name}** returned {len(lines)} lines.")
+    text = (
+        f"## Summary\n\nHere is what I found while thinking about *\u201c{_escape(prompt)}\u201d*:\n\n"
+        + "\n".join(facts)
+        + "\n\nTo do the same from Python:\n\n```python\nfrom pathlib import Path\n\n"
+        "entries = sorted(p.name for p in Path(\".\").iterdir())\n"
+        "print(f\"{len(entries)} entries:\", \", \".join(entries[:5]))\n```\n\n"
+        "| Tool | Call | Output |\n|------|------|--------|\n"
+        + "\n".join(rows)
+        + f"\n\n{_CLOSINGS[round_index % len(_CLOSINGS)]}\n"
+    )
+    reasoning = "All the tools have finished. I'll summarise their output in a short table."
+    return Reply(reasoning=reasoning, text=text, chunk_chars=16, delay=0.02)
+
+
+def _tool_results(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
+    """(tool name, arguments, output text) for the tool results that end the conversation."""
+    results: list[dict[str, Any]] = []
+    for message in reversed(messages):
+        if message.get("role") != "tool":
+            break
+        results.insert(0, message)
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            calls[call.get("id", "")] = (function.get("name", "tool"), _json_object(function.get("arguments")))
+    found = []
+    for result in results:
+        name, args = calls.get(result.get("tool_call_id", ""), ("tool", {}))
+        found.append((name, args, _text(result.get("content"))))
+    return found
+
+
+def _json_object(raw: Any) -> dict[str, Any]:
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(part.get("text", "") for part in content if isinstance(part, dict) and part.get("type") == "text")
+    return ""
+
+
+def _last_user_text(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return _text(message.get("content"))
+    return ""
+
+
+def _one_line(text: str, limit: int = 60) -> str:
+    line = " ".join(text.split())
+    if len(line) > limit:
+        line = line[: limit - 1].rstrip() + "\u2026"
+    return line or "your message"
+
+
+def _escape(text: str) -> str:
+    """`text` with markdown punctuation escaped, to quote it inside markdown."""
+    return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", text)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("`", "'")
+
+
+def _cwd(messages: list[dict[str, Any]]) -> str:
+    """The working directory pi states in its system prompt."""
+    for message in messages:
+        if message.get("role") in ("system", "developer"):
+            found = re.search(r"<cwd>\s*(.*?)\s*</cwd>", _text(message.get("content")), re.S)
+            if found:
+                return found.group(1)
+    return ""
+
+
+def _readme(cwd: str) -> str | None:
+    if not cwd:
+        return None
+    for name in ("README.md", "README.rst", "README.txt", "README"):
+        if (Path(cwd) / name).is_file():
+            return name
+    return None

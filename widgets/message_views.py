@@ -1,0 +1,298 @@
+"""One widget per transcript item, built from the session model's items.
+
+Assistant text is a `Markdown` widget that only ever gets `append`ed to while it
+streams; every other piece of foreign text goes through `safe_text.safe`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Markdown, Static
+
+from protocol.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ToolResultMessage
+from protocol.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
+from widgets.safe_text import clean, safe
+
+TOOL_PREVIEW_LINES = 8
+MAX_RENDERED_OUTPUT = 200_000
+
+
+def tool_summary(name: str, args: Any) -> str:
+    """The key argument of a tool call, on one line."""
+    if isinstance(args, dict):
+        for key in ("command", "path", "file_path", "pattern", "query", "url"):
+            if isinstance(args.get(key), str):
+                return args[key].splitlines()[0] if args[key] else ""
+        if args:
+            return json.dumps(args, ensure_ascii=False)[:200]
+    return ""
+
+
+def tail_lines(text: str, count: int) -> tuple[str, int]:
+    """The last `count` lines of `text` and how many lines were left out."""
+    lines = text.rstrip("\n").split("\n")
+    if len(lines) <= count:
+        return "\n".join(lines), 0
+    return "\n".join(lines[-count:]), len(lines) - count
+
+
+def duration(ms: float | None) -> str:
+    if ms is None:
+        return ""
+    return f"{ms:.0f}ms" if ms < 1000 else f"{ms / 1000:.1f}s"
+
+
+class TextBlock(Markdown):
+    """Streaming markdown: deltas are appended, never re-rendered whole."""
+
+
+class ThinkingBlock(Static):
+    """Model reasoning, dimmed; hidden behind a one-line stub when thinking is collapsed."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(safe(text, "italic"), classes="thinking")
+        self.text = text
+
+    def append(self, delta: str) -> None:
+        self.text += delta
+        self.update(safe(self.text, "italic"))
+
+    def replace(self, text: str) -> None:
+        self.text = text
+        self.update(safe(text, "italic"))
+
+
+class ToolCallBlock(Static):
+    """A tool call with its arguments and live output (from the model's ToolRun)."""
+
+    def __init__(self, model: SessionModel, block: Block) -> None:
+        super().__init__(classes="tool-call")
+        self.model = model
+        self.block = block
+        self.expanded = False
+
+    @property
+    def tool_call_id(self) -> str:
+        return self.block.tool_call.id if self.block.tool_call else ""
+
+    def on_mount(self) -> None:
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        call = self.block.tool_call
+        run = self.model.tools.get(self.tool_call_id)
+        name = call.name if call else "tool"
+        args = call.arguments if call and call.arguments else (run.args if run else None)
+        text = Text()
+        if run is None:
+            text.append("○ ", "dim")
+        elif not run.done:
+            text.append("◐ ", "yellow")
+        elif run.is_error:
+            text.append("✗ ", "bold red")
+        else:
+            text.append("✓ ", "bold green")
+        text.append(name, "bold")
+        summary = tool_summary(name, args) or (self.block.text if not self.block.done else "")
+        if summary:
+            text.append("  ")
+            text.append(clean(summary)[:300], "cyan")
+        if run is not None and run.done:
+            text.append(f"  {duration(run.duration_ms)}", "dim")
+        if isinstance(args, dict) and self.expanded and len(args) > 1:
+            text.append("\n")
+            text.append(clean(json.dumps(args, indent=2, ensure_ascii=False)), "dim")
+        output = run.output if run is not None else ""
+        if output:
+            text.append("\n")
+            self._append_output(text, output, run)
+        self.set_class(run is not None and run.is_error, "-error")
+        self.update(text)
+
+    def _append_output(self, text: Text, output: str, run: ToolRun | None) -> None:
+        if self.expanded:
+            shown, hidden = output[-MAX_RENDERED_OUTPUT:], 0
+            if len(output) > MAX_RENDERED_OUTPUT:
+                text.append(f"… {len(output) - MAX_RENDERED_OUTPUT:,} earlier characters not shown\n", "dim")
+        else:
+            shown, hidden = tail_lines(output[-20_000:], TOOL_PREVIEW_LINES)
+            if hidden:
+                text.append(f"… {hidden} more lines (ctrl+o to expand)\n", "dim")
+        text.append(clean(shown), "red" if run is not None and run.is_error else "")
+
+
+class MessageView(Vertical):
+    """A transcript message: a header line, its blocks, and a stop-reason footer."""
+
+    def __init__(self, model: SessionModel, item: MessageItem) -> None:
+        super().__init__(classes=f"message role-{item.role}")
+        self.model = model
+        self.item = item
+        self.block_widgets: dict[int, Any] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._header(), classes="message-header")
+        for index, block in self.item.ordered_blocks():
+            widget = self._block_widget(block)
+            if widget is not None:
+                self.block_widgets[index] = widget
+                yield widget
+        yield Static(self._footer(), classes="message-footer")
+
+    def _header(self) -> Text:
+        item, message = self.item, self.item.message
+        text = Text()
+        if isinstance(message, AssistantMessage):
+            text.append("● pi", "bold magenta")
+            if message.model:
+                text.append(f"  {clean(message.model)}", "dim")
+        elif item.role == "user":
+            text.append("❯ you", "bold cyan")
+            images = [b for b in getattr(message, "content", []) if getattr(b, "mime_type", None)]
+            if isinstance(message.content, list) and images:
+                text.append(f"  [{len(images)} image{'s' if len(images) > 1 else ''} attached]", "yellow")
+        elif isinstance(message, BashExecutionMessage):
+            text.append("$ ", "bold green")
+            text.append(clean(message.command), "bold")
+            if message.exclude_from_context:
+                text.append("  (not sent to the model)", "dim")
+        elif isinstance(message, CustomMessage):
+            text.append(f"◆ {clean(message.custom_type) or 'extension'}", "bold blue")
+        elif item.role == "compactionSummary":
+            text.append(f"⧉ compaction summary  ({message.tokens_before:,} tokens before)", "bold yellow")
+        elif item.role == "branchSummary":
+            text.append("⑂ branch summary", "bold yellow")
+        elif isinstance(message, ToolResultMessage):
+            text.append(f"↳ {clean(message.tool_name)} result", "bold")
+        else:
+            text.append(f"? {clean(item.role)} (message type pideck does not know)", "bold yellow")
+        stamp = getattr(message, "timestamp", 0)
+        if stamp:
+            text.append("  " + time.strftime("%H:%M:%S", time.localtime(stamp / 1000)), "dim")
+        return text
+
+    def _footer(self) -> Text:
+        message = self.item.message
+        text = Text()
+        if isinstance(message, AssistantMessage):
+            if message.stop_reason == "error":
+                text.append("✗ error: ", "bold red")
+                text.append(clean(message.error_message or "the provider returned an error"), "red")
+            elif message.stop_reason == "aborted":
+                text.append("■ aborted", "bold yellow")
+                if message.error_message:
+                    text.append(f": {clean(message.error_message)}", "yellow")
+            elif message.stop_reason == "length":
+                text.append("… stopped: the reply hit the output token limit", "bold yellow")
+        elif isinstance(message, BashExecutionMessage) and not self.item.streaming:
+            if message.cancelled:
+                text.append("■ cancelled", "yellow")
+            elif message.exit_code not in (0, None):
+                text.append(f"exit code {message.exit_code}", "bold red")
+            if message.truncated and message.full_output_path:
+                text.append(f"  output truncated; full output: {clean(message.full_output_path)}", "dim")
+        self.set_class(bool(text), "-has-footer")
+        return text
+
+    def _block_widget(self, block: Block) -> Any:
+        role = self.item.role
+        if block.kind == "thinking":
+            return ThinkingBlock(block.text)
+        if block.kind == "toolCall":
+            return ToolCallBlock(self.model, block)
+        if block.kind == "text":
+            if role == "assistant" or role in ("compactionSummary", "branchSummary", "custom"):
+                return TextBlock(clean(block.text), classes="text")
+            if role == "toolResult":
+                shown, hidden = tail_lines(block.text, TOOL_PREVIEW_LINES)
+                return Static(safe(("… %d more lines\n" % hidden if hidden else "") + shown), classes="plain")
+            return Static(safe(block.text), classes="plain")
+        if block.kind == "image":
+            return Static(Text("[image]", "yellow"), classes="plain")
+        return Static(Text(f"[{block.kind} block pideck does not show]", "dim"), classes="plain")
+
+    async def append_text(self, index: int, delta: str) -> None:
+        widget = self.block_widgets.get(index)
+        if isinstance(widget, TextBlock):
+            await widget.append(clean(delta))
+        elif isinstance(widget, ThinkingBlock):
+            widget.append(delta)
+        elif isinstance(widget, Static):
+            block = self.item.blocks.get(index)
+            if block is not None:
+                shown = block.text[-MAX_RENDERED_OUTPUT:]
+                widget.update(safe(shown))
+
+    async def replace_block(self, index: int) -> None:
+        block = self.item.blocks.get(index)
+        widget = self.block_widgets.get(index)
+        if block is None:
+            return
+        if widget is None:
+            widget = self._block_widget(block)
+            if widget is None:
+                return
+            self.block_widgets[index] = widget
+            later = [i for i in self.block_widgets if i > index and i != index]
+            anchor = self.block_widgets[min(later)] if later else None
+            if anchor is not None and anchor.is_mounted:
+                await self.mount(widget, before=anchor)
+            else:
+                await self.mount(widget, before=self.query_one(".message-footer"))
+            return
+        if isinstance(widget, TextBlock):
+            text = clean(block.text)
+            if widget.source != text:
+                await widget.update(text)
+        elif isinstance(widget, ThinkingBlock):
+            widget.replace(block.text)
+        elif isinstance(widget, ToolCallBlock):
+            widget.block = block
+            widget.refresh_view()
+        elif isinstance(widget, Static):
+            widget.update(safe(block.text[-MAX_RENDERED_OUTPUT:]))
+
+    async def refresh_item(self) -> None:
+        """Header and footer again (message replaced, finished, stop reason known)."""
+        self.query_one(".message-header", Static).update(self._header())
+        self.query_one(".message-footer", Static).update(self._footer())
+        self.set_class(self.item.streaming, "-streaming")
+        for index in list(self.block_widgets):
+            if index not in self.item.blocks:
+                await self.block_widgets.pop(index).remove()
+
+    def refresh_tools(self, ids: set[str]) -> None:
+        for widget in self.block_widgets.values():
+            if isinstance(widget, ToolCallBlock) and widget.tool_call_id in ids:
+                widget.refresh_view()
+
+
+class BannerView(Static):
+    """A retry, compaction or error notice, updated with its outcome."""
+
+    def __init__(self, banner: Banner) -> None:
+        super().__init__(classes=f"banner banner-{banner.kind}")
+        self.banner = banner
+
+    def on_mount(self) -> None:
+        self.refresh_banner()
+
+    def refresh_banner(self) -> None:
+        banner = self.banner
+        text = Text()
+        text.append("⟳ " if banner.active else "• ", "bold")
+        text.append(clean(banner.title), "bold")
+        if banner.outcome:
+            text.append(f" — {clean(banner.outcome)}")
+        if banner.detail:
+            text.append("\n")
+            text.append(clean(banner.detail[:2000]), "dim")
+        self.set_class(banner.active, "-active")
+        self.update(text)
+

@@ -1,0 +1,94 @@
+"""The multi-line prompt editor.
+
+Enter sends, Alt+Enter queues a follow-up, Ctrl+J / Shift+Enter insert a newline,
+Up/Down on the first/last line browse prompt history. Sending is the app's job:
+the editor posts `PromptEditor.Submitted`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import TextArea
+
+
+class PromptEditor(TextArea):
+    BINDINGS = [
+        Binding("enter", "submit('enter')", "Send", priority=False),
+        Binding("alt+enter", "submit('follow_up')", "Follow-up"),
+        Binding("ctrl+j", "newline", "Newline", show=False),
+    ]
+
+    @dataclass
+    class Submitted(Message):
+        text: str
+        mode: str  # "enter" (prompt, or steer while running) or "follow_up"
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)  # type: ignore[arg-type]
+        self.prompt_history: list[str] = []
+        self._history_index: int | None = None
+        self._draft = ""
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if key in ("enter", "alt+enter"):
+            event.stop()
+            event.prevent_default()
+            self.action_submit("enter" if key == "enter" else "follow_up")
+            return
+        if key in ("ctrl+j", "shift+enter"):
+            event.stop()
+            event.prevent_default()
+            self.action_newline()
+            return
+        if key == "up" and self.cursor_location[0] == 0 and self._browse(-1):
+            event.stop()
+            event.prevent_default()
+            return
+        if key == "down" and self.cursor_location[0] == self.document.line_count - 1 and self._browse(1):
+            event.stop()
+            event.prevent_default()
+            return
+        await super()._on_key(event)
+
+    def action_submit(self, mode: str) -> None:
+        self.post_message(self.Submitted(self.text, mode))
+
+    def action_newline(self) -> None:
+        start, end = self.selection
+        self._replace_via_keyboard("\n", start, end)
+
+    def remember(self, text: str) -> None:
+        """Add a sent prompt to the history."""
+        if text.strip() and (not self.prompt_history or self.prompt_history[-1] != text):
+            self.prompt_history.append(text)
+        self._history_index = None
+
+    def _browse(self, step: int) -> bool:
+        if not self.prompt_history:
+            return False
+        if self._history_index is None:
+            if step > 0:
+                return False
+            self._draft = self.text
+            index = len(self.prompt_history) - 1
+        else:
+            index = self._history_index + step
+        if index < 0:
+            return True
+        if index >= len(self.prompt_history):
+            self._history_index = None
+            self.load(self._draft)
+            return True
+        self._history_index = index
+        self.load(self.prompt_history[index])
+        return True
+
+    def load(self, text: str) -> None:
+        """Replace the content and put the cursor at its end."""
+        self.text = text
+        self.move_cursor(self.document.end)

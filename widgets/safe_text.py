@@ -1,0 +1,39 @@
+"""Foreign text (model, tool, extension output) made safe to show.
+
+`clean` strips every terminal control sequence so text cannot move the cursor,
+set the window title, write the clipboard (OSC 52) or hide content. `safe` wraps
+the result in a `rich.text.Text`, so brackets stay literal and never become
+Rich or Textual markup (`[bold]`, `[@click=...]`).
+
+Kept: all printable Unicode, `\\n` and `\\t`. `\\r` is dropped, so `\\r\\n` reads
+as `\\n`. U+2028 and U+2029 (line and paragraph separators) become `\\n`.
+Unterminated OSC/DCS/SOS/PM/APC strings lose only their introducer: the rest
+shows as plain text rather than swallowing the remainder of the output.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+
+_CONTROL = re.compile(
+    r"""
+      (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])   # OSC, DCS, SOS, PM, APC (7- or 8-bit)
+      [^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)     #   payload up to BEL or ST
+    | (?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]         # CSI (7- or 8-bit)
+    | \x1b[ -/]*[0-~]?                         # other ESC sequences, or a lone ESC
+    | [\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f]    # remaining C0 (not \t \n), DEL, C1
+    """,
+    re.VERBOSE,
+)
+
+
+def clean(text: str) -> str:
+    """`text` without terminal control sequences or control characters."""
+    return _CONTROL.sub("", text).replace("\u2028", "\n").replace("\u2029", "\n")
+
+
+def safe(text: str, style: str = "") -> Text:
+    """Foreign `text` as a literal Rich `Text` (cleaned, never parsed as markup)."""
+    return Text(clean(text), style=style)

@@ -1,0 +1,172 @@
+"""The side panes: tool execution log, steering/follow-up queue, session stats, status line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from protocol.session_model import SessionModel, ToolRun
+from widgets.message_views import duration, tool_summary
+from widgets.safe_text import clean
+
+MAX_TOOL_ROWS = 500
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+def tool_row(run: ToolRun, width: int = 28) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    if not run.done:
+        text.append("◐ ", "yellow")
+    elif run.is_error:
+        text.append("✗ ", "bold red")
+    else:
+        text.append("✓ ", "green")
+    text.append(clean(run.name), "bold")
+    summary = tool_summary(run.name, run.args)
+    if summary:
+        text.append(" " + clean(summary).replace("\n", " ")[:width], "cyan")
+    text.truncate(width, overflow="ellipsis")
+    text.append(f" {duration(run.elapsed_ms())}", "dim")
+    last = run.output.rstrip("\n").rsplit("\n", 1)[-1] if run.output else ""
+    if last:
+        tail = Text("  " + clean(last).expandtabs(), "red" if run.is_error else "dim")
+        tail.truncate(width + 8, overflow="ellipsis")
+        text.append("\n")
+        text.append_text(tail)
+    return text
+
+
+class ToolLog(OptionList):
+    """Every tool execution of the session; Enter jumps to it in the transcript."""
+
+    @dataclass
+    class Selected(Message):
+        tool_call_id: str
+
+    def __init__(self, model: SessionModel, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.model = model
+        self.border_title = "Tools"
+
+    def refresh_runs(self) -> None:
+        runs = self.model.tool_runs()[-MAX_TOOL_ROWS:]
+        highlighted = self.highlighted
+        self.clear_options()
+        width = max(12, self.size.width - 12)
+        self.add_options(Option(tool_row(run, width), id=run.tool_call_id) for run in runs)
+        if highlighted is not None and runs:
+            self.highlighted = min(highlighted, len(runs) - 1)
+        self.border_subtitle = f"{len(self.model.tools)}"
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.post_message(self.Selected(event.option.id))
+
+
+class QueuePane(Static):
+    """Steering and follow-up messages waiting in pi's queue."""
+
+    def __init__(self, model: SessionModel, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.model = model
+        self.border_title = "Queue"
+
+    def refresh_queue(self) -> None:
+        model = self.model
+        text = Text()
+        if not model.steering and not model.follow_up:
+            text.append("empty — Enter while running steers, Alt+Enter queues a follow-up", "dim")
+        for label, style, items in (("steer", "bold yellow", model.steering), ("follow-up", "bold cyan", model.follow_up)):
+            for message in items:
+                if text:
+                    text.append("\n")
+                text.append(f"{label} ", style)
+                text.append(clean(message).replace("\n", " ⏎ ")[:300])
+        self.border_subtitle = str(len(model.steering) + len(model.follow_up))
+        self.update(text)
+
+
+def _tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 10_000 else f"{count:,}"
+
+
+class StatsPane(Static):
+    """Model, thinking level, tokens, cost, context use and session identity."""
+
+    def __init__(self, model: SessionModel, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.model = model
+        self.border_title = "Session"
+
+    def refresh_stats(self) -> None:
+        model, state, stats = self.model, self.model.state, self.model.stats
+        text = Text()
+
+        def row(label: str, value: str, style: str = "") -> None:
+            if text:
+                text.append("\n")
+            text.append(f"{label:<9}", "dim")
+            text.append(clean(value), style)
+
+        if state is not None:
+            row("model", f"{state.model.provider}/{state.model.id}" if state.model else "none selected", "bold")
+            row("thinking", state.thinking_level)
+            row("session", state.session_name or "(unnamed)")
+            row("id", (state.session_id or "")[:18], "dim")
+        if stats is not None:
+            tokens = stats.tokens
+            row("tokens", f"↑{_tokens(tokens.input)} ↓{_tokens(tokens.output)}")
+            row("cache", f"R {_tokens(tokens.cache_read)} W {_tokens(tokens.cache_write)}")
+            row("cost", f"${stats.cost:.4f}")
+            usage = stats.context_usage
+            if usage is not None and usage.percent is not None:
+                style = "red" if usage.percent > 85 else "yellow" if usage.percent > 60 else "green"
+                row("context", f"{usage.percent:.0f}% of {_tokens(usage.context_window)}", style)
+            elif usage is not None:
+                row("context", f"? of {_tokens(usage.context_window)}")
+        else:
+            totals = model.totals
+            row("tokens", f"↑{_tokens(totals.input)} ↓{_tokens(totals.output)}")
+            row("cost", f"${totals.cost:.4f}")
+        self.update(text)
+
+
+class StatusLine(Static):
+    """One line: run state, extension statuses, protocol problems."""
+
+    def __init__(self, model: SessionModel, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.model = model
+        self.frame = 0
+        self.notice = ""
+
+    def refresh_status(self) -> None:
+        model = self.model
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if model.running:
+            self.frame += 1
+            text.append(f"{SPINNER[self.frame % len(SPINNER)]} working", "bold yellow")
+            text.append(f" · turn {model.turns}", "dim")
+            if model.retry is not None:
+                text.append(f" · {clean(model.retry.title)}", "yellow")
+            if model.compaction is not None:
+                text.append(" · compacting", "yellow")
+            text.append(" · esc aborts", "dim")
+        else:
+            text.append("● ready", "green")
+        for key, value in sorted(model.statuses.items()):
+            text.append("  │ ", "dim")
+            text.append(clean(value).replace("\n", " "), "")
+            text.append(f" ({clean(key)})", "dim")
+        if model.protocol_errors or model.unknown_records:
+            text.append("  │ ", "dim")
+            text.append(f"⚠ {model.protocol_errors} unreadable / {model.unknown_records} unknown records from pi", "bold red")
+        if self.notice:
+            text.append("  │ ", "dim")
+            text.append(self.notice, "yellow")
+        self.update(text)

@@ -1,0 +1,48 @@
+"""The screen shown when pi cannot start: what happened, pi's stderr tail, how to fix it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from widgets.safe_text import clean
+
+
+def fix_hints(config: Any) -> list[str]:
+    argv = " ".join(getattr(config, "argv", ()))
+    return [
+        "pideck --demo                      start on the built-in demo model (no API key)",
+        'pideck --pi "node /path/cli.js"    use another pi (split like a shell, not run by one)',
+        "pideck -- --provider P --model M   pass flags to pi after --",
+        "pi   (then /login)                 log in to a provider with pi's own TUI",
+        "python -m app.runtime              (re)install the pinned Node 24 + pi 1.6.0 runtime",
+        f"command tried: {argv}",
+    ]
+
+
+class StartupErrorScreen(ModalScreen[None]):
+    CSS_PATH = "startup_error.tcss"
+    BINDINGS = [Binding("q,escape,enter", "dismiss", "Quit")]
+
+    def __init__(self, reason: str, stderr_tail: str, config: Any) -> None:
+        super().__init__()
+        self.reason = reason
+        self.stderr_tail = stderr_tail
+        self.config = config
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="startup-error"):
+            yield Static(Text("pi could not start", "bold red"), id="startup-title")
+            yield Static(Text(clean(self.reason)), id="startup-reason")
+            yield Static(Text("pi's last words (stderr):", "bold"))
+            tail = clean(self.stderr_tail[-3000:]) or "(nothing on stderr)"
+            yield Static(Text(tail, "dim"), id="startup-stderr")
+            yield Static(Text("How to fix it:", "bold"))
+            yield Static(Text("\n".join(fix_hints(self.config)), "cyan"), id="startup-hints")
+        yield Footer()

@@ -1,0 +1,163 @@
+"""The streaming transcript: applies the session model's `Changes` to message views.
+
+It stays anchored to the bottom while the stream grows; scrolling up releases the
+anchor and scrolling back to the end restores it (Textual's `anchor`).
+Only the newest `MAX_VIEWS` items are mounted; older ones load on request.
+"""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from protocol.messages import CustomMessage, ToolResultMessage
+from protocol.session_model import Banner, Changes, MessageItem, SessionModel
+from widgets.message_views import BannerView, MessageView, ToolCallBlock
+
+MAX_VIEWS = 400
+
+
+class Transcript(VerticalScroll, can_focus=True):
+    def __init__(self, model: SessionModel, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.model = model
+        self.views: dict[int, MessageView | BannerView] = {}
+        self._calls_shown: set[str] = set()
+        self._hidden_before = 0
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    async def apply(self, changes: Changes) -> None:
+        """Bring the views up to date with the model."""
+        if changes.reset:
+            await self.rebuild()
+            return
+        added = set(changes.added)
+        new_views = [view for key in changes.added if (view := self._make_view(key)) is not None]
+        if new_views:
+            await self.mount_all(new_views)
+        for (key, index), deltas in changes.appended.items():
+            if key in added or (key, index) in changes.replaced:
+                continue
+            view = self.views.get(key)
+            if isinstance(view, MessageView):
+                await view.append_text(index, "".join(deltas))
+        for key, index in changes.replaced:
+            view = self.views.get(key)
+            if key not in added and isinstance(view, MessageView):
+                await view.replace_block(index)
+        for key in changes.items:
+            view = self.views.get(key)
+            if isinstance(view, MessageView):
+                await view.refresh_item()
+            elif isinstance(view, BannerView):
+                view.refresh_banner()
+        if changes.tools:
+            self.refresh_tools(set(changes.tools))
+        await self._trim()
+
+    def _make_view(self, key: int) -> MessageView | BannerView | None:
+        item = self.model.item(key)
+        if item is None or key in self.views:
+            return None
+        if isinstance(item, Banner):
+            view: MessageView | BannerView = BannerView(item)
+        else:
+            view = MessageView(self.model, item)
+            self._note_calls(item)
+            if self._hidden(item):
+                view.display = False
+            view.set_class(item.streaming, "-streaming")
+        self.views[key] = view
+        return view
+
+    def _note_calls(self, item: MessageItem) -> None:
+        for block in item.blocks.values():
+            if block.tool_call is not None:
+                self._calls_shown.add(block.tool_call.id)
+
+    def _hidden(self, item: MessageItem) -> bool:
+        """Tool results show inside their call; hidden custom messages stay hidden."""
+        message = item.message
+        if isinstance(message, ToolResultMessage):
+            return message.tool_call_id in self._calls_shown or self._call_in_recent_items(message.tool_call_id)
+        return isinstance(message, CustomMessage) and not message.display
+
+    def _call_in_recent_items(self, tool_call_id: str, depth: int = 50) -> bool:
+        for item in reversed(self.model.items[-depth:]):
+            if isinstance(item, MessageItem):
+                for block in item.blocks.values():
+                    if block.tool_call is not None and block.tool_call.id == tool_call_id:
+                        self._calls_shown.add(tool_call_id)
+                        return True
+        return False
+
+    def refresh_tools(self, ids: set[str]) -> None:
+        for widget in self.query(ToolCallBlock):
+            if widget.tool_call_id in ids:
+                widget.refresh_view()
+
+    async def rebuild(self) -> None:
+        """Drop every view and show the model's items again (session loaded or switched)."""
+        await self.remove_children()
+        self.views.clear()
+        self._calls_shown.clear()
+        items = self.model.items
+        self._hidden_before = max(0, len(items) - MAX_VIEWS)
+        widgets: list[Static | MessageView | BannerView] = []
+        if self._hidden_before:
+            widgets.append(self._more_marker())
+        widgets.extend(view for item in items[self._hidden_before :] if (view := self._make_view(item.key)) is not None)
+        await self.mount_all(widgets)
+        self.anchor()
+
+    def _more_text(self) -> str:
+        return f"… {self._hidden_before} earlier messages not shown (ctrl+home loads more)"
+
+    def _more_marker(self) -> Static:
+        return Static(self._more_text(), id="more-marker", classes="banner")
+
+    async def _trim(self) -> None:
+        """Keep at most MAX_VIEWS views mounted; the oldest go (they stay in the model)."""
+        excess = len(self.views) - MAX_VIEWS
+        if excess <= 0:
+            return
+        keys = sorted(self.views)[:excess]
+        for key in keys:
+            await self.views.pop(key).remove()
+        self._hidden_before += excess
+        marker = self.query("#more-marker")
+        if marker:
+            marker.first(Static).update(self._more_text())
+        else:
+            await self.mount(self._more_marker(), before=0)
+
+    async def load_earlier(self, count: int = 100) -> None:
+        """Mount up to `count` items before the oldest one shown."""
+        if not self._hidden_before:
+            return
+        start = max(0, self._hidden_before - count)
+        items = self.model.items[start : self._hidden_before]
+        views = [view for item in items if (view := self._make_view(item.key)) is not None]
+        self._hidden_before = start
+        marker = self.query_one("#more-marker", Static)
+        await self.mount_all(views, after=marker)
+        if not start:
+            await marker.remove()
+        else:
+            marker.update(self._more_text())
+
+    def set_thinking_collapsed(self, collapsed: bool) -> None:
+        self.set_class(collapsed, "-thinking-collapsed")
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        for widget in self.query(ToolCallBlock):
+            widget.expanded = expanded
+            widget.refresh_view()
+
+    def view_for_tool(self, tool_call_id: str) -> ToolCallBlock | None:
+        for widget in self.query(ToolCallBlock):
+            if widget.tool_call_id == tool_call_id:
+                return widget
+        return None
