@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Any
 
 from textual import on, work
@@ -38,6 +39,7 @@ from protocol.extension_ui import DIALOG_REQUESTS
 from protocol.protocol_log import ProtocolLog
 from protocol.responses import BashResult, CommandInfo, QueueContents, SessionState
 from protocol.session_model import SessionModel
+from widgets.completion import CompletionMenu, complete
 from widgets.dialogs import dialog_for
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean, safe
@@ -91,6 +93,7 @@ class PideckApp(App[int]):
             with Vertical(id="conversation"):
                 yield Transcript(self.model, id="transcript")
                 yield Vertical(id="widgets-above", classes="extension-widgets")
+                yield CompletionMenu(id="completion")
                 yield PromptEditor(id="editor")
                 yield Vertical(id="widgets-below", classes="extension-widgets")
             with Vertical(id="side"):
@@ -101,8 +104,11 @@ class PideckApp(App[int]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(PromptEditor).focus()
-        self.query_one(PromptEditor).border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline"
+        editor = self.query_one(PromptEditor)
+        editor.focus()
+        editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
+        editor.menu = self.query_one(CompletionMenu)
+        editor.completer = lambda before: complete(before, self.commands, Path(self.config.cwd))
         if self.size.width < 100:
             self.query_one("#side").display = False
         self.client.add_listener(self._on_record)

@@ -30,6 +30,16 @@ from widgets.safe_text import clean, safe
 RequestT = TypeVar("RequestT", bound=DialogRequest)
 
 
+class TextBox(VerticalScroll):
+    """Foreign text that may be long: scrolls, and takes focus only when it overflows."""
+
+    def __init__(self, text: str, *, id: str) -> None:
+        super().__init__(Static(safe(text)), id=id)
+
+    def allow_focus(self) -> bool:
+        return self.max_scroll_y > 0
+
+
 class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]):
     """Frame shared by the dialogs: source header, countdown, title, body, key hint."""
 
@@ -48,7 +58,7 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
             with Horizontal(id="dialog-header"):
                 yield Static("extension request", id="source")
                 yield Static("", id="countdown")
-            yield Static(safe(self.request.title), id="title")
+            yield TextBox(self.request.title, id="title")
             yield from self.compose_body()
             yield Static(self.HINT, id="hint")
         yield Footer()
@@ -91,6 +101,7 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
 class SelectDialog(ExtensionDialog[SelectRequest]):
     """Pick one option; the response `value` is the option exactly as sent."""
 
+    AUTO_FOCUS = "OptionList"
     HINT = "↑↓ move · Enter choose · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
@@ -109,11 +120,10 @@ class ConfirmDialog(ExtensionDialog[ConfirmRequest]):
     HINT = "y Yes · n No · Tab next button · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
-        with VerticalScroll(id="message"):
-            yield Static(safe(self.request.message))
+        yield TextBox(self.request.message, id="message")
         with Horizontal(classes="buttons"):
-            yield Button("Yes", id="yes", variant="primary")
-            yield Button("No", id="no")
+            yield Button("Yes", id="yes", variant="primary", compact=True)
+            yield Button("No", id="no", compact=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -126,6 +136,7 @@ class ConfirmDialog(ExtensionDialog[ConfirmRequest]):
 class InputDialog(ExtensionDialog[InputRequest]):
     """One line of free text."""
 
+    AUTO_FOCUS = "Input"
     HINT = "Enter submit · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
@@ -140,12 +151,13 @@ class EditorDialog(ExtensionDialog[EditorRequest]):
     """Multi-line text; Enter is a newline, Ctrl+S submits. The prefill is shown cleaned."""
 
     BINDINGS = [Binding("ctrl+s", "submit", "Submit")]
+    AUTO_FOCUS = "TextArea"
     HINT = "Enter new line · Ctrl+S submit · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
         yield TextArea(clean(self.request.prefill or ""), id="editor")
         with Horizontal(classes="buttons"):
-            yield Button("Submit", id="submit", variant="primary")
+            yield Button("Submit", id="submit", variant="primary", compact=True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -7,12 +7,17 @@ the editor posts `PromptEditor.Submitted`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
+
+from widgets.completion import Candidate, CompletionMenu
+
+Completer = Callable[[str], tuple[int, list[Candidate]]]
 
 
 class PromptEditor(TextArea):
@@ -32,9 +37,25 @@ class PromptEditor(TextArea):
         self.prompt_history: list[str] = []
         self._history_index: int | None = None
         self._draft = ""
+        self.menu: CompletionMenu | None = None
+        self.completer: Completer | None = None
+        self._completion_start = 0
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
+        menu = self.menu
+        if menu is not None and menu.display and key in ("up", "down", "tab", "escape"):
+            event.stop()
+            event.prevent_default()
+            if key == "up":
+                menu.action_cursor_up()
+            elif key == "down":
+                menu.action_cursor_down()
+            elif key == "tab":
+                self.accept_completion()
+            else:
+                menu.hide()
+            return
         if key in ("enter", "alt+enter"):
             event.stop()
             event.prevent_default()
@@ -55,7 +76,25 @@ class PromptEditor(TextArea):
             return
         await super()._on_key(event)
 
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if self.menu is None or self.completer is None:
+            return
+        row, column = self.cursor_location
+        before = self.document.get_text_range((0, 0), (row, column))
+        self._completion_start, candidates = self.completer(before)
+        self.menu.show(candidates)
+
+    def accept_completion(self) -> None:
+        """Replace the word at the cursor with the highlighted candidate."""
+        if self.menu is None or (chosen := self.menu.chosen) is None:
+            return
+        start = self.document.get_location_from_index(self._completion_start)
+        self.replace(chosen.insert, start, self.cursor_location)
+        self.menu.hide()
+
     def action_submit(self, mode: str) -> None:
+        if self.menu is not None:
+            self.menu.hide()
         self.post_message(self.Submitted(self.text, mode))
 
     def action_newline(self) -> None:

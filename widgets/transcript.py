@@ -15,6 +15,13 @@ from protocol.session_model import Banner, Changes, MessageItem, SessionModel
 from widgets.message_views import BannerView, MessageView, ToolCallBlock
 
 MAX_VIEWS = 400
+WELCOME = (
+    "Type a prompt and press Enter.\n"
+    "Alt+Enter queues a follow-up while pi works, Esc aborts and gives back the queue.\n"
+    "!cmd runs a shell command (!!cmd keeps it out of the model's context), "
+    "/ completes pi's commands, @ completes file paths.\n"
+    "Ctrl+T thinking · Ctrl+O tool output · F2 side panes · F3 tool log · Ctrl+C twice quits."
+)
 
 
 class Transcript(VerticalScroll, can_focus=True):
@@ -27,6 +34,7 @@ class Transcript(VerticalScroll, can_focus=True):
 
     def on_mount(self) -> None:
         self.anchor()
+        self.mount(Static(WELCOME, id="welcome", classes="welcome", markup=False))
 
     async def apply(self, changes: Changes) -> None:
         """Bring the views up to date with the model."""
@@ -34,6 +42,8 @@ class Transcript(VerticalScroll, can_focus=True):
             await self.rebuild()
             return
         added = set(changes.added)
+        if added and (welcome := self.query("#welcome")):
+            await welcome.remove()
         new_views = [view for key in changes.added if (view := self._make_view(key)) is not None]
         if new_views:
             await self.mount_all(new_views)
@@ -109,6 +119,8 @@ class Transcript(VerticalScroll, can_focus=True):
         if self._hidden_before:
             widgets.append(self._more_marker())
         widgets.extend(view for item in items[self._hidden_before :] if (view := self._make_view(item.key)) is not None)
+        if not items:
+            widgets.append(Static(WELCOME, id="welcome", classes="welcome", markup=False))
         await self.mount_all(widgets)
         self.anchor()
 

@@ -1,0 +1,92 @@
+"""Completion for the prompt editor: `/` commands from pi's `get_commands`, `@` file paths.
+
+`complete` is pure: given the text before the cursor it returns where the word
+being completed starts and the candidates. `CompletionMenu` shows them above the
+editor; the editor drives it (Up/Down move, Tab accepts, Esc closes).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from protocol.responses import CommandInfo
+from widgets.safe_text import clean
+
+MAX_CANDIDATES = 50
+
+
+@dataclass(frozen=True)
+class Candidate:
+    insert: str
+    label: str
+    detail: str = ""
+
+
+def complete(before_cursor: str, commands: list[CommandInfo], cwd: Path) -> tuple[int, list[Candidate]]:
+    """(offset in `before_cursor` where the completed word starts, candidates)."""
+    if before_cursor.startswith("/") and " " not in before_cursor and "\n" not in before_cursor:
+        prefix = before_cursor[1:].lower()
+        found = [
+            Candidate(f"/{command.name} ", f"/{command.name}", f"{command.source}: {command.description or ''}")
+            for command in commands
+            if command.name.lower().startswith(prefix)
+        ]
+        return 0, found[:MAX_CANDIDATES]
+    start = max(before_cursor.rfind(" "), before_cursor.rfind("\n")) + 1
+    word = before_cursor[start:]
+    if word.startswith("@"):
+        return start, _paths(word[1:], cwd)
+    return start, []
+
+
+def _paths(partial: str, cwd: Path) -> list[Candidate]:
+    folder, _, name = partial.rpartition("/")
+    base = (cwd / folder) if folder else cwd
+    try:
+        entries = sorted(os.scandir(base), key=lambda entry: entry.name)
+    except OSError:
+        return []
+    found: list[Candidate] = []
+    for entry in entries:
+        if not entry.name.startswith(name) or (entry.name.startswith(".") and not name.startswith(".")):
+            continue
+        is_dir = entry.is_dir()
+        path = f"{folder}/{entry.name}" if folder else entry.name
+        found.append(Candidate(f"@{path}{'/' if is_dir else ' '}", path + ("/" if is_dir else ""), "folder" if is_dir else ""))
+        if len(found) >= MAX_CANDIDATES:
+            break
+    return found
+
+
+class CompletionMenu(OptionList):
+    """Candidates for the word at the editor's cursor."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.candidates: list[Candidate] = []
+        self.display = False
+
+    def show(self, candidates: list[Candidate]) -> None:
+        self.clear_options()
+        self.candidates = candidates
+        for candidate in candidates:
+            label = Text(clean(candidate.label), "bold")
+            if candidate.detail:
+                label.append("  " + clean(candidate.detail), "dim")
+            self.add_option(Option(label))
+        self.highlighted = 0 if candidates else None
+        self.display = bool(candidates)
+
+    def hide(self) -> None:
+        self.display = False
+
+    @property
+    def chosen(self) -> Candidate | None:
+        index = self.highlighted
+        return self.candidates[index] if index is not None and index < len(self.candidates) else None
