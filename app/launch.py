@@ -104,7 +104,9 @@ def _check_pi_args(pi_args: list[str]) -> None:
         if arg == "--":
             return
         if arg.split("=", 1)[0] in NOT_RPC_FLAGS:
-            raise LaunchError(f"{arg} cannot be passed to pi: pideck always runs it with --mode rpc (run pi directly for that)")
+            raise LaunchError(
+                f"{arg} cannot be passed to pi: pideck always runs it with --mode rpc (run pi directly for that)"
+            )
 
 
 def _describe(pi_flag: str | None, command: list[str]) -> str:

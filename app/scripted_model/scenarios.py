@@ -195,7 +195,8 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(part.get("text", "") for part in content if isinstance(part, dict) and part.get("type") == "text")
+        parts = [part for part in content if isinstance(part, dict) and part.get("type") == "text"]
+        return "\n".join(part.get("text", "") for part in parts)
     return ""
 
 

@@ -1,0 +1,35 @@
+# make demo   try pideck on the built-in scripted model (no API key needed)
+# make test   run the whole test suite, real pi included (PYTEST_ARGS="-k cli" to narrow it)
+# make bench  run the benchmarks
+#
+# Needs only python3 (3.11+), npm and make: the virtualenv is created in .venv and
+# the pinned pi runtime is installed into ~/.cache/pideck on first use.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.pideck-installed
+
+.PHONY: demo test bench
+
+demo: $(STAMP)
+	$(BIN)/pideck --demo
+
+test: $(STAMP)
+	$(BIN)/python -m app.runtime
+	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "pideck needs Python 3.11 or newer, and '$(PYTHON)' is not (or is missing)." >&2; \
+	  echo "Point make at one, e.g.: make PYTHON=python3.12 demo" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
+	  echo "Creating the virtualenv failed; on Debian/Ubuntu install python3-venv first." >&2; exit 1; }
+
+# Reinstall whenever pyproject.toml changes.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --disable-pip-version-check -e '.[test]'
+	touch $@
