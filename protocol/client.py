@@ -42,6 +42,9 @@ TIMEOUTS: dict[str, float | None] = {
     "prompt": 120.0,
 }
 
+# Seconds to keep reading the pipes after pi exited: a process pi started can hold them open.
+EXIT_DRAIN_TIMEOUT = 2.0
+
 
 class ChildExited(msgspec.Struct, frozen=True):
     """pi exited (or could not be started). `stderr_tail` is its last stderr lines."""
@@ -49,6 +52,20 @@ class ChildExited(msgspec.Struct, frozen=True):
     returncode: int | None
     stderr_tail: str
     error: str | None = None
+
+
+class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Resolves `exited` as soon as the child ends. `Process.wait()` waits for every pipe
+    to close as well, which a grandchild that inherited them can put off for as long as it lives."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
 
 
 class RpcError(Exception):
@@ -82,6 +99,9 @@ class RpcClient:
         self._pending: dict[str, asyncio.Future[Response]] = {}
         self._ids = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
+        self._exit_task: asyncio.Task[None] | None = None
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._exit: asyncio.Future[None] | None = None
         self._write_lock = asyncio.Lock()
         self._done = asyncio.Event()
 
@@ -103,8 +123,11 @@ class RpcClient:
 
     async def start(self) -> None:
         """Spawn the child. If it cannot be spawned, a ChildExited record says why."""
+        loop = asyncio.get_running_loop()
+        protocol = _ExitProtocol(limit=1 << 16, loop=loop)
         try:
-            self.process = await asyncio.create_subprocess_exec(
+            transport, _ = await loop.subprocess_exec(
+                lambda: protocol,
                 *self.argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -116,11 +139,14 @@ class RpcClient:
         except OSError as exc:
             self._finish(ChildExited(returncode=None, stderr_tail="", error=f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"))
             return
+        self._transport = transport
+        self._exit = protocol.exited
+        self.process = asyncio.subprocess.Process(transport, protocol, loop)
         self._tasks = [
             asyncio.create_task(self._read_stdout(), name="pi-stdout"),
             asyncio.create_task(self._read_stderr(), name="pi-stderr"),
         ]
-        asyncio.create_task(self._watch_exit(), name="pi-exit")
+        self._exit_task = asyncio.create_task(self._watch_exit(), name="pi-exit")
 
     @property
     def running(self) -> bool:
@@ -151,7 +177,8 @@ class RpcClient:
                 except ProcessLookupError:
                     break
             try:
-                await asyncio.wait_for(process.wait(), wait)
+                assert self._exit is not None
+                await asyncio.wait_for(asyncio.shield(self._exit), wait)
             except TimeoutError:
                 continue
         try:
@@ -216,10 +243,18 @@ class RpcClient:
                 return
 
     async def _watch_exit(self) -> None:
-        assert self.process is not None
-        returncode = await self.process.wait()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._finish(ChildExited(returncode=returncode, stderr_tail=self.stderr_tail))
+        assert self.process is not None and self._exit is not None and self._transport is not None
+        await self._exit
+        # Read what pi wrote before it exited, but a process that inherited the pipes
+        # must not keep pi "running": close them after a while.
+        _, lingering = await asyncio.wait(self._tasks, timeout=EXIT_DRAIN_TIMEOUT)
+        if lingering:
+            self.stderr.append("[pideck] pi exited but a process it started holds its pipes open; closing them")
+            self._transport.close()
+            _, lingering = await asyncio.wait(lingering, timeout=1.0)
+            for task in lingering:
+                task.cancel()
+        self._finish(ChildExited(returncode=self.process.returncode, stderr_tail=self.stderr_tail))
 
     def _finish(self, exited: ChildExited) -> None:
         self.exited = exited
