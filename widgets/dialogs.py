@@ -90,9 +90,12 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
         if self._expired:
             self.dismiss(None)
 
-    def reply(self, **answer: str | bool) -> None:
-        """Dismiss with a response to the request (value, confirmed or cancelled)."""
-        self.dismiss(ExtensionUIResponse(id=self.request.id, **answer))
+    def reply(
+        self, *, value: str | None = None, confirmed: bool | None = None, cancelled: bool | None = None
+    ) -> None:
+        """Dismiss with the response to the request: one of value, confirmed or cancelled."""
+        response = ExtensionUIResponse(id=self.request.id, value=value, confirmed=confirmed, cancelled=cancelled)
+        self.dismiss(response)
 
     def action_cancel(self) -> None:
         self.reply(cancelled=True)

@@ -1,0 +1,239 @@
+"""widgets.dialogs: keyboard answers, cancel, timeout, literal markup, 80×24 snapshots."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import Input, OptionList, Static
+
+import widgets.dialogs as dialogs
+from protocol.commands import ExtensionUIResponse
+from protocol.extension_ui import (
+    ConfirmRequest,
+    DialogRequest,
+    EditorRequest,
+    InputRequest,
+    SelectRequest,
+)
+from widgets.dialogs import (
+    ConfirmDialog,
+    EditorDialog,
+    ExtensionDialog,
+    InputDialog,
+    SelectDialog,
+    dialog_for,
+)
+
+SELECT = SelectRequest(id="s1", title="Allow dangerous command?", options=["Allow", "Block", "Ask later"])
+CONFIRM = ConfirmRequest(id="c1", title="Clear session?", message="All messages will be lost.")
+INPUT = InputRequest(id="i1", title="Enter a value", placeholder="type something...")
+EDITOR = EditorRequest(id="e1", title="Edit some text", prefill="Line 1\nLine 2\nLine 3")
+MARKUP = "[bold]x[/] [@click=app.boom]y[/]"
+
+
+class DialogApp(App[None]):
+    """Pushes one dialog and records what it dismisses with."""
+
+    def __init__(self, dialog: ExtensionDialog) -> None:
+        super().__init__()
+        self.dialog = dialog
+        self.results: list[ExtensionUIResponse | None] = []
+        self.booms = 0
+
+    def on_mount(self) -> None:
+        self.push_screen(self.dialog, self.results.append)
+
+    def action_boom(self) -> None:
+        self.booms += 1
+
+
+async def answer(request: DialogRequest, *keys: str) -> list[ExtensionUIResponse | None]:
+    """Open the dialog for `request`, press `keys`, return the recorded results."""
+    app = DialogApp(dialog_for(request))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*keys)
+        await pilot.pause()
+        if app.results:
+            assert app.screen is not app.dialog
+    return app.results
+
+
+def test_dialog_for_maps_each_request() -> None:
+    assert type(dialog_for(SELECT)) is SelectDialog
+    assert type(dialog_for(CONFIRM)) is ConfirmDialog
+    assert type(dialog_for(INPUT)) is InputDialog
+    assert type(dialog_for(EDITOR)) is EditorDialog
+
+
+async def test_select_by_arrows_and_enter() -> None:
+    assert await answer(SELECT, "down", "down", "up", "enter") == [
+        ExtensionUIResponse(id="s1", value="Block")
+    ]
+
+
+async def test_select_returns_option_as_sent() -> None:
+    request = SelectRequest(id="s2", title="t", options=["\x1b[31mred\x1b[0m", "plain"])
+    assert await answer(request, "enter") == [ExtensionUIResponse(id="s2", value="\x1b[31mred\x1b[0m")]
+
+
+@pytest.mark.parametrize(("key", "confirmed"), [("y", True), ("n", False)])
+async def test_confirm_keys(key: str, confirmed: bool) -> None:
+    assert await answer(CONFIRM, key) == [ExtensionUIResponse(id="c1", confirmed=confirmed)]
+
+
+async def test_confirm_enter_on_default_focus_is_no() -> None:
+    assert await answer(CONFIRM, "enter") == [ExtensionUIResponse(id="c1", confirmed=False)]
+
+
+async def test_confirm_yes_button_by_tab() -> None:
+    assert await answer(CONFIRM, "shift+tab", "enter") == [ExtensionUIResponse(id="c1", confirmed=True)]
+
+
+async def test_input_text_and_enter() -> None:
+    assert await answer(INPUT, *"hi there", "enter") == [ExtensionUIResponse(id="i1", value="hi there")]
+
+
+async def test_editor_multiline_and_ctrl_s() -> None:
+    request = EditorRequest(id="e2", title="Edit")
+    results = await answer(request, *"one", "enter", *"two", "ctrl+s")
+    assert results == [ExtensionUIResponse(id="e2", value="one\ntwo")]
+
+
+async def test_editor_keeps_prefill_and_submit_button() -> None:
+    app = DialogApp(dialog_for(EDITOR))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("end", "!")
+        await pilot.click("#submit")
+        await pilot.pause()
+    assert app.results == [ExtensionUIResponse(id="e1", value="Line 1!\nLine 2\nLine 3")]
+
+
+@pytest.mark.parametrize("request_", [SELECT, CONFIRM, INPUT, EDITOR], ids=lambda r: type(r).__name__)
+async def test_escape_cancels(request_: DialogRequest) -> None:
+    assert await answer(request_, "escape") == [ExtensionUIResponse(id=request_.id, cancelled=True)]
+
+
+@pytest.mark.parametrize("request_", [SELECT, CONFIRM, INPUT, EDITOR], ids=lambda r: type(r).__name__)
+async def test_timeout_dismisses_with_none(request_: DialogRequest) -> None:
+    app = DialogApp(dialog_for(type(request_)(id="t", title="soon", timeout=300)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(1.0)
+        assert app.results == [None]
+        assert app.screen is not app.dialog
+
+
+async def test_countdown_ticks() -> None:
+    app = DialogApp(dialog_for(SelectRequest(id="t", title="t", options=["a"], timeout=2500)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        countdown = app.dialog.query_one("#countdown", Static)
+        await pilot.pause()
+        assert str(countdown.content) == "closes in 3s"
+        await pilot.pause(1.2)
+        assert str(countdown.content) == "closes in 2s"
+        assert app.results == []
+
+
+async def test_no_countdown_without_timeout() -> None:
+    app = DialogApp(dialog_for(SELECT))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert str(app.dialog.query_one("#countdown", Static).content) == ""
+
+
+async def test_timeout_under_another_screen_closes_on_return() -> None:
+    app = DialogApp(dialog_for(SelectRequest(id="t", title="t", options=["a"], timeout=1000)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(Screen())
+        await pilot.pause(1.3)
+        assert app.results == []
+        app.pop_screen()
+        await pilot.pause()
+        assert app.results == [None]
+        assert app.screen is not app.dialog
+
+
+async def test_answer_then_timeout_sends_only_the_answer() -> None:
+    app = DialogApp(dialog_for(SelectRequest(id="t", title="t", options=["a"], timeout=1000)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause(1.3)
+    assert app.results == [ExtensionUIResponse(id="t", value="a")]
+
+
+async def test_long_text_scrolls_and_takes_focus_only_when_it_overflows() -> None:
+    long = "\n".join(f"line {i}" for i in range(20))
+    app = DialogApp(dialog_for(ConfirmRequest(id="c", title="short", message=long)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not app.dialog.query_one("#title").focusable
+        await pilot.press("tab")  # from "No" past the end, wrapping to the message
+        assert app.focused is app.dialog.query_one("#message")
+        await pilot.press("end")
+        await pilot.pause()
+        assert app.dialog.query_one("#message").scroll_y > 0
+
+
+async def test_markup_in_request_text_is_literal() -> None:
+    request = SelectRequest(id="m", title=MARKUP, options=[MARKUP, "other"])
+    app = DialogApp(dialog_for(request))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.dialog.query_one("#title Static", Static).visual.plain == MARKUP
+        assert app.dialog.query_one(OptionList).get_option_at_index(0).prompt.plain == MARKUP
+        for column in (2, 28):  # where "y" is if parsed as markup, and where it is literally
+            await pilot.click("#title Static", offset=(column, 0))
+        await pilot.click(OptionList, offset=(4, 1))  # the first option
+        await pilot.pause()
+    assert app.booms == 0
+    assert app.results == [ExtensionUIResponse(id="m", value=MARKUP)]
+
+
+async def test_markup_in_confirm_and_input_is_literal() -> None:
+    app = DialogApp(dialog_for(ConfirmRequest(id="m", title="t", message=MARKUP)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        message = app.dialog.query_one("#message Static", Static)
+        assert message.visual.plain == MARKUP
+        for column in (2, 28):
+            await pilot.click(message, offset=(column, 0))
+        assert app.booms == 0
+    app = DialogApp(dialog_for(InputRequest(id="m", title="t", placeholder=MARKUP)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.dialog.query_one(Input).placeholder == MARKUP
+
+
+# SVG snapshots at 80×24 (snapshots/test_dialogs/). The select one has a timeout; its clock is
+# frozen so the countdown stays at 10s.
+
+
+@pytest.fixture
+def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dialogs, "monotonic", lambda: 1000.0)
+
+
+async def no_blink(pilot: Pilot[Any]) -> None:
+    for widget in pilot.app.screen.query("Input, TextArea"):
+        widget.cursor_blink = False  # type: ignore[attr-defined]
+    await pilot.pause()
+
+
+def test_snapshot_select_dialog(snap_compare: Any, frozen_clock: None) -> None:
+    request = SelectRequest(id="s", title=SELECT.title, options=SELECT.options, timeout=10000)
+    assert snap_compare(DialogApp(dialog_for(request)), press=["down"], terminal_size=(80, 24))
+
+
+def test_snapshot_confirm_dialog(snap_compare: Any) -> None:
+    assert snap_compare(DialogApp(dialog_for(CONFIRM)), terminal_size=(80, 24))
+
+
+def test_snapshot_input_dialog(snap_compare: Any) -> None:
+    assert snap_compare(DialogApp(dialog_for(INPUT)), run_before=no_blink, terminal_size=(80, 24))
+
+
+def test_snapshot_editor_dialog(snap_compare: Any) -> None:
+    assert snap_compare(DialogApp(dialog_for(EDITOR)), run_before=no_blink, terminal_size=(80, 24))
