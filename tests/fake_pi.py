@@ -1,0 +1,339 @@
+"""A fake `pi --mode rpc` child for deterministic UI tests.
+
+Run as ``[sys.executable, "tests/fake_pi.py", *options]``. It speaks pi's JSONL RPC
+protocol on stdin/stdout with canned data shaped like real pi 1.6.0 (copied from the
+recorded streams in tests/fixtures/streams/).
+
+Options (each also readable from an environment variable):
+
+--stream FILE       (FAKE_PI_STREAM)   recorded stream replayed on ``prompt`` (its event
+                                       lines up to the first ``agent_settled``; recorded
+                                       responses are skipped). Default: markdown.jsonl
+--rate N/MS         (FAKE_PI_RATE)     replay N records every MS milliseconds
+                                       (default: all at once)
+--stop-after N      (FAKE_PI_STOP_AFTER) replay only N records, then freeze: the run stays
+                                       "streaming in progress" until ``abort``
+--log FILE          (FAKE_PI_LOG)      every command received, one JSON per line
+--control FILE      (FAKE_PI_CONTROL)  polled every 10 ms: each new line appended to it
+                                       is written to stdout as is (so a test can inject
+                                       extension UI requests, queue updates, garbage...)
+--messages FILE     (FAKE_PI_MESSAGES) JSON list answered to ``get_messages``
+--queue-on-prompt   (FAKE_PI_QUEUE=1)  after the prompt starts, emit a queue_update with
+                                       one steering and one follow-up item
+--ui-on-prompt FILE (FAKE_PI_UI)       JSONL of extension_ui_request records emitted
+                                       after the prompt starts
+--exit CODE         (FAKE_PI_EXIT)     exit at once with CODE, after writing --stderr
+--stderr TEXT       (FAKE_PI_STDERR)   text written to stderr before exiting
+--exit-delay S      (FAKE_PI_EXIT_DELAY) wait S seconds (reading nothing) before --exit
+--bash-output TEXT  (FAKE_PI_BASH_OUTPUT) output of every ``bash`` command
+                                       (default: "fake output of <command>\\n")
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+STREAMS = Path(__file__).resolve().parent / "fixtures" / "streams"
+
+MODEL = {
+    "id": "scripted-demo",
+    "name": "Scripted demo",
+    "api": "openai-completions",
+    "provider": "scripted",
+    "baseUrl": "http://127.0.0.1:40867/v1",
+    "reasoning": True,
+    "input": ["text", "image"],
+    "cost": {"input": 1, "output": 4, "cacheRead": 0.1, "cacheWrite": 1.25},
+    "contextWindow": 128000,
+    "maxTokens": 8192,
+    "compat": {"supportsUsageInStreaming": True},
+}
+SESSION_ID = "01a22721-76c8-7537-82f0-d156b570e9fc"
+
+
+def _arg(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    env = os.environ.get
+    parser.add_argument("--stream", default=env("FAKE_PI_STREAM", str(STREAMS / "markdown.jsonl")))
+    parser.add_argument("--rate", default=env("FAKE_PI_RATE", ""))
+    parser.add_argument("--stop-after", type=int, default=int(env("FAKE_PI_STOP_AFTER", "0") or 0))
+    parser.add_argument("--log", default=env("FAKE_PI_LOG", ""))
+    parser.add_argument("--control", default=env("FAKE_PI_CONTROL", ""))
+    parser.add_argument("--messages", default=env("FAKE_PI_MESSAGES", ""))
+    parser.add_argument("--queue-on-prompt", action="store_true", default=env("FAKE_PI_QUEUE") == "1")
+    parser.add_argument("--ui-on-prompt", default=env("FAKE_PI_UI", ""))
+    parser.add_argument("--exit", type=int, default=None if env("FAKE_PI_EXIT") is None else int(env("FAKE_PI_EXIT", "0")))
+    parser.add_argument("--stderr", default=env("FAKE_PI_STDERR", ""))
+    parser.add_argument("--exit-delay", type=float, default=float(env("FAKE_PI_EXIT_DELAY", "0") or 0))
+    parser.add_argument("--bash-output", default=env("FAKE_PI_BASH_OUTPUT"))
+    parser.add_argument("ignored", nargs="*")  # pideck appends "--mode rpc" and pi flags
+    options, _ = parser.parse_known_args()
+    return options
+
+
+def stream_events(path: str) -> list[str]:
+    """The event lines of a recorded stream, up to and including the first agent_settled."""
+    events: list[str] = []
+    for line in Path(path).read_text(encoding="utf-8").split("\n"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if record.get("type") == "response":
+            continue
+        events.append(line)
+        if record.get("type") == "agent_settled":
+            break
+    return events
+
+
+class FakePi:
+    def __init__(self, options: argparse.Namespace) -> None:
+        self.options = options
+        self.lock = threading.Lock()
+        self.running = False
+        self.steering: list[str] = []
+        self.follow_up: list[str] = []
+        self.messages: list[Any] = json.loads(Path(options.messages).read_text()) if options.messages else []
+        self.stop_replay = threading.Event()
+        self.replay_thread: threading.Thread | None = None
+        self.assistant: dict[str, Any] | None = None
+        self.assistant_text = ""
+        self.log = open(options.log, "a", encoding="utf-8") if options.log else None  # noqa: SIM115
+        rate = options.rate
+        if rate:
+            count, _, ms = rate.partition("/")
+            self.rate: tuple[int, float] | None = (max(1, int(count)), float(ms or 0) / 1000)
+        else:
+            self.rate = None
+
+    # --- output ----------------------------------------------------------------------------
+
+    def write_line(self, line: str) -> None:
+        with self.lock:
+            sys.stdout.write(line.rstrip("\n") + "\n")
+            sys.stdout.flush()
+
+    def emit(self, record: dict[str, Any]) -> None:
+        self.write_line(json.dumps(record, separators=(",", ":")))
+
+    def respond(self, command: dict[str, Any], data: Any = None, *, success: bool = True, error: str = "") -> None:
+        response: dict[str, Any] = {"type": "response", "command": command.get("type", ""), "success": success}
+        if command.get("id") is not None:
+            response = {"id": command["id"], **response}
+        if not success:
+            response["error"] = error
+        elif data is not None:
+            response["data"] = data
+        self.emit(response)
+
+    def queue_update(self) -> None:
+        self.emit({"type": "queue_update", "steering": list(self.steering), "followUp": list(self.follow_up)})
+
+    def track(self, line: str) -> None:
+        """Follow the replayed run: running flag and the streaming assistant's text."""
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return
+        kind = record.get("type")
+        if kind == "agent_start":
+            self.running = True
+        elif kind in ("agent_end", "agent_settled"):
+            self.running = False
+        elif kind == "message_start" and record.get("message", {}).get("role") == "assistant":
+            self.assistant = dict(record["message"])
+            self.assistant_text = ""
+        elif kind == "message_update":
+            event = record.get("assistantMessageEvent", {})
+            if event.get("type") == "text_delta":
+                self.assistant_text += event.get("delta", "")
+        elif kind == "message_end" and record.get("message", {}).get("role") == "assistant":
+            self.assistant = None
+
+    # --- replay ----------------------------------------------------------------------------
+
+    def replay(self, lines: list[str]) -> None:
+        if self.options.stop_after:
+            lines = lines[: self.options.stop_after]
+        extra_after_start: list[str] = []
+        if self.options.queue_on_prompt:
+            self.steering, self.follow_up = ["Actually, be brief."], ["Then summarize."]
+            extra_after_start.append(
+                json.dumps({"type": "queue_update", "steering": self.steering, "followUp": self.follow_up})
+            )
+        if self.options.ui_on_prompt:
+            extra_after_start += [
+                line for line in Path(self.options.ui_on_prompt).read_text().split("\n") if line.strip()
+            ]
+        sent = 0
+        for line in lines:
+            if self.stop_replay.is_set():
+                return
+            self.track(line)
+            self.write_line(line)
+            if extra_after_start and '"agent_start"' in line:
+                for extra in extra_after_start:
+                    self.write_line(extra)
+                extra_after_start = []
+            sent += 1
+            if self.rate is not None and sent % self.rate[0] == 0:
+                if self.stop_replay.wait(self.rate[1]):
+                    return
+
+    # --- commands --------------------------------------------------------------------------
+
+    def handle(self, command: dict[str, Any]) -> None:
+        kind = command.get("type")
+        if kind == "get_state":
+            self.respond(command, {
+                "model": MODEL, "thinkingLevel": "medium", "isStreaming": self.running, "isCompacting": False,
+                "steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time",
+                "sessionId": SESSION_ID, "autoCompactionEnabled": True,
+                "messageCount": len(self.messages),
+                "pendingMessageCount": len(self.steering) + len(self.follow_up),
+            })
+        elif kind == "get_messages":
+            self.respond(command, {"messages": self.messages})
+        elif kind == "get_session_stats":
+            self.respond(command, {
+                "sessionId": SESSION_ID, "userMessages": 1, "assistantMessages": 1, "toolCalls": 0,
+                "toolResults": 0, "totalMessages": 2,
+                "tokens": {"input": 240, "output": 21, "cacheRead": 0, "cacheWrite": 0, "total": 261},
+                "cost": 0.000324, "contextUsage": {"tokens": 130, "contextWindow": 128000, "percent": 0.1015625},
+            })
+        elif kind == "get_commands":
+            self.respond(command, {"commands": [{
+                "name": "review", "description": "Review the staged changes", "source": "prompt",
+                "sourceInfo": {"path": "/tmp/agent/prompts/review.md", "source": "auto", "scope": "user",
+                               "origin": "top-level"},
+            }]})
+        elif kind == "prompt":
+            if self.running:
+                behavior = command.get("streamingBehavior")
+                if behavior is None:
+                    self.respond(command, success=False, error=(
+                        "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
+                        "to queue the message."))
+                    return
+                (self.steering if behavior == "steer" else self.follow_up).append(command.get("message", ""))
+                self.queue_update()
+                self.respond(command, {"disposition": "queued"})
+                return
+            self.respond(command, {"disposition": "started"})
+            self.start_replay()
+        elif kind in ("steer", "follow_up"):
+            (self.steering if kind == "steer" else self.follow_up).append(command.get("message", ""))
+            self.queue_update()
+            self.respond(command, {"disposition": "queued"})
+        elif kind == "clear_queue":
+            steering, follow_up = self.steering, self.follow_up
+            self.steering, self.follow_up = [], []
+            self.queue_update()
+            self.respond(command, {"steering": steering, "followUp": follow_up})
+        elif kind == "abort":
+            self.abort()
+            self.respond(command)
+        elif kind == "bash":
+            text = command.get("command", "")
+            output = self.options.bash_output if self.options.bash_output is not None else f"fake output of {text}\n"
+            self.emit({"type": "bash_execution_update", "id": command.get("id"), "delta": output})
+            self.respond(command, {"output": output, "exitCode": 0, "cancelled": False, "truncated": False})
+        elif kind == "new_session":
+            self.respond(command, {"cancelled": False})
+        else:
+            self.respond(command)
+
+    def start_replay(self) -> None:
+        self.stop_replay.clear()
+        self.running = True
+        self.replay_thread = threading.Thread(
+            target=self.replay, args=(stream_events(self.options.stream),), daemon=True
+        )
+        self.replay_thread.start()
+
+    def abort(self) -> None:
+        self.stop_replay.set()
+        if self.replay_thread is not None:
+            self.replay_thread.join(timeout=5)
+        if not self.running:
+            return
+        self.running = False
+        message = dict(self.assistant or {
+            "role": "assistant", "content": [], "api": "openai-completions", "provider": "scripted",
+            "model": "scripted-demo", "timestamp": 1795952831955,
+            "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                      "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        })
+        message.update(
+            content=[{"type": "text", "text": self.assistant_text}] if self.assistant_text else [],
+            stopReason="aborted", errorMessage="Request was aborted", responseId="chatcmpl-scripted",
+        )
+        self.assistant = None
+        self.emit({"type": "message_end", "message": message})
+        self.emit({"type": "turn_end", "message": message, "toolResults": []})
+        self.emit({"type": "agent_end", "messages": [message]})
+        self.emit({"type": "agent_settled", "aborted": True})
+
+    # --- loops -----------------------------------------------------------------------------
+
+    def poll_control(self, path: str) -> None:
+        position = 0
+        pending = ""
+        while True:
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    handle.seek(position)
+                    chunk = handle.read()
+                    position = handle.tell()
+            except FileNotFoundError:
+                chunk = ""
+            pending += chunk
+            while "\n" in pending:
+                line, pending = pending.split("\n", 1)
+                if line:
+                    self.track(line)
+                    self.write_line(line)
+            time.sleep(0.01)
+
+    def run(self) -> int:
+        if self.options.control:
+            threading.Thread(target=self.poll_control, args=(self.options.control,), daemon=True).start()
+        for raw in sys.stdin:
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                command = json.loads(line)
+            except ValueError:
+                self.emit({"type": "response", "command": "parse", "success": False,
+                           "error": "Failed to parse command"})
+                continue
+            if self.log is not None:
+                self.log.write(json.dumps(command) + "\n")
+                self.log.flush()
+            self.handle(command)
+        return 0
+
+
+def main() -> int:
+    options = _arg(argparse.ArgumentParser(description=__doc__))
+    if options.exit is not None:
+        time.sleep(options.exit_delay)
+        if options.stderr:
+            sys.stderr.write(options.stderr if options.stderr.endswith("\n") else options.stderr + "\n")
+            sys.stderr.flush()
+        return options.exit
+    return FakePi(options).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,461 @@
+"""PideckApp driven by Pilot against the fake pi child (tests/fake_pi.py); no real pi."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Markdown, Static
+
+from app.keys import install_alt_enter
+from app.launch import LaunchConfig
+from app.pideck_app import PideckApp
+from widgets.message_views import ToolCallBlock
+from widgets.prompt_editor import PromptEditor
+from widgets.side_panes import StatusLine, ToolLog
+from widgets.transcript import Transcript
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKE_PI = ROOT / "tests" / "fake_pi.py"
+STREAMS = ROOT / "tests" / "fixtures" / "streams"
+SIZE = (120, 36)
+
+
+# --- helpers (also used by test_app_snapshots.py) -----------------------------------------------
+
+
+class Fake:
+    """One fake pi child's options, command log and control file."""
+
+    def __init__(self, tmp_path: Path, *args: str, stream: str | Path = "markdown.jsonl") -> None:
+        self.dir = tmp_path
+        self.log = tmp_path / "commands.jsonl"
+        self.control = tmp_path / "control.jsonl"
+        self.control.write_text("")
+        path = Path(stream)
+        self.stream = path if path.is_absolute() else STREAMS / path
+        self.args = args
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return (
+            sys.executable, str(FAKE_PI), "--log", str(self.log), "--control", str(self.control),
+            "--stream", str(self.stream), *self.args,
+        )
+
+    def config(self) -> LaunchConfig:
+        return LaunchConfig(
+            argv=self.argv, env=dict(os.environ), cwd=self.dir, demo=False,
+            protocol_log=self.dir / "protocol.log",
+        )
+
+    def app(self) -> PideckApp:
+        return PideckApp(self.config())
+
+    def commands(self, kind: str | None = None) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        records = [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+        return [r for r in records if kind is None or r.get("type") == kind]
+
+    def kinds(self) -> list[str]:
+        return [r["type"] for r in self.commands()]
+
+    def inject(self, *records: dict[str, Any] | str) -> None:
+        """Make the fake write these lines to pideck (dicts as JSON, strings as they are)."""
+        with self.control.open("a", encoding="utf-8") as handle:
+            for record in records:
+                handle.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
+
+
+async def wait_until(pilot: Any, condition: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or condition}")
+        await pilot.pause(0.02)
+
+
+async def ready(pilot: Any, fake: Fake) -> None:
+    """Wait until pideck loaded the session (get_commands is its last start-up call)."""
+    await wait_until(pilot, lambda: "get_commands" in fake.kinds() and pilot.app._session_ready, what="start-up")
+    await pilot.pause()
+
+
+async def type_text(pilot: Any, text: str) -> None:
+    editor = pilot.app.query_one(PromptEditor)
+    editor.insert(text)
+    await pilot.pause()
+
+
+def transcript_text(app: PideckApp) -> str:
+    parts = []
+    for widget in app.query_one(Transcript).query("*"):
+        if isinstance(widget, Markdown):
+            parts.append(widget.source)
+        elif isinstance(widget, Static):
+            parts.append(str(widget.render()))
+    return "\n".join(parts)
+
+
+def ui(method: str, request_id: str | None = None, **fields: Any) -> dict[str, Any]:
+    return {"type": "extension_ui_request", "id": request_id or uuid.uuid4().hex, "method": method, **fields}
+
+
+def derive_stream(dest: Path, source: str, replace: dict[str, str] | None = None,
+                  edit: Callable[[dict[str, Any]], None] | None = None) -> Path:
+    """A copy of a recorded stream with strings replaced and records edited."""
+    replace = replace or {}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            for old, new in replace.items():
+                value = value.replace(old, new)
+            return value
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    lines = []
+    for line in (STREAMS / source).read_text().splitlines():
+        record = walk(json.loads(line))
+        if edit is not None:
+            edit(record)
+        lines.append(json.dumps(record))
+    dest.write_text("\n".join(lines) + "\n")
+    return dest
+
+
+def bash_error(record: dict[str, Any]) -> None:
+    """Make the recorded bash tool call of thinking_tools.jsonl fail."""
+    if record.get("toolCallId") == "call_bash_1" and record.get("type") == "tool_execution_end":
+        record["isError"] = True
+        record["result"]["content"] = [{"type": "text", "text": "bash: permission denied\n"}]
+    message = record.get("message")
+    if isinstance(message, dict) and message.get("toolCallId") == "call_bash_1":
+        message["isError"] = True
+        message["content"] = [{"type": "text", "text": "bash: permission denied\n"}]
+
+
+async def start_run(pilot: Any, fake: Fake, text: str = "Write a long answer slowly.", running: bool = True) -> None:
+    before = len(fake.commands("prompt"))
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: len(fake.commands("prompt")) > before, what="prompt sent")
+    if running:
+        await wait_until(pilot, lambda: pilot.app.model.running, what="run to start")
+
+
+# --- sending -----------------------------------------------------------------------------------
+
+
+async def test_esc_clears_queue_then_aborts_and_restores_texts(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--stop-after", "10", "--queue-on-prompt", stream="steer_abort.jsonl")
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        await start_run(pilot, fake)
+        await wait_until(pilot, lambda: app.model.steering and app.model.follow_up, what="queue")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "abort" in fake.kinds(), what="abort")
+        kinds = fake.kinds()
+        assert kinds.index("clear_queue") < kinds.index("abort")
+        await wait_until(pilot, lambda: not app.model.running, what="run to end")
+        text = app.query_one(PromptEditor).text
+        assert "Actually, be brief." in text and "Then summarize." in text
+        await wait_until(pilot, lambda: "aborted" in transcript_text(app).lower(), what="aborted mark")
+
+
+async def test_enter_idle_sends_prompt(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        await type_text(pilot, "hello there")
+        await pilot.press("enter")
+        prompts = await wait_until(pilot, lambda: fake.commands("prompt"), what="prompt")
+        assert prompts[0]["message"] == "hello there"
+        assert "streamingBehavior" not in prompts[0]
+        assert app.query_one(PromptEditor).text == ""
+
+
+async def test_enter_running_steers_and_alt_enter_follows_up(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--stop-after", "10", stream="steer_abort.jsonl")
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        await start_run(pilot, fake)
+        await type_text(pilot, "steer this")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(fake.commands("prompt")) == 2, what="steer prompt")
+        assert fake.commands("prompt")[1] == {
+            "id": fake.commands("prompt")[1]["id"], "type": "prompt", "message": "steer this",
+            "streamingBehavior": "steer",
+        }
+        await type_text(pilot, "later please")
+        await pilot.press("alt+enter")
+        follow = await wait_until(pilot, lambda: fake.commands("follow_up"), what="follow_up")
+        assert follow[0]["message"] == "later please"
+        await wait_until(pilot, lambda: app.model.follow_up == ["later please"], what="queue pane")
+        assert app.model.steering == ["steer this"]
+        assert "abort" not in fake.kinds()
+
+
+async def test_ctrl_j_newline_and_history(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        editor = app.query_one(PromptEditor)
+        await pilot.press("a", "ctrl+j", "b")
+        assert editor.text == "a\nb"
+        assert not fake.commands("prompt")
+        editor.load("")
+        for text in ("first", "second"):
+            await type_text(pilot, text)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda t=text: any(p["message"] == t for p in fake.commands("prompt")))
+            await wait_until(pilot, lambda: not app.model.running)
+        await type_text(pilot, "draft")
+        await pilot.press("up")
+        assert editor.text == "second"
+        await pilot.press("up")
+        assert editor.text == "first"
+        await pilot.press("down")
+        assert editor.text == "second"
+        await pilot.press("down")
+        assert editor.text == "draft"
+
+
+async def test_ctrl_c_clears_then_quits_and_ctrl_d(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    app = fake.app()
+    exits: list[Any] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
+        editor = app.query_one(PromptEditor)
+        await type_text(pilot, "some text")
+        await pilot.press("ctrl+d")
+        assert not exits and editor.text == "some text"
+        await pilot.press("ctrl+c")
+        assert editor.text == "" and not exits
+        await pilot.press("ctrl+c")
+        assert not exits  # the first ctrl+c on an empty editor only warns
+        await pilot.press("ctrl+c")
+        assert len(exits) == 1
+        await pilot.press("ctrl+d")
+        assert len(exits) == 2
+
+
+async def test_bash_and_bash_excluded(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        await type_text(pilot, "!ls")
+        await pilot.press("enter")
+        first = await wait_until(pilot, lambda: fake.commands("bash"), what="bash")
+        assert first[0]["command"] == "ls" and not first[0].get("excludeFromContext")
+        await type_text(pilot, "!!ls -la")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(fake.commands("bash")) == 2, what="second bash")
+        second = fake.commands("bash")[1]
+        assert second["command"] == "ls -la" and second["excludeFromContext"] is True
+        await wait_until(pilot, lambda: "fake output of ls -la" in transcript_text(app), what="bash output")
+        assert not fake.commands("prompt")
+
+
+# --- toggles, panes, extension UI ---------------------------------------------------------------
+
+
+async def test_toggles_and_side_panes(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, stream="thinking_tools.jsonl")
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        await start_run(pilot, fake, "list files", running=False)
+        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 2 and not app.model.running)
+        transcript = app.query_one(Transcript)
+        await pilot.press("ctrl+t")
+        assert transcript.has_class("-thinking-collapsed")
+        await pilot.press("ctrl+t")
+        assert not transcript.has_class("-thinking-collapsed")
+        await pilot.press("ctrl+o")
+        assert all(block.expanded for block in app.query(ToolCallBlock))
+        await pilot.press("ctrl+o")
+        assert not any(block.expanded for block in app.query(ToolCallBlock))
+        side = app.query_one("#side")
+        assert side.display
+        await pilot.press("f2")
+        assert not side.display
+        await pilot.press("f2")
+        assert side.display
+        assert app.query_one(ToolLog).option_count == 2
+
+
+async def test_notify_status_widgets_and_editor_text(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        fake.inject(
+            ui("notify", message="hello [bold]toast[/]", notifyType="warning"),
+            ui("setStatus", statusKey="ext", statusText="status from ext"),
+            ui("setWidget", widgetKey="w1", widgetLines=["above line 1", "above line 2"], widgetPlacement="aboveEditor"),
+            ui("setWidget", widgetKey="w2", widgetLines=["below line"], widgetPlacement="belowEditor"),
+            ui("set_editor_text", text="prefilled by ext"),
+        )
+        await wait_until(pilot, lambda: app.query_one(PromptEditor).text == "prefilled by ext", what="editor text")
+        await wait_until(pilot, lambda: any("toast" in str(n.message) for n in app._notifications), what="toast")
+        toast = next(n for n in app._notifications if "toast" in str(n.message))
+        assert toast.message == "hello [bold]toast[/]" and toast.severity == "warning"
+        assert "status from ext" in str(app.query_one(StatusLine).render())
+        above = " ".join(str(w.render()) for w in app.query("#widgets-above Static"))
+        below = " ".join(str(w.render()) for w in app.query("#widgets-below Static"))
+        assert "above line 1" in above and "above line 2" in above
+        assert "below line" in below and "above" not in below
+
+
+async def test_dialog_answer_and_two_pending_dialogs(tmp_path: Path) -> None:
+    from widgets.dialogs import ConfirmDialog, InputDialog, SelectDialog
+
+    fake = Fake(tmp_path)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        fake.inject(ui("select", "sel-1", title="Pick one", options=["Allow", "Block"]))
+        await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="select dialog")
+        await pilot.press("down", "enter")
+        answers = await wait_until(pilot, lambda: fake.commands("extension_ui_response"), what="response")
+        assert answers == [{"type": "extension_ui_response", "id": "sel-1", "value": "Block"}]
+        fake.inject(
+            ui("confirm", "conf-2", title="Really?", message="Sure?"),
+            ui("input", "inp-3", title="Your name", placeholder="type"),
+        )
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="confirm dialog")
+        await pilot.pause(0.2)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, InputDialog), what="input dialog")
+        await pilot.press("A", "d", "a", "enter")
+        await wait_until(pilot, lambda: len(fake.commands("extension_ui_response")) == 3, what="three responses")
+        answers = fake.commands("extension_ui_response")
+        assert answers[1] == {"type": "extension_ui_response", "id": "conf-2", "confirmed": True}
+        assert answers[2] == {"type": "extension_ui_response", "id": "inp-3", "value": "Ada"}
+        assert not isinstance(app.screen, (SelectDialog, ConfirmDialog, InputDialog))
+
+
+async def test_markup_and_escape_sequences_render_literally(tmp_path: Path) -> None:
+    markup = "[bold]x[/] [link=http://e]y[/] [@click=app.quit]z[/] "
+    nasty = "\x1b[31mRED\x1b[0m \x1b]52;c;aGVsbG8=\x07clip \x1b]0;evil title\x07done\n"
+    stream = derive_stream(
+        tmp_path / "nasty.jsonl", "thinking_tools.jsonl",
+        replace={"The project ": markup, "line 1\nline 2\nline 3\n": nasty},
+    )
+    fake = Fake(tmp_path, stream=stream)
+    app = fake.app()
+    exits: list[Any] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        original_exit = app.exit
+        app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
+        await start_run(pilot, fake, "go", running=False)
+        await wait_until(pilot, lambda: not app.model.running and "done" in transcript_text(app), what="run")
+        text = transcript_text(app)
+        assert "[bold]x[/]" in text and "[link=http://e]y[/]" in text and "[@click=app.quit]z[/]" in text
+        assert "RED clip done" in text
+        assert "\x1b" not in text and "aGVsbG8" not in text and "evil title" not in text
+        rows = [str(app.query_one(ToolLog).get_option_at_index(i).prompt) for i in range(2)]
+        assert all("\x1b" not in row for row in rows)
+        # clicking around the rendered text must not run the [@click] action
+        await pilot.click(Transcript)
+        await pilot.pause()
+        assert not exits and app.is_running
+        app.exit = original_exit  # type: ignore[method-assign]
+
+
+async def test_non_json_line_warns_and_app_survives(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        fake.inject("this is not json {", ui("setStatus", statusKey="after", statusText="still alive"))
+        await wait_until(pilot, lambda: "still alive" in str(app.query_one(StatusLine).render()), what="later record")
+        await wait_until(pilot, lambda: any("could not read" in str(n.message) for n in app._notifications),
+                         what="warning toast")
+        assert "unreadable" in str(app.query_one(StatusLine).render())
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: fake.commands("prompt"), what="prompt after garbage")
+
+
+# --- Alt+Enter as ESC CR --------------------------------------------------------------------------
+
+
+def test_xterm_parser_reads_esc_cr_as_alt_enter() -> None:
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    install_alt_enter()
+    parser = XTermParser()
+    produced = [*parser.feed("\x1b\r"), *parser.feed("")]
+    keys = [event.key for event in produced if isinstance(event, events.Key)]
+    assert keys == ["alt+enter"]
+
+
+def _tmux(socket: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=10)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_real_terminal_alt_enter_queues_follow_up(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--stop-after", "10", stream="steer_abort.jsonl")
+    pi_command = shlex.join(fake.argv)
+    socket = f"pideck-test-{uuid.uuid4().hex[:10]}"
+    pideck = ROOT / ".venv" / "bin" / "pideck"
+    command = shlex.join([str(pideck), "--pi", pi_command, "--protocol-log", str(tmp_path / "protocol.log")])
+    env_args = ["-e", "TERM=xterm-256color"]
+    started = _tmux(socket, "new-session", "-d", "-s", "t", "-x", "120", "-y", "36", *env_args,
+                    "-c", str(ROOT), command)
+    assert started.returncode == 0, started.stderr
+    try:
+        def wait(condition: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
+            deadline = time.monotonic() + timeout
+            while not condition():
+                if time.monotonic() > deadline:
+                    screen = _tmux(socket, "capture-pane", "-p", "-t", "t").stdout
+                    raise AssertionError(f"timed out waiting for {what}; screen:\n{screen}\nlog: {fake.kinds()}")
+                time.sleep(0.1)
+
+        wait(lambda: "get_commands" in fake.kinds(), "start-up")
+        time.sleep(0.5)
+        _tmux(socket, "send-keys", "-t", "t", "-l", "start the run")
+        time.sleep(0.2)
+        _tmux(socket, "send-keys", "-t", "t", "Enter")
+        wait(lambda: fake.commands("prompt"), "prompt")
+        wait(lambda: "working" in _tmux(socket, "capture-pane", "-p", "-t", "t").stdout, "run to show")
+        _tmux(socket, "send-keys", "-t", "t", "-l", "queued later")
+        time.sleep(0.2)
+        _tmux(socket, "send-keys", "-t", "t", "-H", "1b", "0d")  # ESC CR = Alt+Enter
+        wait(lambda: fake.commands("follow_up"), "follow_up")
+        time.sleep(0.5)
+        assert fake.commands("follow_up")[0]["message"] == "queued later"
+        assert "abort" not in fake.kinds() and "clear_queue" not in fake.kinds()
+    finally:
+        _tmux(socket, "kill-server")

@@ -1,0 +1,168 @@
+"""PideckApp against the REAL pi (pinned runtime) and the scripted model, via run_test.
+
+Each test starts its own pi child (with tests/extensions/ui_everything.ts loaded) through
+the app's own RpcClient; the app closes it when it unmounts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pi_harness import UI_EVERYTHING, PiHarness
+from test_app import transcript_text
+
+from app.launch import LaunchConfig
+from app.pideck_app import PideckApp
+from app.scripted_model.server import Reply, ToolCallSpec
+from widgets.dialogs import ConfirmDialog, EditorDialog, InputDialog, SelectDialog
+from widgets.prompt_editor import PromptEditor
+from widgets.side_panes import QueuePane, ToolLog
+
+pytestmark = pytest.mark.pi
+
+SIZE = (120, 36)
+SLOW = {"chunk_chars": 2, "delay": 0.03}
+
+
+def make_app(harness: PiHarness) -> PideckApp:
+    config = LaunchConfig(
+        argv=tuple(harness.make_argv(extensions=[UI_EVERYTHING])),
+        env=dict(harness.env),
+        cwd=harness.cwd,
+        demo=False,
+        protocol_log=harness.root / "app-protocol.log",
+    )
+    return PideckApp(config)
+
+
+async def wait_until(pilot: Any, condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            app = pilot.app
+            raise AssertionError(
+                f"timed out waiting for {what}; transcript:\n{transcript_text(app)[-2000:]}\n"
+                f"pi stderr:\n{app.client.stderr_tail[-2000:]}"
+            )
+        await pilot.pause(0.02)
+
+
+async def started(pilot: Any) -> None:
+    await wait_until(pilot, lambda: pilot.app._session_ready and pilot.app.commands, timeout=30, what="pi start-up")
+
+
+async def send(pilot: Any, text: str, key: str = "enter") -> None:
+    editor = pilot.app.query_one(PromptEditor)
+    editor.load(text)
+    await pilot.pause()
+    await pilot.press(key)
+
+
+async def quiesce(pilot: Any) -> None:
+    """Let short workers (stats refresh, sends) finish before the app is torn down.
+
+    A stats refresh still running while the app unmounts fails with NoMatches (see report).
+    """
+    await wait_until(
+        pilot,
+        lambda: not [w for w in pilot.app.workers if w.group not in ("dialogs", "session") and w.is_running],
+        what="workers",
+    )
+    await pilot.pause(0.1)
+
+
+def notes(app: PideckApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_prompt_with_tool_call(pi_harness: PiHarness) -> None:
+    pi_harness.reset_model()
+    (pi_harness.cwd / "app_notes.txt").write_text("alpha note from the file\n")
+    pi_harness.model.queue(
+        Reply(tool_calls=(ToolCallSpec("read", {"path": "app_notes.txt"}, id="call_app_read"),)),
+        Reply(text="The notes say **alpha**. All done."),
+    )
+    app = make_app(pi_harness)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "Read the notes.")
+        await wait_until(pilot, lambda: "All done." in transcript_text(app) and not app.model.running, what="answer")
+        text = transcript_text(app)
+        assert "alpha note from the file" in text
+        run = app.model.tools["call_app_read"]
+        assert run.done and not run.is_error
+
+        def rows() -> list[str]:
+            log = app.query_one(ToolLog)
+            return [str(log.get_option_at_index(i).prompt) for i in range(log.option_count)]
+
+        await wait_until(pilot, lambda: any(row.startswith("✓ read") for row in rows()), what=f"✓ row: {rows()}")
+        await quiesce(pilot)
+
+
+async def test_steer_during_slow_stream(pi_harness: PiHarness) -> None:
+    pi_harness.reset_model()
+    pi_harness.model.queue(
+        Reply(text="word " * 60, **SLOW),
+        Reply(text="Steered answer.", **SLOW),
+    )
+    app = make_app(pi_harness)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "Write slowly.")
+        await wait_until(pilot, lambda: app.model.running and "word word" in transcript_text(app), what="streaming")
+        await send(pilot, "Be brief instead.")
+        await wait_until(pilot, lambda: "Be brief instead." in str(app.query_one(QueuePane).render()), what="queue pane")
+        assert app.model.steering == ["Be brief instead."]
+        await wait_until(pilot, lambda: "Steered answer." in transcript_text(app) and not app.model.running,
+                         timeout=20, what="steered answer")
+        assert app.model.steering == []
+        assert "steer" not in str(app.query_one(QueuePane).render()).split("—")[0]
+        assert "Be brief instead." in transcript_text(app)
+        await quiesce(pilot)
+
+
+async def test_esc_during_slow_stream_aborts(pi_harness: PiHarness) -> None:
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(text="slow " * 200, **SLOW))
+    app = make_app(pi_harness)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "Write a very long answer.")
+        await wait_until(pilot, lambda: app.model.running and "slow slow" in transcript_text(app), what="streaming")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.model.running, what="run to end")
+        await wait_until(pilot, lambda: "abort" in transcript_text(app).lower(), what="aborted mark")
+        assert transcript_text(app).count("slow") < 200
+        await quiesce(pilot)
+
+
+async def test_extension_dialogs_answered_in_app(pi_harness: PiHarness) -> None:
+    pi_harness.reset_model()
+    app = make_app(pi_harness)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "/ui-dialogs")
+        await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="select dialog")
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="confirm dialog")
+        await pilot.pause(0.1)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, InputDialog), what="input dialog")
+        await pilot.press("A", "d", "a", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditorDialog), what="editor dialog")
+        await pilot.pause(0.1)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: any(n.startswith("editor=") for n in notes(app)), what="editor answer seen")
+        seen = {n.split("=", 1)[0]: n.split("=", 1)[1] for n in notes(app) if "=" in n}
+        assert seen["select"] == '"green"'
+        assert seen["confirm"] == "true"
+        assert seen["input"] == '"Ada"'
+        assert seen["editor"] == '"line one\\nline two"'
+        await quiesce(pilot)
