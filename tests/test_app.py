@@ -434,6 +434,7 @@ def test_real_terminal_alt_enter_queues_follow_up(tmp_path: Path) -> None:
     started = _tmux(socket, "new-session", "-d", "-s", "t", "-x", "120", "-y", "36", *env_args,
                     "-c", str(ROOT), command)
     assert started.returncode == 0, started.stderr
+    socket_path = _tmux(socket, "display-message", "-p", "#{socket_path}").stdout.strip()
     try:
         def wait(condition: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
             deadline = time.monotonic() + timeout
@@ -458,4 +459,6 @@ def test_real_terminal_alt_enter_queues_follow_up(tmp_path: Path) -> None:
         assert fake.commands("follow_up")[0]["message"] == "queued later"
         assert "abort" not in fake.kinds() and "clear_queue" not in fake.kinds()
     finally:
-        _tmux(socket, "kill-server")
+        _tmux(socket, "kill-server")  # only this test's private server
+        if socket_path.endswith(socket):
+            Path(socket_path).unlink(missing_ok=True)
