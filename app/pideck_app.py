@@ -80,6 +80,7 @@ class PideckApp(App[int]):
         self._flush_scheduled = False
         self._flushing = False
         self._dialogs: asyncio.Queue[Any] = asyncio.Queue()
+        self._applying = asyncio.Lock()  # one _apply_changes at a time (flush and workers)
         self._thinking_collapsed = False
         self._tools_expanded = False
         self._last_ctrl_c = 0.0
@@ -132,14 +133,20 @@ class PideckApp(App[int]):
         self._pending.append(record)
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            self.set_timer(FRAME, self._flush)
+            self.set_timer(FRAME, self._start_flush)
 
-    async def _flush(self) -> None:
+    def _start_flush(self) -> None:
+        """Fold the queued records in a task of its own, so the app's message loop (keys,
+        timers) keeps running while the views mount. Not named `_flush`: App._flush is
+        Textual's stdout/stderr capture hook."""
         if self._flushing:
-            self.set_timer(FRAME, self._flush)
+            self.set_timer(FRAME, self._start_flush)
             return
         self._flushing = True
         self._flush_scheduled = False
+        self.run_worker(self._flush_records(), name="flush", group="flush", exit_on_error=True)
+
+    async def _flush_records(self) -> None:
         try:
             records, self._pending = self._pending, []
             for record in records:
@@ -155,6 +162,10 @@ class PideckApp(App[int]):
             self._flushing = False
 
     async def _apply_changes(self) -> None:
+        async with self._applying:  # views mounting for one batch are not touched by another
+            await self._apply_changes_now()
+
+    async def _apply_changes_now(self) -> None:
         changes = self.model.take_changes()
         if not changes:
             return

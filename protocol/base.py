@@ -13,8 +13,13 @@ from typing import Any
 import msgspec
 
 
-class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
-    """A protocol object: snake_case in Python, camelCase on the wire, unknown fields ignored."""
+class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True, gc=False):
+    """A protocol object: snake_case in Python, camelCase on the wire, unknown fields ignored.
+
+    `gc=False`: records are trees of values decoded from JSON, never parts of reference
+    cycles, so the garbage collector need not track them; this makes decoding the stream
+    (thousands of records a second) measurably cheaper. Do not build cycles through records.
+    """
 
 
 class AnyBlock:

@@ -1,13 +1,16 @@
 """Decoding stdout records and encoding stdin commands.
 
 `decode` never raises: a record of a type pideck does not know becomes `Unknown`;
-a line that is not JSON, not an object, or fails typing becomes `ProtocolError`
-with the raw bytes kept. One typed `Decoder` is built at import; the slow paths
-(re-decode as a dict) run only when the fast one fails.
+a line that is not JSON, not UTF-8, not an object, or fails typing becomes
+`ProtocolError` with the raw bytes kept. Lone UTF-16 surrogate escapes (which
+JSON.stringify writes for half of a split emoji) are read as U+FFFD. One typed
+`Decoder` is built at import; the slow paths (re-decode as a dict) run only when
+the fast one fails.
 """
 
 from __future__ import annotations
 
+import re
 import typing
 from typing import Any
 
@@ -36,23 +39,37 @@ class ProtocolError(msgspec.Struct, frozen=True):
     error: str
 
 
-_OPEN: dict[type, tuple[Any, type]] = {
-    AnyBlock: (BlockUnion, UnknownBlock),
-    AnyMessage: (MessageUnion, UnknownMessage),
-    AnyEntry: (EntryUnion, UnknownEntry),
+def _by_tag(union: Any) -> dict[Any, type]:
+    """tag value -> Struct class, for a tagged union."""
+    return {cls.__struct_config__.tag: cls for cls in typing.get_args(union)}
+
+
+# marker -> (tag field on the wire, tag -> class, wrapper for what does not fit). Converting to the
+# one class the tag names is much cheaper than `msgspec.convert(obj, union)`, which rebuilds the
+# union's type info on every call; a wrong tag or a failed conversion is wrapped just the same.
+_OPEN: dict[type, tuple[str, dict[Any, type], type]] = {
+    AnyBlock: ("type", _by_tag(BlockUnion), UnknownBlock),
+    AnyMessage: ("role", _by_tag(MessageUnion), UnknownMessage),
+    AnyEntry: ("type", _by_tag(EntryUnion), UnknownEntry),
 }
+_UI_BY_METHOD: dict[Any, type] = _by_tag(UIRequestUnion)
+_ASSISTANT_BY_TYPE: dict[Any, type] = _by_tag(AssistantEventUnion)
 
 
 def dec_hook(tp: type, obj: Any) -> Any:
     """Decode the open unions; what does not fit is wrapped, not rejected."""
-    try:
-        union, unknown = _OPEN[tp]
-    except KeyError:
-        raise NotImplementedError(f"no decoder for {tp!r}") from None
+    open_union = _OPEN.get(tp)
+    if open_union is None:
+        raise NotImplementedError(f"no decoder for {tp!r}")
     if not isinstance(obj, dict):
         raise msgspec.ValidationError(f"expected an object, got {type(obj).__name__}")
+    tag_field, classes, unknown = open_union
+    tag = obj.get(tag_field)
+    cls = classes.get(tag) if isinstance(tag, str) else None
+    if cls is None:
+        return unknown(raw=obj)
     try:
-        return msgspec.convert(obj, union, dec_hook=dec_hook)
+        return msgspec.convert(obj, cls, dec_hook=dec_hook)
     except msgspec.ValidationError:
         return unknown(raw=obj)
 
@@ -76,41 +93,82 @@ def _type_data(response: Response) -> Response:
         response.data = msgspec.convert(response.data, data_type, dec_hook=dec_hook)
     except msgspec.ValidationError as exc:
         response.data_error = str(exc)
+    except RecursionError:
+        response.data_error = "nested too deeply"
     return response
 
 
 def decode(line: bytes) -> Decoded:
     """One record from one LF-free line of pi's stdout."""
+    if type(line) is not bytes:
+        line = bytes(line)
     try:
         record = _decoder.decode(line)
     except msgspec.DecodeError as exc:
         return _decode_slow(line, exc)
+    except RecursionError:
+        return ProtocolError(raw=line, error="not readable: nested too deeply")
+    # msgspec skips the values of fields it ignores without checking their UTF-8
+    if not line.isascii():
+        try:
+            line.decode()
+        except UnicodeDecodeError as exc:
+            return ProtocolError(raw=line, error=f"not UTF-8: {exc}")
     if type(record) is Response:
         return _type_data(record)
     return record
+
+
+# A lone UTF-16 surrogate escape such as "\ud83d": JSON.stringify writes one for half of a
+# split emoji, and msgspec rejects the whole line. Escaped backslashes are consumed as a pair,
+# so a literal backslash followed by "ud83d" is left alone.
+_ESCAPE = re.compile(
+    rb"\\(?:u([dD][89abAB][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?"  # high surrogate (+ its low one)
+    rb"|u[dD][c-fC-F][0-9a-fA-F]{2}"  # a low surrogate alone
+    rb"|.)",  # any other escape, e.g. an escaped backslash
+    re.DOTALL,
+)
+
+
+def _replace_lone_surrogate(match: re.Match[bytes]) -> bytes:
+    escape = match.group(0)
+    if match.group(1) is not None:
+        return escape if match.group(2) else rb"\ufffd"
+    if len(escape) == 6:  # a low surrogate without its high one
+        return rb"\ufffd"
+    return escape
 
 
 def _decode_slow(line: bytes, first_error: msgspec.DecodeError) -> Decoded:
     try:
         obj = _any_decoder.decode(line)
     except msgspec.DecodeError as exc:
-        return ProtocolError(raw=bytes(line), error=f"not JSON: {exc}")
+        if b"\\u" in line:
+            patched = _ESCAPE.sub(_replace_lone_surrogate, line)
+            if patched != line:  # lone surrogates become U+FFFD; the rest is read as usual
+                record = decode(patched)
+                return ProtocolError(raw=line, error=record.error) if isinstance(record, ProtocolError) else record
+        return ProtocolError(raw=line, error=f"not JSON: {exc}")
+    except RecursionError:
+        return ProtocolError(raw=line, error="not readable: nested too deeply")
     if not isinstance(obj, dict):
-        return ProtocolError(raw=bytes(line), error=f"not a JSON object: {type(obj).__name__}")
+        return ProtocolError(raw=line, error=f"not a JSON object: {type(obj).__name__}")
     kind = obj.get("type")
     if kind == "extension_ui_request":
-        try:
-            return msgspec.convert(obj, UIRequestUnion)
-        except msgspec.ValidationError as exc:
-            method = obj.get("method")
-            if isinstance(method, str) and "method" in str(exc) and isinstance(obj.get("id"), str):
+        method = obj.get("method")
+        cls = _UI_BY_METHOD.get(method) if isinstance(method, str) else None
+        if cls is None:
+            if isinstance(method, str) and isinstance(obj.get("id"), str):
                 return UnknownUIRequest(id=obj["id"], method=method, raw=obj)
-            return ProtocolError(raw=bytes(line), error=f"bad extension_ui_request: {exc}")
+            return ProtocolError(raw=line, error="bad extension_ui_request: no string `method` and `id`")
+        try:
+            return msgspec.convert(obj, cls)
+        except msgspec.ValidationError as exc:
+            return ProtocolError(raw=line, error=f"bad extension_ui_request: {exc}")
     if kind == "message_update" and isinstance(obj.get("assistantMessageEvent"), dict):
         inner = obj["assistantMessageEvent"]
-        try:
-            msgspec.convert(inner, AssistantEventUnion)
-        except msgspec.ValidationError:
+        kind_cls = _ASSISTANT_BY_TYPE.get(inner.get("type")) if isinstance(inner.get("type"), str) else None
+        if kind_cls is None or _convert_or_none(inner, kind_cls) is None:
             usage = _convert_or_none(obj.get("usage"), Usage)
             index = inner.get("contentIndex")
             return MessageUpdate(
@@ -120,10 +178,10 @@ def _decode_slow(line: bytes, first_error: msgspec.DecodeError) -> Decoded:
                 usage=usage,
             )
     if not isinstance(kind, str):
-        return ProtocolError(raw=bytes(line), error="record has no string `type`")
+        return ProtocolError(raw=line, error="record has no string `type`")
     if kind not in KNOWN_TYPES:
         return Unknown(type=kind, raw=obj)
-    return ProtocolError(raw=bytes(line), error=f"bad {kind} record: {first_error}")
+    return ProtocolError(raw=line, error=f"bad {kind} record: {first_error}")
 
 
 def _convert_or_none(obj: Any, tp: type) -> Any:

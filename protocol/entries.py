@@ -53,6 +53,7 @@ class CompactionEntry(Entry, tag="compaction"):
     summary: str = ""
     first_kept_entry_id: str = ""
     tokens_before: int = 0
+    system_message: AnyMessage | None = None
     usage: Usage | None = None
     details: Any = None
     from_hook: bool | None = None

@@ -146,6 +146,7 @@ class ToolExecutionStart(Event, tag="tool_execution_start"):
     tool_call_id: str
     tool_name: str = ""
     args: Any = None
+    parent_tool_call_id: str | None = None  # set for calls a tool made through ctx.executeTool()
 
 
 class ToolExecutionUpdate(Event, tag="tool_execution_update"):
@@ -153,6 +154,7 @@ class ToolExecutionUpdate(Event, tag="tool_execution_update"):
     tool_name: str = ""
     args: Any = None
     partial_result: ToolResult = msgspec.field(default_factory=ToolResult)
+    parent_tool_call_id: str | None = None
 
 
 class ToolExecutionEnd(Event, tag="tool_execution_end"):
@@ -161,6 +163,7 @@ class ToolExecutionEnd(Event, tag="tool_execution_end"):
     result: ToolResult = msgspec.field(default_factory=ToolResult)
     is_error: bool = False
     duration_ms: float | None = None
+    parent_tool_call_id: str | None = None
 
 
 # --- queue and state ----------------------------------------------------------------------

@@ -44,6 +44,7 @@ class Cost(Record):
     cache_read: float = 0.0
     cache_write: float = 0.0
     total: float = 0.0
+    total_from_provider: bool | None = None  # True: `total` is the provider's billed cost
 
 
 class Usage(Record):
@@ -51,7 +52,8 @@ class Usage(Record):
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
-    cache_write1h: int | None = None
+    # rename="camel" alone would make this "cacheWrite1H"
+    cache_write1h: int | None = msgspec.field(default=None, name="cacheWrite1h")
     reasoning: int | None = None
     total_tokens: int = 0
     cost: Cost = msgspec.field(default_factory=Cost)
@@ -77,12 +79,17 @@ class AssistantMessage(Record, AnyMessage, tag_field="role", tag="assistant"):
     model: str = ""
     response_model: str | None = None
     response_id: str | None = None
+    provider_thinking_level: str | None = None
     thinking_level: str | None = None
+    diagnostics: list[Any] | None = None
     usage: Usage = msgspec.field(default_factory=Usage)
     stop_reason: str = "stop"
+    deferred: dict[str, Any] | None = None  # DeferredHandle when stop_reason == "deferred"
     error_message: str | None = None
     raw_stop_reason: str | None = None
+    end_turn: bool | None = None
     timestamp: int = 0
+    duration_ms: float | None = None
 
 
 class ToolResultMessage(Record, AnyMessage, tag_field="role", tag="toolResult"):
@@ -91,6 +98,7 @@ class ToolResultMessage(Record, AnyMessage, tag_field="role", tag="toolResult"):
     content: list[AnyBlock] = []
     details: Any = None
     usage: Usage | None = None
+    nested_calls: Any = None  # NestedToolCalls: {calls: [...], complete: bool}
     is_error: bool = False
     duration_ms: float | None = None
     timestamp: int = 0
@@ -144,6 +152,7 @@ class ToolResult(Record):
 
     content: list[AnyBlock] = []
     details: Any = None
+    structured_content: Any = None
     usage: Usage | None = None
 
 

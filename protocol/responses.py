@@ -41,6 +41,7 @@ class Model(Record):
     context_window: int = 0
     max_tokens: int = 0
     cost: ModelCost = msgspec.field(default_factory=ModelCost)
+    compat: Any = None  # provider-specific compatibility flags, e.g. {"supportsUsageInStreaming": true}
 
 
 class SessionState(Record):

@@ -71,7 +71,9 @@ from protocol.messages import (
     ThinkingContent,
     ToolCall,
     ToolResult,
+    ToolResultMessage,
     Usage,
+    text_of,
 )
 from protocol.responses import BashResult, SessionState, SessionStats
 
@@ -212,6 +214,14 @@ def blocks_from_content(content: Any) -> dict[int, Block]:
     return blocks
 
 
+def blocks_of(message: Any) -> dict[int, Block]:
+    """Blocks for a message: its content, or the summary of a summary-role message."""
+    summary = getattr(message, "summary", None)
+    if isinstance(summary, str):
+        return {0: Block("text", summary, done=True)}
+    return blocks_from_content(getattr(message, "content", None))
+
+
 def _result_text(result: ToolResult) -> str:
     return "".join(part.text for part in result.content if isinstance(part, TextContent))
 
@@ -261,9 +271,15 @@ class SessionModel:
 
     def _new_message(self, message: Any, streaming: bool) -> MessageItem:
         item = MessageItem(self._key(), _role(message), message, streaming=streaming)
-        item.blocks = blocks_from_content(getattr(message, "content", None))
+        item.blocks = blocks_of(message)
         if isinstance(message, AssistantMessage):
             item.usage = message.usage
+        elif isinstance(message, ToolResultMessage) and message.tool_call_id not in self.tools:
+            self.tools[message.tool_call_id] = ToolRun(
+                message.tool_call_id, message.tool_name, None, time.monotonic(), len(self.tools),
+                output=text_of(message.content), is_error=message.is_error, done=True,
+                duration_ms=message.duration_ms,
+            )
         self._add(item)
         return item
 
@@ -360,7 +376,7 @@ class SessionModel:
         item.message = message
         item.role = _role(message)
         item.streaming = False
-        item.blocks = blocks_from_content(getattr(message, "content", None))
+        item.blocks = blocks_of(message)
         if isinstance(message, AssistantMessage):
             item.usage = message.usage
         self.changes.replaced.update((item.key, index) for index in item.blocks)

@@ -443,7 +443,7 @@ def test_extension_ui_stream() -> None:
     assert by_type[EditorRequest].prefill == "Line 1\nLine 2"
     notes = of_type(items, NotifyRequest)
     assert notes[0].notify_type == "warning" and f"input=Ada {LS} Lovelace" in notes[0].message
-    assert notes[1] .message == "done" and notes[1].notify_type == "info"
+    assert notes[1].message == "done" and notes[1].notify_type == "info"
     cleared = [r for r in ui if isinstance(r, (SetStatusRequest, SetWidgetRequest))][-2:]
     assert cleared[0].status_text is None  # type: ignore[union-attr]
     assert cleared[1].widget_lines is None and cleared[1].widget_placement == "aboveEditor"  # type: ignore[union-attr]

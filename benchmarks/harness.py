@@ -1,0 +1,221 @@
+"""Shared helpers for the app benchmarks: a real pi on the scripted model, a fake client,
+the app under `run_test`, a long reply, RSS and percentiles.
+
+Nothing here asserts on time; the benchmark modules report what they measure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from app.launch import LaunchConfig
+from app.scripted_model.server import Reply, ScriptedModel
+from protocol.client import ChildExited, RpcError
+from protocol.commands import Command, GetState
+
+SIZE = (120, 40)
+POLL = 0.002  # seconds between checks for "is it on screen yet"
+
+
+# --- numbers -------------------------------------------------------------------------------
+
+
+def rss_mb() -> float:
+    """Resident set size of this process, in MB (VmRSS from /proc, else ru_maxrss)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """The p-th percentile (0..100) by linear interpolation; nan for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    position = (len(ordered) - 1) * p / 100
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+# --- a long reply --------------------------------------------------------------------------
+
+END_TOKEN = "ZZENDTOKEN"
+
+
+def long_reply_deltas(count: int = 3000, tag: str = "") -> tuple[str, ...]:
+    """`count` deltas of a few words each, with headings, list items, bold and code now and then;
+    the last delta ends a plain paragraph with the unique `END_TOKEN + tag`."""
+    deltas: list[str] = []
+    for i in range(count - 1):
+        if i % 97 == 0:
+            deltas.append(f"\n\n## Section {i // 97}\n\n")
+        elif i % 41 == 0:
+            deltas.append(f"\n- item **{i}** with `code_{i}` ")
+        elif i % 29 == 0:
+            deltas.append(f"a *few* words {i}\n\n")
+        else:
+            deltas.append(f"word{i} and more ")
+    deltas.append(f"\n\nThe end {END_TOKEN}{tag}")
+    return tuple(deltas)
+
+
+def last_token(tag: str = "") -> str:
+    return f"{END_TOKEN}{tag}"
+
+
+# --- real pi -------------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def real_pi() -> AsyncIterator[Any]:
+    """A `tests.pi_harness.PiHarness` (pinned pi, scripted model) in a temp dir."""
+    from tests.pi_harness import PiHarness
+
+    root = Path(tempfile.mkdtemp(prefix="pideck-bench-"))
+    harness = PiHarness(root)
+    try:
+        yield harness
+    finally:
+        await harness.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def launch_config(harness: Any) -> LaunchConfig:
+    """A LaunchConfig for PideckApp that runs the harness's pi (scripted model, no session)."""
+    return LaunchConfig(
+        argv=tuple(harness.argv),
+        env=harness.env,
+        cwd=harness.cwd,
+        demo=False,
+        protocol_log=harness.root / "protocol.log",
+        pi_source="benchmark",
+    )
+
+
+def queue_reply(harness: Any, deltas: tuple[str, ...]) -> None:
+    harness.reset_model()
+    harness.model.queue(Reply(deltas=deltas, delay=0.0))
+
+
+def delta_contains(record: Any, token: str) -> bool:
+    event = getattr(record, "assistant_message_event", None)
+    delta = getattr(event, "delta", None)
+    return isinstance(delta, str) and token in delta and type(event).__name__ == "TextDelta"
+
+
+# --- a client that runs nothing ------------------------------------------------------------
+
+
+class FakeClient:
+    """Stands in for RpcClient when no pi is wanted: start does nothing, `get_state` never
+    answers (so the app stays "starting" without an error screen), every other call fails
+    at once with RpcError. Records are fed with `feed(record)` (the listener path)."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Callable[[Any], None]] = []
+        self.exited: ChildExited | None = None
+        self.stderr_tail = ""
+        self.protocol_log = None
+        self.process = None
+        self.sent: list[Any] = []
+        self._ids = 0
+
+    def add_listener(self, listener: Callable[[Any], None]) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def feed(self, record: Any) -> None:
+        for listener in tuple(self._listeners):
+            listener(record)
+
+    async def start(self) -> None:
+        return None
+
+    @property
+    def running(self) -> bool:
+        return True
+
+    def next_id(self) -> str:
+        self._ids += 1
+        return f"fake-{self._ids}"
+
+    async def send(self, record: Any) -> None:
+        self.sent.append(record)
+
+    async def call(self, command: Command, timeout: Any = True) -> Any:
+        if isinstance(command, GetState):
+            await asyncio.Event().wait()  # never answers
+        raise RpcError("fake client: no pi")
+
+    async def request(self, command: Command, timeout: Any = True) -> Any:
+        return await self.call(command, timeout)
+
+    async def close(self, **_: Any) -> None:
+        return None
+
+
+def fake_config() -> LaunchConfig:
+    root = Path(tempfile.gettempdir())
+    return LaunchConfig(argv=("false",), env={}, cwd=root, demo=False, protocol_log=root / "pideck-bench-protocol.log")
+
+
+# --- waiting -------------------------------------------------------------------------------
+
+
+async def wait_until(predicate: Callable[[], bool], timeout: float = 60.0, poll: float = POLL) -> float:
+    """Poll `predicate` every `poll` s (yielding to the loop); the perf_counter when it held."""
+    deadline = time.perf_counter() + timeout
+    while True:
+        if predicate():
+            return time.perf_counter()
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"condition not met within {timeout}s")
+        await asyncio.sleep(poll)
+
+
+def transcript_text_blocks(app: Any) -> list[Any]:
+    from widgets.message_views import TextBlock
+
+    return list(app.query(TextBlock))
+
+
+def rendered_contains(app: Any, token: str) -> bool:
+    """True when the newest assistant TextBlock's last rendered markdown block shows `token`."""
+    from textual.widgets._markdown import MarkdownBlock
+
+    blocks = transcript_text_blocks(app)
+    if not blocks:
+        return False
+    children = [child for child in blocks[-1].children if isinstance(child, MarkdownBlock)]
+    if not children:
+        return False
+    content = getattr(children[-1], "_content", None)
+    return content is not None and token in content.plain
+
+
+@contextlib.contextmanager
+def gc_quiet() -> Iterator[None]:
+    gc.collect()
+    yield

@@ -1,0 +1,159 @@
+"""Stream to screen: a 3,000-delta reply from the real pi, through PideckApp, onto the screen.
+
+The scripted model streams 3,000 deltas of a few words (headings, list items, bold and
+inline code now and then) with no delay. Measured (median of RUNS, after one warm-up):
+
+* reference: a plain `RpcClient` reading pi's stdout - from writing `prompt` to the
+  record carrying the last delta;
+* pideck: `PideckApp` headless at 120x40 - from posting `PromptEditor.Submitted` to the
+  unique last token being in the newest rendered Markdown block of the transcript
+  (polled every 2 ms). Each run uses a fresh app whose transcript already holds one
+  such reply (a warm-up stream, which also warms up its pi child).
+
+Both run in the same process and run, one after the other. Goal: ratio <= 1.10.
+
+Run: `python -m benchmarks stream_to_screen`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from benchmarks import harness as h
+from benchmarks.table import Row
+from protocol.client import ChildExited, RpcClient
+from protocol.commands import Prompt
+from protocol.events import AgentSettled
+
+DELTAS = 3000
+RUNS = 3
+
+
+async def pi_alone(pi: Any, runs: int = RUNS, deltas: int = DELTAS) -> list[float]:
+    """Seconds from writing `prompt` to reading the last delta, per run (first run = warm-up, dropped)."""
+    client: RpcClient = await pi.start_client()
+    times: list[float] = []
+    try:
+        for run in range(runs + 1):
+            tag = f"ref{run}"
+            h.queue_reply(pi, h.long_reply_deltas(deltas, tag))
+            token = h.last_token(tag)
+            seen: dict[str, float] = {}
+            settled = asyncio.Event()
+
+            def listen(record: Any, token: str = token, seen: dict[str, float] = seen, settled: asyncio.Event = settled) -> None:
+                if "last" not in seen and h.delta_contains(record, token):
+                    seen["last"] = time.perf_counter()
+                if isinstance(record, (AgentSettled, ChildExited)):
+                    settled.set()
+
+            remove = client.add_listener(listen)
+            try:
+                started = time.perf_counter()
+                await client.send(Prompt(message=f"Stream {deltas} deltas ({tag}).", id=client.next_id()))
+                await asyncio.wait_for(settled.wait(), 120)
+            finally:
+                remove()
+            if "last" not in seen:
+                raise RuntimeError(f"pi never sent the last delta; stderr:\n{client.stderr_tail}")
+            if run:
+                times.append(seen["last"] - started)
+    finally:
+        await pi.close_client(client)
+    return times
+
+
+async def start_app(pi: Any, size: tuple[int, int] = h.SIZE) -> Any:
+    from app.pideck_app import PideckApp
+
+    return PideckApp(h.launch_config(pi))
+
+
+async def wait_ready(app: Any, timeout: float = 60.0) -> None:
+    await h.wait_until(lambda: app._session_ready, timeout=timeout, poll=0.01)
+
+
+async def stream_once(app: Any, pi: Any, tag: str, deltas: int = DELTAS, during: Any = None) -> dict[str, float]:
+    """Prompt the app for a long reply; returns {"screen": s, "pi": s} from submit.
+
+    "pi" is when the app's client read the last delta (pi's pace inside the app run).
+    `during(app)` (a coroutine function) runs while the reply streams.
+    """
+    from widgets.prompt_editor import PromptEditor
+
+    h.queue_reply(pi, h.long_reply_deltas(deltas, tag))
+    token = h.last_token(tag)
+    seen: dict[str, float] = {}
+
+    def listen(record: Any) -> None:
+        if "pi" not in seen and h.delta_contains(record, token):
+            seen["pi"] = time.perf_counter()
+
+    remove = app.client.add_listener(listen)
+    try:
+        started = time.perf_counter()
+        app.post_message(PromptEditor.Submitted(f"Stream {deltas} deltas ({tag}).", "enter"))
+        side = asyncio.create_task(during(app)) if during is not None else None
+        shown = await h.wait_until(lambda: h.rendered_contains(app, token), timeout=120)
+        if side is not None:
+            await side
+        await h.wait_until(lambda: not app.model.running and not app._pending, timeout=60, poll=0.01)
+        # Let the stats refresh that agent_settled starts finish before the app may close:
+        # a stats worker still running at teardown fails on the removed StatsPane.
+        await h.wait_until(lambda: not any(w.group in ("stats", "flush", "send") and not w.is_finished
+                                           for w in app.workers), timeout=30, poll=0.01)
+    finally:
+        remove()
+    return {"screen": shown - started, "pi": seen.get("pi", float("nan")) - started}
+
+
+async def pideck(pi: Any, runs: int = RUNS, deltas: int = DELTAS) -> list[dict[str, float]]:
+    """One fresh app (and pi child) per run: a warm-up stream, then the measured one, so
+    every measured run starts from the same transcript (one earlier long reply)."""
+    results: list[dict[str, float]] = []
+    for run in range(runs):
+        app = await start_app(pi)
+        async with app.run_test(size=h.SIZE, headless=True):
+            await wait_ready(app)
+            await stream_once(app, pi, f"warm{run}", deltas)
+            results.append(await stream_once(app, pi, f"app{run}", deltas))
+    return results
+
+
+async def measure(runs: int = RUNS, deltas: int = DELTAS) -> dict[str, Any]:
+    async with h.real_pi() as pi:
+        reference = await pi_alone(pi, runs, deltas)
+        app_runs = await pideck(pi, runs, deltas)
+    return {
+        "reference": reference,
+        "screen": [r["screen"] for r in app_runs],
+        "pi_in_app": [r["pi"] for r in app_runs],
+    }
+
+
+def run() -> list[Row]:
+    result = asyncio.run(measure())
+    reference = h.median(result["reference"])
+    screen = h.median(result["screen"])
+    pi_in_app = h.median(result["pi_in_app"])
+    ref_name = "pi alone: prompt -> last delta read (RpcClient)"
+    return [
+        Row(f"pideck: submit -> last token on screen ({DELTAS:,} deltas, median of {RUNS})", screen * 1000, "ms",
+            ref_name, reference * 1000),
+        Row(ref_name, reference * 1000, "ms"),
+        Row("pi inside the pideck run: submit -> last delta read", pi_in_app * 1000, "ms", ref_name, reference * 1000),
+    ]
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    if "--raw" in sys.argv:
+        print(json.dumps(asyncio.run(measure()), indent=2))
+    else:
+        from benchmarks.table import format_table
+
+        print(format_table(("stream_to_screen", row) for row in run()))
