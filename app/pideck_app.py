@@ -166,6 +166,8 @@ class PideckApp(App[int]):
             await self._apply_changes_now()
 
     async def _apply_changes_now(self) -> None:
+        if not self.is_running or self._closing:
+            return  # a worker finishing while the app closes: the views are going away
         changes = self.model.take_changes()
         if not changes:
             return
