@@ -267,11 +267,6 @@ class MessageView(Vertical):
             if index not in self.item.blocks:
                 await self.block_widgets.pop(index).remove()
 
-    def refresh_tools(self, ids: set[str]) -> None:
-        for widget in self.block_widgets.values():
-            if isinstance(widget, ToolCallBlock) and widget.tool_call_id in ids:
-                widget.refresh_view()
-
 
 class BannerView(Static):
     """A retry, compaction or error notice, updated with its outcome."""
