@@ -18,15 +18,30 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
-from app.keys import install_alt_enter
+from app.attachments import Attachments
+from app.command_keys import CommandKeys
+from app.external_editor import edit_prompt
+from app.keys import install_alt_arrows, install_alt_enter
 from app.launch import LaunchConfig
+from app.palette import KeyActions, PiCommands, PideckCommands
+from app.problem_monitor import ProblemMonitor
+from app.slash_commands import REGISTRY, parse
+
+# Modules that register `/` commands with app.slash_commands are imported here, one per line.
+from app import queue_actions
+from app import session_commands  # noqa: F401
+from app import model_commands  # noqa: F401
+from app import run_commands  # noqa: F401
+from app import export_commands  # noqa: F401
+from app import info_commands  # noqa: F401
+from app.crash_recovery import CrashRecovery
 from protocol.client import ChildExited, RpcClient, RpcError
 from protocol.commands import (
     Abort,
     AbortBash,
     Bash,
-    ClearQueue,
     Command,
+    ExtensionUIResponse,
     FollowUp,
     GetCommands,
     GetMessages,
@@ -34,47 +49,80 @@ from protocol.commands import (
     GetState,
     Prompt,
 )
-from protocol.events import AgentSettled
-from protocol.extension_ui import DIALOG_REQUESTS
+from protocol.events import AgentSettled, QueueUpdate
+from protocol.extension_ui import DIALOG_REQUESTS, UnknownUIRequest
 from protocol.protocol_log import ProtocolLog
-from protocol.responses import BashResult, CommandInfo, QueueContents, SessionState
+from protocol.redact import Redactor
+from protocol.responses import BashResult, CommandInfo, SessionState
 from protocol.session_model import SessionModel
+from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
+from widgets.crash_bar import CrashBar
 from widgets.dialogs import dialog_for
+from widgets.message_views import tool_summary
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean, safe
 from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
 from widgets.startup_error import StartupErrorScreen
+from widgets.tool_output import ShowToolOutput, ToolOutputScreen
 from widgets.transcript import Transcript
 
 FRAME = 1 / 60
+FLUSH_SLICE = 250  # records folded into the views before the loop is given back
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 
 
-class PideckApp(App[int]):
+class PideckApp(CommandKeys, App[int]):
     CSS_PATH = "pideck.tcss"
     TITLE = "pideck"
-    ENABLE_COMMAND_PALETTE = False
+    ENABLE_COMMAND_PALETTE = True
+    COMMAND_PALETTE_BINDING = "f1"  # pi's Ctrl+P cycles models
+    COMMANDS = App.COMMANDS | {PideckCommands, PiCommands, KeyActions}
     BINDINGS = [
-        Binding("escape", "interrupt", "Abort", show=True),
-        Binding("ctrl+c", "clear_or_quit", "Clear/Quit", priority=True),
-        Binding("ctrl+d", "quit_if_empty", "Quit", show=False, priority=True),
-        Binding("ctrl+t", "toggle_thinking", "Thinking"),
-        Binding("ctrl+o", "toggle_tools", "Tool output"),
-        Binding("f2", "toggle_side", "Panes"),
-        Binding("f3", "focus_tool_log", "Tool log"),
-        Binding("f4", "focus_editor", "Editor", show=False),
-        Binding("ctrl+home", "load_earlier", "Earlier", show=False),
+        Binding("f1", "command_palette", "Commands", show=False, priority=True,
+                tooltip="Command palette: pideck's and pi's commands, and the actions of these keys"),
+        Binding("ctrl+l", "select_model", "Model", tooltip="Select a model (/model)"),
+        Binding("ctrl+p", "cycle_model", "Next model", show=False, tooltip="Next model (pi's cycle_model)"),
+        Binding("ctrl+shift+p,alt+p", "cycle_model_back", "Previous model", show=False,
+                tooltip="Previous model (Alt+P where the terminal cannot tell Ctrl+Shift+P)"),
+        Binding("shift+tab", "cycle_thinking", "Thinking level", show=False, priority=True,
+                tooltip="Next thinking level (/thinking sets one)"),
+        Binding("ctrl+x", "copy_last", "Copy answer", show=False, priority=True,
+                tooltip="Copy the last answer (/copy); with a selection in the prompt, cut it"),
+        Binding("escape", "interrupt", "Abort", show=True,
+                tooltip="Abort: clear the queue into the prompt, then stop the run, a retry, a compaction or !cmd"),
+        Binding("alt+up", "restore_queue", "Restore queue", show=False),
+        Binding("f5", "edit_queue", "Edit queue", show=False),
+        Binding("ctrl+g", "external_editor", "External editor", show=False),
+        Binding("ctrl+c", "clear_or_quit", "Clear/Quit", priority=True,
+                tooltip="Clear the prompt; on an empty prompt, press twice to quit"),
+        Binding("ctrl+d", "quit_if_empty", "Quit", show=False, priority=True,
+                tooltip="Quit when the prompt is empty (else delete right)"),
+        Binding("ctrl+t", "toggle_thinking", "Thinking", tooltip="Collapse or show thinking blocks"),
+        Binding("ctrl+o", "toggle_tools", "Tool output", tooltip="Expand or collapse tool output"),
+        Binding("f2", "toggle_side", "Panes", tooltip="Hide or show the side panes"),
+        Binding("f3", "focus_tool_log", "Tool log", tooltip="Focus the tool log (Enter jumps to a tool)"),
+        Binding("f4", "focus_editor", "Editor", show=False, tooltip="Back to the prompt"),
+        Binding("ctrl+home", "load_earlier", "Earlier", show=False, tooltip="Load earlier messages"),
+        Binding("ctrl+r", "restart_pi", "Restart pi",
+                tooltip="Start pi again after it exited, on the same session (/restart)"),
     ]
 
     def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None) -> None:
         super().__init__()
         install_alt_enter()
+        install_alt_arrows()
         self.config = config
         self.model = SessionModel()
+        self.attachments = Attachments(self)
+        redactor = Redactor.from_env(config.env)
         self.client = client or RpcClient(
-            config.argv, env=config.env, cwd=config.cwd, protocol_log=ProtocolLog(config.protocol_log)
+            config.argv, env=config.env, cwd=config.cwd, redactor=redactor,
+            protocol_log=ProtocolLog(config.protocol_log, redactor=redactor),
         )
+        self._remove_listener = lambda: None
+        self.recovery = CrashRecovery(self)
+        self.problems = ProblemMonitor(self)
         self.commands: list[CommandInfo] = []
         self._pending: list[Any] = []
         self._flush_scheduled = False
@@ -93,8 +141,10 @@ class PideckApp(App[int]):
         with Horizontal(id="main"):
             with Vertical(id="conversation"):
                 yield Transcript(self.model, id="transcript")
+                yield CrashBar(id="crash-bar")
                 yield Vertical(id="widgets-above", classes="extension-widgets")
                 yield CompletionMenu(id="completion")
+                yield AttachmentBar(id="attachments")
                 yield PromptEditor(id="editor")
                 yield Vertical(id="widgets-below", classes="extension-widgets")
             with Vertical(id="side"):
@@ -109,10 +159,11 @@ class PideckApp(App[int]):
         editor.focus()
         editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
         editor.menu = self.query_one(CompletionMenu)
-        editor.completer = lambda before: complete(before, self.commands, Path(self.config.cwd))
+        editor.completer = lambda before: complete(before, self.all_commands(), Path(self.config.cwd))
+        editor.paste_handler = self.attachments.paste
         if self.size.width < 100:
             self.query_one("#side").display = False
-        self.client.add_listener(self._on_record)
+        self.attach_client(self.client)
         self._refresh_panes()
         self.set_interval(0.25, self._tick)
         self.start_session()
@@ -154,10 +205,15 @@ class PideckApp(App[int]):
                     self._dialogs.put_nowait(record)
                 elif isinstance(record, ChildExited):
                     self._child_exited(record)
+                elif isinstance(record, UnknownUIRequest):
+                    self.decline_request(record)
                 elif isinstance(record, AgentSettled):
                     self.refresh_stats()
-            self.model.apply_all(records)
-            await self._apply_changes()
+            # A big backlog goes in slices, so keys and timers get the loop in between.
+            for start in range(0, len(records), FLUSH_SLICE):
+                self.model.apply_all(records[start : start + FLUSH_SLICE])
+                await self._apply_changes()
+                await asyncio.sleep(0)
         finally:
             self._flushing = False
 
@@ -174,7 +230,7 @@ class PideckApp(App[int]):
         transcript = self.query_one(Transcript)
         with self.batch_update():
             await transcript.apply(changes)
-            if changes.tools:
+            if changes.tools or changes.reset:  # a loaded session brings its tool runs
                 self.query_one(ToolLog).refresh_runs()
             if changes.queue:
                 self.query_one(QueuePane).refresh_queue()
@@ -190,16 +246,13 @@ class PideckApp(App[int]):
                 self.set_terminal_title(changes.title)
             for severity, message in changes.notifications:
                 self.notify(clean(message), severity=_SEVERITY.get(severity, "information"), markup=False)
-            if changes.protocol_errors:
-                self.notify(
-                    f"pi sent {changes.protocol_errors} line(s) pideck could not read; "
-                    f"kept in {self.config.protocol_log}",
-                    severity="warning",
-                    markup=False,
-                )
+            self.problems.check()
 
     def _tick(self) -> None:
-        """Animate the spinner and running tool durations."""
+        """Animate the spinner and running tool durations; report what pi sent wrong."""
+        if not self.is_running or self._closing or not self.query(StatusLine):
+            return  # the app is closing: its widgets are going away
+        self.problems.check()
         if self.model.running:
             self.query_one(StatusLine).refresh_status()
             if any(not run.done for run in self.model.tools.values()):
@@ -262,6 +315,8 @@ class PideckApp(App[int]):
         messages = await self.client.call(GetMessages())
         self.model.set_state(state)
         self.model.load_messages(messages.messages)
+        if not state.pending_message_count:  # a session pi switched to starts with an empty queue
+            self.model.apply(QueueUpdate(steering=[], follow_up=[]))
         await self._apply_changes()
         self.refresh_stats()
 
@@ -280,13 +335,32 @@ class PideckApp(App[int]):
         if not self._session_ready:
             self._show_startup_error(exited.error or f"pi exited during start-up (exit code {exited.returncode})")
             return
-        self.model.banner(
-            "error",
-            f"pi exited (code {exited.returncode})",
-            (exited.stderr_tail[-1500:] or "no output on stderr") + "\nThe transcript stays here; restart pideck to continue.",
-        )
-        self.model.running = False
-        self.query_one(StatusLine).notice = "pi is not running"
+        self.recovery.child_exited(exited)  # the session model adds the banner with pi's stderr
+
+    def attach_client(self, client: RpcClient) -> None:
+        """Make `client` the app's pi (at start and after a restart); records flow from it."""
+        self._remove_listener()
+        if client is not self.client:
+            self.problems.client_replaced()
+            self.client = client
+        self._remove_listener = client.add_listener(self._on_record)
+
+    def action_restart_pi(self) -> None:
+        self.run_worker(self.recovery.restart(), name="restart", group="restart", exclusive=True)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "restart_pi":  # offered (and shown in the footer) only while pi is not running
+            return self._session_ready and not self.client.running and not self.recovery.restarting
+        return super().check_action(action, parameters)  # CommandKeys: keys that fall through
+
+    @work(group="send")
+    async def decline_request(self, request: UnknownUIRequest) -> None:
+        """An extension asked with a method pideck does not know: answer "cancelled" so it
+        does not wait forever (pi ignores answers to requests that expect none)."""
+        try:
+            await self.client.send(ExtensionUIResponse(id=request.id, cancelled=True))
+        except RpcError:
+            pass
 
     def _show_startup_error(self, reason: str) -> None:
         self._exit_status = 1
@@ -311,7 +385,9 @@ class PideckApp(App[int]):
     @on(PromptEditor.Submitted)
     async def submit(self, event: PromptEditor.Submitted) -> None:
         text = event.text
-        if not text.strip():
+        if "@" in text:
+            text = await self.attachments.scan(self.query_one(PromptEditor), final=True)
+        if not text.strip() and not self.attachments.bar.attachments:
             return
         editor = self.query_one(PromptEditor)
         editor.remember(text)
@@ -320,12 +396,28 @@ class PideckApp(App[int]):
             exclude = text.startswith("!!")
             self.run_bash(text[2 if exclude else 1 :].strip(), exclude)
             return
+        invoked = parse(text)
+        if invoked is not None:
+            command, args = invoked
+            self.run_worker(command.run(self, args), name=f"/{command.name}", group="slash")
+            return
+        images = await self.attachments.take(text, queued=self.model.running)
         if event.mode == "follow_up" and self.model.running:
-            self.send_command(FollowUp(message=text), restore=text)
+            self.send_command(FollowUp(message=text, images=images), restore=text)
         elif self.model.running:
-            self.send_command(Prompt(message=text, streaming_behavior="steer"), restore=text)
+            self.send_command(Prompt(message=text, images=images, streaming_behavior="steer"), restore=text)
         else:
-            self.send_command(Prompt(message=text), restore=text)
+            self.send_command(Prompt(message=text, images=images), restore=text)
+
+    @on(PromptEditor.Changed)
+    async def attach_images(self, event: PromptEditor.Changed) -> None:
+        if isinstance(event.text_area, PromptEditor):
+            await self.attachments.scan(event.text_area)
+
+    def all_commands(self) -> list[CommandInfo]:
+        """pideck's own `/` commands, then pi's (extensions, prompt templates, skills)."""
+        own = [CommandInfo(name=c.name, description=c.description, source="pideck") for c in REGISTRY.values()]
+        return [*own, *(c for c in self.commands if c.name not in REGISTRY)]
 
     @work(group="send")
     async def send_command(self, command: Command, restore: str = "") -> None:
@@ -336,6 +428,8 @@ class PideckApp(App[int]):
             editor = self.query_one(PromptEditor)
             if restore and not editor.text:
                 editor.load(restore)  # never lose what the user typed
+            if images := getattr(command, "images", None):
+                await self.attachments.restore(images)
 
     @work(group="bash")
     async def run_bash(self, command: str, exclude: bool) -> None:
@@ -358,18 +452,30 @@ class PideckApp(App[int]):
         if not self.client.running:
             return
         if not self.model.running:
-            if any(item.streaming for item in self.model.items[-3:] if hasattr(item, "streaming")):
+            if self.model.compaction is not None:  # a /compact: pi's abort stops it
+                await self.client.call(Abort())
+            elif any(item.streaming for item in self.model.items[-3:] if hasattr(item, "streaming")):
                 await self.client.call(AbortBash())
             return
         try:
-            cleared: QueueContents = await self.client.call(ClearQueue())
-            texts = [*cleared.steering, *cleared.follow_up]
-            if texts:
-                editor = self.query_one(PromptEditor)
-                editor.load("\n\n".join([*texts, editor.text] if editor.text.strip() else texts))
+            await queue_actions.put_in_editor(self, await queue_actions.take_queue(self))
             await self.client.call(Abort())
         except RpcError as exc:
             self.notify(str(exc), title="abort failed", severity="error", markup=False)
+
+    async def action_restore_queue(self) -> None:
+        """Alt+Up: the queued messages back into the editor, without aborting."""
+        if len(self.screen_stack) == 1:
+            await queue_actions.restore_queue(self)
+
+    def action_edit_queue(self) -> None:
+        if len(self.screen_stack) == 1:
+            self.run_worker(queue_actions.edit_queue(self), name="edit queue", group="queue-editor")
+
+    def action_external_editor(self) -> None:
+        """Ctrl+G: edit the prompt in $VISUAL / $EDITOR."""
+        if len(self.screen_stack) == 1:
+            edit_prompt(self, self.config.env)
 
     def action_clear_or_quit(self) -> None:
         editor = self.query_one(PromptEditor)
@@ -418,6 +524,14 @@ class PideckApp(App[int]):
             self.query_one(Transcript).release_anchor()
             view.add_class("-flash")
             self.set_timer(1.0, lambda: view.remove_class("-flash"))
+
+    @on(ShowToolOutput)
+    def show_tool_output(self, event: ShowToolOutput) -> None:
+        run = self.model.tools.get(event.tool_call_id)
+        if run is None or not run.output:
+            self.notify("This tool has printed nothing yet.", markup=False)
+            return
+        self.push_screen(ToolOutputScreen(f"{run.name} {tool_summary(run.name, run.args)}", run.output))
 
     async def on_unmount(self) -> None:
         await self.client.close()

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.launch import LaunchConfig
-from app.scripted_model.server import Reply, ScriptedModel
+from app.scripted_model.server import Reply
 from protocol.client import ChildExited, RpcError
 from protocol.commands import Command, GetState
 
@@ -90,16 +90,22 @@ def last_token(tag: str = "") -> str:
 
 @contextlib.asynccontextmanager
 async def real_pi() -> AsyncIterator[Any]:
-    """A `tests.pi_harness.PiHarness` (pinned pi, scripted model) in a temp dir."""
+    """A `tests.pi_harness.PiHarness` (pinned pi) in a temp dir, on the scripted model
+    served from a process of its own (`ModelProcess`)."""
+    from benchmarks.model_process import ModelProcess
     from tests.pi_harness import PiHarness
 
     root = Path(tempfile.mkdtemp(prefix="pideck-bench-"))
-    harness = PiHarness(root)
+    model = ModelProcess()
+    harness = PiHarness(root, model=model)  # type: ignore[arg-type]
     try:
         yield harness
     finally:
-        await harness.close()
-        shutil.rmtree(root, ignore_errors=True)
+        try:
+            await harness.close()
+        finally:
+            model.stop()
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def launch_config(harness: Any) -> LaunchConfig:
@@ -115,7 +121,7 @@ def launch_config(harness: Any) -> LaunchConfig:
 
 
 def queue_reply(harness: Any, deltas: tuple[str, ...]) -> None:
-    harness.reset_model()
+    harness.model.reset()
     harness.model.queue(Reply(deltas=deltas, delay=0.0))
 
 
@@ -195,24 +201,32 @@ async def wait_until(predicate: Callable[[], bool], timeout: float = 60.0, poll:
         await asyncio.sleep(poll)
 
 
-def transcript_text_blocks(app: Any) -> list[Any]:
+def reply_received(app: Any, token: str) -> bool:
+    """True once the newest assistant text block has received `token` (painted or not)."""
     from widgets.message_views import TextBlock
 
-    return list(app.query(TextBlock))
+    blocks = list(app.query(TextBlock))
+    return bool(blocks) and blocks[-1].text.endswith(token)
 
 
-def rendered_contains(app: Any, token: str) -> bool:
-    """True when the newest assistant TextBlock's last rendered markdown block shows `token`."""
-    from textual.widgets._markdown import MarkdownBlock
+class PaintWatch:
+    """When the app first PAINTS `token`: wraps `App._display`, which receives every
+    compositor update (headless apps compute it and only skip the terminal write)."""
 
-    blocks = transcript_text_blocks(app)
-    if not blocks:
-        return False
-    children = [child for child in blocks[-1].children if isinstance(child, MarkdownBlock)]
-    if not children:
-        return False
-    content = getattr(children[-1], "_content", None)
-    return content is not None and token in content.plain
+    def __init__(self, app: Any, token: str) -> None:
+        self.app, self.token = app, token
+        self.painted: float | None = None
+        self._original = app._display
+        app._display = self._display
+
+    def _display(self, screen: Any, renderable: Any) -> None:
+        if self.painted is None and renderable is not None and hasattr(renderable, "render_segments"):
+            if self.token in renderable.render_segments(self.app.console):
+                self.painted = time.perf_counter()
+        self._original(screen, renderable)
+
+    def close(self) -> None:
+        self.app._display = self._original
 
 
 @contextlib.contextmanager

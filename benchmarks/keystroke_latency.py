@@ -65,7 +65,7 @@ async def measure(streams: int = STREAMS) -> dict[str, list[float]]:
             app = await stream.start_app(pi)
             async with app.run_test(size=h.SIZE, headless=True):
                 await stream.wait_ready(app)
-                await stream.stream_once(app, pi, f"warm{run}")  # warm-up: pi's JIT, Markdown widgets
+                await stream.stream_once(app, pi, f"warm{run}")  # warm-up: pi's JIT, the renderer's caches
                 app.query_one(PromptEditor).load("")
                 await type_keys(app, idle, count=IDLE_KEYS // streams)
                 app.query_one(PromptEditor).load("")
@@ -73,7 +73,7 @@ async def measure(streams: int = STREAMS) -> dict[str, list[float]]:
                 token = h.last_token(tag)
 
                 async def during(app: Any, token: str = token) -> None:
-                    await type_keys(app, busy, until=lambda: h.rendered_contains(app, token))
+                    await type_keys(app, busy, until=lambda: h.reply_received(app, token))
 
                 await stream.stream_once(app, pi, tag, during=during)
     return {"idle": idle, "streaming": busy}

@@ -6,8 +6,8 @@ inline code now and then) with no delay. Measured (median of RUNS, after one war
 * reference: a plain `RpcClient` reading pi's stdout - from writing `prompt` to the
   record carrying the last delta;
 * pideck: `PideckApp` headless at 120x40 - from posting `PromptEditor.Submitted` to the
-  unique last token being in the newest rendered Markdown block of the transcript
-  (polled every 2 ms). Each run uses a fresh app whose transcript already holds one
+  first compositor update (the frame the terminal would be sent) that shows the
+  unique last token (`harness.PaintWatch`). Each run uses a fresh app whose transcript already holds one
   such reply (a warm-up stream, which also warms up its pi child).
 
 Both run in the same process and run, one after the other. Goal: ratio <= 1.10.
@@ -92,11 +92,13 @@ async def stream_once(app: Any, pi: Any, tag: str, deltas: int = DELTAS, during:
             seen["pi"] = time.perf_counter()
 
     remove = app.client.add_listener(listen)
+    watch = h.PaintWatch(app, token)
     try:
         started = time.perf_counter()
         app.post_message(PromptEditor.Submitted(f"Stream {deltas} deltas ({tag}).", "enter"))
         side = asyncio.create_task(during(app)) if during is not None else None
-        shown = await h.wait_until(lambda: h.rendered_contains(app, token), timeout=120)
+        await h.wait_until(lambda: watch.painted is not None, timeout=120)
+        shown = watch.painted
         if side is not None:
             await side
         await h.wait_until(lambda: not app.model.running and not app._pending, timeout=60, poll=0.01)
@@ -105,6 +107,7 @@ async def stream_once(app: Any, pi: Any, tag: str, deltas: int = DELTAS, during:
         await h.wait_until(lambda: not any(w.group in ("stats", "flush", "send") and not w.is_finished
                                            for w in app.workers), timeout=30, poll=0.01)
     finally:
+        watch.close()
         remove()
     return {"screen": shown - started, "pi": seen.get("pi", float("nan")) - started}
 

@@ -4,6 +4,11 @@ A reader task drains stdout whatever the listeners do (listeners are plain
 callbacks that must not block), a second task drains stderr into a ring buffer,
 requests get unique ids and futures with per-command timeouts, and the child's
 exit is delivered to listeners as a `ChildExited` record.
+
+What pi should not have sent (unreadable lines, unknown records, responses nobody
+waits for) is counted and written to the protocol log; stderr lines are kept with
+credentials redacted. Memory stays bounded whatever pi writes: stderr lines are cut,
+and a stdout line longer than MAX_LINE is dropped as a protocol error.
 """
 
 from __future__ import annotations
@@ -19,11 +24,13 @@ from typing import Any
 
 import msgspec
 
-from protocol.codec import ProtocolError, decode, encode
+from protocol.codec import ProtocolError, Unknown, decode, encode
 from protocol.commands import Command, ExtensionUIResponse, Prompt, command_name
-from protocol.events import AgentSettled
+from protocol.events import AgentSettled, MessageUpdate, UnknownAssistantEvent
+from protocol.extension_ui import UnknownUIRequest
 from protocol.framing import LineFramer
 from protocol.protocol_log import ProtocolLog
+from protocol.redact import Redactor
 from protocol.responses import Response
 
 Listener = Callable[[Any], None]
@@ -44,6 +51,11 @@ TIMEOUTS: dict[str, float | None] = {
 
 # Seconds to keep reading the pipes after pi exited: a process pi started can hold them open.
 EXIT_DRAIN_TIMEOUT = 2.0
+
+# A stdout line longer than this is dropped (a get_messages answer for a long session can
+# be tens of MB, so it is generous); stderr lines are cut at STDERR_LINE characters.
+MAX_LINE = 512 * 1024 * 1024
+STDERR_LINE = 2000
 
 
 class ChildExited(msgspec.Struct, frozen=True):
@@ -85,16 +97,21 @@ class RpcClient:
         cwd: str | os.PathLike[str] | None = None,
         protocol_log: ProtocolLog | None = None,
         stderr_lines: int = 400,
+        redactor: Redactor | None = None,
     ) -> None:
         self.argv = list(argv)
         self.env = env
         self.cwd = cwd
         self.protocol_log = protocol_log
+        self.redactor = redactor or Redactor.from_env(env if env is not None else os.environ)
         self.stderr = deque[str](maxlen=stderr_lines)
+        self.stderr_total = 0  # lines pi wrote to stderr, including those the ring dropped
         self.process: asyncio.subprocess.Process | None = None
         self.exited: ChildExited | None = None
         self.records_read = 0
         self.bad_records = 0
+        self.unknown_records = 0
+        self.unexpected_responses = 0  # responses whose id no request waits for (any more)
         self._listeners: list[Listener] = []
         self._pending: dict[str, asyncio.Future[Response]] = {}
         self._ids = itertools.count(1)
@@ -142,6 +159,7 @@ class RpcClient:
         self._transport = transport
         self._exit = protocol.exited
         self.process = asyncio.subprocess.Process(transport, protocol, loop)
+        _widen_pipe(transport.get_pipe_transport(1))
         self._tasks = [
             asyncio.create_task(self._read_stdout(), name="pi-stdout"),
             asyncio.create_task(self._read_stderr(), name="pi-stderr"),
@@ -210,21 +228,38 @@ class RpcClient:
                 return
             for line in framer.feed(chunk):
                 self._handle_line(line)
+            if framer.pending > MAX_LINE:
+                size = framer.pending
+                head = (framer.flush() or b"")[:65536]
+                self._handle_record(head, ProtocolError(raw=head, error=f"line longer than {size:,} bytes; dropped"))
 
     def _handle_line(self, line: bytes) -> None:
         if not line.strip():
             return
+        self._handle_record(line, decode(line))
+
+    def _handle_record(self, line: bytes, record: Any) -> None:
         self.records_read += 1
-        record = decode(line)
         if isinstance(record, ProtocolError):
             self.bad_records += 1
-            if self.protocol_log is not None:
-                self.protocol_log.write("bad-record", record.raw, record.error)
-        elif isinstance(record, Response) and record.id is not None:
-            future = self._pending.pop(record.id, None)
+            self._log("bad-record", record.raw, record.error)
+        elif isinstance(record, Response):
+            future = self._pending.pop(record.id, None) if record.id is not None else None
             if future is not None and not future.done():
                 future.set_result(record)
+            else:
+                self.unexpected_responses += 1
+                self._log("unexpected-response", line, f"no request is waiting for id {record.id!r}")
+        elif isinstance(record, (Unknown, UnknownUIRequest)) or (
+            type(record) is MessageUpdate and isinstance(record.assistant_message_event, UnknownAssistantEvent)
+        ):
+            self.unknown_records += 1
+            self._log("unknown-record", line, "a record pideck does not know")
         self._emit(record)
+
+    def _log(self, kind: str, raw: bytes, detail: str) -> None:
+        if self.protocol_log is not None:
+            self.protocol_log.write(kind, raw, detail)
 
     async def _read_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
@@ -236,9 +271,13 @@ class RpcClient:
             except (ConnectionError, OSError):
                 chunk = b""
             lines = framer.feed(chunk) if chunk else [framer.flush() or b""]
+            if framer.pending > STDERR_LINE * 4:  # a flood without newlines: keep its start as a line
+                lines.append(framer.flush() or b"")
             for raw in lines:
                 if raw:
-                    self.stderr.append(raw[:2000].decode("utf-8", "replace"))
+                    self.stderr_total += 1
+                    text = self.redactor.text(raw[: STDERR_LINE * 2].decode("utf-8", "replace"))
+                    self.stderr.append(text[:STDERR_LINE])
             if not chunk:
                 return
 
@@ -331,3 +370,21 @@ class RpcClient:
             return records
         finally:
             remove()
+
+
+PIPE_SIZE = 1 << 20
+
+
+def _widen_pipe(pipe: Any) -> None:
+    """Give pi's stdout a 1 MB pipe (Linux; the default is 64 KB, about 14 ms of a
+    streaming flood), so pi keeps writing while pideck's loop is busy drawing a frame."""
+    import fcntl
+
+    setter = getattr(fcntl, "F_SETPIPE_SZ", None)
+    handle = pipe.get_extra_info("pipe") if pipe is not None else None
+    if setter is None or handle is None:
+        return
+    try:
+        fcntl.fcntl(handle.fileno(), setter, PIPE_SIZE)
+    except OSError:
+        pass  # above the system's pipe-max-size: keep the default

@@ -12,12 +12,14 @@ until `agent_settled`, not `agent_end`.
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.base import UnknownBlock, UnknownMessage
+from protocol.client import ChildExited
 from protocol.codec import ProtocolError, Unknown
 from protocol.events import (
     AgentEnd,
@@ -219,7 +221,20 @@ def blocks_of(message: Any) -> dict[int, Block]:
     summary = getattr(message, "summary", None)
     if isinstance(summary, str):
         return {0: Block("text", summary, done=True)}
+    if isinstance(message, UnknownMessage):
+        return _unknown_message_blocks(message.raw.get("content"))
     return blocks_from_content(getattr(message, "content", None))
+
+
+def _unknown_message_blocks(content: Any) -> dict[int, Block]:
+    """A message of an unknown role still shows its text (a string, or blocks with a `text`)."""
+    if isinstance(content, str):
+        return {0: Block("text", content, done=True)} if content else {}
+    blocks: dict[int, Block] = {}
+    for index, part in enumerate(content if isinstance(content, list) else ()):
+        text = part.get("text") if isinstance(part, dict) else None
+        blocks[index] = Block("text", text, done=True) if isinstance(text, str) else Block("unknown", done=True, raw=part)
+    return blocks
 
 
 def _result_text(result: ToolResult) -> str:
@@ -243,12 +258,15 @@ class SessionModel:
         self.totals = Totals()
         self.state: SessionState | None = None
         self.stats: SessionStats | None = None
+        self.auto_retry: bool | None = None  # get_state does not report it: known once pideck set it
         self.statuses: dict[str, str] = {}
         self.widgets: dict[str, Widget] = {}
         self.title: str | None = None
         self.protocol_errors = 0
         self.unknown_records = 0
+        self.odd_records = 0  # readable but out of place: a duplicate message_end, a delta after its block ended
         self._bash: dict[str, MessageItem] = {}
+        self.image_names: dict[str, str] = {}  # images.image_key -> file name, for images pideck sent
         self.changes = Changes()
 
     # --- bookkeeping ----------------------------------------------------------------------
@@ -327,6 +345,7 @@ class SessionModel:
                 block = item.blocks[index] = Block("text" if kind is TextDelta else "thinking")
                 self.changes.replaced.add((item.key, index))
             if block.done:
+                self.odd_records += 1
                 return  # the *_end content is authoritative
             block.text += update.delta
             self.changes.appended.setdefault((item.key, index), []).append(update.delta)
@@ -368,6 +387,7 @@ class SessionModel:
             last = self.items[-1] if self.items else None
             if isinstance(last, MessageItem) and _same_message(last.message, message):
                 item = last  # a duplicate message_end: replace, do not add twice
+                self.odd_records += 1
             else:
                 self._count_usage(self._new_message(message, streaming=False).message)
                 return
@@ -563,6 +583,12 @@ class SessionModel:
     def _unknown(self, _: Any) -> None:
         self.unknown_records += 1
 
+    def _child_exited(self, exited: ChildExited) -> None:
+        """pi is gone: what it was doing ends as aborted, and a banner says why."""
+        if self.running or self._open is not None:
+            self._agent_settled(AgentSettled(aborted=True))
+        self.banner("error", exit_reason(exited), exited.stderr_tail[-1500:] or "(nothing on stderr)")
+
     # --- calls from the app ---------------------------------------------------------------
 
     def begin_bash(self, request_id: str, command: str, exclude_from_context: bool = False) -> MessageItem:
@@ -602,6 +628,10 @@ class SessionModel:
         self.stats = stats
         self.changes.usage = True
 
+    def set_auto_retry(self, enabled: bool) -> None:
+        self.auto_retry = enabled
+        self.changes.session = True
+
     def load_messages(self, messages: Iterable[Any]) -> None:
         """Replace the transcript with a session's messages (after start, switch, fork...)."""
         self.items.clear()
@@ -619,6 +649,19 @@ class SessionModel:
 
     def tool_runs(self) -> list[ToolRun]:
         return sorted(self.tools.values(), key=lambda run: run.order)
+
+
+def exit_reason(exited: ChildExited) -> str:
+    """A title for the banner: how pi ended, or why it could not be started."""
+    if exited.error:
+        return f"pi could not be started: {exited.error}"
+    code = exited.returncode
+    if code is not None and code < 0:
+        try:
+            return f"pi was killed ({signal.Signals(-code).name}, code {code})"
+        except ValueError:
+            return f"pi was killed by signal {-code}"
+    return f"pi exited (code {code})"
 
 
 def _role(message: Any) -> str:
@@ -663,4 +706,5 @@ _HANDLERS: dict[type, Any] = {
     ProtocolError: SessionModel._protocol_error,
     Unknown: SessionModel._unknown,
     UnknownUIRequest: SessionModel._unknown,
+    ChildExited: SessionModel._child_exited,
 }

@@ -15,8 +15,15 @@ Options (each also readable from an environment variable):
                                        "streaming in progress" until ``abort``
 --log FILE          (FAKE_PI_LOG)      every command received, one JSON per line
 --control FILE      (FAKE_PI_CONTROL)  polled every 10 ms: each new line appended to it
-                                       is written to stdout as is (so a test can inject
-                                       extension UI requests, queue updates, garbage...)
+                                       is written to stdout as is, bytes unchanged (so a
+                                       test can inject extension UI requests, queue
+                                       updates, garbage, invalid UTF-8...). Directives:
+                                       ``#fake:stderr N W`` writes N lines of W characters
+                                       to stderr; ``#fake:bigline N garbage|json`` writes
+                                       one line of N bytes (binary noise, or an unknown
+                                       record) to stdout
+--session-file PATH (FAKE_PI_SESSION_FILE) ``sessionFile`` in get_state (pideck's
+                                       ``--session PATH``, when given, wins)
 --messages FILE     (FAKE_PI_MESSAGES) JSON list answered to ``get_messages``
 --queue-on-prompt   (FAKE_PI_QUEUE=1)  after the prompt starts, emit a queue_update with
                                        one steering and one follow-up item
@@ -55,6 +62,10 @@ MODEL = {
     "maxTokens": 8192,
     "compat": {"supportsUsageInStreaming": True},
 }
+MINI_MODEL = {
+    **MODEL, "id": "scripted-demo-mini", "name": "Scripted mini", "reasoning": False, "input": ["text"],
+    "contextWindow": 32000, "maxTokens": 4096,
+}
 SESSION_ID = "01a22721-76c8-7537-82f0-d156b570e9fc"
 
 
@@ -72,6 +83,8 @@ def _arg(parser: argparse.ArgumentParser) -> argparse.Namespace:
     parser.add_argument("--stderr", default=env("FAKE_PI_STDERR", ""))
     parser.add_argument("--exit-delay", type=float, default=float(env("FAKE_PI_EXIT_DELAY", "0") or 0))
     parser.add_argument("--bash-output", default=env("FAKE_PI_BASH_OUTPUT"))
+    parser.add_argument("--session-file", default=env("FAKE_PI_SESSION_FILE", ""))
+    parser.add_argument("--session", default="")  # as pi's: the session pideck asks to resume
     parser.add_argument("ignored", nargs="*")  # pideck appends "--mode rpc" and pi flags
     options, _ = parser.parse_known_args()
     return options
@@ -198,6 +211,8 @@ class FakePi:
                 "model": MODEL, "thinkingLevel": "medium", "isStreaming": self.running, "isCompacting": False,
                 "steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time",
                 "sessionId": SESSION_ID, "autoCompactionEnabled": True,
+                **({"sessionFile": self.options.session or self.options.session_file}
+                   if self.options.session or self.options.session_file else {}),
                 "messageCount": len(self.messages),
                 "pendingMessageCount": len(self.steering) + len(self.follow_up),
             })
@@ -249,6 +264,10 @@ class FakePi:
             self.respond(command, {"output": output, "exitCode": 0, "cancelled": False, "truncated": False})
         elif kind == "new_session":
             self.respond(command, {"cancelled": False})
+        elif kind == "extension_ui_response":
+            pass  # as pi: an answer gets no response
+        elif kind == "get_available_models":
+            self.respond(command, {"models": [MODEL, MINI_MODEL]})
         else:
             self.respond(command)
 
@@ -287,22 +306,45 @@ class FakePi:
 
     def poll_control(self, path: str) -> None:
         position = 0
-        pending = ""
+        pending = b""
         while True:
             try:
-                with open(path, encoding="utf-8") as handle:
+                with open(path, "rb") as handle:
                     handle.seek(position)
                     chunk = handle.read()
                     position = handle.tell()
             except FileNotFoundError:
-                chunk = ""
+                chunk = b""
             pending += chunk
-            while "\n" in pending:
-                line, pending = pending.split("\n", 1)
-                if line:
-                    self.track(line)
-                    self.write_line(line)
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                if line.startswith(b"#fake:"):
+                    self.directive(line[6:].decode().split())
+                elif line:
+                    self.track(line.decode("utf-8", "replace"))
+                    self.write_bytes(line + b"\n")
             time.sleep(0.01)
+
+    def write_bytes(self, data: bytes) -> None:
+        with self.lock:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+
+    def directive(self, words: list[str]) -> None:
+        if words[0] == "stderr":
+            count, width = int(words[1]), int(words[2])
+            for index in range(count):
+                sys.stderr.write(f"stderr flood {index:07d} {'.' * width}\n")
+            sys.stderr.flush()
+        elif words[0] == "bigline":
+            size = int(words[1])
+            if words[2] == "json":
+                head = b'{"type":"mystery_event","blob":"'
+                self.write_bytes(head + b"x" * max(0, size - len(head) - 2) + b'"}\n')
+            else:
+                noise = bytes(range(256)).replace(b"\n", b"")
+                self.write_bytes((noise * (size // len(noise) + 1))[:size] + b"\n")
 
     def run(self) -> int:
         if self.options.control:

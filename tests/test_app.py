@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from app.keys import install_alt_enter
 from app.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from widgets.message_views import ToolCallBlock
+from widgets.markdown_stream import StreamingText
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine, ToolLog
 from widgets.transcript import Transcript
@@ -105,8 +106,8 @@ async def type_text(pilot: Any, text: str) -> None:
 def transcript_text(app: PideckApp) -> str:
     parts = []
     for widget in app.query_one(Transcript).query("*"):
-        if isinstance(widget, Markdown):
-            parts.append(widget.source)
+        if isinstance(widget, StreamingText):
+            parts.append(widget.text)
         elif isinstance(widget, Static):
             parts.append(str(widget.render()))
     return "\n".join(parts)

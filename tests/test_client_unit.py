@@ -216,7 +216,8 @@ async def test_garbage_becomes_protocol_errors_and_is_logged(start_fake: StartFa
     for raw in expected_raw:
         assert raw in content
     assert content.count(b" bad-record: ") == 5
-    assert b"brand_new_event" not in content, "unknown record types are not errors"
+    assert content.count(b" unknown-record: ") == 1, "an unknown record is logged, not as an error"
+    assert client.unknown_records == 1
 
 
 async def test_framing_crlf_unicode_separators_and_unterminated_last_line(start_fake: StartFake) -> None:

@@ -1,8 +1,9 @@
-"""Fuzzing LineFramer + decode with random bytes and mutated real-pi streams.
+"""Fuzzing LineFramer + decode + SessionModel with random bytes and mutated real-pi streams.
 
 Properties: no exception escapes; the framer splits exactly like a reference LF-only
 split (dropping one CR before each LF); every line yields exactly one record, and a
-ProtocolError keeps the line's bytes.
+ProtocolError keeps the line's bytes; the session model folds every record (and pi's
+exit at the end) and stays consistent.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocol import LineFramer, ProtocolError, decode
+from protocol.client import ChildExited
+from protocol.session_model import MessageItem, SessionModel
 from tests.fixtures.record_streams import stream_lines, stream_paths
 
 
@@ -75,11 +78,29 @@ def frame(data: bytes, cuts: list[int]) -> list[bytes]:
 def check_stream(data: bytes, cuts: list[int]) -> None:
     lines = frame(data, cuts)
     assert lines == reference_split(data)
+    model = SessionModel()
     for line in lines:
         record = decode(line)  # must not raise
         assert isinstance(record, msgspec.Struct), type(record)
         if isinstance(record, ProtocolError):
             assert record.raw == line and record.error
+        model.apply(record)  # must not raise either
+    check_model(model)
+    model.apply(ChildExited(returncode=-9, stderr_tail="killed"))
+    check_model(model)
+    assert not model.running
+
+
+def check_model(model: SessionModel) -> None:
+    """The model's items, index and changes agree with each other."""
+    changes = model.take_changes()
+    keys = [item.key for item in model.items]
+    assert len(keys) == len(set(keys)) and all(model.item(key) is item for key, item in zip(keys, model.items))
+    assert set(changes.added) <= set(keys)
+    for item in model.items:
+        if isinstance(item, MessageItem):
+            assert all(isinstance(index, int) for index in item.blocks)
+            item.ordered_blocks()
 
 
 def cuts_for(draw: Any, data: bytes) -> list[int]:

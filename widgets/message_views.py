@@ -1,7 +1,8 @@
 """One widget per transcript item, built from the session model's items.
 
-Assistant text is a `Markdown` widget that only ever gets `append`ed to while it
-streams; every other piece of foreign text goes through `safe_text.safe`.
+Assistant text and reasoning are `StreamingText` widgets that only ever get
+`append`ed to while they stream; every other piece of foreign text goes through
+`safe_text.safe`.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
-from protocol.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ToolResultMessage
+from protocol.images import describe
+from protocol.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ImageContent, ToolResultMessage
 from protocol.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
+from widgets.markdown_stream import StreamingText
 from widgets.safe_text import clean, safe
+from widgets.tool_output import ShowToolOutput, output_preview
 
 TOOL_PREVIEW_LINES = 8
 MAX_RENDERED_OUTPUT = 200_000
@@ -28,7 +32,7 @@ def tool_summary(name: str, args: Any) -> str:
     if isinstance(args, dict):
         for key in ("command", "path", "file_path", "pattern", "query", "url"):
             if isinstance(args.get(key), str):
-                return args[key].splitlines()[0] if args[key] else ""
+                return args[key][:1000].splitlines()[0] if args[key] else ""
         if args:
             return json.dumps(args, ensure_ascii=False)[:200]
     return ""
@@ -48,24 +52,18 @@ def duration(ms: float | None) -> str:
     return f"{ms:.0f}ms" if ms < 1000 else f"{ms / 1000:.1f}s"
 
 
-class TextBlock(Markdown):
-    """Streaming markdown: deltas are appended, never re-rendered whole."""
+class TextBlock(StreamingText):
+    """Assistant (or summary) markdown."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(clean(text), classes="text")
 
 
-class ThinkingBlock(Static):
+class ThinkingBlock(StreamingText):
     """Model reasoning, dimmed; hidden behind a one-line stub when thinking is collapsed."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(safe(text, "italic"), classes="thinking")
-        self.text = text
-
-    def append(self, delta: str) -> None:
-        self.text += delta
-        self.update(safe(self.text, "italic"))
-
-    def replace(self, text: str) -> None:
-        self.text = text
-        self.update(safe(text, "italic"))
+        super().__init__(clean(text), plain_style="italic", classes="thinking")
 
 
 class ToolCallBlock(Static):
@@ -102,12 +100,12 @@ class ToolCallBlock(Static):
         summary = tool_summary(name, args) or (self.block.text if not self.block.done else "")
         if summary:
             text.append("  ")
-            text.append(clean(summary)[:300], "cyan")
+            text.append(clean(summary[:300]), "cyan")
         if run is not None and run.done:
             text.append(f"  {duration(run.duration_ms)}", "dim")
         if isinstance(args, dict) and self.expanded and len(args) > 1:
             text.append("\n")
-            text.append(clean(json.dumps(args, indent=2, ensure_ascii=False)), "dim")
+            text.append(clean(json.dumps(args, indent=2, ensure_ascii=False)[:MAX_RENDERED_OUTPUT]), "dim")
         output = run.output if run is not None else ""
         if output:
             text.append("\n")
@@ -116,15 +114,12 @@ class ToolCallBlock(Static):
         self.update(text)
 
     def _append_output(self, text: Text, output: str, run: ToolRun | None) -> None:
-        if self.expanded:
-            shown, hidden = output[-MAX_RENDERED_OUTPUT:], 0
-            if len(output) > MAX_RENDERED_OUTPUT:
-                text.append(f"… {len(output) - MAX_RENDERED_OUTPUT:,} earlier characters not shown\n", "dim")
-        else:
-            shown, hidden = tail_lines(output[-20_000:], TOOL_PREVIEW_LINES)
-            if hidden:
-                text.append(f"… {hidden} more lines (ctrl+o to expand)\n", "dim")
-        text.append(clean(shown), "red" if run is not None and run.is_error else "")
+        text.append_text(output_preview(output, self.expanded, "red" if run is not None and run.is_error else ""))
+
+    def on_click(self) -> None:
+        """Open everything the tool printed (the block shows only part of a long output)."""
+        if self.tool_call_id:
+            self.post_message(ShowToolOutput(self.tool_call_id))
 
 
 class MessageView(Vertical):
@@ -208,21 +203,20 @@ class MessageView(Vertical):
             return ToolCallBlock(self.model, block)
         if block.kind == "text":
             if role == "assistant" or role in ("compactionSummary", "branchSummary", "custom"):
-                return TextBlock(clean(block.text), classes="text")
+                return TextBlock(block.text)
             if role == "toolResult":
                 shown, hidden = tail_lines(block.text, TOOL_PREVIEW_LINES)
                 return Static(safe(("… %d more lines\n" % hidden if hidden else "") + shown), classes="plain")
             return Static(safe(block.text), classes="plain")
         if block.kind == "image":
-            return Static(Text("[image]", "yellow"), classes="plain")
+            label = describe(block.raw, self.model.image_names) if isinstance(block.raw, ImageContent) else "?"
+            return Static(Text(f"[image: {clean(label)}]", "yellow"), classes="plain image")
         return Static(Text(f"[{block.kind} block pideck does not show]", "dim"), classes="plain")
 
     async def append_text(self, index: int, delta: str) -> None:
         widget = self.block_widgets.get(index)
-        if isinstance(widget, TextBlock):
-            await widget.append(clean(delta))
-        elif isinstance(widget, ThinkingBlock):
-            widget.append(delta)
+        if isinstance(widget, StreamingText):
+            widget.append(clean(delta))
         elif isinstance(widget, Static):
             block = self.item.blocks.get(index)
             if block is not None:
@@ -246,12 +240,8 @@ class MessageView(Vertical):
             else:
                 await self.mount(widget, before=self.query_one(".message-footer"))
             return
-        if isinstance(widget, TextBlock):
-            text = clean(block.text)
-            if widget.source != text:
-                await widget.update(text)
-        elif isinstance(widget, ThinkingBlock):
-            widget.replace(block.text)
+        if isinstance(widget, StreamingText):
+            widget.replace(clean(block.text))
         elif isinstance(widget, ToolCallBlock):
             widget.block = block
             widget.refresh_view()

@@ -7,7 +7,7 @@ the editor posts `PromptEditor.Submitted`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from textual import events
@@ -18,6 +18,7 @@ from textual.widgets import TextArea
 from widgets.completion import Candidate, CompletionMenu
 
 Completer = Callable[[str], tuple[int, list[Candidate]]]
+PasteHandler = Callable[[str], Awaitable[bool]]  # True: the paste was taken (e.g. image paths)
 
 
 class PromptEditor(TextArea):
@@ -39,6 +40,7 @@ class PromptEditor(TextArea):
         self._draft = ""
         self.menu: CompletionMenu | None = None
         self.completer: Completer | None = None
+        self.paste_handler: PasteHandler | None = None
         self._completion_start = 0
 
     async def _on_key(self, event: events.Key) -> None:
@@ -75,6 +77,13 @@ class PromptEditor(TextArea):
             event.prevent_default()
             return
         await super()._on_key(event)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """Offer the paste to `paste_handler` first; TextArea's own handler (next in the MRO)
+        inserts it unless the handler took it."""
+        if self.paste_handler is not None and await self.paste_handler(event.text):
+            event.stop()
+            event.prevent_default()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if self.menu is None or self.completer is None:

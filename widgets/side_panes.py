@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -12,6 +13,7 @@ from textual.widgets.option_list import Option
 from protocol.session_model import SessionModel, ToolRun
 from widgets.message_views import duration, tool_summary
 from widgets.safe_text import clean
+from widgets.tool_output import ShowToolOutput
 
 MAX_TOOL_ROWS = 500
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -31,7 +33,7 @@ def tool_row(run: ToolRun, width: int = 28) -> Text:
         text.append(" " + clean(summary).replace("\n", " ")[:width], "cyan")
     text.truncate(width, overflow="ellipsis")
     text.append(f" {duration(run.elapsed_ms())}", "dim")
-    last = run.output.rstrip("\n").rsplit("\n", 1)[-1] if run.output else ""
+    last = run.output[-2000:].rstrip("\n").rsplit("\n", 1)[-1] if run.output else ""
     if last:
         tail = Text("  " + clean(last).expandtabs(), "red" if run.is_error else "dim")
         tail.truncate(width + 8, overflow="ellipsis")
@@ -41,7 +43,9 @@ def tool_row(run: ToolRun, width: int = 28) -> Text:
 
 
 class ToolLog(OptionList):
-    """Every tool execution of the session; Enter jumps to it in the transcript."""
+    """Every tool execution of the session; Enter jumps to it in the transcript, o shows its output."""
+
+    BINDINGS = [Binding("o", "show_output", "Full output")]
 
     @dataclass
     class Selected(Message):
@@ -61,6 +65,12 @@ class ToolLog(OptionList):
         if highlighted is not None and runs:
             self.highlighted = min(highlighted, len(runs) - 1)
         self.border_subtitle = f"{len(self.model.tools)}"
+
+    def action_show_output(self) -> None:
+        if self.highlighted is not None:
+            option_id = self.get_option_at_index(self.highlighted).id
+            if option_id:
+                self.post_message(ShowToolOutput(option_id))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -91,6 +101,9 @@ class QueuePane(Static):
         self.update(text)
 
 
+_MODES = {"one-at-a-time": "one", "all": "all"}  # queue delivery modes, short
+
+
 def _tokens(count: int) -> str:
     return f"{count / 1000:.1f}k" if count >= 10_000 else f"{count:,}"
 
@@ -102,6 +115,7 @@ class StatsPane(Static):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.model = model
         self.border_title = "Session"
+        self._shown = Text()
 
     def refresh_stats(self) -> None:
         model, state, stats = self.model, self.model.state, self.model.stats
@@ -116,6 +130,10 @@ class StatsPane(Static):
         if state is not None:
             row("model", f"{state.model.provider}/{state.model.id}" if state.model else "none selected", "bold")
             row("thinking", state.thinking_level)
+            row("queue", f"steer {_MODES.get(state.steering_mode, state.steering_mode)} · "
+                         f"follow {_MODES.get(state.follow_up_mode, state.follow_up_mode)}")
+            retry = "" if model.auto_retry is None else f" · retry {'on' if model.auto_retry else 'off'}"
+            row("auto", f"compact {'on' if state.auto_compaction_enabled else 'off'}{retry}")
             row("session", state.session_name or "(unnamed)")
             row("id", (state.session_id or "")[:18], "dim")
         if stats is not None:
@@ -133,7 +151,9 @@ class StatsPane(Static):
             totals = model.totals
             row("tokens", f"↑{_tokens(totals.input)} ↓{_tokens(totals.output)}")
             row("cost", f"${totals.cost:.4f}")
-        self.update(text)
+        if text != self._shown:  # usage arrives with every delta; repaint only what changed
+            self._shown = text
+            self.update(text)
 
 
 class StatusLine(Static):
@@ -144,6 +164,7 @@ class StatusLine(Static):
         self.model = model
         self.frame = 0
         self.notice = ""
+        self.problems = ""  # set by app.problem_monitor: what pi sent that pideck could not use
 
     def refresh_status(self) -> None:
         model = self.model
@@ -157,15 +178,18 @@ class StatusLine(Static):
             if model.compaction is not None:
                 text.append(" · compacting", "yellow")
             text.append(" · esc aborts", "dim")
+        elif model.compaction is not None:
+            text.append("⟳ compacting the context", "bold yellow")
+            text.append(" · esc aborts", "dim")
         else:
             text.append("● ready", "green")
         for key, value in sorted(model.statuses.items()):
             text.append("  │ ", "dim")
             text.append(clean(value).replace("\n", " "), "")
             text.append(f" ({clean(key)})", "dim")
-        if model.protocol_errors or model.unknown_records:
+        if self.problems:
             text.append("  │ ", "dim")
-            text.append(f"⚠ {model.protocol_errors} unreadable / {model.unknown_records} unknown records from pi", "bold red")
+            text.append(self.problems, "bold red")
         if self.notice:
             text.append("  │ ", "dim")
             text.append(self.notice, "yellow")

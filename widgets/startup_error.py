@@ -14,8 +14,17 @@ from textual.widgets import Footer, Static
 from widgets.safe_text import clean
 
 
+def shown_argv(argv: Any) -> str:
+    """The command line for people: the value of `--api-key` is not shown."""
+    words = list(argv)
+    for index, word in enumerate(words[:-1]):
+        if word == "--api-key":
+            words[index + 1] = "[redacted]"
+    return " ".join(words)
+
+
 def fix_hints(config: Any) -> list[str]:
-    argv = " ".join(getattr(config, "argv", ()))
+    argv = shown_argv(getattr(config, "argv", ()))
     return [
         "pideck --demo                      start on the built-in demo model (no API key)",
         'pideck --pi "node /path/cli.js"    use another pi (split like a shell, not run by one)',

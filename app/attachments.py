@@ -1,0 +1,147 @@
+"""Attaching images to the next message, and keeping the images of queued messages.
+
+An image is attached by an `@path` in the prompt (path completion inserts `@path `;
+once the word is followed by a space, or on send, an image file's `@path` turns into
+a chip) or by pasting absolute paths (a terminal's drag and drop pastes them, shell
+quoted) of image files. Other `@path`s stay text for the model.
+
+pi's `clear_queue` returns only the texts of queued messages, so the images of the
+messages pideck queued are kept here by text, to go back with them (Esc, Alt+Up, the
+queue editor).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlparse
+
+from protocol.images import Attachment, ImageError, decoded_size, image_key, is_image_file, load_image
+from protocol.messages import ImageContent
+from widgets.attachments import AttachmentBar
+from widgets.prompt_editor import PromptEditor
+
+if TYPE_CHECKING:
+    from app.pideck_app import PideckApp
+
+MAX_QUEUED = 32  # queued messages whose images are kept
+MAX_PASTED_PATHS = 16_384  # a longer paste is text, not file names
+
+# an @word at the start of the text or after whitespace; `ended` when whitespace follows it
+_AT_WORD = re.compile(r"(?:(?<=\s)|^)@(?P<path>\S+)(?P<ended>\s|$)")
+
+
+def pasted_paths(text: str) -> list[Path] | None:
+    """The image files a paste names, if it is nothing but absolute paths (or file:// URLs)
+    of image files; None for any other paste."""
+    if len(text) > MAX_PASTED_PATHS:
+        return None
+    try:
+        words = shlex.split(text.strip())
+    except ValueError:
+        return None
+    paths = []
+    for word in words:
+        if word.startswith("file://"):
+            word = unquote(urlparse(word).path)
+        path = Path(word).expanduser()
+        if not path.is_absolute() or not is_image_file(path):
+            return None
+        paths.append(path)
+    return paths or None
+
+
+class Attachments:
+    def __init__(self, app: PideckApp) -> None:
+        self.app = app
+        self.names: dict[str, str] = app.model.image_names
+        self._queued: dict[str, list[ImageContent]] = {}
+        self._refused: set[str] = set()  # @words already reported, not to repeat the notice per key
+
+    @property
+    def bar(self) -> AttachmentBar:
+        return self.app.query_one(AttachmentBar)
+
+    async def attach(self, paths: list[Path]) -> bool:
+        """Attach image files; a file that cannot be attached is reported, the rest still are."""
+        loaded: list[Attachment] = []
+        for path in paths:
+            try:
+                loaded.append(load_image(path))
+            except ImageError as exc:
+                self.app.notify(str(exc), title="image not attached", severity="error", markup=False)
+        await self.bar.add(*loaded)
+        return bool(loaded)
+
+    async def scan(self, editor: PromptEditor, *, final: bool = False) -> str:
+        """Turn `@path`s of image files in the editor into chips; the editor's text after.
+
+        A word counts once whitespace follows it, or at the end of the text when `final`
+        (on send), so a name being typed is not attached half-way. Shell commands (`!`)
+        are left alone.
+        """
+        text = editor.text
+        if "@" not in text or text.startswith("!"):
+            return text
+        cwd = Path(self.app.config.cwd)
+        kept: list[str] = []
+        found: list[Attachment] = []
+        last = 0
+        for match in _AT_WORD.finditer(text):
+            if not (match["ended"] or final):
+                continue
+            word = match["path"]
+            path = cwd / Path(word).expanduser()  # an absolute path stays as it is
+            if not is_image_file(path):
+                continue
+            try:
+                found.append(load_image(path))
+            except ImageError as exc:  # the word stays text
+                if word not in self._refused:
+                    self._refused.add(word)
+                    self.app.notify(str(exc), title="image not attached", severity="error", markup=False)
+                continue
+            kept.append(text[last : match.start()])
+            last = match.end("path") + (match["ended"] == " ")  # the word and the space after it
+        if not found:
+            return text
+        kept.append(text[last:])
+        editor.load("".join(kept))
+        await self.bar.add(*found)
+        return editor.text
+
+    async def paste(self, text: str) -> bool:
+        """Attach the images a paste names; False leaves the paste to the editor."""
+        paths = pasted_paths(text)
+        return paths is not None and await self.attach(paths)
+
+    async def take(self, text: str, *, queued: bool) -> list[ImageContent] | None:
+        """The chips' images for a message being sent, None without any. Their file names are
+        kept for the transcript; with `queued`, the images are kept with the message's text."""
+        attachments = await self.bar.take()
+        if not attachments:
+            return None
+        images = [attachment.image for attachment in attachments]
+        for attachment in attachments:
+            self.names[image_key(attachment.image)] = attachment.name
+        if queued:
+            self.remember_queued(text, images)
+        return images
+
+    async def restore(self, images: list[ImageContent]) -> None:
+        """Put images back as chips (a message that was not sent, or came back from the queue)."""
+        await self.bar.add(
+            *(Attachment(self.names.get(image_key(i), i.mime_type.replace("/", ".")), decoded_size(i), i) for i in images)
+        )
+
+    def remember_queued(self, text: str, images: list[ImageContent]) -> None:
+        self._queued.pop(text, None)
+        self._queued[text] = images
+        while len(self._queued) > MAX_QUEUED:  # delivered messages' images are not needed again
+            del self._queued[next(iter(self._queued))]
+
+    def queued_images(self, text: str) -> list[ImageContent]:
+        """The images pideck queued with `text` (once: they leave the queue with it)."""
+        return self._queued.pop(text, [])

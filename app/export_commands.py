@@ -1,0 +1,51 @@
+"""`/export [path]` (pi's `export_html`) and `/copy` (the last answer, copied with OSC 52).
+
+OSC 52 goes through the terminal, so `/copy` works over ssh and inside tmux (when
+tmux's `set-clipboard` allows it); Textual's `App.copy_to_clipboard` writes it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.command_support import guarded
+from app.slash_commands import slash_command
+from protocol.commands import ExportHtml, GetLastAssistantText
+
+if TYPE_CHECKING:
+    from app.pideck_app import PideckApp
+
+
+def resolve(app: PideckApp, path: str) -> Path:
+    """`path` as pi will write it: `~` expanded, relative to pi's working directory."""
+    return Path(app.config.cwd) / Path(path).expanduser()
+
+
+@slash_command("export", "Save the session as an HTML file (default name in pi's working directory)",
+               usage="[path.html]")
+@guarded("/export failed")
+async def export_command(app: PideckApp, args: str) -> None:
+    if args.lower().endswith(".jsonl"):
+        state = app.model.state
+        where = f" The session file itself is {state.session_file}." if state and state.session_file else ""
+        app.notify(f"pi's RPC exports HTML only, not JSONL.{where}", title="/export", severity="warning",
+                   markup=False)
+        return
+    target = str(resolve(app, args)) if args else None
+    result = await app.client.call(ExportHtml(output_path=target))
+    app.notify(f"Exported to {resolve(app, result.path)}", title="/export", markup=False, timeout=10)
+
+
+@slash_command("copy", "Copy the last assistant answer to the clipboard (Ctrl+X; OSC 52, works over ssh)")
+@guarded("/copy failed")
+async def copy_command(app: PideckApp, args: str) -> None:
+    last = await app.client.call(GetLastAssistantText())
+    text = last.text if last is not None else None
+    if not text:
+        app.notify("There is no assistant answer to copy yet.", title="/copy", severity="warning", markup=False)
+        return
+    app.copy_to_clipboard(text)
+    lines = text.count("\n") + 1
+    app.notify(f"Copied the last answer ({len(text):,} characters, {lines} line{'s' * (lines != 1)}).",
+               title="/copy", markup=False)

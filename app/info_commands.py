@@ -1,0 +1,155 @@
+"""`/session`, `/hotkeys`, `/settings`, `/quit`, and pi's commands that RPC cannot run.
+
+Every built-in command of pi's TUI (pi docs/slash-commands.md) is either a pideck
+command or listed in `NOT_OVER_RPC`, which answers plainly why it does not work here;
+pi would otherwise receive the text as a prompt for the model. (`/llama` and `/mcp`
+are extensions pi reports through `get_commands`, so they go to pi.)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+
+from app.command_support import on_off, refresh_state
+from app.hotkeys import hotkey_sections, hotkeys_table
+from app.slash_commands import REGISTRY, slash_command
+from protocol.responses import SessionState, SessionStats
+from widgets.info_screen import InfoScreen
+from widgets.pickers import ChoicePicker
+from widgets.prompt_editor import PromptEditor
+from widgets.safe_text import safe
+
+if TYPE_CHECKING:
+    from app.pideck_app import PideckApp
+
+_TERMINAL = "run `pi` in a terminal and use it there"
+NOT_OVER_RPC: dict[str, tuple[str, str]] = {
+    "scoped-models": ("Configure the models Ctrl+P cycles through",
+                      f"pi's RPC cannot change scoped models: start pideck with `-- --models a,b`, or {_TERMINAL}"),
+    "login": ("Add provider authentication", f"logging in needs pi's own interactive UI: {_TERMINAL}"),
+    "logout": ("Remove provider authentication", f"logging out needs pi's own interactive UI: {_TERMINAL}"),
+    "import": ("Import a JSONL session", "pi's RPC has no import: open the file with `pideck -- --session PATH`"),
+    "share": ("Upload the session and get a viewer link", f"pi's RPC cannot share: use /export, or {_TERMINAL}"),
+    "bug": ("Prepare a bug report for the pi developers", f"pi's RPC cannot prepare bug reports: {_TERMINAL}"),
+    "trust": ("Save a project trust decision", f"pi's RPC cannot record trust decisions: {_TERMINAL}"),
+    "reload": ("Reload keybindings, extensions, skills, templates and context files",
+               "pi's RPC has no reload: restart pideck (with `-- --continue` to keep the session)"),
+    "changelog": ("Show pi's changelog", f"pi's RPC cannot show the changelog: {_TERMINAL}"),
+    "debug": ("Write pi's debug log", f"pi's RPC has no debug dump: {_TERMINAL}"),
+}
+
+
+def _not_over_rpc(name: str, reason: str) -> None:
+    async def explain(app: PideckApp, args: str) -> None:
+        app.notify(f"/{name} is not available over pi's RPC: {reason}.", title=f"/{name}",
+                   severity="warning", markup=False, timeout=10)
+
+    slash_command(name, f"{NOT_OVER_RPC[name][0]} (not over RPC)")(explain)
+
+
+for _name, (_, _reason) in NOT_OVER_RPC.items():
+    _not_over_rpc(_name, _reason)
+
+
+def _tokens(count: int | None) -> str:
+    return "?" if count is None else f"{count:,}"
+
+
+def session_table(state: SessionState, stats: SessionStats, auto_retry: bool | None) -> Table:
+    table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
+    table.add_column("what", style="dim", no_wrap=True)
+    table.add_column("value")
+
+    def row(label: str, value: str, style: str = "") -> None:
+        table.add_row(label, safe(value, style))
+
+    row("Name", state.session_name or "(unnamed)", "bold")
+    row("ID", state.session_id)
+    row("File", state.session_file or "not saved (pi runs with --no-session)")
+    model = state.model
+    row("Model", f"{model.provider}/{model.id}" if model else "none selected", "bold")
+    row("Thinking", state.thinking_level)
+    row("Messages", f"{stats.user_messages} user · {stats.assistant_messages} assistant · {stats.tool_calls} "
+                    f"tool calls · {stats.tool_results} tool results · {stats.total_messages} in all")
+    tokens = stats.tokens
+    row("Tokens", f"{tokens.input:,} in · {tokens.output:,} out · {tokens.cache_read:,} cache read · "
+                  f"{tokens.cache_write:,} cache write · {tokens.total:,} in all")
+    row("Cost", f"${stats.cost:.4f}")
+    usage = stats.context_usage
+    if usage is not None:
+        percent = f" ({usage.percent:.1f}%)" if usage.percent is not None else ""
+        row("Context", f"{_tokens(usage.tokens)} of {usage.context_window:,} tokens{percent}")
+    row("Queue", f"steering {state.steering_mode} · follow-up {state.follow_up_mode} · "
+                 f"{state.pending_message_count} waiting")
+    retry = "unknown (pi does not report it)" if auto_retry is None else on_off(auto_retry)
+    row("Automatic", f"compaction {on_off(state.auto_compaction_enabled)} · retry {retry}")
+    return table
+
+
+@slash_command("session", "Show the session's file, ID, messages, tokens, cost and settings")
+async def session_command(app: PideckApp, args: str) -> None:
+    await refresh_state(app)
+    state, stats = app.model.state, app.model.stats
+    if state is None or stats is None:
+        app.notify("pi did not report the session's state.", title="/session", severity="error", markup=False)
+        return
+    await app.push_screen_wait(InfoScreen("Session", session_table(state, stats, app.model.auto_retry),
+                                          id="session-info"))
+
+
+@slash_command("hotkeys", "Show every key binding")
+async def hotkeys_command(app: PideckApp, args: str) -> None:
+    sections = hotkey_sections(app._bindings, app.query_one(PromptEditor)._bindings)
+    await app.push_screen_wait(InfoScreen("Keys", hotkeys_table(sections), id="hotkeys"))
+
+
+@slash_command("quit", "Quit pideck (pi stops with it)")
+async def quit_command(app: PideckApp, args: str) -> None:
+    app.exit(app.return_code or 0)
+
+
+# /settings: what pi's RPC can change, each entry running the command that changes it.
+_SETTINGS: list[tuple[str, str]] = [
+    ("model", "Model"),
+    ("thinking", "Thinking level"),
+    ("steering-mode", "Steering delivery"),
+    ("follow-up-mode", "Follow-up delivery"),
+    ("auto-compact", "Automatic compaction"),
+    ("auto-retry", "Automatic retry"),
+]
+
+
+def _setting_values(app: PideckApp) -> dict[str, str]:
+    state = app.model.state
+    if state is None:
+        return {}
+    retry = app.model.auto_retry
+    return {
+        "model": f"{state.model.provider}/{state.model.id}" if state.model else "none",
+        "thinking": state.thinking_level,
+        "steering-mode": state.steering_mode,
+        "follow-up-mode": state.follow_up_mode,
+        "auto-compact": on_off(state.auto_compaction_enabled),
+        "auto-retry": "unknown" if retry is None else on_off(retry),
+    }
+
+
+@slash_command("settings", "Change what pi's RPC can change: model, thinking, queue modes, auto-compaction/retry")
+async def settings_command(app: PideckApp, args: str) -> None:
+    values = _setting_values(app)
+    labels = [f"{label}: {values.get(name, '?')}" for name, label in _SETTINGS]
+    title = "Settings pi's RPC can change (the others live in pi's settings.json or pi's own /settings)"
+    picked = await app.push_screen_wait(ChoicePicker(title, labels))
+    if picked is None:
+        return
+    name = _SETTINGS[labels.index(picked)][0]
+    value = ""
+    if name == "auto-retry":  # pi does not report it, so ask rather than toggle
+        known = app.model.auto_retry
+        value = await app.push_screen_wait(ChoicePicker("Automatic retry", ["on", "off"], None if known is None
+                                                        else on_off(known))) or ""
+        if not value:
+            return
+    await REGISTRY[name].run(app, value)

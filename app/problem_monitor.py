@@ -1,0 +1,84 @@
+"""Says, at most once every few seconds, what pi sent that pideck could not use.
+
+Counts come from the session model (unreadable lines, unknown records, out-of-place
+records) and from the client (responses nobody waits for, stderr lines). The status
+line keeps the totals and the protocol log's path; a toast sums up what is new, once
+per `INTERVAL` seconds however fast pi misbehaves.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from widgets.side_panes import StatusLine
+
+if TYPE_CHECKING:
+    from app.pideck_app import PideckApp
+
+INTERVAL = 5.0  # seconds between two toasts
+STDERR_FLOOD = 200  # stderr lines within one interval that earn a toast
+
+_LABELS = {
+    "unreadable": ("line pideck could not read", "lines pideck could not read"),
+    "unknown": ("record of a kind pideck does not know", "records of kinds pideck does not know"),
+    "odd": ("record out of place (duplicate or late)", "records out of place (duplicates or late)"),
+    "stray": ("response to no request", "responses to no request"),
+}
+
+
+class ProblemMonitor:
+    def __init__(self, app: PideckApp) -> None:
+        self.app = app
+        self.reported: dict[str, int] = dict.fromkeys(_LABELS, 0)
+        self.last_toast = float("-inf")
+        self._earlier_clients = {"stray": 0, "stderr": 0}  # totals of clients replaced by a restart
+        self._stderr_reported = 0
+        self._status = ""
+
+    def counts(self) -> dict[str, int]:
+        model, client = self.app.model, self.app.client
+        return {
+            "unreadable": model.protocol_errors,
+            "unknown": model.unknown_records,
+            "odd": model.odd_records,
+            "stray": self._earlier_clients["stray"] + client.unexpected_responses,
+        }
+
+    def client_replaced(self) -> None:
+        """Call before the app's client is replaced, so its totals are not lost."""
+        self._earlier_clients["stray"] += self.app.client.unexpected_responses
+        self._earlier_clients["stderr"] += self.app.client.stderr_total
+
+    def check(self) -> None:
+        """Update the status line; toast what is new unless a toast went out < INTERVAL ago."""
+        if not self.app.is_running or self.app._closing:
+            return
+        counts = self.counts()
+        self._update_status(counts)
+        now = time.monotonic()
+        if now - self.last_toast < INTERVAL:
+            return
+        new = {kind: counts[kind] - self.reported[kind] for kind in counts if counts[kind] > self.reported[kind]}
+        stderr_total = self._earlier_clients["stderr"] + self.app.client.stderr_total
+        flood = stderr_total - self._stderr_reported
+        if not new and flood < STDERR_FLOOD:
+            return
+        self.last_toast = now
+        self.reported = counts
+        self._stderr_reported = stderr_total
+        parts = [f"{count:,} {_LABELS[kind][count != 1]}" for kind, count in new.items()]
+        if flood >= STDERR_FLOOD:
+            parts.append(f"{flood:,} lines on stderr (the last ones show when pi exits)")
+        where = f"; kept in {self.app.config.protocol_log}" if new else ""
+        self.app.notify(f"pi sent {', '.join(parts)}{where}", title="pi misbehaved", severity="warning", markup=False)
+
+    def _update_status(self, counts: dict[str, int]) -> None:
+        shown = [f"{counts[kind]:,} {kind}" for kind in _LABELS if counts[kind]]
+        status = f"⚠ pi sent {' · '.join(shown)} — log: {self.app.config.protocol_log}" if shown else ""
+        lines = self.app.query(StatusLine)  # none while the app's screen is torn down
+        if status != self._status and lines:
+            self._status = status
+            line = lines.first()
+            line.problems = status
+            line.refresh_status()

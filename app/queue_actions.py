@@ -1,0 +1,110 @@
+"""Taking messages back out of pi's queue: into the prompt editor (Alt+Up, and Esc before
+it aborts) or into the queue editor (F5, `/queue`), which sends them back in order.
+
+pi's `clear_queue` returns the queued texts only; `Attachments` gives back the images
+pideck queued with them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.slash_commands import slash_command
+from protocol.client import RpcError
+from protocol.commands import ClearQueue, Command, FollowUp, Prompt, Steer
+from protocol.responses import QueueContents
+from widgets.prompt_editor import PromptEditor
+from widgets.queue_editor import QueueEditor, QueueItem
+
+if TYPE_CHECKING:
+    from app.pideck_app import PideckApp
+
+
+async def take_queue(app: PideckApp) -> list[QueueItem]:
+    """Empty pi's queue (`clear_queue`); its messages, steering first, as pi delivers them."""
+    cleared: QueueContents = await app.client.call(ClearQueue())
+    return [
+        *(QueueItem("steer", text, app.attachments.queued_images(text)) for text in cleared.steering),
+        *(QueueItem("follow_up", text, app.attachments.queued_images(text)) for text in cleared.follow_up),
+    ]
+
+
+async def put_in_editor(app: PideckApp, items: list[QueueItem]) -> None:
+    """The items' texts into the prompt editor, before what it holds; their images as chips."""
+    texts = [item.text for item in items if item.text.strip()]
+    if texts:
+        editor = app.query_one(PromptEditor)
+        editor.load("\n\n".join([*texts, editor.text] if editor.text.strip() else texts))
+    for item in items:
+        await app.attachments.restore(item.images)
+
+
+async def restore_queue(app: PideckApp) -> None:
+    """Alt+Up (pi's dequeue): the queued messages back into the editor; the run goes on."""
+    if not app.client.running:
+        return
+    try:
+        items = await take_queue(app)
+    except RpcError as exc:
+        app.notify(str(exc), title="could not take the queue back", severity="error", markup=False)
+        return
+    if not items:
+        app.notify("Nothing is queued.", markup=False)
+        return
+    await put_in_editor(app, items)
+
+
+@slash_command("queue", "Edit the queued steering and follow-up messages (also F5)")
+async def edit_queue(app: PideckApp, args: str = "") -> None:
+    """Take the queue out of pi, let the user edit it, send it back (the originals on Esc).
+
+    Runs in a worker (it waits for the editor screen).
+    """
+    if not app.client.running:
+        return
+    try:
+        items = await take_queue(app)
+    except RpcError as exc:
+        app.notify(str(exc), title="could not take the queue", severity="error", markup=False)
+        return
+    if not items:
+        app.notify("Nothing is queued: Enter while pi works steers, Alt+Enter queues a follow-up.", markup=False)
+        return
+    edited = await app.push_screen_wait(QueueEditor(items))
+    await requeue(app, items if edited is None else edited)
+
+
+async def requeue(app: PideckApp, items: list[QueueItem]) -> None:
+    """Send the items back in order, each as what it is (steering or follow-up).
+
+    While pi works they go back with `steer` / `follow_up`. Once the run has ended (it may
+    end while the queue editor is open, since the queue was emptied), pi would have
+    delivered what was queued, so that is what the user expects to happen: each item is
+    sent as a `prompt` with its `streamingBehavior`. The first one starts a run and pi
+    queues the rest into it, or starts another run if that one ended already; pi decides,
+    so no item waits unseen in an idle queue. If pi refuses one, it and every item after
+    it go into the prompt editor, so nothing is lost.
+    """
+    for position, item in enumerate(items):
+        images = item.images or None
+        command: Command
+        if not app.model.running:
+            behavior = "steer" if item.kind == "steer" else "followUp"
+            command = Prompt(message=item.text, images=images, streaming_behavior=behavior)
+        elif item.kind == "steer":
+            command = Steer(message=item.text, images=images)
+        else:
+            command = FollowUp(message=item.text, images=images)
+        try:
+            await app.client.call(command)
+        except RpcError as exc:
+            await put_in_editor(app, items[position:])
+            app.notify(
+                f"{exc}\nThe messages not queued again are in the editor.",
+                title="pi refused a queued message",
+                severity="error",
+                markup=False,
+            )
+            return
+        if item.images:
+            app.attachments.remember_queued(item.text, item.images)

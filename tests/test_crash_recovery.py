@@ -1,0 +1,247 @@
+"""pi dies (kill -9 mid-stream, at rest, or will not start again): the crash bar, the
+banner, the restart key, and the resumed session. The mid-stream case runs the REAL pi
+with a session directory; the others use the fake child for exact control."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pi_harness import PiHarness, kill_group
+from test_app import SIZE, Fake, ready, transcript_text, ui, wait_until
+from test_app_real_pi import quiesce, send, started
+
+from app.crash_recovery import resume_argv
+from app.launch import LaunchConfig
+from app.pideck_app import PideckApp
+from app.scripted_model.server import Reply
+from protocol.commands import GetMessages
+from widgets.crash_bar import CrashBar
+from widgets.dialogs import SelectDialog
+from widgets.prompt_editor import PromptEditor
+from widgets.side_panes import StatusLine
+
+
+def crash_text(app: PideckApp) -> str:
+    return str(app.query_one("#crash-reason").render())
+
+
+def message_key(message: Any) -> tuple[str, int]:
+    role = message["role"] if isinstance(message, dict) else type(message).__struct_config__.tag
+    stamp = message["timestamp"] if isinstance(message, dict) else message.timestamp
+    return role, stamp
+
+
+def persisted_messages(session_file: str) -> list[dict[str, Any]]:
+    entries = [json.loads(line) for line in Path(session_file).read_text().splitlines() if line.strip()]
+    return [entry["message"] for entry in entries if entry.get("type") == "message"]
+
+
+# --- the command a restart runs ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pi_args", "expected"),
+    [
+        ([], []),
+        (["--continue"], []),
+        (["-c", "--provider", "p"], ["--provider", "p"]),
+        (["--resume", "--model", "m"], ["--model", "m"]),
+        (["--session", "old.jsonl", "--name", "n", "-e", "x.ts"], ["-e", "x.ts"]),
+        (["--fork", "abc", "--session-id", "123", "--session-dir", "D"], ["--session-dir", "D"]),
+        (["-n", "name", "--", "--continue", "hello"], []),
+    ],
+)
+def test_resume_argv_replaces_the_session_flags(pi_args: list[str], expected: list[str]) -> None:
+    argv = ("node", "cli.js", "--mode", "rpc", *pi_args)
+    tail = pi_args[pi_args.index("--") :] if "--" in pi_args else []
+    assert resume_argv(argv, "/s/f.jsonl") == ("node", "cli.js", "--mode", "rpc", *expected, "--session", "/s/f.jsonl", *tail)
+
+
+def test_resume_argv_without_a_session_file_keeps_the_command() -> None:
+    argv = ("pi", "--mode", "rpc", "--no-session", "--provider", "p")
+    assert resume_argv(argv, None) == argv
+
+
+# --- the real pi, killed mid-stream -----------------------------------------------------------
+
+
+async def test_kill_mid_stream_then_restart_resumes_every_persisted_message(
+    pi_harness: PiHarness, tmp_path: Path
+) -> None:
+    pi_harness.reset_model()
+    pi_harness.model.queue(
+        Reply(text="First answer, saved to the session."),
+        Reply(text="slow " * 400, chunk_chars=2, delay=0.03),
+        Reply(text="Answer after the restart."),
+    )
+    config = LaunchConfig(
+        argv=tuple(pi_harness.make_argv(session_dir=tmp_path / "sessions")),
+        env=dict(pi_harness.env), cwd=pi_harness.cwd, demo=False, protocol_log=tmp_path / "protocol.log",
+    )
+    app = PideckApp(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "First question.")
+        await wait_until(pilot, lambda: "First answer" in transcript_text(app) and not app.model.running, what="answer 1")
+        await send(pilot, "Second question, cut short.")
+        await wait_until(pilot, lambda: app.model.running and "slow slow" in transcript_text(app), what="streaming")
+        session_file = app.model.state.session_file
+        assert session_file is not None
+        old = app.client
+
+        kill_group(old)  # kill -9 of pi's whole process group
+
+        bar = app.query_one(CrashBar)
+        await wait_until(pilot, lambda: bar.display, what="crash bar")
+        assert "SIGKILL" in crash_text(app) and "ctrl+r" in crash_text(app)
+        assert not app.model.running
+        text = transcript_text(app)
+        assert "pi was killed (SIGKILL" in text, "the banner in the transcript"
+        assert "First answer, saved" in text and "Second question, cut short." in text and "slow slow" in text
+        assert "pi is not running" in str(app.query_one(StatusLine).render())
+        assert app.check_action("restart_pi", ()) is True
+        editor = app.query_one(PromptEditor)
+        editor.load("a draft typed while pi was down")
+        persisted = persisted_messages(session_file)
+        assert [m["role"] for m in persisted if m["role"] != "system"] == ["user", "assistant", "user"]
+
+        await pilot.press("ctrl+r")
+
+        await wait_until(
+            pilot, lambda: app.client is not old and not bar.display and "pi restarted" in transcript_text(app),
+            timeout=30, what="restart",
+        )
+        assert app.client.running and app.client.argv[-2:] == ["--session", session_file]
+        resumed = (await app.client.call(GetMessages())).messages
+        assert [message_key(m) for m in resumed] == [message_key(m) for m in persisted]
+        text = transcript_text(app)
+        for shown in ("First question.", "First answer, saved to the session.", "Second question, cut short."):
+            assert shown in text
+        assert editor.text == "a draft typed while pi was down"
+        assert app.check_action("restart_pi", ()) is False
+
+        await send(pilot, "Third question.")
+        await wait_until(pilot, lambda: "Answer after the restart." in transcript_text(app) and not app.model.running,
+                         what="answer after restart")
+        roles = [m["role"] for m in persisted_messages(session_file) if m["role"] != "system"]
+        assert roles == ["user", "assistant", "user", "user", "assistant"], "the restarted pi appends to the same file"
+        await quiesce(pilot)
+
+
+# --- the fake child: at rest, cannot start again, never saved ----------------------------------
+
+
+MESSAGES = [
+    {"role": "user", "content": [{"type": "text", "text": "Earlier question at rest."}], "timestamp": 1795952825211},
+    {"role": "assistant", "content": [{"type": "text", "text": "Earlier answer at rest."}], "api": "openai-completions",
+     "provider": "scripted", "model": "scripted-demo", "usage": {"input": 1, "output": 1, "cacheRead": 0,
+     "cacheWrite": 0, "totalTokens": 2, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
+     "total": 0}}, "stopReason": "stop", "timestamp": 1795952826527},
+]
+
+
+def fake_with_session(tmp_path: Path, session: bool = True) -> Fake:
+    messages = tmp_path / "messages.json"
+    messages.write_text(json.dumps(MESSAGES))
+    args = ["--messages", str(messages)]
+    if session:
+        args += ["--session-file", str(tmp_path / "session.jsonl")]
+    return Fake(tmp_path, *args)
+
+
+async def crash(pilot: Any) -> None:
+    app = pilot.app
+    kill_group(app.client)
+    await wait_until(pilot, lambda: app.query_one(CrashBar).display, what="crash bar")
+    await pilot.pause()  # let the bar take its place on screen
+
+
+async def test_crash_at_rest_then_restart_on_the_same_session(tmp_path: Path) -> None:
+    fake = fake_with_session(tmp_path)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
+        fake.inject(ui("select", "sel-1", title="Pick one", options=["A", "B"]))
+        await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="dialog")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, SelectDialog), what="dialog closed")
+        fake.inject(ui("select", "sel-2", title="Asked just before dying", options=["A"]))
+        await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="second dialog")
+        app.query_one(PromptEditor).insert("unsent words")
+
+        await crash(pilot)
+
+        assert not isinstance(app.screen, SelectDialog), "a question from the dead pi is withdrawn"
+        fake.control.write_text("")  # a new fake child replays its control file from the start
+        assert "pi was killed (SIGKILL" in crash_text(app)
+        assert "Earlier answer at rest." in transcript_text(app)
+        await pilot.click("#crash-restart")  # the button does what ctrl+r does
+        await wait_until(pilot, lambda: app.client.running and not app.query_one(CrashBar).display, what="restart")
+        assert app.client.argv[-2:] == ["--session", str(tmp_path / "session.jsonl")]
+        await wait_until(pilot, lambda: "pi restarted" in transcript_text(app), what="restart banner")
+        text = transcript_text(app)
+        assert "Earlier question at rest." in text and "Earlier answer at rest." in text
+        assert "SIGKILL" not in text, "the transcript was reloaded from the resumed session"
+        assert app.query_one(PromptEditor).text == "unsent words"
+        assert "not running" not in str(app.query_one(StatusLine).render())
+        await type_and_send(pilot, fake)
+
+
+async def type_and_send(pilot: Any, fake: Fake) -> None:
+    """The restarted child takes prompts."""
+    editor = pilot.app.query_one(PromptEditor)
+    editor.load("after the restart")
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: any(p["message"] == "after the restart" for p in fake.commands("prompt")),
+                     what="prompt to the new child")
+
+
+async def test_restart_when_pi_cannot_start_again(tmp_path: Path) -> None:
+    fake = fake_with_session(tmp_path)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
+        working = app.config
+        app.config = dataclasses.replace(
+            working, env={**working.env, "FAKE_PI_EXIT": "1", "FAKE_PI_STDERR": "Error: the session disk is on fire"}
+        )
+        await crash(pilot)
+        app.query_one(PromptEditor).insert("keep me")
+
+        await pilot.press("ctrl+r")
+
+        await wait_until(pilot, lambda: "could not be restarted" in crash_text(app), what="restart failure")
+        assert "exited (code 1)" in crash_text(app) and "the session disk is on fire" in crash_text(app)
+        assert app.is_running and app.screen is app.screen_stack[0], "no start-up error screen, no traceback"
+        text = transcript_text(app)
+        assert "Earlier answer at rest." in text and "the session disk is on fire" in text
+        assert app.query_one(PromptEditor).text == "keep me"
+        assert app.query_one(CrashBar).query_one("#crash-restart").disabled is False, "it can be tried again"
+
+        app.config = working
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: app.client.running and not app.query_one(CrashBar).display, what="restart")
+        await wait_until(pilot, lambda: "pi restarted" in transcript_text(app), what="restart banner")
+        assert app.query_one(PromptEditor).text == "keep me"
+
+
+async def test_restart_of_an_unsaved_session_keeps_the_old_transcript(tmp_path: Path) -> None:
+    fake = fake_with_session(tmp_path, session=False)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
+        assert app.model.state is not None and app.model.state.session_file is None
+        await crash(pilot)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "new, empty session" in transcript_text(app), what="restart banner")
+        assert "--session" not in app.client.argv
+        text = transcript_text(app)
+        assert "Earlier answer at rest." in text and "SIGKILL" in text, "nothing on screen was thrown away"
+        assert not app.query_one(CrashBar).display

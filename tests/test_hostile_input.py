@@ -1,0 +1,182 @@
+"""Hostile and odd output from the child, through the whole app (fake pi child): nothing
+crashes or freezes, the user sees a clear rate-limited indicator, the raw bytes land in the
+protocol log (0600, capped), and pideck keeps talking to pi afterwards."""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_app import SIZE, Fake, ready, transcript_text, ui, wait_until
+
+import app.problem_monitor as problem_monitor
+from protocol.protocol_log import ProtocolLog
+from widgets.prompt_editor import PromptEditor
+from widgets.side_panes import StatusLine
+
+ASSISTANT = {
+    "role": "assistant", "api": "openai-completions", "provider": "scripted", "model": "scripted-demo",
+    "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+              "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+    "stopReason": "stop", "timestamp": 1795952826527,
+}
+
+
+def inject_bytes(fake: Fake, *lines: bytes) -> None:
+    with fake.control.open("ab") as handle:
+        for line in lines:
+            handle.write(line + b"\n")
+
+
+def toasts(app: Any) -> list[str]:
+    return [str(n.message) for n in app._notifications if n.title == "pi misbehaved"]
+
+
+def status(app: Any) -> str:
+    return str(app.query_one(StatusLine).render())
+
+
+async def prompt_goes_through(pilot: Any, fake: Fake, text: str) -> None:
+    """Typing and Enter still work and reach pi: the app did not freeze."""
+    editor = pilot.app.query_one(PromptEditor)
+    editor.load("")
+    await pilot.press(*text)
+    assert editor.text == text
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: any(p["message"] == text for p in fake.commands("prompt")), what=f"prompt {text!r}")
+
+
+def total(toasts: list[str], label: str) -> int:
+    """How many problems of one kind the toasts reported, together."""
+    return sum(int(count.replace(",", "")) for toast in toasts for count in re.findall(rf"(\d[\d,]*) [^,;]*{label}", toast))
+
+
+async def test_every_kind_of_odd_record_is_survived_shown_and_logged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(problem_monitor, "INTERVAL", 0.0)  # toast whatever is new at once
+    fake = Fake(tmp_path)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        answer = {**ASSISTANT, "content": [{"type": "hologram", "beam": 1}, {"type": "text", "text": "Text beside a hologram."}]}
+        inject_bytes(
+            fake,
+            b"this is not json {",
+            b'{"type":"agent_start","note":"\xff\xfe not UTF-8"}',
+            bytes(range(0, 10)) + bytes(range(11, 256)),  # binary noise (no LF)
+            b'{"type":"tool_execution_start","toolName":"bash"}',  # toolCallId missing
+            json.dumps({"type": "hologram_event", "x": 1}).encode(),
+            json.dumps({"type": "message_start", "message": {"role": "alien", "content": "from afar", "timestamp": 7}}).encode(),
+            json.dumps({"type": "message_end", "message": {"role": "alien", "content": "from afar", "timestamp": 7}}).encode(),
+            # block events out of order: a delta before its message and its block start, the end before
+            # a late delta for the same block
+            json.dumps({"type": "message_update", "assistantMessageEvent": {"type": "text_delta", "contentIndex": 1, "delta": "early "}}).encode(),
+            json.dumps({"type": "message_update", "assistantMessageEvent": {"type": "text_end", "contentIndex": 1, "content": "ended block"}}).encode(),
+            json.dumps({"type": "message_update", "assistantMessageEvent": {"type": "text_delta", "contentIndex": 1, "delta": "LATE"}}).encode(),
+            json.dumps({"type": "message_end", "message": answer}).encode(),
+            json.dumps({"type": "message_end", "message": answer}).encode(),  # duplicate
+            json.dumps({"type": "response", "id": "nobody-asked", "command": "get_state", "success": True}).encode(),
+            json.dumps(ui("hologram", "ui-unknown-1", beam=True)).encode(),
+            json.dumps(ui("setStatus", statusKey="probe", statusText="still reading")).encode(),
+        )
+        await wait_until(pilot, lambda: "still reading" in status(app), what="the record after the odd ones")
+        declined = await wait_until(pilot, lambda: fake.commands("extension_ui_response"), what="unknown method declined")
+        assert declined == [{"type": "extension_ui_response", "id": "ui-unknown-1", "cancelled": True}]
+
+        text = transcript_text(app)
+        assert "alien (message type pideck does not know)" in text and "from afar" in text
+        assert "Text beside a hologram." in text and "block pideck does not show" in text
+        assert text.count("Text beside a hologram.") == 1, "a duplicate message_end does not add a message"
+        assert "LATE" not in text
+
+        model = app.model
+        assert model.protocol_errors == 4  # not JSON, not UTF-8, noise, missing field
+        assert model.unknown_records == 2  # the event type and the UI method
+        assert model.odd_records == 2  # the late delta and the duplicate message_end
+        assert app.client.unexpected_responses == 1
+        await wait_until(pilot, lambda: app.problems.reported == app.problems.counts(), what="everything reported")
+        told = toasts(app)
+        assert total(told, "pideck could not read") == 4 and total(told, "pideck does not know") == 2
+        assert total(told, "out of place") == 2 and total(told, "to no request") == 1
+        assert all(str(app.config.protocol_log) in toast for toast in told)
+        line = status(app)
+        assert "4 unreadable" in line and "2 unknown" in line and "2 odd" in line and "1 stray" in line
+
+        log = app.config.protocol_log
+        assert stat.S_IMODE(log.stat().st_mode) == 0o600
+        content = log.read_bytes()
+        assert b"this is not json {" in content and b"\xff\xfe not UTF-8" in content and bytes(range(11, 256)) in content
+        assert content.count(b" bad-record: ") == 4
+        assert content.count(b" unknown-record: ") == 2 and b"hologram_event" in content
+        assert content.count(b" unexpected-response: ") == 1 and b"nobody-asked" in content
+
+        await prompt_goes_through(pilot, fake, "still alive")
+        assert app.is_running
+
+
+async def test_indicator_is_rate_limited_and_sums_up_later(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(problem_monitor, "INTERVAL", 3600.0)
+    fake = Fake(tmp_path)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        for burst in range(5):
+            inject_bytes(fake, *(b"garbage %d-%d" % (burst, n) for n in range(40)))
+            inject_bytes(fake, json.dumps(ui("setStatus", statusKey="burst", statusText=f"burst {burst}")).encode())
+            await wait_until(pilot, lambda b=burst: f"burst {b}" in status(app), what=f"burst {burst}")
+        assert app.model.protocol_errors == 200
+        assert len(toasts(app)) == 1, "one toast for five bursts within the interval"
+        assert "200 unreadable" in status(app), "the status line keeps the running total"
+        first = toasts(app)[0]
+
+        monkeypatch.setattr(problem_monitor, "INTERVAL", 0.0)
+        await wait_until(pilot, lambda: len(toasts(app)) == 2, what="the summary of the rest")
+        assert total([first, toasts(app)[1]], "pideck could not read") == 200, "each line is told once"
+
+
+async def test_hundred_megabyte_lines_and_a_stderr_flood(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(problem_monitor, "INTERVAL", 0.0)  # toast whatever is new at once
+    fake = Fake(tmp_path)
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, fake)
+        size = 100 * 1024 * 1024
+        inject_bytes(
+            fake,
+            b"#fake:bigline %d garbage" % size,
+            b"#fake:bigline %d json" % size,
+            b"#fake:stderr 50000 120",  # ~6.5 MB on stderr
+            json.dumps(ui("setStatus", statusKey="after", statusText="after the flood")).encode(),
+        )
+        await wait_until(pilot, lambda: "after the flood" in status(app), timeout=60, what="records after 200 MB")
+        await wait_until(pilot, lambda: app.client.stderr_total >= 50_000, timeout=30, what="stderr drained")
+        assert app.model.protocol_errors == 1 and app.model.unknown_records == 1
+        assert len(app.client.stderr) <= 400 and all(len(line) <= 2000 for line in app.client.stderr)
+        log = app.config.protocol_log
+        assert log.stat().st_size < 1024 * 1024, "a huge line is logged cut, not whole"
+        assert b"cut from 104857600 bytes" in log.read_bytes()
+        await wait_until(pilot, lambda: any("lines on stderr" in t for t in toasts(app)), what="stderr indicator")
+        assert any("1 line pideck could not read" in t for t in toasts(app))
+        await prompt_goes_through(pilot, fake, "responsive")
+
+
+def test_protocol_log_is_private_capped_and_rotated(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "protocol.log"
+    path.parent.mkdir()
+    path.write_bytes(b"old entry\n")
+    path.chmod(0o644)  # made by something else: pideck still makes it private
+    log = ProtocolLog(path, max_bytes=10_000, keep=2, max_line=1_000)
+    for index in range(100):
+        log.write("bad-record", b"line %03d " % index + b"#" * 5_000, "not JSON")
+    files = sorted(p.name for p in path.parent.iterdir())
+    assert files == ["protocol.log", "protocol.log.1", "protocol.log.2"], "two old files are kept, no more"
+    for name in files:
+        file = path.parent / name
+        assert file.stat().st_size <= 10_000
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600
+    newest = path.read_bytes()
+    assert b"line 099 " in newest and b"(cut from 5009 bytes)" in newest and b"#" * 1_001 not in newest
+    assert b"old entry" not in b"".join((path.parent / name).read_bytes() for name in files), "the oldest rotated out"

@@ -1,0 +1,279 @@
+"""Streaming text as ONE widget whose cost per frame does not grow with the reply.
+
+Textual's `Markdown` mounts a widget per block; a long reply becomes hundreds of
+widgets, and every frame's layout walks them all. `StreamingText` instead keeps the
+text as chunks (`MarkdownChunker`): only the unfinished tail is rendered again when
+deltas arrive, and `render_line` hands the compositor just the lines it shows.
+
+A finished chunk is rendered to strips once per width, when it is first shown or
+when the widget is idle: until then its height is an estimate. In a flood, chunks
+scroll past the anchored bottom between two frames, so most are never rendered
+while the stream runs; a loaded session renders only what is on screen at first.
+
+Markdown is rendered with Rich (headings left-aligned, code in the terminal's own
+ANSI colours so it reads well on 256-colour terminals); `plain_style` renders the
+chunks as styled plain text instead (model reasoning). The text is always data:
+nothing in it is ever read as markup.
+"""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_right
+from typing import ClassVar
+
+from markdown_it import MarkdownIt
+from rich.console import Console, RenderableType
+from rich.markdown import Heading, Markdown
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.timer import Timer
+from textual.widget import Widget
+
+from widgets.markdown_chunks import MarkdownChunker
+
+
+class _LeftHeading(Heading):
+    LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
+
+
+class _Markdown(Markdown):
+    """Rich's Markdown with left-aligned headings and ONE parser for all instances
+    (Rich builds a `MarkdownIt` per instance, which costs more than parsing a chunk)."""
+
+    elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
+    _parser: ClassVar = MarkdownIt().enable("strikethrough").enable("table")
+
+    def __init__(self, markup: str, style: Style) -> None:
+        self.markup = markup
+        self.parsed = self._parser.parse(markup)
+        self.code_theme = self.inline_code_theme = "ansi_dark"
+        self.justify = None
+        self.style = style
+        self.hyperlinks = False
+        self.inline_code_lexer = None
+
+
+class _Chunk:
+    """A finished chunk: its source and, once rendered, its lines (blank separator first)."""
+
+    __slots__ = ("height", "lines", "text")
+
+    def __init__(self, text: str, height: int) -> None:
+        self.text = text
+        self.lines: list[Strip] | None = None
+        self.height = height
+
+
+IDLE_AFTER = 0.15  # seconds without a delta before unrendered chunks are rendered
+IDLE_BUDGET = 0.008  # seconds of rendering per idle step, so keys stay responsive
+
+
+class StreamingText(Widget):
+    """Markdown (or styled plain text) that grows by `append` and renders per chunk."""
+
+    DEFAULT_CSS = "StreamingText { height: auto; }"
+
+    def __init__(self, text: str = "", *, plain_style: str | None = None, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self._chunker = MarkdownChunker()
+        self._plain_style = plain_style
+        self._width = 0
+        self._chunks: list[_Chunk] = []
+        self._starts: list[int] = []  # first line of each chunk; valid while not _stale
+        self._stale = True
+        self._done_height = 0
+        self._tail_lines: list[Strip] = []
+        self._style = Style()  # the widget's style, applied to every strip when it is rendered
+        self._style_changed = True
+        self._idle_timer: Timer | None = None
+        self._chunker.feed(text)
+
+    @property
+    def text(self) -> str:
+        return self._chunker.text
+
+    @property
+    def line_count(self) -> int:
+        self._index()
+        return self._done_height + len(self._tail_lines)
+
+    @property
+    def pending(self) -> int:
+        """Finished chunks whose height is still an estimate."""
+        return sum(chunk.lines is None for chunk in self._chunks)
+
+    def append(self, delta: str) -> None:
+        if not delta:
+            return
+        self._chunker.feed(delta)
+        self._check_style()
+        if not self._width:
+            self.refresh(layout=True)  # laid out whole in get_content_height
+            return
+        before = self.line_count
+        first_changed = self._done_height
+        self._take_chunks()
+        self._tail_lines = self._render_tail()
+        after = self.line_count
+        # Only the lines from the old tail on changed: the rest stay in Textual's line cache.
+        self.refresh(Region(0, first_changed, self._width, max(before, after) - first_changed), layout=after != before)
+        self._schedule_idle()
+
+    def replace(self, text: str) -> None:
+        """The final text of the block (`*_end`, `message_end`): usually what streamed."""
+        if text == self.text:
+            return
+        if text.startswith(self.text):
+            self.append(text[len(self.text) :])
+            return
+        self._chunker = MarkdownChunker()
+        self._chunker.feed(text)
+        self._chunks, self._stale, self._width = [], True, 0
+        self.refresh(layout=True)
+
+    def visible_text(self, last_lines: int = 0) -> str:
+        """What the rendered lines show, or their last `last_lines` (for tests); renders
+        every chunk that is still an estimate."""
+        self._render_pending(budget=None)
+        lines = [line for chunk in self._chunks for line in chunk.lines or ()] + self._tail_lines
+        return "\n".join(strip.text.rstrip() for strip in lines[-last_lines:])
+
+    # --- chunks and their lines -----------------------------------------------------------
+
+    def _take_chunks(self) -> None:
+        """Chunks the chunker finished since the last call join the list, unrendered."""
+        for text in self._chunker.chunks[len(self._chunks) :]:
+            self._chunks.append(_Chunk(text, self._estimate(text)))
+            self._stale = True
+
+    def _estimate(self, text: str) -> int:
+        width = max(1, self._width)
+        lines = text.strip("\n").split("\n")
+        return sum(len(line) // width + 1 for line in lines) + (1 if self._chunks else 0)
+
+    def _index(self) -> None:
+        if not self._stale:
+            return
+        starts, y = [], 0
+        for chunk in self._chunks:
+            starts.append(y)
+            y += chunk.height
+        self._starts, self._done_height, self._stale = starts, y, False
+
+    def _render_done(self, chunk: _Chunk, first: bool) -> bool:
+        """Render a finished chunk; True if its height was not the estimate."""
+        lines = self._render_chunk(chunk.text)
+        if lines and not first:
+            lines.insert(0, Strip.blank(self._width, self._style))
+        chunk.lines = lines
+        if len(lines) == chunk.height:
+            return False
+        chunk.height, self._stale = len(lines), True
+        return True
+
+    def _render_pending(self, budget: float | None = IDLE_BUDGET) -> bool:
+        """Render unrendered chunks, newest first, for up to `budget` seconds (None: all).
+        True when none is left."""
+        if not self._width:
+            return True
+        started = time.perf_counter()
+        resized = False
+        for index in range(len(self._chunks) - 1, -1, -1):
+            chunk = self._chunks[index]
+            if chunk.lines is None:
+                resized |= self._render_done(chunk, first=index == 0)
+                if budget is not None and time.perf_counter() - started > budget:
+                    break
+        if resized:
+            self.refresh(layout=True)
+        return self.pending == 0
+
+    def _schedule_idle(self) -> None:
+        if self._idle_timer is not None:
+            self._idle_timer.stop()
+        if self.pending and self.is_attached:
+            self._idle_timer = self.set_timer(IDLE_AFTER, self._idle_step)
+
+    def _idle_step(self) -> None:
+        self._idle_timer = None
+        if not self._render_pending():
+            self._idle_timer = self.set_timer(0.01, self._idle_step)
+
+    # --- rendering ------------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._style_changed = True
+
+    def _check_style(self) -> None:
+        """After a CSS change: if the widget's style differs, render everything again."""
+        if self._style_changed and self.is_attached:
+            self._style_changed = False
+            style = self.rich_style
+            if style != self._style:
+                self._style, self._width = style, 0
+
+    def _ensure_width(self, width: int) -> None:
+        """At a new width every finished chunk goes back to an estimate; the tail is rendered."""
+        self._check_style()
+        if width == self._width or width <= 0:
+            return
+        self._width = width
+        self._take_chunks()
+        for chunk in self._chunks:
+            chunk.lines, chunk.height = None, 0
+        for index, chunk in enumerate(self._chunks):
+            chunk.height = self._estimate(chunk.text) - (1 if index == 0 else 0)
+        self._stale = True
+        self._tail_lines = self._render_tail()
+        self._schedule_idle()
+
+    def _render_tail(self) -> list[Strip]:
+        lines = self._render_chunk(self._chunker.tail)
+        if lines and self._chunks:
+            lines.insert(0, Strip.blank(self._width, self._style))
+        return lines
+
+    def _render_chunk(self, chunk: str) -> list[Strip]:
+        if not chunk.strip():
+            return []
+        console: Console = self.app.console
+        renderable: RenderableType
+        if self._plain_style is not None:
+            renderable = Text(chunk.strip("\n"), self._style + Style.parse(self._plain_style))
+        else:
+            renderable = _Markdown(chunk, self._style)
+        options = console.options.update(width=self._width, height=None, highlight=False)
+        lines = console.render_lines(renderable, options, pad=True, new_lines=False)
+        strips = [Strip(line, self._width) for line in lines]
+        while strips and not strips[0].text.strip():
+            strips.pop(0)
+        while strips and not strips[-1].text.strip():
+            strips.pop()
+        return strips
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return container.width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._ensure_width(width)
+        self._take_chunks()
+        return max(1, self.line_count)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        self._ensure_width(width)
+        self._index()
+        if y >= self._done_height:
+            tail_y = y - self._done_height
+            return self._tail_lines[tail_y] if tail_y < len(self._tail_lines) else Strip.blank(width, self._style)
+        index = bisect_right(self._starts, y) - 1
+        chunk = self._chunks[index]
+        if chunk.lines is None and self._render_done(chunk, first=index == 0):
+            self.refresh(layout=True)  # the estimate was off: lay out again with the real height
+        lines = chunk.lines or []
+        offset = y - self._starts[index]
+        return lines[offset] if offset < len(lines) else Strip.blank(width, self._style)
