@@ -85,7 +85,7 @@ class Attachments:
         text = editor.text
         if "@" not in text or text.startswith("!"):
             return text
-        cwd = Path(self.app.config.cwd)
+        cwd = self.app.cwd
         kept: list[str] = []
         found: list[Attachment] = []
         last = 0

@@ -8,21 +8,21 @@ state and stats so the side pane shows a change at once.
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from app.slash_commands import Handler
 from protocol.client import RpcError
+from widgets.safe_text import clean
 
 if TYPE_CHECKING:
     from app.pideck_app import PideckApp
-
-Handler = Callable[["PideckApp", str], Awaitable[Any]]
 
 ON_WORDS = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
 
 
 def guarded(title: str) -> Callable[[Handler], Handler]:
-    """Report an RpcError from the handler as an error toast titled `title`."""
+    """Report an RpcError from the handler as an error toast titled `title` (pi's text, cleaned)."""
 
     def wrap(handler: Handler) -> Handler:
         @functools.wraps(handler)
@@ -30,7 +30,7 @@ def guarded(title: str) -> Callable[[Handler], Handler]:
             try:
                 return await handler(app, args)
             except RpcError as exc:
-                app.notify(str(exc), title=title, severity="error", markup=False)
+                app.notify(clean(str(exc)), title=title, severity="error", markup=False)
                 return None
 
         return run

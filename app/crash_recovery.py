@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from app.slash_commands import slash_command
 from protocol.client import ChildExited, RpcClient, RpcError
-from protocol.commands import GetCommands, GetState
+from protocol.commands import GetState
 from protocol.session_model import exit_reason
 from widgets.crash_bar import CrashBar
 from widgets.dialogs import ExtensionDialog
@@ -141,10 +141,7 @@ class CrashRecovery:
         status = app.query_one(StatusLine)
         status.notice = ""
         status.refresh_status()
-        try:
-            app.commands = (await client.call(GetCommands())).commands
-        except RpcError:
-            pass
+        await app.load_commands()
 
 
 @slash_command("restart", "Start pi again after it exited, resuming the same session")

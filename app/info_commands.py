@@ -17,7 +17,7 @@ from app.hotkeys import hotkey_sections, hotkeys_table
 from app.slash_commands import REGISTRY, slash_command
 from protocol.responses import SessionState, SessionStats
 from widgets.info_screen import InfoScreen
-from widgets.pickers import ChoicePicker
+from widgets.pickers import ChoicePicker, model_key
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import safe
 
@@ -69,7 +69,7 @@ def session_table(state: SessionState, stats: SessionStats, auto_retry: bool | N
     row("ID", state.session_id)
     row("File", state.session_file or "not saved (pi runs with --no-session)")
     model = state.model
-    row("Model", f"{model.provider}/{model.id}" if model else "none selected", "bold")
+    row("Model", model_key(model) if model else "none selected", "bold")
     row("Thinking", state.thinking_level)
     row("Messages", f"{stats.user_messages} user · {stats.assistant_messages} assistant · {stats.tool_calls} "
                     f"tool calls · {stats.tool_results} tool results · {stats.total_messages} in all")
@@ -127,7 +127,7 @@ def _setting_values(app: PideckApp) -> dict[str, str]:
         return {}
     retry = app.model.auto_retry
     return {
-        "model": f"{state.model.provider}/{state.model.id}" if state.model else "none",
+        "model": model_key(state.model) if state.model else "none",
         "thinking": state.thinking_level,
         "steering-mode": state.steering_mode,
         "follow-up-mode": state.follow_up_mode,

@@ -54,6 +54,7 @@ from protocol.extension_ui import DIALOG_REQUESTS, UnknownUIRequest
 from protocol.protocol_log import ProtocolLog
 from protocol.redact import Redactor
 from protocol.responses import BashResult, CommandInfo, SessionState
+from protocol.session_files import session_cwd
 from protocol.session_model import SessionModel
 from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
@@ -114,6 +115,9 @@ class PideckApp(CommandKeys, App[int]):
         install_alt_arrows()
         self.config = config
         self.model = SessionModel()
+        # pi's working directory (`@` paths, /resume's folder): where it was started, then the
+        # one its session records, as a switch to a session of another directory moves pi there
+        self.cwd = Path(config.cwd)
         self.attachments = Attachments(self)
         redactor = Redactor.from_env(config.env)
         self.client = client or RpcClient(
@@ -159,7 +163,7 @@ class PideckApp(CommandKeys, App[int]):
         editor.focus()
         editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
         editor.menu = self.query_one(CompletionMenu)
-        editor.completer = lambda before: complete(before, self.all_commands(), Path(self.config.cwd))
+        editor.completer = lambda before: complete(before, self.all_commands(), self.cwd)
         editor.paste_handler = self.attachments.paste
         if self.size.width < 100:
             self.query_one("#side").display = False
@@ -303,16 +307,23 @@ class PideckApp(CommandKeys, App[int]):
                 "Run `pi` once and use /login, or pass -- --provider NAME --model ID, or try pideck --demo.",
             )
             await self._apply_changes()
+        await self.load_commands()
+
+    async def load_commands(self) -> None:
+        """pi's commands (extensions, prompt templates, skills), for completion and the
+        palette; they stay as they were if pi does not answer."""
         try:
             self.commands = (await self.client.call(GetCommands())).commands
         except RpcError:
-            self.commands = []
+            pass
 
     async def reload_session(self, state: SessionState | None = None) -> None:
         """Transcript, queue and stats from pi (after start, switch, fork, clone, new)."""
         if state is None:
             state = await self.client.call(GetState())
         messages = await self.client.call(GetMessages())
+        if state.session_file and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None:
+            self.cwd = cwd
         self.model.set_state(state)
         self.model.load_messages(messages.messages)
         if not state.pending_message_count:  # a session pi switched to starts with an empty queue
@@ -448,18 +459,18 @@ class PideckApp(CommandKeys, App[int]):
     # --- actions --------------------------------------------------------------------------
 
     async def action_interrupt(self) -> None:
-        """Esc: clear_queue, then abort; the cleared texts go back into the editor."""
+        """Esc: while pi works, clear_queue (the texts go back into the editor), then abort;
+        otherwise stop a /compact or a running `!cmd`."""
         if not self.client.running:
             return
-        if not self.model.running:
-            if self.model.compaction is not None:  # a /compact: pi's abort stops it
-                await self.client.call(Abort())
-            elif any(item.streaming for item in self.model.items[-3:] if hasattr(item, "streaming")):
-                await self.client.call(AbortBash())
-            return
         try:
-            await queue_actions.put_in_editor(self, await queue_actions.take_queue(self))
-            await self.client.call(Abort())
+            if self.model.running:
+                await queue_actions.put_in_editor(self, await queue_actions.take_queue(self))
+                await self.client.call(Abort())
+            elif self.model.compaction is not None:  # a /compact: pi's abort stops it
+                await self.client.call(Abort())
+            elif self.model.bash_running:
+                await self.client.call(AbortBash())
         except RpcError as exc:
             self.notify(str(exc), title="abort failed", severity="error", markup=False)
 

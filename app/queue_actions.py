@@ -33,25 +33,30 @@ async def put_in_editor(app: PideckApp, items: list[QueueItem]) -> None:
     """The items' texts into the prompt editor, before what it holds; their images as chips."""
     texts = [item.text for item in items if item.text.strip()]
     if texts:
-        editor = app.query_one(PromptEditor)
-        editor.load("\n\n".join([*texts, editor.text] if editor.text.strip() else texts))
+        app.query_one(PromptEditor).put_before(texts)
     for item in items:
         await app.attachments.restore(item.images)
 
 
-async def restore_queue(app: PideckApp) -> None:
-    """Alt+Up (pi's dequeue): the queued messages back into the editor; the run goes on."""
+async def _take_or_say(app: PideckApp, failed: str, empty: str) -> list[QueueItem]:
+    """`take_queue`, or no items after a toast: `failed` titles pi's error, `empty` says none were queued."""
     if not app.client.running:
-        return
+        return []
     try:
         items = await take_queue(app)
     except RpcError as exc:
-        app.notify(str(exc), title="could not take the queue back", severity="error", markup=False)
-        return
+        app.notify(str(exc), title=failed, severity="error", markup=False)
+        return []
     if not items:
-        app.notify("Nothing is queued.", markup=False)
-        return
-    await put_in_editor(app, items)
+        app.notify(empty, markup=False)
+    return items
+
+
+async def restore_queue(app: PideckApp) -> None:
+    """Alt+Up (pi's dequeue): the queued messages back into the editor; the run goes on."""
+    items = await _take_or_say(app, "could not take the queue back", "Nothing is queued.")
+    if items:
+        await put_in_editor(app, items)
 
 
 @slash_command("queue", "Edit the queued steering and follow-up messages (also F5)")
@@ -60,15 +65,10 @@ async def edit_queue(app: PideckApp, args: str = "") -> None:
 
     Runs in a worker (it waits for the editor screen).
     """
-    if not app.client.running:
-        return
-    try:
-        items = await take_queue(app)
-    except RpcError as exc:
-        app.notify(str(exc), title="could not take the queue", severity="error", markup=False)
-        return
+    items = await _take_or_say(
+        app, "could not take the queue", "Nothing is queued: Enter while pi works steers, Alt+Enter queues a follow-up."
+    )
     if not items:
-        app.notify("Nothing is queued: Enter while pi works steers, Alt+Enter queues a follow-up.", markup=False)
         return
     edited = await app.push_screen_wait(QueueEditor(items))
     await requeue(app, items if edited is None else edited)

@@ -2,8 +2,9 @@
 
 A module registers a command with `@slash_command("name", "what it does")` on an
 `async def handler(app, args)`; `PideckApp.submit` runs a registered command in a
-worker instead of sending the text to pi. Names pi reports through `get_commands`
-(extensions, prompt templates, skills) still go to pi as prompts.
+worker instead of sending the text to pi. Every other `/name` goes to pi as a prompt
+(its extension commands, prompt templates, skills); a pideck command hides a pi command
+of the same name.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ requests get unique ids and futures with per-command timeouts, and the child's
 exit is delivered to listeners as a `ChildExited` record.
 
 What pi should not have sent (unreadable lines, unknown records, responses nobody
-waits for) is counted and written to the protocol log; stderr lines are kept with
-credentials redacted. Memory stays bounded whatever pi writes: stderr lines are cut,
+waits for) is counted and written to the protocol log; a response that cannot be read
+fails its request at once. stderr lines are kept with credentials redacted. Memory stays bounded whatever pi writes: stderr lines are cut,
 and a stdout line longer than MAX_LINE is dropped as a protocol error.
 """
 
@@ -19,7 +19,6 @@ import os
 import signal
 from collections import deque
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -31,6 +30,7 @@ from protocol.extension_ui import UnknownUIRequest
 from protocol.framing import LineFramer
 from protocol.protocol_log import ProtocolLog
 from protocol.redact import Redactor
+from protocol.response_head import response_head
 from protocol.responses import Response
 
 Listener = Callable[[Any], None]
@@ -243,6 +243,7 @@ class RpcClient:
         if isinstance(record, ProtocolError):
             self.bad_records += 1
             self._log("bad-record", record.raw, record.error)
+            self._fail_unreadable_response(record)
         elif isinstance(record, Response):
             future = self._pending.pop(record.id, None) if record.id is not None else None
             if future is not None and not future.done():
@@ -256,6 +257,13 @@ class RpcClient:
             self.unknown_records += 1
             self._log("unknown-record", line, "a record pideck does not know")
         self._emit(record)
+
+    def _fail_unreadable_response(self, error: ProtocolError) -> None:
+        """A response that could not be decoded fails the request waiting for it at once."""
+        head = response_head(error.raw)
+        future = self._pending.pop(head.id, None) if head is not None else None
+        if head is not None and future is not None and not future.done():
+            future.set_exception(RpcError(f"{head.command or 'request'}: pi's answer could not be read ({error.error})"))
 
     def _log(self, kind: str, raw: bytes, detail: str) -> None:
         if self.protocol_log is not None:

@@ -41,6 +41,7 @@ ENV_SESSION_DIR = "PI_CODING_AGENT_SESSION_DIR"
 FIRST_MESSAGE_MAX_LINES = 200
 FIRST_MESSAGE_MAX_BYTES = 8 << 20
 FIRST_MESSAGE_CHARS = 500
+HEADER_MAX_BYTES = 1 << 20  # a session header is one short line
 
 _header_decoder = msgspec.json.Decoder(SessionHeader)
 _entry_decoder = msgspec.json.Decoder(EntryUnion, dec_hook=dec_hook)
@@ -105,9 +106,16 @@ def pi_args_of(argv: Sequence[str]) -> list[str]:
     return list(argv)
 
 
-def session_place(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str]) -> SessionPlace:
-    """Where the pi started with `argv`, `env` in `cwd` reads and writes its sessions."""
+def session_place(
+    argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str], *, here: str | os.PathLike[str] | None = None
+) -> SessionPlace:
+    """Where the pi started with `argv`, `env` in `cwd` reads and writes its sessions.
+
+    `here` is pi's working directory now, when it differs from `cwd` (after a switch to a
+    session of another directory): "this folder" is then its sessions. The session
+    directory itself was settled at start-up, from `cwd`."""
     base = Path(os.path.abspath(cwd))
+    now = Path(os.path.abspath(here)) if here is not None else base
     args = pi_args_of(argv)
     flag: str | None = None
     for index, arg in enumerate(args[:-1]):
@@ -117,8 +125,8 @@ def session_place(argv: Sequence[str], env: Mapping[str, str], cwd: str | os.Pat
     chosen = flag or env.get(ENV_SESSION_DIR) or _setting(base, agent)
     directory = Path(os.path.normpath(base / _expand(chosen, env))) if chosen else None
     if directory is not None and directory != default_session_dir(base, agent):
-        return SessionPlace(directory=directory, all_root=directory, cwd=base, chosen=True)
-    return SessionPlace(directory=default_session_dir(base, agent), all_root=agent / "sessions", cwd=base, chosen=False)
+        return SessionPlace(directory=directory, all_root=directory, cwd=now, chosen=True)
+    return SessionPlace(directory=default_session_dir(now, agent), all_root=agent / "sessions", cwd=now, chosen=False)
 
 
 def list_sessions(directories: Iterable[Path], *, cwd: Path | None = None) -> list[SessionSummary]:
@@ -160,6 +168,23 @@ def read_summary(path: Path) -> SessionSummary | None:
         name=name,
         first_message=first_message,
     )
+
+
+def session_cwd(path: str | os.PathLike[str], launch_cwd: Path) -> Path | None:
+    """The working directory pi runs in for the session file `path`: its header's `cwd`
+    (relative to pi's launch directory), or the launch directory when the header records
+    none. None when the file is not on disk (a new session, until pi writes its first
+    answer) or its first line is not a session header: pi then keeps the directory it has."""
+    try:
+        with open(path, "rb") as handle:
+            line = handle.readline(HEADER_MAX_BYTES)
+    except OSError:
+        return None
+    try:
+        header = _header_decoder.decode(line)
+    except msgspec.DecodeError:
+        return None
+    return launch_cwd / header.cwd if header.cwd else launch_cwd
 
 
 def _read_start(handle: BinaryIO) -> tuple[SessionHeader | None, str]:

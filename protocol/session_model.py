@@ -266,6 +266,8 @@ class SessionModel:
         self.unknown_records = 0
         self.odd_records = 0  # readable but out of place: a duplicate message_end, a delta after its block ended
         self._bash: dict[str, MessageItem] = {}
+        self._bash_ended: dict[str, None] = {}  # recent ended `!command` ids: their late updates are dropped
+        self._call_items: dict[str, int] = {}  # tool call id -> key of the message holding the call
         self.image_names: dict[str, str] = {}  # images.image_key -> file name, for images pideck sent
         self.changes = Changes()
 
@@ -277,6 +279,20 @@ class SessionModel:
 
     def item(self, key: int) -> MessageItem | Banner | None:
         return self._by_key.get(key)
+
+    def call_item(self, tool_call_id: str) -> int | None:
+        """The key of the message whose toolCall block has this id (where its result shows)."""
+        return self._call_items.get(tool_call_id)
+
+    @property
+    def bash_running(self) -> bool:
+        """A user `!command` is running (begun, not yet ended)."""
+        return bool(self._bash)
+
+    def _note_calls(self, item: MessageItem) -> None:
+        for block in item.blocks.values():
+            if block.tool_call is not None:
+                self._call_items[block.tool_call.id] = item.key
 
     def _add(self, item: MessageItem | Banner) -> None:
         self.items.append(item)
@@ -290,6 +306,7 @@ class SessionModel:
     def _new_message(self, message: Any, streaming: bool) -> MessageItem:
         item = MessageItem(self._key(), _role(message), message, streaming=streaming)
         item.blocks = blocks_of(message)
+        self._note_calls(item)
         if isinstance(message, AssistantMessage):
             item.usage = message.usage
         elif isinstance(message, ToolResultMessage) and message.tool_call_id not in self.tools:
@@ -362,6 +379,7 @@ class SessionModel:
         elif kind is ToolCallStart:
             block = item.blocks.setdefault(index, Block("toolCall"))
             block.tool_call = block.tool_call or ToolCall(id=update.id, name=update.tool_name)
+            self._call_items[block.tool_call.id] = item.key
             self.changes.replaced.add((item.key, index))
         elif kind is ToolCallDelta:
             block = item.blocks.setdefault(index, Block("toolCall"))
@@ -373,6 +391,7 @@ class SessionModel:
             block.tool_call = update.tool_call
             block.text = ""
             block.done = True
+            self._call_items[update.tool_call.id] = item.key
             self.changes.replaced.add((item.key, index))
         elif kind is UnknownAssistantEvent:
             self.unknown_records += 1
@@ -397,6 +416,7 @@ class SessionModel:
         item.role = _role(message)
         item.streaming = False
         item.blocks = blocks_of(message)
+        self._note_calls(item)
         if isinstance(message, AssistantMessage):
             item.usage = message.usage
         self.changes.replaced.update((item.key, index) for index in item.blocks)
@@ -540,6 +560,8 @@ class SessionModel:
             self.retry = None
 
     def _bash_update(self, event: BashExecutionUpdate) -> None:
+        if (event.id or "") in self._bash_ended:
+            return  # pi's answer (applied at once) already gave the whole output
         item = self._bash.get(event.id or "")
         if item is None:
             item = self.begin_bash(event.id or "", "")
@@ -601,16 +623,22 @@ class SessionModel:
         return item
 
     def end_bash(self, request_id: str, result: BashResult | None, error: str | None = None) -> None:
+        """pi answered a `!command`. The answer resolves at once, while the output updates
+        read before it may still wait for the next frame: the answer's output is the whole
+        output, so it replaces what streamed and later updates for the command are dropped."""
         item = self._bash.pop(request_id, None)
         if item is None:
             return
+        self._bash_ended[request_id] = None
+        while len(self._bash_ended) > 64:
+            del self._bash_ended[next(iter(self._bash_ended))]
         message = item.message
         if result is not None:
             message.exit_code = result.exit_code
             message.cancelled = result.cancelled
             message.truncated = result.truncated
             message.full_output_path = result.full_output_path
-            if not item.blocks[0].text and result.output:
+            if result.output and item.blocks[0].text != result.output:
                 item.blocks[0].text = result.output
                 self.changes.replaced.add((item.key, 0))
             message.output = item.blocks[0].text
@@ -639,6 +667,7 @@ class SessionModel:
         self._open = None
         self.tools.clear()
         self._bash.clear()
+        self._call_items.clear()
         self.totals = Totals()
         self.changes = Changes(reset=True)
         for message in messages:

@@ -1,4 +1,5 @@
-"""Start real `pi --mode rpc` children against a scripted model, for tests.
+"""Start real `pi --mode rpc` children against a scripted model, and pideck over a real
+or a fake (tests/fake_pi.py) child, for tests.
 
 Plain asyncio use (the pytest fixtures in tests/conftest.py wrap the same API):
 
@@ -14,6 +15,17 @@ process group), so no node process outlives the harness.
 
 `Recorder` collects what a client reads and lets a test wait for a record;
 `UI_EVERYTHING` is the test extension that calls every RPC-forwarded `ctx.ui` method.
+
+pideck itself: `PideckApp(harness.launch_config(...))` runs the app on a real child of
+the harness; `Fake` is one fake child, and
+
+    fake = Fake(tmp_path, "--stop-after", "10", stream="steer_abort.jsonl")
+    async with fake.run() as pilot:          # the app over it, started up, at SIZE
+        ...
+    assert fake.snap(snap_compare, steps)    # an SVG snapshot after `steps`
+
+`wait_until` polls a condition between frames; `transcript_text` is what the
+transcript shows.
 """
 
 from __future__ import annotations
@@ -22,10 +34,19 @@ import asyncio
 import json
 import os
 import signal
-from collections.abc import Callable, Iterable, Sequence
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tests.snapshot_plugin import settle
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from app.launch import LaunchConfig
+from app.pideck_app import PideckApp
 from app.runtime import PiRuntime, ensure_runtime
 from app.scripted_model.agent_dir import pi_model_args, write_agent_dir
 from app.scripted_model.server import ScriptedModel
@@ -34,9 +55,15 @@ from protocol.commands import Abort, ClearQueue, GetState, NewSession
 from protocol.events import AgentSettled
 from protocol.protocol_log import ProtocolLog
 from protocol.responses import SessionState
+from widgets.markdown_stream import StreamingText
+from widgets.transcript import Transcript
 
-EXTENSIONS_DIR = Path(__file__).resolve().parent / "extensions"
+TESTS = Path(__file__).resolve().parent
+EXTENSIONS_DIR = TESTS / "extensions"
 UI_EVERYTHING = EXTENSIONS_DIR / "ui_everything.ts"
+FAKE_PI = TESTS / "fake_pi.py"
+STREAMS = TESTS / "fixtures" / "streams"
+SIZE = (120, 36)  # the terminal of the app tests
 
 # Merged into the agent dir's settings.json: retries after 50 ms instead of 2 s, so a
 # test of a retried 5xx/529 stays fast.
@@ -109,6 +136,25 @@ class PiHarness:
         for extension in extensions:
             argv += ["-e", str(extension)]
         return argv + list(extra_args)
+
+    def launch_config(
+        self,
+        *,
+        extensions: Iterable[str | os.PathLike[str]] = (),
+        session_dir: str | os.PathLike[str] | None = None,
+        extra_args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        protocol_log: Path | None = None,
+    ) -> LaunchConfig:
+        """pideck's launch config for a child of this harness (`make_argv`); `env` is added to
+        the harness's. The app starts and closes the child itself."""
+        return LaunchConfig(
+            argv=tuple(self.make_argv(extensions=extensions, session_dir=session_dir, extra_args=extra_args)),
+            env={**self.env, **(env or {})},
+            cwd=self.cwd,
+            demo=False,
+            protocol_log=protocol_log or self.root / "app-protocol.log",
+        )
 
     async def start_client(
         self,
@@ -293,3 +339,110 @@ def _matcher(match: Any) -> Callable[[Any], bool]:
     if isinstance(match, type) or (isinstance(match, tuple) and all(isinstance(m, type) for m in match)):
         return lambda record: isinstance(record, match)
     return match
+
+
+# --- pideck over a child ------------------------------------------------------------------------
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
+    """Pause until `condition()` is truthy; its value. On timeout, AssertionError with the
+    end of the transcript and of pi's stderr when the app is pideck."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            app = pilot.app
+            detail = ""
+            if isinstance(app, PideckApp) and app.query(Transcript):
+                detail = f"; transcript:\n{transcript_text(app)[-2000:]}\npi stderr:\n{app.client.stderr_tail[-2000:]}"
+            raise AssertionError(f"timed out waiting for {what or condition}{detail}")
+        await pilot.pause(0.02)
+
+
+def transcript_text(app: PideckApp) -> str:
+    """The text of every message and banner the transcript shows, top to bottom."""
+    parts = []
+    for widget in app.query_one(Transcript).query("*"):
+        if isinstance(widget, StreamingText):
+            parts.append(widget.text)
+        elif isinstance(widget, Static):
+            parts.append(str(widget.render()))
+    return "\n".join(parts)
+
+
+class Fake:
+    """One fake pi child (tests/fake_pi.py): its options, command log and control file.
+
+    `args` are fake_pi.py options; `stream` is a recorded stream, by name in
+    tests/fixtures/streams or by path.
+    """
+
+    def __init__(self, tmp_path: Path, *args: str, stream: str | Path = "markdown.jsonl") -> None:
+        self.dir = tmp_path
+        self.log = tmp_path / "commands.jsonl"
+        self.control = tmp_path / "control.jsonl"
+        self.control.write_text("")
+        path = Path(stream)
+        self.stream = path if path.is_absolute() else STREAMS / path
+        self.args = args
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return (
+            sys.executable, str(FAKE_PI), "--log", str(self.log), "--control", str(self.control),
+            "--stream", str(self.stream), *self.args,
+        )
+
+    def config(self, env: Mapping[str, str] | None = None) -> LaunchConfig:
+        """pideck's launch config for this child; `env` is added to this process's."""
+        return LaunchConfig(
+            argv=self.argv, env={**os.environ, **(env or {})}, cwd=self.dir, demo=False,
+            protocol_log=self.dir / "protocol.log",
+        )
+
+    def app(self, env: Mapping[str, str] | None = None) -> PideckApp:
+        return PideckApp(self.config(env))
+
+    @asynccontextmanager
+    async def run(self, app: PideckApp | None = None, size: tuple[int, int] = SIZE) -> AsyncIterator[Pilot[int]]:
+        """Run `app` (default: a new one over this child) headless until pideck has started up."""
+        app = app or self.app()
+        async with app.run_test(size=size) as pilot:
+            await ready(pilot, self)
+            yield pilot
+
+    def snap(self, snap_compare: Any, steps: Callable[[Pilot[Any]], Awaitable[None]] | None = None,
+             size: tuple[int, int] = SIZE) -> bool:
+        """`snap_compare` of a new app over this child: started up, then `steps`, then settled."""
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            await ready(pilot, self)
+            if steps is not None:
+                await steps(pilot)
+            await settle(pilot)
+
+        return bool(snap_compare(self.app(), run_before=run_before, terminal_size=size))
+
+    def commands(self, kind: str | None = None) -> list[dict[str, Any]]:
+        """The commands the child received (of type `kind`), in order."""
+        if not self.log.exists():
+            return []
+        records = [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+        return [r for r in records if kind is None or r.get("type") == kind]
+
+    def kinds(self) -> list[str]:
+        return [r["type"] for r in self.commands()]
+
+    def inject(self, *records: dict[str, Any] | str) -> None:
+        """Make the fake write these lines to pideck (dicts as JSON, strings as they are)."""
+        with self.control.open("a", encoding="utf-8") as handle:
+            for record in records:
+                handle.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
+
+
+async def ready(pilot: Pilot[Any], fake: Fake) -> None:
+    """Wait until pideck loaded the session (get_commands is its last start-up call)."""
+    await wait_until(pilot, lambda: "get_commands" in fake.kinds() and pilot.app._session_ready, what="start-up")
+    await pilot.pause()

@@ -23,6 +23,7 @@ from pytest_textual_snapshot import SVGImageExtension
 if TYPE_CHECKING:
     from syrupy import SnapshotAssertion
     from syrupy.location import PyTestLocation
+    from textual.app import App
     from textual.pilot import Pilot
 
 SNAPSHOT_ROOT = Path(__file__).resolve().parent.parent / "snapshots"
@@ -61,8 +62,16 @@ def no_blink(app: Any) -> None:
                 widget.refresh()
 
 
+def rendering_pending(app: App[Any]) -> bool:
+    """Some streamed text still shows estimated heights (rendered when the app is idle)."""
+    from widgets.markdown_stream import StreamingText
+
+    return any(widget.pending for screen in app.screen_stack for widget in screen.query(StreamingText))
+
+
 async def settle(pilot: Pilot[Any], *, timeout: float = 5.0, quiet: int = 3) -> None:
-    """Pause until `quiet` successive screenshots are identical (or `timeout` passes)."""
+    """Pause until no text waits to be rendered and `quiet` successive screenshots are
+    identical (or `timeout` passes)."""
     app = pilot.app
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -72,7 +81,7 @@ async def settle(pilot: Pilot[Any], *, timeout: float = 5.0, quiet: int = 3) -> 
         no_blink(app)
         await pilot.pause(0.05)
         current = app.export_screenshot()
-        if current == last:
+        if current == last and not rendering_pending(app):
             same += 1
             if same >= quiet:
                 return

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import shlex
 import shutil
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -16,101 +13,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Static
+from pi_harness import STREAMS, Fake, transcript_text, wait_until
 
 from app.keys import install_alt_enter
-from app.launch import LaunchConfig
-from app.pideck_app import PideckApp
 from widgets.message_views import ToolCallBlock
-from widgets.markdown_stream import StreamingText
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine, ToolLog
 from widgets.transcript import Transcript
 
 ROOT = Path(__file__).resolve().parent.parent
-FAKE_PI = ROOT / "tests" / "fake_pi.py"
-STREAMS = ROOT / "tests" / "fixtures" / "streams"
-SIZE = (120, 36)
 
 
-# --- helpers (also used by test_app_snapshots.py) -----------------------------------------------
-
-
-class Fake:
-    """One fake pi child's options, command log and control file."""
-
-    def __init__(self, tmp_path: Path, *args: str, stream: str | Path = "markdown.jsonl") -> None:
-        self.dir = tmp_path
-        self.log = tmp_path / "commands.jsonl"
-        self.control = tmp_path / "control.jsonl"
-        self.control.write_text("")
-        path = Path(stream)
-        self.stream = path if path.is_absolute() else STREAMS / path
-        self.args = args
-
-    @property
-    def argv(self) -> tuple[str, ...]:
-        return (
-            sys.executable, str(FAKE_PI), "--log", str(self.log), "--control", str(self.control),
-            "--stream", str(self.stream), *self.args,
-        )
-
-    def config(self) -> LaunchConfig:
-        return LaunchConfig(
-            argv=self.argv, env=dict(os.environ), cwd=self.dir, demo=False,
-            protocol_log=self.dir / "protocol.log",
-        )
-
-    def app(self) -> PideckApp:
-        return PideckApp(self.config())
-
-    def commands(self, kind: str | None = None) -> list[dict[str, Any]]:
-        if not self.log.exists():
-            return []
-        records = [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
-        return [r for r in records if kind is None or r.get("type") == kind]
-
-    def kinds(self) -> list[str]:
-        return [r["type"] for r in self.commands()]
-
-    def inject(self, *records: dict[str, Any] | str) -> None:
-        """Make the fake write these lines to pideck (dicts as JSON, strings as they are)."""
-        with self.control.open("a", encoding="utf-8") as handle:
-            for record in records:
-                handle.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
-
-
-async def wait_until(pilot: Any, condition: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or condition}")
-        await pilot.pause(0.02)
-
-
-async def ready(pilot: Any, fake: Fake) -> None:
-    """Wait until pideck loaded the session (get_commands is its last start-up call)."""
-    await wait_until(pilot, lambda: "get_commands" in fake.kinds() and pilot.app._session_ready, what="start-up")
-    await pilot.pause()
+# --- helpers (also used by the other app tests over the fake child) ----------------------------
 
 
 async def type_text(pilot: Any, text: str) -> None:
     editor = pilot.app.query_one(PromptEditor)
     editor.insert(text)
     await pilot.pause()
-
-
-def transcript_text(app: PideckApp) -> str:
-    parts = []
-    for widget in app.query_one(Transcript).query("*"):
-        if isinstance(widget, StreamingText):
-            parts.append(widget.text)
-        elif isinstance(widget, Static):
-            parts.append(str(widget.render()))
-    return "\n".join(parts)
 
 
 def ui(method: str, request_id: str | None = None, **fields: Any) -> dict[str, Any]:
@@ -168,9 +88,8 @@ async def start_run(pilot: Any, fake: Fake, text: str = "Write a long answer slo
 
 async def test_esc_clears_queue_then_aborts_and_restores_texts(tmp_path: Path) -> None:
     fake = Fake(tmp_path, "--stop-after", "10", "--queue-on-prompt", stream="steer_abort.jsonl")
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         await start_run(pilot, fake)
         await wait_until(pilot, lambda: app.model.steering and app.model.follow_up, what="queue")
         await pilot.press("escape")
@@ -185,9 +104,8 @@ async def test_esc_clears_queue_then_aborts_and_restores_texts(tmp_path: Path) -
 
 async def test_enter_idle_sends_prompt(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         await type_text(pilot, "hello there")
         await pilot.press("enter")
         prompts = await wait_until(pilot, lambda: fake.commands("prompt"), what="prompt")
@@ -198,9 +116,8 @@ async def test_enter_idle_sends_prompt(tmp_path: Path) -> None:
 
 async def test_enter_running_steers_and_alt_enter_follows_up(tmp_path: Path) -> None:
     fake = Fake(tmp_path, "--stop-after", "10", stream="steer_abort.jsonl")
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         await start_run(pilot, fake)
         await type_text(pilot, "steer this")
         await pilot.press("enter")
@@ -220,9 +137,8 @@ async def test_enter_running_steers_and_alt_enter_follows_up(tmp_path: Path) -> 
 
 async def test_ctrl_j_newline_and_history(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         editor = app.query_one(PromptEditor)
         await pilot.press("a", "ctrl+j", "b")
         assert editor.text == "a\nb"
@@ -246,10 +162,9 @@ async def test_ctrl_j_newline_and_history(tmp_path: Path) -> None:
 
 async def test_ctrl_c_clears_then_quits_and_ctrl_d(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
-    app = fake.app()
     exits: list[Any] = []
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
         editor = app.query_one(PromptEditor)
         await type_text(pilot, "some text")
@@ -267,9 +182,8 @@ async def test_ctrl_c_clears_then_quits_and_ctrl_d(tmp_path: Path) -> None:
 
 async def test_bash_and_bash_excluded(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         await type_text(pilot, "!ls")
         await pilot.press("enter")
         first = await wait_until(pilot, lambda: fake.commands("bash"), what="bash")
@@ -288,9 +202,8 @@ async def test_bash_and_bash_excluded(tmp_path: Path) -> None:
 
 async def test_toggles_and_side_panes(tmp_path: Path) -> None:
     fake = Fake(tmp_path, stream="thinking_tools.jsonl")
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         await start_run(pilot, fake, "list files", running=False)
         await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 2 and not app.model.running)
         transcript = app.query_one(Transcript)
@@ -313,9 +226,8 @@ async def test_toggles_and_side_panes(tmp_path: Path) -> None:
 
 async def test_notify_status_widgets_and_editor_text(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         fake.inject(
             ui("notify", message="hello [bold]toast[/]", notifyType="warning"),
             ui("setStatus", statusKey="ext", statusText="status from ext"),
@@ -338,9 +250,8 @@ async def test_dialog_answer_and_two_pending_dialogs(tmp_path: Path) -> None:
     from widgets.dialogs import ConfirmDialog, InputDialog, SelectDialog
 
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         fake.inject(ui("select", "sel-1", title="Pick one", options=["Allow", "Block"]))
         await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="select dialog")
         await pilot.press("down", "enter")
@@ -370,10 +281,9 @@ async def test_markup_and_escape_sequences_render_literally(tmp_path: Path) -> N
         replace={"The project ": markup, "line 1\nline 2\nline 3\n": nasty},
     )
     fake = Fake(tmp_path, stream=stream)
-    app = fake.app()
     exits: list[Any] = []
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         original_exit = app.exit
         app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
         await start_run(pilot, fake, "go", running=False)
@@ -393,9 +303,8 @@ async def test_markup_and_escape_sequences_render_literally(tmp_path: Path) -> N
 
 async def test_non_json_line_warns_and_app_survives(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         fake.inject("this is not json {", ui("setStatus", statusKey="after", statusText="still alive"))
         await wait_until(pilot, lambda: "still alive" in str(app.query_one(StatusLine).render()), what="later record")
         await wait_until(pilot, lambda: any("could not read" in str(n.message) for n in app._notifications),
@@ -420,46 +329,67 @@ def test_xterm_parser_reads_esc_cr_as_alt_enter() -> None:
     assert keys == ["alt+enter"]
 
 
-def _tmux(socket: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=10)
+class TmuxPideck:
+    """The installed `pideck` over `fake` in a real terminal: a private tmux server, 120×36,
+    xterm-256color. `keys` presses keys (tmux send-keys arguments), `send` types a line and
+    presses Enter, `screen` is what the terminal shows."""
+
+    def __init__(self, fake: Fake) -> None:
+        self.fake = fake
+        self.socket = f"pideck-test-{uuid.uuid4().hex[:10]}"
+        pideck = ROOT / ".venv" / "bin" / "pideck"
+        command = shlex.join([str(pideck), "--pi", shlex.join(fake.argv), "--protocol-log", str(fake.dir / "p.log")])
+        started = self._tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "36", "-e", "TERM=xterm-256color",
+                             "-c", str(ROOT), command)
+        assert started.returncode == 0, started.stderr
+        self.socket_path = self._tmux("display-message", "-p", "#{socket_path}").stdout.strip()
+
+    def _tmux(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10)
+
+    def keys(self, *args: str) -> None:
+        self._tmux("send-keys", "-t", "t", *args)
+
+    def send(self, text: str) -> None:
+        self.keys("-l", text)
+        time.sleep(0.2)
+        self.keys("Enter")
+
+    def wait_started(self) -> None:
+        self.wait(lambda: "get_commands" in self.fake.kinds(), "start-up")
+        time.sleep(0.5)
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", "t").stdout
+
+    def wait(self, condition: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen()}\nlog: {self.fake.kinds()}")
+            time.sleep(0.1)
+
+    def __enter__(self) -> TmuxPideck:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._tmux("kill-server")  # only this test's private server
+        if self.socket_path.endswith(self.socket):
+            Path(self.socket_path).unlink(missing_ok=True)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_real_terminal_alt_enter_queues_follow_up(tmp_path: Path) -> None:
     fake = Fake(tmp_path, "--stop-after", "10", stream="steer_abort.jsonl")
-    pi_command = shlex.join(fake.argv)
-    socket = f"pideck-test-{uuid.uuid4().hex[:10]}"
-    pideck = ROOT / ".venv" / "bin" / "pideck"
-    command = shlex.join([str(pideck), "--pi", pi_command, "--protocol-log", str(tmp_path / "protocol.log")])
-    env_args = ["-e", "TERM=xterm-256color"]
-    started = _tmux(socket, "new-session", "-d", "-s", "t", "-x", "120", "-y", "36", *env_args,
-                    "-c", str(ROOT), command)
-    assert started.returncode == 0, started.stderr
-    socket_path = _tmux(socket, "display-message", "-p", "#{socket_path}").stdout.strip()
-    try:
-        def wait(condition: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
-            deadline = time.monotonic() + timeout
-            while not condition():
-                if time.monotonic() > deadline:
-                    screen = _tmux(socket, "capture-pane", "-p", "-t", "t").stdout
-                    raise AssertionError(f"timed out waiting for {what}; screen:\n{screen}\nlog: {fake.kinds()}")
-                time.sleep(0.1)
-
-        wait(lambda: "get_commands" in fake.kinds(), "start-up")
-        time.sleep(0.5)
-        _tmux(socket, "send-keys", "-t", "t", "-l", "start the run")
+    with TmuxPideck(fake) as term:
+        term.wait_started()
+        term.send("start the run")
+        term.wait(lambda: fake.commands("prompt"), "prompt")
+        term.wait(lambda: "working" in term.screen(), "run to show")
+        term.keys("-l", "queued later")
         time.sleep(0.2)
-        _tmux(socket, "send-keys", "-t", "t", "Enter")
-        wait(lambda: fake.commands("prompt"), "prompt")
-        wait(lambda: "working" in _tmux(socket, "capture-pane", "-p", "-t", "t").stdout, "run to show")
-        _tmux(socket, "send-keys", "-t", "t", "-l", "queued later")
-        time.sleep(0.2)
-        _tmux(socket, "send-keys", "-t", "t", "-H", "1b", "0d")  # ESC CR = Alt+Enter
-        wait(lambda: fake.commands("follow_up"), "follow_up")
+        term.keys("-H", "1b", "0d")  # ESC CR = Alt+Enter
+        term.wait(lambda: fake.commands("follow_up"), "follow_up")
         time.sleep(0.5)
         assert fake.commands("follow_up")[0]["message"] == "queued later"
         assert "abort" not in fake.kinds() and "clear_queue" not in fake.kinds()
-    finally:
-        _tmux(socket, "kill-server")  # only this test's private server
-        if socket_path.endswith(socket):
-            Path(socket_path).unlink(missing_ok=True)

@@ -6,51 +6,25 @@ the app's own RpcClient; the app closes it when it unmounts.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pi_harness import UI_EVERYTHING, PiHarness
-from test_app import transcript_text
+from pi_harness import SIZE, UI_EVERYTHING, PiHarness, transcript_text, wait_until
 
-from app.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
 from widgets.dialogs import ConfirmDialog, EditorDialog, InputDialog, SelectDialog
 from widgets.prompt_editor import PromptEditor
-from widgets.side_panes import QueuePane, ToolLog
+from widgets.side_panes import QueuePane, StatsPane, ToolLog
 
 pytestmark = pytest.mark.pi
 
-SIZE = (120, 36)
 SLOW = {"chunk_chars": 2, "delay": 0.03}
 
 
 def make_app(harness: PiHarness) -> PideckApp:
-    config = LaunchConfig(
-        argv=tuple(harness.make_argv(extensions=[UI_EVERYTHING])),
-        env=dict(harness.env),
-        cwd=harness.cwd,
-        demo=False,
-        protocol_log=harness.root / "app-protocol.log",
-    )
-    return PideckApp(config)
-
-
-async def wait_until(pilot: Any, condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            app = pilot.app
-            raise AssertionError(
-                f"timed out waiting for {what}; transcript:\n{transcript_text(app)[-2000:]}\n"
-                f"pi stderr:\n{app.client.stderr_tail[-2000:]}"
-            )
-        await pilot.pause(0.02)
+    """pideck on a new child of `harness`, with tests/extensions/ui_everything.ts loaded."""
+    return PideckApp(harness.launch_config(extensions=[UI_EVERYTHING]))
 
 
 async def started(pilot: Any) -> None:
@@ -79,6 +53,10 @@ async def quiesce(pilot: Any) -> None:
 
 def notes(app: PideckApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
+
+
+def stats_text(app: PideckApp) -> str:
+    return str(app.query_one(StatsPane).render())
 
 
 async def test_prompt_with_tool_call(pi_harness: PiHarness) -> None:

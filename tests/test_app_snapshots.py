@@ -11,17 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from snapshot_plugin import settle
-from test_app import ROOT, Fake, bash_error, derive_stream, ready, start_run, type_text, ui, wait_until
+from pi_harness import SIZE, Fake, transcript_text, wait_until
+from tests.snapshot_plugin import settle
+from test_app import ROOT, bash_error, derive_stream, start_run, type_text, ui
 
 import widgets.side_panes as side_panes
 from app.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from widgets.dialogs import ExtensionDialog
 from widgets.message_views import ToolCallBlock
+from widgets.startup_error import StartupErrorScreen
 from widgets.transcript import Transcript
 
-WIDE = (120, 36)
 SMALL = (80, 24)
 
 
@@ -32,45 +33,42 @@ def still_spinner(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_empty_session(snap_compare: Any, tmp_path: Path) -> None:
-    fake = Fake(tmp_path)
-
-    async def run_before(pilot: Any) -> None:
-        await ready(pilot, fake)
-        await settle(pilot)
-
-    assert snap_compare(fake.app(), run_before=run_before, terminal_size=WIDE)
+    assert Fake(tmp_path).snap(snap_compare)
 
 
 def test_streaming_in_progress(snap_compare: Any, tmp_path: Path) -> None:
     fake = Fake(tmp_path, "--stop-after", "20", stream="markdown.jsonl")
 
-    async def run_before(pilot: Any) -> None:
-        await ready(pilot, fake)
+    async def steps(pilot: Any) -> None:
         await start_run(pilot, fake, "Explain how to read a JSONL stream, with code.")
-        await wait_until(pilot, lambda: "Reading a JSONL" in _text(pilot.app), what="partial text")
-        await settle(pilot)
+        await wait_until(pilot, lambda: "Reading a JSONL" in transcript_text(pilot.app), what="partial text")
 
-    assert snap_compare(fake.app(), run_before=run_before, terminal_size=WIDE)
+    assert fake.snap(snap_compare, steps)
+
+
+def finished_markdown_answer(fake: Fake) -> Any:
+    async def steps(pilot: Any) -> None:
+        await start_run(pilot, fake, "Explain how to read a JSONL stream, with code.", running=False)
+        await wait_until(pilot, lambda: not pilot.app.model.running and "Emoji" in transcript_text(pilot.app))
+
+    return steps
 
 
 def test_finished_markdown_answer(snap_compare: Any, tmp_path: Path) -> None:
     fake = Fake(tmp_path, stream="markdown.jsonl")
+    assert fake.snap(snap_compare, finished_markdown_answer(fake))
 
-    async def run_before(pilot: Any) -> None:
-        await ready(pilot, fake)
-        await start_run(pilot, fake, "Explain how to read a JSONL stream, with code.", running=False)
-        await wait_until(pilot, lambda: not pilot.app.model.running and "Emoji" in _text(pilot.app))
-        await settle(pilot)
 
-    assert snap_compare(fake.app(), run_before=run_before, terminal_size=WIDE)
+def test_app_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    fake = Fake(tmp_path, stream="markdown.jsonl")
+    assert fake.snap(snap_compare, finished_markdown_answer(fake), size=SMALL)
 
 
 def test_tool_log_success_and_error(snap_compare: Any, tmp_path: Path) -> None:
     stream = derive_stream(tmp_path / "tools.jsonl", "thinking_tools.jsonl", edit=bash_error)
     fake = Fake(tmp_path, stream=stream)
 
-    async def run_before(pilot: Any) -> None:
-        await ready(pilot, fake)
+    async def steps(pilot: Any) -> None:
         await start_run(pilot, fake, "List the files and read the README.", running=False)
         await wait_until(
             pilot,
@@ -78,23 +76,20 @@ def test_tool_log_success_and_error(snap_compare: Any, tmp_path: Path) -> None:
             and all(run.done for run in pilot.app.model.tools.values()),
             what="tools done",
         )
-        await settle(pilot)
 
-    assert snap_compare(fake.app(), run_before=run_before, terminal_size=WIDE)
+    assert fake.snap(snap_compare, steps)
 
 
 def test_queue_with_items(snap_compare: Any, tmp_path: Path) -> None:
     fake = Fake(tmp_path, "--stop-after", "10", "--queue-on-prompt", stream="steer_abort.jsonl")
 
-    async def run_before(pilot: Any) -> None:
-        await ready(pilot, fake)
+    async def steps(pilot: Any) -> None:
         await start_run(pilot, fake)
         await type_text(pilot, "And list sources.")
         await pilot.press("alt+enter")
         await wait_until(pilot, lambda: len(pilot.app.model.follow_up) == 2, what="queue")
-        await settle(pilot)
 
-    assert snap_compare(fake.app(), run_before=run_before, terminal_size=WIDE)
+    assert fake.snap(snap_compare, steps)
 
 
 DIALOGS = {
@@ -109,19 +104,17 @@ DIALOGS = {
 def test_extension_dialog_over_app(snap_compare: Any, tmp_path: Path, kind: str) -> None:
     fake = Fake(tmp_path, stream="commands.jsonl")  # a short answer: no scrollbar under the dialog
 
-    async def run_before(pilot: Any) -> None:
-        await ready(pilot, fake)
+    async def steps(pilot: Any) -> None:
         await start_run(pilot, fake, "How is this project built?", running=False)
-        await wait_until(pilot, lambda: not pilot.app.model.running and "setuptools" in _text(pilot.app))
+        await wait_until(pilot, lambda: not pilot.app.model.running and "setuptools" in transcript_text(pilot.app))
         await settle(pilot)  # the app under the dialog is laid out before the dialog covers it
         fake.inject(DIALOGS[kind])
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExtensionDialog), what="dialog")
         await settle(pilot)
         pilot.app.query_one(Transcript).scroll_end(animate=False, immediate=True)
         await pilot.wait_for_scheduled_animations()
-        await settle(pilot)
 
-    assert snap_compare(fake.app(), run_before=run_before, terminal_size=WIDE)
+    assert fake.snap(snap_compare, steps)
 
 
 def test_pi_could_not_start(snap_compare: Any) -> None:
@@ -133,28 +126,8 @@ def test_pi_could_not_start(snap_compare: Any) -> None:
     )
 
     async def run_before(pilot: Any) -> None:
-        from widgets.startup_error import StartupErrorScreen
-
         await settle(pilot)
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, StartupErrorScreen), what="error screen")
         await settle(pilot)
 
-    assert snap_compare(PideckApp(config), run_before=run_before, terminal_size=WIDE)
-
-
-def test_app_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
-    fake = Fake(tmp_path, stream="markdown.jsonl")
-
-    async def run_before(pilot: Any) -> None:
-        await ready(pilot, fake)
-        await start_run(pilot, fake, "Explain how to read a JSONL stream, with code.", running=False)
-        await wait_until(pilot, lambda: not pilot.app.model.running and "Emoji" in _text(pilot.app))
-        await settle(pilot)
-
-    assert snap_compare(fake.app(), run_before=run_before, terminal_size=SMALL)
-
-
-def _text(app: PideckApp) -> str:
-    from test_app import transcript_text
-
-    return transcript_text(app)
+    assert snap_compare(PideckApp(config), run_before=run_before, terminal_size=SIZE)

@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from test_app import SIZE, Fake, ready, start_run, type_text, wait_until
+from pi_harness import Fake, wait_until
+from test_app import start_run, type_text
 from test_queue_images_real_pi import tiny_png
 from textual import events
 
@@ -89,9 +90,8 @@ async def test_chips_from_at_paths_refusals_removal_and_sending(tmp_path: Path, 
     (tmp_path / "text.png").write_text("plain text under an image name")
     (tmp_path / "big.png").write_bytes(tiny_png() + b"\x00" * 5000)
     monkeypatch.setattr(protocol.images, "MAX_IMAGE_BYTES", 4096)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         editor = app.query_one(PromptEditor)
         bar = app.query_one(AttachmentBar)
         assert not bar.display

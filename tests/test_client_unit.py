@@ -24,9 +24,10 @@ from pi_harness import Recorder, kill_group
 import protocol.client as client_module
 from protocol.client import ChildExited, RpcClient, RpcError
 from protocol.codec import ProtocolError, Unknown
-from protocol.commands import GetCommands, GetMessages, GetState, Prompt
+from protocol.commands import GetCommands, GetLastAssistantText, GetMessages, GetState, GetTree, Prompt
 from protocol.events import AgentStart, BashExecutionUpdate
 from protocol.protocol_log import ProtocolLog
+from protocol.response_head import ResponseHead, response_head
 from protocol.responses import Response
 
 FAKE_CHILD = r"""
@@ -64,6 +65,9 @@ for action, *args in json.loads(sys.argv[1]):
     elif action == "many":          # N small records as fast as possible
         for index in range(args[0]):
             out.write(b'{"type":"bash_execution_update","delta":"%d"}\n' % index)
+        out.flush()
+    elif action == "padded":        # text, N x's, text: one long line
+        out.write(args[0].encode() + b"x" * args[1] + args[2].encode())
         out.flush()
     elif action == "big":           # one record of N+ bytes on one line
         emit({"type": "bash_execution_update", "delta": "x" * args[0]})
@@ -179,6 +183,61 @@ async def test_call_raises_on_success_false(start_fake: StartFake) -> None:
     with pytest.raises(RpcError, match="Model not found: x/y") as caught:
         await client.call(GetState(), timeout=5)
     assert caught.value.response is not None and caught.value.response.success is False
+
+
+DEEP_TREE = '{"id":"broken","type":"response","command":"get_tree","success":true,"data":{"tree":' + "[" * 10_000 + "]" * 10_000 + "}}\n"
+TRUNCATED = '{"id":"broken","type":"response","command":"get_state","success":true,"data":{"model":{"id":"x\n'
+NOT_UTF8 = '{"id":"broken","type":"response","command":"get_last_assistant_text","success":true,"data":{"text":"a\u00ffb"}}\n'
+
+
+@pytest.mark.parametrize(
+    ("command", "line", "encoding", "reason"),
+    [
+        (GetTree, DEEP_TREE, "utf-8", "not readable: nested too deeply"),
+        (GetState, TRUNCATED, "utf-8", "not JSON: Input data was truncated"),
+        (GetLastAssistantText, NOT_UTF8, "latin-1", "not JSON: Invalid UTF-8 encoded string"),
+    ],
+    ids=["10000-deep", "truncated", "invalid-utf8"],
+)
+async def test_an_unreadable_response_fails_its_request_at_once(
+    start_fake: StartFake, command: type[Any], line: str, encoding: str, reason: str
+) -> None:
+    client, rec = await start_fake(["read", 2], ["raw", line, encoding], ["respond_type", "get_commands"], ["echo"])
+    broken, fine = command(id="broken"), GetCommands(id="fine")
+    waiting = asyncio.create_task(client.request(fine, timeout=None))
+
+    name = command.__struct_config__.tag
+    # no timeout of its own: without the fix this would wait until the outer 10 s cancel it
+    with pytest.raises(RpcError, match=rf"^{name}: pi's answer could not be read \({reason}\)$"):
+        await asyncio.wait_for(client.request(broken, timeout=None), 10)
+
+    assert (await asyncio.wait_for(waiting, 10)).success, "the other request is answered"
+    (error,) = rec.of_type(ProtocolError)
+    assert error.raw == line.rstrip("\n").encode(encoding) and error.error == reason
+    assert client.bad_records == 1 and client.unexpected_responses == 0 and client._pending == {}
+    assert (await client.request(GetState(), timeout=5)).success, "the client still works"
+
+
+async def test_a_response_too_long_to_keep_fails_its_request(start_fake: StartFake, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(client_module, "MAX_LINE", 100_000)
+    head = '{"id":"broken","type":"response","command":"get_messages","success":true,"data":"'
+    # 2 MB: more than one read takes, so the reader sees more than MAX_LINE without a newline
+    client, _ = await start_fake(["read", 1], ["padded", head, 2_000_000, '"}\n'], ["echo"])
+    with pytest.raises(RpcError, match=r"^get_messages: pi's answer could not be read \(line longer than [0-9,]+ bytes; dropped\)$"):
+        await asyncio.wait_for(client.request(GetMessages(id="broken"), timeout=None), 10)
+    assert (await client.request(GetState(), timeout=5)).success
+
+
+def test_the_head_of_an_unreadable_response() -> None:
+    assert response_head(DEEP_TREE.encode()) == ResponseHead("broken", "get_tree")
+    assert response_head(b' { "type" : "response" , "id" : "a\\"b\\u00e9" , "data": [') == ResponseHead('a"b\u00e9', "")
+    assert response_head(b'{"type":"response","success":false,"error":"\xff","id":"late","command":"x"}') == ResponseHead("late", "x")
+    assert response_head(b'{"type":"response","data":{"id":"nested"},"id":"after-data"}') is None, "only the leading scalars"
+    assert response_head(b'{"type":"agent_start","id":"x"}') is None
+    assert response_head(b'{"type":"response","id":7}') is None
+    assert response_head(b'{"id":"\xff","type":"response"}') is None
+    assert response_head(b'{"id":"pideck-1","ty') is None
+    assert response_head(b"[1, 2]") is None and response_head(b"") is None
 
 
 # --- what the reader accepts ----------------------------------------------------------------

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from snapshot_plugin import settle
-from test_app import SIZE, Fake, ready, type_text, wait_until
+from pi_harness import Fake, wait_until
+from test_app import type_text
 from textual.widgets._footer import FooterKey
 
 from widgets.info_screen import InfoScreen
@@ -19,9 +19,8 @@ from widgets.prompt_editor import PromptEditor
 
 async def test_quit_command_exits(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         await type_text(pilot, "/quit")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app._exit, what="exit")
@@ -31,9 +30,8 @@ async def test_quit_command_exits(tmp_path: Path) -> None:
 
 async def test_ctrl_d_deletes_right_unless_the_prompt_is_empty(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         editor = app.query_one(PromptEditor)
         await type_text(pilot, "abc")
         await pilot.press("home", "ctrl+d")
@@ -49,9 +47,8 @@ async def test_ctrl_d_deletes_right_unless_the_prompt_is_empty(tmp_path: Path) -
 
 async def test_palette_key_in_footer_and_keys_off_in_dialogs(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         keys = {key.key: key for key in app.screen.query(FooterKey)}
         assert "f1" in keys and "ctrl+l" in keys
         await pilot.press("ctrl+l")
@@ -65,26 +62,18 @@ async def test_palette_key_in_footer_and_keys_off_in_dialogs(tmp_path: Path) -> 
 
 
 def test_model_picker_snapshot(snap_compare: Any, tmp_path: Path) -> None:
-    fake = Fake(tmp_path)
-
-    async def run_before(pilot: Any) -> None:
-        await ready(pilot, fake)
+    async def steps(pilot: Any) -> None:
         await pilot.press("ctrl+l")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ModelPicker), what="picker")
         await pilot.press("s", "c")
-        await settle(pilot)
 
-    assert snap_compare(fake.app(), run_before=run_before, terminal_size=SIZE)
+    assert Fake(tmp_path).snap(snap_compare, steps)
 
 
 def test_hotkeys_snapshot(snap_compare: Any, tmp_path: Path) -> None:
-    fake = Fake(tmp_path)
-
-    async def run_before(pilot: Any) -> None:
-        await ready(pilot, fake)
+    async def steps(pilot: Any) -> None:
         await type_text(pilot, "/hotkeys")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, InfoScreen), what="hotkeys")
-        await settle(pilot)
 
-    assert snap_compare(fake.app(), run_before=run_before, terminal_size=SIZE)
+    assert Fake(tmp_path).snap(snap_compare, steps)

@@ -19,15 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_harness import DEFAULT_SETTINGS, PiHarness
+from pi_harness import DEFAULT_SETTINGS, SIZE, PiHarness, transcript_text, wait_until
 from rich.console import Console
-from test_app import transcript_text
-from test_app_real_pi import notes, quiesce, send, started, wait_until
+from test_app_real_pi import notes, quiesce, send, started, stats_text
 from textual.command import CommandList, CommandPalette
 from textual.widgets import OptionList, Static
 
 from app.hotkeys import key_label
-from app.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from app.runtime import PiRuntime
 from app.scripted_model.agent_dir import MODEL_ID, PROVIDER
@@ -36,11 +34,9 @@ from protocol.commands import GetState, NewSession, SetFollowUpMode, SetModel, S
 from widgets.info_screen import InfoScreen
 from widgets.pickers import ChoicePicker, ModelPicker
 from widgets.prompt_editor import PromptEditor
-from widgets.side_panes import StatsPane
 
 pytestmark = pytest.mark.pi
 
-SIZE = (120, 36)
 MINI = MODEL_ID + "-mini"
 SETTINGS = {**DEFAULT_SETTINGS, "compaction": {"keepRecentTokens": 1}, "retry": {"baseDelayMs": 30_000}}
 
@@ -58,14 +54,7 @@ async def deck_harness(
 
 @pytest.fixture(scope="module")
 async def deck(deck_harness: PiHarness) -> AsyncIterator[Any]:
-    config = LaunchConfig(
-        argv=tuple(deck_harness.make_argv(session_dir=deck_harness.root / "sessions")),
-        env=dict(deck_harness.env),
-        cwd=deck_harness.cwd,
-        demo=False,
-        protocol_log=deck_harness.root / "app-protocol.log",
-    )
-    app = PideckApp(config)
+    app = PideckApp(deck_harness.launch_config(session_dir=deck_harness.root / "sessions"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         yield pilot
@@ -95,10 +84,6 @@ async def pilot(deck: Any, deck_harness: PiHarness) -> Any:
 
 async def pi_state(app: PideckApp) -> Any:
     return await app.client.call(GetState())
-
-
-def stats_text(app: PideckApp) -> str:
-    return str(app.query_one(StatsPane).render())
 
 
 def noted(app: PideckApp, part: str) -> bool:
@@ -305,6 +290,17 @@ async def test_compact_shows_progress_and_tokens_before_and_after(pilot: Any, sc
     assert "Summarised." in transcript_text(app)
     summary_request = json.dumps(scripted_model.requests[-2])
     assert "keep the answers" in summary_request  # the instructions reached the summary prompt
+    await quiesce(pilot)
+
+
+async def test_esc_stops_a_running_shell_command(pilot: Any) -> None:
+    app: PideckApp = pilot.app
+    await send(pilot, "!sleep 30")
+    await wait_until(pilot, lambda: app.model.bash_running, what="!sleep running")
+    assert not app.model.running
+    await pilot.press("escape")  # no run to abort: pi's abort_bash
+    await wait_until(pilot, lambda: not app.model.bash_running, what="!sleep stopped")
+    await wait_until(pilot, lambda: "■ cancelled" in transcript_text(app), what="cancelled mark")
     await quiesce(pilot)
 
 

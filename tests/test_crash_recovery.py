@@ -10,12 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_harness import PiHarness, kill_group
-from test_app import SIZE, Fake, ready, transcript_text, ui, wait_until
+from pi_harness import SIZE, Fake, PiHarness, kill_group, transcript_text, wait_until
+from test_app import ui
 from test_app_real_pi import quiesce, send, started
 
 from app.crash_recovery import resume_argv
-from app.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply
 from protocol.commands import GetMessages
@@ -78,11 +77,7 @@ async def test_kill_mid_stream_then_restart_resumes_every_persisted_message(
         Reply(text="slow " * 400, chunk_chars=2, delay=0.03),
         Reply(text="Answer after the restart."),
     )
-    config = LaunchConfig(
-        argv=tuple(pi_harness.make_argv(session_dir=tmp_path / "sessions")),
-        env=dict(pi_harness.env), cwd=pi_harness.cwd, demo=False, protocol_log=tmp_path / "protocol.log",
-    )
-    app = PideckApp(config)
+    app = PideckApp(pi_harness.launch_config(session_dir=tmp_path / "sessions"))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "First question.")
@@ -95,14 +90,17 @@ async def test_kill_mid_stream_then_restart_resumes_every_persisted_message(
 
         kill_group(old)  # kill -9 of pi's whole process group
 
-        bar = app.query_one(CrashBar)
-        await wait_until(pilot, lambda: bar.display, what="crash bar")
+        bar, status = app.query_one(CrashBar), app.query_one(StatusLine)
+        await wait_until(  # the bar shows at once; the banner and the status line once the records are applied
+            pilot, lambda: bar.display and "pi was killed (SIGKILL" in transcript_text(app)
+            and "pi is not running" in str(status.render()),
+            what="the exit on the crash bar, in the transcript and on the status line",
+        )  # fmt: skip
         assert "SIGKILL" in crash_text(app) and "ctrl+r" in crash_text(app)
         assert not app.model.running
         text = transcript_text(app)
-        assert "pi was killed (SIGKILL" in text, "the banner in the transcript"
         assert "First answer, saved" in text and "Second question, cut short." in text and "slow slow" in text
-        assert "pi is not running" in str(app.query_one(StatusLine).render())
+        assert "ready" not in str(status.render())
         assert app.check_action("restart_pi", ()) is True
         editor = app.query_one(PromptEditor)
         editor.load("a draft typed while pi was down")
@@ -162,9 +160,8 @@ async def crash(pilot: Any) -> None:
 
 async def test_crash_at_rest_then_restart_on_the_same_session(tmp_path: Path) -> None:
     fake = fake_with_session(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
         fake.inject(ui("select", "sel-1", title="Pick one", options=["A", "B"]))
         await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="dialog")
@@ -203,9 +200,8 @@ async def type_and_send(pilot: Any, fake: Fake) -> None:
 
 async def test_restart_when_pi_cannot_start_again(tmp_path: Path) -> None:
     fake = fake_with_session(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
         working = app.config
         app.config = dataclasses.replace(
@@ -233,9 +229,8 @@ async def test_restart_when_pi_cannot_start_again(tmp_path: Path) -> None:
 
 async def test_restart_of_an_unsaved_session_keeps_the_old_transcript(tmp_path: Path) -> None:
     fake = fake_with_session(tmp_path, session=False)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
         assert app.model.state is not None and app.model.state.session_file is None
         await crash(pilot)

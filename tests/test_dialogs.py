@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from textual.app import App
+from screen_app import ScreenApp
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
@@ -35,17 +35,13 @@ EDITOR = EditorRequest(id="e1", title="Edit some text", prefill="Line 1\nLine 2\
 MARKUP = "[bold]x[/] [@click=app.boom]y[/]"
 
 
-class DialogApp(App[None]):
-    """Pushes one dialog and records what it dismisses with."""
+class DialogApp(ScreenApp):
+    """Shows one dialog; `booms` counts runs of `app.boom`, the action MARKUP would click."""
 
     def __init__(self, dialog: ExtensionDialog) -> None:
-        super().__init__()
+        super().__init__(dialog)
         self.dialog = dialog
-        self.results: list[ExtensionUIResponse | None] = []
         self.booms = 0
-
-    def on_mount(self) -> None:
-        self.push_screen(self.dialog, self.results.append)
 
     def action_boom(self) -> None:
         self.booms += 1

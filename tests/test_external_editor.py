@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_app import SIZE, Fake, ready, type_text, wait_until
+from pi_harness import Fake, wait_until
+from test_app import type_text
 
 from app.external_editor import EditorFailed, run_editor
 from app.pideck_app import PideckApp
@@ -50,9 +51,7 @@ def test_run_editor_failures_say_why(tmp_path: Path) -> None:
 
 
 def make_app(fake: Fake, env: dict[str, str]) -> tuple[PideckApp, list[bool]]:
-    config = fake.config()
-    config.env.update(env)
-    app = PideckApp(config)
+    app = fake.app(env)
     suspended: list[bool] = []
 
     @contextlib.contextmanager
@@ -68,8 +67,7 @@ async def test_ctrl_g_edits_the_prompt_in_the_external_editor(tmp_path: Path) ->
     script = editor_script(tmp_path, 'for f; do :; done\nsed -i "s/draft/final text/" "$f"\n')
     fake = Fake(tmp_path)
     app, suspended = make_app(fake, {"VISUAL": "", "EDITOR": str(script)})
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run(app) as pilot:
         await type_text(pilot, "a draft\nwith two lines")
         await pilot.press("ctrl+g")
         editor = app.query_one(PromptEditor)
@@ -81,8 +79,7 @@ async def test_ctrl_g_edits_the_prompt_in_the_external_editor(tmp_path: Path) ->
 async def test_ctrl_g_unset_failed_and_unsupported_leave_the_prompt(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     app, suspended = make_app(fake, {"VISUAL": "", "EDITOR": ""})
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run(app) as pilot:
         await type_text(pilot, "keep me")
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: app._notifications, what="notice")

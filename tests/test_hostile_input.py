@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_app import SIZE, Fake, ready, transcript_text, ui, wait_until
+from pi_harness import Fake, transcript_text, wait_until
+from test_app import ui
 
 import app.problem_monitor as problem_monitor
 from protocol.protocol_log import ProtocolLog
@@ -58,9 +59,8 @@ def total(toasts: list[str], label: str) -> int:
 async def test_every_kind_of_odd_record_is_survived_shown_and_logged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(problem_monitor, "INTERVAL", 0.0)  # toast whatever is new at once
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         answer = {**ASSISTANT, "content": [{"type": "hologram", "beam": 1}, {"type": "text", "text": "Text beside a hologram."}]}
         inject_bytes(
             fake,
@@ -120,9 +120,8 @@ async def test_every_kind_of_odd_record_is_survived_shown_and_logged(tmp_path: P
 async def test_indicator_is_rate_limited_and_sums_up_later(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(problem_monitor, "INTERVAL", 3600.0)
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         for burst in range(5):
             inject_bytes(fake, *(b"garbage %d-%d" % (burst, n) for n in range(40)))
             inject_bytes(fake, json.dumps(ui("setStatus", statusKey="burst", statusText=f"burst {burst}")).encode())
@@ -140,9 +139,8 @@ async def test_indicator_is_rate_limited_and_sums_up_later(tmp_path: Path, monke
 async def test_hundred_megabyte_lines_and_a_stderr_flood(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(problem_monitor, "INTERVAL", 0.0)  # toast whatever is new at once
     fake = Fake(tmp_path)
-    app = fake.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         size = 100 * 1024 * 1024
         inject_bytes(
             fake,

@@ -10,8 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from test_app import SIZE, Fake, ready, wait_until
+from textual.app import App
+from textual.errors import NoWidget
+from textual.widget import Widget
+from pi_harness import SIZE, Fake, ready, wait_until
 
+from protocol.client import PIPE_SIZE
 from widgets.message_views import MessageView, ToolCallBlock
 from widgets.prompt_editor import PromptEditor
 from widgets.tool_output import LargeTextView, ToolOutputScreen, output_preview, output_rows
@@ -63,6 +67,17 @@ def test_preview_work_is_bounded_by_what_it_shows() -> None:
     assert output_rows("a\n" + "y" * 5000 + "\nb\n") == ["a", "y" * 2000, "y" * 2000, "y" * 1000, "b"]
 
 
+def shown_at_its_corner(app: App[Any], widget: Widget) -> bool:
+    """Whether a click at the widget's top left corner (where Pilot clicks) lands on it."""
+    offset = widget.region.offset
+    if offset not in app.screen.region:
+        return False
+    try:
+        return app.get_widget_at(*offset)[0] is widget
+    except NoWidget:
+        return False
+
+
 async def test_two_thousand_messages_and_fifty_megabytes_of_tool_output(tmp_path: Path) -> None:
     messages = session_messages()
     assert len(messages) == 2000
@@ -94,30 +109,30 @@ async def test_two_thousand_messages_and_fifty_megabytes_of_tool_output(tmp_path
         editor = app.query_one(PromptEditor)
         await pilot.press("h", "i")
         assert editor.text == "hi", "keys are handled"
-        assert transcript.max_scroll_y > 0
-        transcript.scroll_home(animate=False)
-        await pilot.pause()
-        assert transcript.scroll_y == 0, "the transcript scrolls"
+        await wait_until(pilot, lambda: transcript.max_scroll_y > 0, what="the transcript overflows")
+        transcript.scroll_home(animate=False)  # applied after the next refresh
+        await wait_until(pilot, lambda: transcript.scroll_y == 0, what="the transcript scrolls home")
         await pilot.press("ctrl+home")  # load earlier messages on request
         await wait_until(pilot, lambda: len(transcript.views) > MAX_VIEWS, timeout=60, what="earlier messages")
 
-        last.scroll_visible(animate=False)
-        await pilot.pause()
-        await pilot.click(last)
-        await wait_until(pilot, lambda: isinstance(app.screen, ToolOutputScreen), timeout=60, what="full output screen")
+        last.scroll_visible(animate=False)  # applied after the next refresh
+        await wait_until(pilot, lambda: shown_at_its_corner(app, last), what="the tool call in view")
+        assert await pilot.click(last), "the click lands on the tool call"
+        await wait_until(pilot, lambda: isinstance(app.focused, LargeTextView), timeout=60, what="full output screen")
+        assert isinstance(app.screen, ToolOutputScreen)
         view = app.screen.query_one(LargeTextView)
         assert view.rows[0] == "FIRST LINE OF TURN 499" and view.rows[-1] == "LAST LINE OF TURN 499"
         assert len(view.rows) > 200_000
-        await pilot.press("end")
-        await pilot.pause()
-        assert view.scroll_y == view.max_scroll_y > 0
+        await pilot.press("end")  # scrolls with an animation
+        await wait_until(pilot, lambda: view.scroll_y == view.max_scroll_y > 0, what="the end of the output")
         bottom = [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
         assert any("LAST LINE OF TURN 499" in row for row in bottom), "the end of 20 MB is on screen"
         await pilot.press("escape")
-        assert not isinstance(app.screen, ToolOutputScreen)
+        await wait_until(pilot, lambda: not isinstance(app.screen, ToolOutputScreen), what="the output screen closed")
 
         await pilot.press("f3", "end", "o")  # the keyboard way: the tool log's highlighted run
-        await wait_until(pilot, lambda: isinstance(app.screen, ToolOutputScreen), timeout=60, what="output from the log")
+        await wait_until(pilot, lambda: isinstance(app.focused, LargeTextView), timeout=60, what="output from the log")
+        assert isinstance(app.screen, ToolOutputScreen)
         assert app.screen.query_one(LargeTextView).rows[-1] == "LAST LINE OF TURN 499"
 
 
@@ -134,7 +149,10 @@ async def test_a_stalled_screen_never_stalls_reading_from_pi(tmp_path: Path) -> 
             await render()
 
         app._apply_changes_now = stalled_screen  # type: ignore[method-assign]
-        count = 20_000  # ~0.5 MB: far more than a pipe holds, so pi would block if nobody read
+        # 60,000 records of 22 bytes: 1.3 MB, more than pi's stdout pipe holds (pideck widens
+        # it to PIPE_SIZE, 1 MiB), so the fake would block if nobody read while the screen is stuck
+        count = 60_000
+        assert count * len('{"type":"turn_start"}\n') > PIPE_SIZE
         before = app.client.records_read
         fake.inject('{"type":"turn_start"}')
         await wait_until(pilot, lambda: app._flushing, what="the screen stuck on the first record")
@@ -144,4 +162,4 @@ async def test_a_stalled_screen_never_stalls_reading_from_pi(tmp_path: Path) -> 
         await pilot.press("o", "k")
         assert app.query_one(PromptEditor).text == "ok", "keys are handled while the screen catches up"
         gate.set()
-        await wait_until(pilot, lambda: app.model.turns == count and not app._pending, what="screen caught up")
+        await wait_until(pilot, lambda: app.model.turns == count and not app._pending, timeout=60, what="screen caught up")

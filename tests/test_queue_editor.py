@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from snapshot_plugin import no_blink
-from textual.app import App
+from screen_app import ScreenApp
+from tests.snapshot_plugin import no_blink
 
 from protocol.messages import ImageContent
 from widgets.queue_editor import QueueEditor, QueueItem
@@ -18,18 +18,12 @@ ITEMS = [
 ]
 
 
-class EditorApp(App[None]):
-    def __init__(self, items: list[QueueItem]) -> None:
-        super().__init__()
-        self.items = items
-        self.results: list[list[QueueItem] | None] = []
-
-    def on_mount(self) -> None:
-        self.push_screen(QueueEditor(self.items), self.results.append)
+class EditorApp(ScreenApp):
+    """A ScreenApp by the name its snapshot shows as the title."""
 
 
 async def run(items: list[QueueItem], *keys: str) -> tuple[EditorApp, list[list[QueueItem] | None]]:
-    app = EditorApp(items)
+    app = EditorApp(QueueEditor(items))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press(*keys)
@@ -79,4 +73,4 @@ def test_snapshot_queue_editor(snap_compare: Any) -> None:
         await pilot.press("down")
         no_blink(pilot.app)
 
-    assert snap_compare(EditorApp(ITEMS), run_before=run_before, terminal_size=(80, 24))
+    assert snap_compare(EditorApp(QueueEditor(ITEMS)), run_before=run_before, terminal_size=(80, 24))

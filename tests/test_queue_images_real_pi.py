@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_harness import PiHarness
-from test_app import transcript_text
-from test_app_real_pi import SIZE, make_app, quiesce, send, started, wait_until
+from pi_harness import SIZE, PiHarness, transcript_text, wait_until
+from test_app_real_pi import make_app, quiesce, send, started
 
 from textual import events
 

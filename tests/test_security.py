@@ -22,12 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-from pi_harness import EXTENSIONS_DIR, PiHarness
-from test_app import ROOT, SIZE, Fake, derive_stream, ready, transcript_text, ui, wait_until
+from pi_harness import EXTENSIONS_DIR, SIZE, Fake, PiHarness, transcript_text, wait_until
+from test_app import ROOT, derive_stream, ui
 
 from app.cli import parse_args
-from app.launch import LaunchConfig, build_launch
+from app.launch import build_launch
 from app.pideck_app import PideckApp
 from protocol.redact import MARK, Redactor
 from widgets.message_views import TextBlock, ToolCallBlock
@@ -55,10 +54,9 @@ def nasty_stream(tmp_path: Path) -> Path:
 
 async def test_markup_in_model_text_and_tool_output_is_literal_and_never_clickable(tmp_path: Path) -> None:
     fake = Fake(tmp_path, stream=nasty_stream(tmp_path))
-    app = fake.app()
     fired: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run() as pilot:
+        app = pilot.app
         app.action_quit = lambda: fired.append("quit")  # type: ignore[method-assign]
         app.action_bell = lambda: fired.append("bell")  # type: ignore[method-assign]
         editor_text = "go"
@@ -188,12 +186,9 @@ async def test_api_keys_never_reach_the_protocol_log_or_the_stderr_tail(pi_harne
     key = "scripted-no-key"  # the scripted model's apiKey in models.json
     assert key in (pi_harness.agent_dir / "models.json").read_text()
     log = tmp_path / "protocol.log"
-    config = LaunchConfig(
-        argv=tuple(pi_harness.make_argv(extensions=[EXTENSIONS_DIR / "leak_secrets.ts"])),
-        env={**pi_harness.env, "PIDECK_TEST_SECRET_TOKEN": SECRET_TOKEN},
-        cwd=pi_harness.cwd, demo=False, protocol_log=log,
-    )
-    app = PideckApp(config)
+    app = PideckApp(pi_harness.launch_config(
+        extensions=[EXTENSIONS_DIR / "leak_secrets.ts"], env={"PIDECK_TEST_SECRET_TOKEN": SECRET_TOKEN}, protocol_log=log,
+    ))  # fmt: skip
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app._session_ready, timeout=30, what="pi start-up")
         client = app.client
@@ -246,8 +241,7 @@ async def test_pi_flag_is_split_and_never_run_by_a_shell(tmp_path: Path) -> None
     config = build_launch(args)
     assert config.argv == (*shlex.split(pi), "--mode", "rpc")
     app = PideckApp(config)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, fake)
+    async with fake.run(app):
         assert app.client.process is not None
         cmdline = Path(f"/proc/{app.client.process.pid}/cmdline").read_bytes().split(b"\0")[:-1]
         assert [part.decode() for part in cmdline] == list(config.argv), "pi's own argv: no shell in between"

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from test_app import wait_until
-from textual.app import App
+from pi_harness import wait_until
+from screen_app import ScreenApp
 from textual.widgets import Input
 
 from protocol.responses import ForkMessage
@@ -29,37 +28,27 @@ HERE = [summary("Parser work", "Plan the parser", minute=5), summary(None, "Expl
 ELSEWHERE = [*HERE, summary(None, "Fix the website banner", cwd="/home/ada/web")]
 
 
-class PickerApp(App[None]):
-    def __init__(self, screen: Any) -> None:
-        super().__init__()
-        self.picker = screen
-        self.result: Any = "not dismissed"
-
-    def on_mount(self) -> None:
-        self.push_screen(self.picker, lambda value: setattr(self, "result", value))
-
-
-def session_picker() -> PickerApp:
-    return PickerApp(SessionPicker(lambda everywhere: ELSEWHERE if everywhere else HERE, where="/s"))
+def session_picker() -> ScreenApp:
+    return ScreenApp(SessionPicker(lambda everywhere: ELSEWHERE if everywhere else HERE, where="/s"))
 
 
 async def test_filter_then_enter_resumes_the_match() -> None:
     app = session_picker()
     async with app.run_test(size=SIZE) as pilot:
-        picker = app.picker
+        picker = app.first
         await wait_until(pilot, lambda: len(picker.shown) == 2, what="listing")
         assert picker.highlighted_value() is HERE[0]
         await pilot.press(*"BUILD exp")  # every word, any case, any order
         await wait_until(pilot, lambda: len(picker.shown) == 1, what="filter")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.result != "not dismissed", what="dismiss")
-        assert app.result is HERE[1]
+        await wait_until(pilot, lambda: app.results, what="dismiss")
+        assert app.results[0] is HERE[1]
 
 
 async def test_tab_lists_every_folder_and_back() -> None:
     app = session_picker()
     async with app.run_test(size=SIZE) as pilot:
-        picker = app.picker
+        picker = app.first
         await wait_until(pilot, lambda: len(picker.shown) == 2, what="this folder")
         await pilot.press("tab")
         await wait_until(pilot, lambda: len(picker.shown) == 3, what="every folder")
@@ -72,40 +61,52 @@ async def test_tab_lists_every_folder_and_back() -> None:
 async def test_no_match_and_escape() -> None:
     app = session_picker()
     async with app.run_test(size=SIZE) as pilot:
-        picker = app.picker
+        picker = app.first
         await wait_until(pilot, lambda: len(picker.shown) == 2, what="listing")
         await pilot.press(*"zzz", "enter")  # nothing matches: Enter does nothing
         await pilot.pause()
         assert picker.shown == [] and app.screen is picker
         await pilot.press("escape")
-        await wait_until(pilot, lambda: app.result != "not dismissed", what="dismiss")
-        assert app.result is None
+        await wait_until(pilot, lambda: app.results, what="dismiss")
+        assert app.results == [None]
 
 
 async def test_unreadable_directory_is_reported() -> None:
     def fail(everywhere: bool) -> list[SessionSummary]:
         raise PermissionError(13, "Permission denied", "/s")
 
-    app = PickerApp(SessionPicker(fail))
+    app = ScreenApp(SessionPicker(fail))
     async with app.run_test(size=SIZE) as pilot:
-        note = app.picker.query_one("#picker-note")
+        note = app.first.query_one("#picker-note")
         await wait_until(pilot, lambda: "cannot read the sessions" in str(note.render()), what="the error")
         assert "Permission denied" in str(note.render())
 
 
 async def test_fork_picker_starts_on_the_last_message_and_keeps_text_literal() -> None:
     messages = [ForkMessage(entry_id="a", text="first [bold]one[/]"), ForkMessage(entry_id="b", text="second\nline")]
-    app = PickerApp(ForkPicker(messages))
+    app = ScreenApp(ForkPicker(messages))
     async with app.run_test(size=SIZE) as pilot:
-        picker = app.picker
+        picker = app.first
         await wait_until(pilot, lambda: len(picker.shown) == 2, what="rows")
         assert picker.highlighted_value() == "b"
         assert str(picker.shown[0].prompt).endswith("first [bold]one[/]")
         assert str(picker.shown[1].prompt).endswith("second line")
         await pilot.press("up", "enter")
-        await wait_until(pilot, lambda: app.result != "not dismissed", what="dismiss")
-        assert app.result == "a"
+        await wait_until(pilot, lambda: app.results, what="dismiss")
+        assert app.results == ["a"]
 
 
 def test_human_size() -> None:
     assert [human_size(n) for n in (0, 1023, 1024, 5 * 1024 * 1024, 3 << 30)] == ["0 B", "1023 B", "1.0 KB", "5.0 MB", "3.0 GB"]
+
+
+async def test_arrows_wrap_around_and_page_keys_stop_at_the_ends() -> None:
+    app = ScreenApp(ForkPicker([ForkMessage(entry_id=entry, text=f"message {entry}") for entry in "abc"]))
+    async with app.run_test(size=SIZE) as pilot:
+        picker = app.first
+        await wait_until(pilot, lambda: len(picker.shown) == 3, what="rows")
+        seen = []
+        for key in ("down", "up", "pagedown", "pageup", "up"):
+            await pilot.press(key)
+            seen.append(picker.highlighted_value())
+        assert seen == ["a", "c", "c", "a", "c"]

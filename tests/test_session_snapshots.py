@@ -11,11 +11,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from snapshot_plugin import settle
-from test_app import wait_until
+from pi_harness import wait_until
+from screen_app import ScreenApp
+from tests.snapshot_plugin import settle
 from test_session_tree import fixture_entries
-from textual.app import App
-from textual.screen import Screen
 
 from protocol.session_files import list_sessions
 from widgets.session_picker import SessionPicker
@@ -23,15 +22,6 @@ from widgets.tree_view import SessionTreeScreen
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sessions"
 SIZE = (100, 26)
-
-
-class ScreenApp(App[None]):
-    def __init__(self, screen: Screen[Any]) -> None:
-        super().__init__()
-        self.first = screen
-
-    def on_mount(self) -> None:
-        self.push_screen(self.first)
 
 
 def test_resume_picker(snap_compare: Any, tmp_path: Path) -> None:

@@ -16,37 +16,23 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from pi_harness import EXTENSIONS_DIR, PiHarness
-from test_app import transcript_text
-from test_app_real_pi import notes, quiesce, send, wait_until
+from pi_harness import EXTENSIONS_DIR, SIZE, PiHarness, transcript_text, wait_until
+from test_app_real_pi import notes, quiesce, send, stats_text
 from test_session_tree import copy_session
 from textual.widgets import OptionList, Tree
 
 from app.cli import parse_args
-from app.launch import LaunchConfig, build_launch
+from app.launch import build_launch
 from app.pideck_app import PideckApp
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
 from widgets.prompt_editor import PromptEditor
 from widgets.session_picker import ForkPicker, SessionPicker
-from widgets.side_panes import StatsPane
 from widgets.tree_view import SessionTreeScreen
 
 pytestmark = pytest.mark.pi
 
-SIZE = (120, 36)
 CANCEL_SESSIONS = EXTENSIONS_DIR / "cancel_sessions.ts"
-
-
-def make_app(harness: PiHarness, sessions: Path, *extra: str, extensions: tuple[Path, ...] = ()) -> PideckApp:
-    config = LaunchConfig(
-        argv=tuple(harness.make_argv(session_dir=sessions, extensions=extensions, extra_args=extra)),
-        env=dict(harness.env),
-        cwd=harness.cwd,
-        demo=False,
-        protocol_log=harness.root / "sessions-protocol.log",
-    )
-    return PideckApp(config)
 
 
 async def ready(pilot: Any) -> None:
@@ -57,10 +43,6 @@ async def ready(pilot: Any) -> None:
 
 def session_file(app: PideckApp) -> str | None:
     return app.model.state.session_file if app.model.state is not None else None
-
-
-def stats_text(app: PideckApp) -> str:
-    return str(app.query_one(StatsPane).render())
 
 
 def option_texts(screen: Any) -> list[str]:
@@ -82,7 +64,7 @@ async def test_new_name_and_resume_a_session_made_earlier(pi_harness: PiHarness,
     pi_harness.model.queue(Reply(text="Hello from the model."))
     sessions = tmp_path / "sessions"
     copy_session("plain.jsonl", sessions, pi_harness.cwd)
-    app = make_app(pi_harness, sessions)
+    app = PideckApp(pi_harness.launch_config(session_dir=sessions))
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "Say hello")
@@ -130,7 +112,7 @@ async def test_fork_and_clone(pi_harness: PiHarness, tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     original = copy_session("branched.jsonl", sessions, pi_harness.cwd)
     before = original.read_bytes()
-    app = make_app(pi_harness, sessions, "--session", str(original))
+    app = PideckApp(pi_harness.launch_config(session_dir=sessions, extra_args=["--session", str(original)]))
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         assert "Approach B is done" in transcript_text(app)
@@ -161,7 +143,7 @@ async def test_tree_shows_branches_and_forks_from_a_node(pi_harness: PiHarness, 
     pi_harness.reset_model()
     sessions = tmp_path / "sessions"
     original = copy_session("branched.jsonl", sessions, pi_harness.cwd)
-    app = make_app(pi_harness, sessions, "--session", str(original))
+    app = PideckApp(pi_harness.launch_config(session_dir=sessions, extra_args=["--session", str(original)]))
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "/tree")
@@ -204,7 +186,9 @@ async def test_extension_cancellation_is_reported(pi_harness: PiHarness, tmp_pat
     sessions = tmp_path / "sessions"
     original = copy_session("branched.jsonl", sessions, pi_harness.cwd)
     copy_session("plain.jsonl", sessions, pi_harness.cwd)
-    app = make_app(pi_harness, sessions, "--session", str(original), extensions=(CANCEL_SESSIONS,))
+    app = PideckApp(pi_harness.launch_config(
+        session_dir=sessions, extra_args=["--session", str(original)], extensions=[CANCEL_SESSIONS]
+    ))  # fmt: skip
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "/new")

@@ -140,3 +140,7 @@ class PromptEditor(TextArea):
         """Replace the content and put the cursor at its end."""
         self.text = text
         self.move_cursor(self.document.end)
+
+    def put_before(self, texts: list[str]) -> None:
+        """`texts` in front of what the editor holds, a blank line between each (text given back)."""
+        self.load("\n\n".join([*texts, self.text] if self.text.strip() else texts))

@@ -1,124 +1,21 @@
-"""Pickers for `/resume` (session files) and `/fork` (user messages of the session).
-
-Both are a filter `Input` over an `OptionList`: type to narrow the list (every word
-must match), Up/Down move, Enter chooses, Esc closes. They dismiss with the chosen
-item or None. Session names and message texts are foreign text, shown via `safe`.
+"""Pickers for `/resume` (session files) and `/fork` (user messages of the session), on
+the shared `FilteredPicker` (widgets/pickers.py): type to narrow the list, ↑↓ move,
+Enter chooses, Esc closes. Session names and message texts are foreign text, shown via `safe`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import ClassVar, Generic, TypeVar
 
-from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, OptionList, Static
-from textual.widgets.option_list import Option
 
 from protocol.responses import ForkMessage
 from protocol.session_files import SessionSummary
+from widgets.pickers import FilteredPicker, Row
 from widgets.safe_text import clean, safe
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Row(Generic[T]):
-    value: T
-    search: str  # what the filter matches, case-folded
-    prompt: RenderableType
-
-
-class FilteredPicker(ModalScreen[T | None]):
-    """A titled list with a filter line; subclasses provide the rows."""
-
-    CSS_PATH = "session_picker.tcss"
-    AUTO_FOCUS = "#picker-filter"
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("down", "move(1)", "Down", show=False),
-        Binding("up", "move(-1)", "Up", show=False),
-        Binding("pagedown", "move(10)", show=False),
-        Binding("pageup", "move(-10)", show=False),
-    ]
-    TITLE: ClassVar[str] = ""
-    HINT: ClassVar[str] = "type to search · ↑↓ move · Enter choose · Esc cancel"
-    EMPTY: ClassVar[str] = "nothing to choose from"
-
-    def __init__(self, query: str = "") -> None:
-        super().__init__()
-        self.rows: list[Row[T]] = []
-        self.shown: list[Row[T]] = []
-        self.initial = 0  # the row highlighted when the list is first shown
-        self._query = query
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="picker"):
-            yield Static(self.TITLE, id="picker-title")
-            yield Static("", id="picker-note")
-            yield Input(self._query, placeholder="type to search", id="picker-filter")
-            yield OptionList(id="picker-options")
-            yield Static(self.HINT, id="picker-hint")
-        yield Footer()
-
-    def set_rows(self, rows: Sequence[Row[T]], note: str = "") -> None:
-        self.rows = list(rows)
-        self.query_one("#picker-note", Static).update(Text(note))
-        self.refilter(keep=False)
-
-    def refilter(self, *, keep: bool = True) -> None:
-        """Show the rows matching the filter; keeps the highlighted row when it still matches."""
-        options = self.query_one(OptionList)
-        before = self.highlighted_value() if keep else None
-        words = self.query_one(Input).value.casefold().split()
-        self.shown = [row for row in self.rows if all(word in row.search for word in words)]
-        options.clear_options()
-        options.add_options(Option(row.prompt) for row in self.shown)
-        if not self.shown:
-            options.add_option(Option(Text(self.EMPTY if not self.rows else "no match", "dim"), disabled=True))
-            return
-        values = [row.value for row in self.shown]
-        if before is not None and before in values:
-            options.highlighted = values.index(before)
-        else:
-            options.highlighted = min(self.initial, len(self.shown) - 1) if not keep and not words else 0
-
-    def highlighted_value(self) -> T | None:
-        index = self.query_one(OptionList).highlighted
-        return self.shown[index].value if index is not None and index < len(self.shown) else None
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        self.refilter()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.choose(self.highlighted_value())
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        if event.option_index < len(self.shown):
-            self.choose(self.shown[event.option_index].value)
-
-    def choose(self, value: T | None) -> None:
-        if value is not None:
-            self.dismiss(value)
-
-    def action_move(self, step: int) -> None:
-        options = self.query_one(OptionList)
-        if self.shown:
-            current = options.highlighted if options.highlighted is not None else 0
-            options.highlighted = max(0, min(len(self.shown) - 1, current + step))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 def human_size(size: int) -> str:
@@ -162,7 +59,7 @@ class SessionPicker(FilteredPicker[SessionSummary]):
     the path of the session pi has open, marked with ●.
     """
 
-    TITLE = "Resume a session"
+    DEFAULT_CLASSES = "-tall"
     HINT = "type to search · ↑↓ move · Enter resume · Tab this folder / all folders · Esc cancel"
     BINDINGS = [Binding("tab", "toggle_scope", "This folder / all", priority=True)]
     EMPTY = "no sessions saved here yet"
@@ -175,7 +72,7 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         where: str = "",
         query: str = "",
     ) -> None:
-        super().__init__(query)
+        super().__init__("Resume a session", query)
         self.load = load
         self.current = current
         self.where = where
@@ -185,7 +82,7 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         self.reload()
 
     def reload(self) -> None:
-        self.query_one("#picker-note", Static).update(Text("reading session files…", "dim"))
+        self.set_note(Text("reading session files…", "dim"))
         self.read_sessions(self.everywhere)
 
     @work(thread=True, exclusive=True, group="read-sessions")
@@ -211,11 +108,11 @@ class ForkPicker(FilteredPicker[str]):
     """pi's `get_fork_messages` (the user messages of every branch, in file order); dismisses
     with an entry id. The last one is highlighted first, as it is the one most often forked from."""
 
-    TITLE = "Fork from a message"
+    DEFAULT_CLASSES = "-tall"
     EMPTY = "no user messages to fork from"
 
     def __init__(self, messages: Sequence[ForkMessage]) -> None:
-        super().__init__()
+        super().__init__("Fork from a message")
         self.messages = list(messages)
 
     def on_mount(self) -> None:
@@ -225,5 +122,5 @@ class ForkPicker(FilteredPicker[str]):
             prompt.append(f"{number:>3}  ", "dim")
             prompt.append_text(safe(one_line(message.text)[:300] or "(no text)"))
             rows.append(Row(message.entry_id, message.text.casefold(), prompt))
-        self.initial = len(rows) - 1
+        self.initial = rows[-1].value if rows else None
         self.set_rows(rows, "A new session starts from just before the message you choose; its text comes back to the editor.")

@@ -12,6 +12,7 @@ from textual.widgets.option_list import Option
 
 from protocol.session_model import SessionModel, ToolRun
 from widgets.message_views import duration, tool_summary
+from widgets.pickers import model_key
 from widgets.safe_text import clean
 from widgets.tool_output import ShowToolOutput
 
@@ -128,7 +129,7 @@ class StatsPane(Static):
             text.append(clean(value), style)
 
         if state is not None:
-            row("model", f"{state.model.provider}/{state.model.id}" if state.model else "none selected", "bold")
+            row("model", model_key(state.model) if state.model else "none selected", "bold")
             row("thinking", state.thinking_level)
             row("queue", f"steer {_MODES.get(state.steering_mode, state.steering_mode)} · "
                          f"follow {_MODES.get(state.follow_up_mode, state.follow_up_mode)}")
@@ -163,7 +164,7 @@ class StatusLine(Static):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.model = model
         self.frame = 0
-        self.notice = ""
+        self.notice = ""  # set while pi is not running: shown instead of "ready"
         self.problems = ""  # set by app.problem_monitor: what pi sent that pideck could not use
 
     def refresh_status(self) -> None:
@@ -181,6 +182,8 @@ class StatusLine(Static):
         elif model.compaction is not None:
             text.append("⟳ compacting the context", "bold yellow")
             text.append(" · esc aborts", "dim")
+        elif self.notice:  # pi is not running: say so instead of "ready"
+            text.append(f"■ {self.notice}", "bold red")
         else:
             text.append("● ready", "green")
         for key, value in sorted(model.statuses.items()):
@@ -190,7 +193,4 @@ class StatusLine(Static):
         if self.problems:
             text.append("  │ ", "dim")
             text.append(self.problems, "bold red")
-        if self.notice:
-            text.append("  │ ", "dim")
-            text.append(self.notice, "yellow")
         self.update(text)

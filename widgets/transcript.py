@@ -29,7 +29,6 @@ class Transcript(VerticalScroll, can_focus=True):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.model = model
         self.views: dict[int, MessageView | BannerView] = {}
-        self._calls_shown: set[str] = set()
         self._hidden_before = 0
 
     def on_mount(self) -> None:
@@ -75,33 +74,18 @@ class Transcript(VerticalScroll, can_focus=True):
             view: MessageView | BannerView = BannerView(item)
         else:
             view = MessageView(self.model, item)
-            self._note_calls(item)
             if self._hidden(item):
                 view.display = False
             view.set_class(item.streaming, "-streaming")
         self.views[key] = view
         return view
 
-    def _note_calls(self, item: MessageItem) -> None:
-        for block in item.blocks.values():
-            if block.tool_call is not None:
-                self._calls_shown.add(block.tool_call.id)
-
     def _hidden(self, item: MessageItem) -> bool:
         """Tool results show inside their call; hidden custom messages stay hidden."""
         message = item.message
         if isinstance(message, ToolResultMessage):
-            return message.tool_call_id in self._calls_shown or self._call_in_recent_items(message.tool_call_id)
+            return self.model.call_item(message.tool_call_id) is not None
         return isinstance(message, CustomMessage) and not message.display
-
-    def _call_in_recent_items(self, tool_call_id: str, depth: int = 50) -> bool:
-        for item in reversed(self.model.items[-depth:]):
-            if isinstance(item, MessageItem):
-                for block in item.blocks.values():
-                    if block.tool_call is not None and block.tool_call.id == tool_call_id:
-                        self._calls_shown.add(tool_call_id)
-                        return True
-        return False
 
     def refresh_tools(self, ids: set[str]) -> None:
         for widget in self.query(ToolCallBlock):
@@ -112,7 +96,6 @@ class Transcript(VerticalScroll, can_focus=True):
         """Drop every view and show the model's items again (session loaded or switched)."""
         await self.remove_children()
         self.views.clear()
-        self._calls_shown.clear()
         items = self.model.items
         self._hidden_before = max(0, len(items) - MAX_VIEWS)
         widgets: list[Static | MessageView | BannerView] = []

@@ -1,0 +1,75 @@
+"""SessionModel bookkeeping the views rely on: where each tool call is, and running `!cmd`s."""
+
+from __future__ import annotations
+
+from protocol import decode
+from protocol.events import BashExecutionUpdate, MessageEnd
+from protocol.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from protocol.responses import BashResult
+from protocol.session_model import MessageItem, SessionModel
+from tests.fixtures.record_streams import STREAMS_DIR, stream_lines
+
+
+def streamed(name: str) -> SessionModel:
+    model = SessionModel()
+    model.apply_all(decode(raw) for raw in stream_lines(STREAMS_DIR / f"{name}.jsonl"))
+    return model
+
+
+def test_call_item_finds_the_message_that_holds_each_tool_call() -> None:
+    model = streamed("thinking_tools")
+    keys = {call_id: model.call_item(call_id) for call_id in ("call_bash_1", "call_read_1")}
+    assert keys["call_bash_1"] is not None and keys["call_bash_1"] == keys["call_read_1"]
+    holder = model.item(keys["call_bash_1"])
+    assert isinstance(holder, MessageItem) and holder.role == "assistant"
+    assert {b.tool_call.id for b in holder.blocks.values() if b.tool_call} == {"call_bash_1", "call_read_1"}
+    results = [i for i in model.items if isinstance(i, MessageItem) and isinstance(i.message, ToolResultMessage)]
+    assert len(results) == 2 and all(model.call_item(r.message.tool_call_id) == holder.key for r in results)
+    assert model.call_item("no-such-call") is None
+
+
+def test_call_item_is_known_while_the_call_streams_and_reset_by_a_load() -> None:
+    model = SessionModel()
+    lines = stream_lines(STREAMS_DIR / "thinking_tools.jsonl")
+    for raw in lines:
+        model.apply(decode(raw))
+        if model.call_item("call_bash_1") is not None:
+            break  # toolcall_start seen: the message is still streaming
+    holder = model.item(model.call_item("call_bash_1") or -1)
+    assert isinstance(holder, MessageItem) and holder.streaming
+
+    call = ToolCall(id="call_loaded", name="read", arguments={"path": "a"})
+    model.load_messages([UserMessage(content="hi"), AssistantMessage(content=[call], stop_reason="toolUse")])
+    assert model.call_item("call_bash_1") is None, "a load forgets the calls of the session before"
+    loaded = model.item(model.call_item("call_loaded") or -1)
+    assert isinstance(loaded, MessageItem) and loaded.role == "assistant"
+
+    model.apply(MessageEnd(message=AssistantMessage(content=[ToolCall(id="call_ended", name="ls")])))
+    assert model.call_item("call_ended") == model.items[-1].key  # a message_end without a start
+
+
+def test_bash_running_lasts_from_begin_to_end() -> None:
+    model = SessionModel()
+    assert not model.bash_running
+    model.begin_bash("b1", "sleep 1")
+    model.begin_bash("b2", "ls")
+    model.end_bash("b1", BashResult(output="", exit_code=0))
+    assert model.bash_running, "b2 still runs"
+    model.end_bash("b2", None, "pi refused")
+    assert not model.bash_running
+    model.begin_bash("b3", "sleep 9")
+    model.load_messages([])
+    assert not model.bash_running, "a load drops the !cmd of the session before"
+
+
+def test_output_updates_read_before_the_answer_but_applied_after_it_are_dropped() -> None:
+    """pi's answer to `bash` resolves at once; its output updates wait for the next frame."""
+    model = SessionModel()
+    item = model.begin_bash("b1", "echo hi; echo there")
+    model.apply(BashExecutionUpdate(id="b1", delta="hi\n"))
+    model.end_bash("b1", BashResult(output="hi\nthere\n", exit_code=0))
+    count = len(model.items)
+    model.apply_all([BashExecutionUpdate(id="b1", delta="there\n")])
+    assert len(model.items) == count, "no second, never-ending `$` block"
+    assert item.blocks[0].text == "hi\nthere\n" and not item.streaming
+    assert not model.bash_running
