@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 from app.attachments import Attachments
 from app.command_keys import CommandKeys
 from app.external_editor import edit_prompt
+from app.gc_pause import StreamingGC
 from app.keys import install_alt_arrows, install_alt_enter
 from app.launch import LaunchConfig
 from app.palette import KeyActions, PiCommands, PideckCommands
@@ -133,6 +134,7 @@ class PideckApp(CommandKeys, App[int]):
         self._flushing = False
         self._dialogs: asyncio.Queue[Any] = asyncio.Queue()
         self._applying = asyncio.Lock()  # one _apply_changes at a time (flush and workers)
+        self._gc = StreamingGC(self.set_timer)
         self._thinking_collapsed = False
         self._tools_expanded = False
         self._last_ctrl_c = 0.0
@@ -216,6 +218,7 @@ class PideckApp(CommandKeys, App[int]):
             # A big backlog goes in slices, so keys and timers get the loop in between.
             for start in range(0, len(records), FLUSH_SLICE):
                 self.model.apply_all(records[start : start + FLUSH_SLICE])
+                self._gc.streaming(self.model.running)
                 await self._apply_changes()
                 await asyncio.sleep(0)
         finally:
@@ -545,6 +548,7 @@ class PideckApp(CommandKeys, App[int]):
         self.push_screen(ToolOutputScreen(f"{run.name} {tool_summary(run.name, run.args)}", run.output))
 
     async def on_unmount(self) -> None:
+        self._gc.streaming(False)
         await self.client.close()
 
 

@@ -28,7 +28,7 @@ from protocol.commands import Prompt
 from protocol.events import AgentSettled
 
 DELTAS = 3000
-RUNS = 3
+RUNS = 5
 
 
 async def pi_alone(pi: Any, runs: int = RUNS, deltas: int = DELTAS) -> list[float]:

@@ -57,7 +57,8 @@ class _Markdown(Markdown):
 
 
 class _Chunk:
-    """A finished chunk: its source and, once rendered, its lines (blank separator first)."""
+    """A finished chunk: its source and, once rendered, its lines (blank separator first).
+    `height` is what layout uses: an estimate until the lines are published."""
 
     __slots__ = ("height", "lines", "text")
 
@@ -116,10 +117,13 @@ class StreamingText(Widget):
         before = self.line_count
         first_changed = self._done_height
         self._take_chunks()
+        resized = self._render_newest(self.app.size.height)
         self._tail_lines = self._render_tail()
         after = self.line_count
-        # Only the lines from the old tail on changed: the rest stay in Textual's line cache.
-        self.refresh(Region(0, first_changed, self._width, max(before, after) - first_changed), layout=after != before)
+        if resized:
+            self.refresh(layout=True)
+        else:  # only the lines from the old tail on changed: the rest stay in Textual's line cache
+            self.refresh(Region(0, first_changed, self._width, max(before, after) - first_changed), layout=after != before)
         self._schedule_idle()
 
     def replace(self, text: str) -> None:
@@ -163,33 +167,56 @@ class StreamingText(Widget):
             y += chunk.height
         self._starts, self._done_height, self._stale = starts, y, False
 
-    def _render_done(self, chunk: _Chunk, first: bool) -> bool:
-        """Render a finished chunk; True if its height was not the estimate."""
+    def _render_done(self, chunk: _Chunk, first: bool) -> None:
         lines = self._render_chunk(chunk.text)
         if lines and not first:
             lines.insert(0, Strip.blank(self._width, self._style))
         chunk.lines = lines
-        if len(lines) == chunk.height:
-            return False
-        chunk.height, self._stale = len(lines), True
-        return True
+
+    def _render_newest(self, lines: int) -> bool:
+        """Render the newest unrendered chunks that fit in `lines` (what an anchored view
+        shows next) and lay them out at their real height; True if a height changed."""
+        resized, shown = False, len(self._tail_lines)
+        for index in range(len(self._chunks) - 1, -1, -1):
+            if shown >= lines:
+                break
+            chunk = self._chunks[index]
+            if chunk.lines is None:
+                self._render_done(chunk, first=index == 0)
+            height = len(chunk.lines or ())
+            if height != chunk.height:
+                chunk.height, resized = height, True
+            shown += chunk.height
+        self._stale |= resized
+        return resized
+
+    def _publish(self) -> None:
+        """Rendered chunks' real heights replace their estimates, in one new layout."""
+        changed = False
+        for chunk in self._chunks:
+            if chunk.lines is not None and len(chunk.lines) != chunk.height:
+                chunk.height, changed = len(chunk.lines), True
+        if changed:
+            self._stale = True
+            self.refresh(layout=True)
 
     def _render_pending(self, budget: float | None = IDLE_BUDGET) -> bool:
         """Render unrendered chunks, newest first, for up to `budget` seconds (None: all).
-        True when none is left."""
+        Their heights are published once none is left, so idle work costs one new layout,
+        not one per step. True when none is left."""
         if not self._width:
             return True
         started = time.perf_counter()
-        resized = False
         for index in range(len(self._chunks) - 1, -1, -1):
             chunk = self._chunks[index]
             if chunk.lines is None:
-                resized |= self._render_done(chunk, first=index == 0)
+                self._render_done(chunk, first=index == 0)
                 if budget is not None and time.perf_counter() - started > budget:
                     break
-        if resized:
-            self.refresh(layout=True)
-        return self.pending == 0
+        if self.pending:
+            return False
+        self._publish()
+        return True
 
     def _schedule_idle(self) -> None:
         if self._idle_timer is not None:
@@ -266,14 +293,17 @@ class StreamingText(Widget):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         self._ensure_width(width)
-        self._index()
+        if len(self._starts) != len(self._chunks):
+            self._index()  # otherwise keep the index the layout used until the next layout
         if y >= self._done_height:
             tail_y = y - self._done_height
             return self._tail_lines[tail_y] if tail_y < len(self._tail_lines) else Strip.blank(width, self._style)
         index = bisect_right(self._starts, y) - 1
         chunk = self._chunks[index]
-        if chunk.lines is None and self._render_done(chunk, first=index == 0):
-            self.refresh(layout=True)  # the estimate was off: lay out again with the real height
+        if chunk.lines is None:
+            self._render_done(chunk, first=index == 0)
+        if chunk.lines is not None and len(chunk.lines) != chunk.height:
+            self._publish()  # a chunk on screen shows its real height: lay out again
         lines = chunk.lines or []
         offset = y - self._starts[index]
         return lines[offset] if offset < len(lines) else Strip.blank(width, self._style)
