@@ -22,7 +22,7 @@ from collections.abc import Callable
 from types import ModuleType
 
 import benchmarks
-from benchmarks.table import Row, format_table
+from benchmarks.table import Row, format_markdown, format_table
 
 NOT_BENCHMARKS = {"table"}
 
@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description="Run pideck's benchmarks.")
     parser.add_argument("names", nargs="*", help="benchmark modules to run (default: all)")
     parser.add_argument("--list", action="store_true", help="list the benchmark modules and exit")
+    parser.add_argument("--markdown", action="store_true", help="print the table in Markdown (as in the README)")
     options = parser.parse_args(argv)
     failed: dict[str, str] = {}
     modules = discover(failed)
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         results.extend((name, row) for row in rows)
     for name, error in failed.items():
         print(f"benchmark {name} failed:\n{error}", file=sys.stderr)
-    print(format_table(results))
+    print(format_markdown(results) if options.markdown else format_table(results))
     if failed:
         print(f"failed: {', '.join(failed)} (see stderr)")
     return 1 if failed else 0

@@ -143,6 +143,8 @@ class FakeClient:
         self._listeners: list[Callable[[Any], None]] = []
         self.exited: ChildExited | None = None
         self.stderr_tail = ""
+        self.stderr_total = 0  # what app.problem_monitor reads of a client
+        self.unexpected_responses = 0
         self.protocol_log = None
         self.process = None
         self.sent: list[Any] = []

@@ -35,10 +35,11 @@ def _number(value: float | None) -> str:
     return f"{value:.3g}"
 
 
-def format_table(rows: Iterable[tuple[str, Row]]) -> str:
-    """A plain-text table of (benchmark module, row) pairs."""
-    header = ("benchmark", "measurement", "value", "unit", "reference", "reference value", "ratio")
-    body = [
+HEADER = ("benchmark", "measurement", "value", "unit", "reference", "reference value", "ratio")
+
+
+def _cells(rows: Iterable[tuple[str, Row]]) -> list[tuple[str, ...]]:
+    return [
         (
             module,
             row.name,
@@ -50,6 +51,19 @@ def format_table(rows: Iterable[tuple[str, Row]]) -> str:
         )
         for module, row in rows
     ]
+
+
+def format_markdown(rows: Iterable[tuple[str, Row]]) -> str:
+    """The same table in Markdown, for the README."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join(("---", "---", "---:", "---", "---", "---:", "---:")) + "|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |" for cells in _cells(rows)]
+    return "\n".join(lines)
+
+
+def format_table(rows: Iterable[tuple[str, Row]]) -> str:
+    """A plain-text table of (benchmark module, row) pairs."""
+    header = HEADER
+    body = _cells(rows)
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *body)]
     numeric = {2, 5, 6}
 
