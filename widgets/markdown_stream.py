@@ -103,7 +103,7 @@ class StreamingText(Widget):
 
     @property
     def pending(self) -> int:
-        """Finished chunks whose height is still an estimate."""
+        """Finished chunks not rendered yet: their height is still an estimate."""
         return sum(chunk.lines is None for chunk in self._chunks)
 
     def append(self, delta: str) -> None:
