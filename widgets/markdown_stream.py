@@ -150,13 +150,14 @@ class StreamingText(Widget):
     def _take_chunks(self) -> None:
         """Chunks the chunker finished since the last call join the list, unrendered."""
         for text in self._chunker.chunks[len(self._chunks) :]:
-            self._chunks.append(_Chunk(text, self._estimate(text)))
+            self._chunks.append(_Chunk(text, self._estimate(text, first=not self._chunks)))
             self._stale = True
 
-    def _estimate(self, text: str) -> int:
+    def _estimate(self, text: str, first: bool) -> int:
+        """Lines `text` will take at this width, roughly (plus the separator if not first)."""
         width = max(1, self._width)
         lines = text.strip("\n").split("\n")
-        return sum(len(line) // width + 1 for line in lines) + (1 if self._chunks else 0)
+        return sum(len(line) // width + 1 for line in lines) + (0 if first else 1)
 
     def _index(self) -> None:
         if not self._stale:
@@ -168,10 +169,15 @@ class StreamingText(Widget):
         self._starts, self._done_height, self._stale = starts, y, False
 
     def _render_done(self, chunk: _Chunk, first: bool) -> None:
-        lines = self._render_chunk(chunk.text)
-        if lines and not first:
-            lines.insert(0, Strip.blank(self._width, self._style))
-        chunk.lines = lines
+        chunk.lines = self._render_separated(chunk.text, first)
+
+    def _lay_out(self, chunk: _Chunk) -> bool:
+        """A rendered chunk takes its real height in the layout; True if that changed it."""
+        height = len(chunk.lines or ())
+        if height == chunk.height:
+            return False
+        chunk.height, self._stale = height, True
+        return True
 
     def _render_newest(self, lines: int) -> bool:
         """Render the newest unrendered chunks that fit in `lines` (what an anchored view
@@ -183,21 +189,17 @@ class StreamingText(Widget):
             chunk = self._chunks[index]
             if chunk.lines is None:
                 self._render_done(chunk, first=index == 0)
-            height = len(chunk.lines or ())
-            if height != chunk.height:
-                chunk.height, resized = height, True
+            resized |= self._lay_out(chunk)
             shown += chunk.height
-        self._stale |= resized
         return resized
 
     def _publish(self) -> None:
         """Rendered chunks' real heights replace their estimates, in one new layout."""
         changed = False
         for chunk in self._chunks:
-            if chunk.lines is not None and len(chunk.lines) != chunk.height:
-                chunk.height, changed = len(chunk.lines), True
+            if chunk.lines is not None:
+                changed |= self._lay_out(chunk)
         if changed:
-            self._stale = True
             self.refresh(layout=True)
 
     def _render_pending(self, budget: float | None = IDLE_BUDGET) -> bool:
@@ -250,17 +252,19 @@ class StreamingText(Widget):
             return
         self._width = width
         self._take_chunks()
-        for chunk in self._chunks:
-            chunk.lines, chunk.height = None, 0
         for index, chunk in enumerate(self._chunks):
-            chunk.height = self._estimate(chunk.text) - (1 if index == 0 else 0)
+            chunk.lines, chunk.height = None, self._estimate(chunk.text, first=index == 0)
         self._stale = True
         self._tail_lines = self._render_tail()
         self._schedule_idle()
 
     def _render_tail(self) -> list[Strip]:
-        lines = self._render_chunk(self._chunker.tail)
-        if lines and self._chunks:
+        return self._render_separated(self._chunker.tail, first=not self._chunks)
+
+    def _render_separated(self, text: str, first: bool) -> list[Strip]:
+        """`text`'s lines, after a blank line unless it is the first chunk."""
+        lines = self._render_chunk(text)
+        if lines and not first:
             lines.insert(0, Strip.blank(self._width, self._style))
         return lines
 
