@@ -88,8 +88,8 @@ class Transcript(VerticalScroll, can_focus=True):
         return isinstance(message, CustomMessage) and not message.display
 
     def refresh_tools(self, ids: set[str]) -> None:
-        for widget in self.query(ToolCallBlock):
-            if widget.tool_call_id in ids:
+        for tool_call_id in ids:
+            if (widget := self.view_for_tool(tool_call_id)) is not None:
                 widget.refresh_view()
 
     async def rebuild(self) -> None:
@@ -152,7 +152,12 @@ class Transcript(VerticalScroll, can_focus=True):
             widget.refresh_view()
 
     def view_for_tool(self, tool_call_id: str) -> ToolCallBlock | None:
-        for widget in self.query(ToolCallBlock):
-            if widget.tool_call_id == tool_call_id:
-                return widget
+        """The shown block of a tool call, found through the model rather than a walk of
+        every widget (tool updates arrive every frame while a tool runs)."""
+        key = self.model.call_item(tool_call_id)
+        view = self.views.get(key) if key is not None else None
+        if isinstance(view, MessageView):
+            for widget in view.block_widgets.values():
+                if isinstance(widget, ToolCallBlock) and widget.tool_call_id == tool_call_id:
+                    return widget
         return None
