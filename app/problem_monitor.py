@@ -76,8 +76,10 @@ class ProblemMonitor:
     def _update_status(self, counts: dict[str, int]) -> None:
         shown = [f"{counts[kind]:,} {kind}" for kind in _LABELS if counts[kind]]
         status = f"⚠ pi sent {' · '.join(shown)} — log: {self.app.config.protocol_log}" if shown else ""
+        if status == self._status:
+            return
         lines = self.app.query(StatusLine)  # none while the app's screen is torn down
-        if status != self._status and lines:
+        if lines:
             self._status = status
             line = lines.first()
             line.problems = status

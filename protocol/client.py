@@ -14,6 +14,7 @@ and a stdout line longer than MAX_LINE is dropped as a protocol error.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import itertools
 import os
 import signal
@@ -386,8 +387,6 @@ PIPE_SIZE = 1 << 20
 def _widen_pipe(pipe: Any) -> None:
     """Give pi's stdout a 1 MB pipe (Linux; the default is 64 KB, about 14 ms of a
     streaming flood), so pi keeps writing while pideck's loop is busy drawing a frame."""
-    import fcntl
-
     setter = getattr(fcntl, "F_SETPIPE_SZ", None)
     handle = pipe.get_extra_info("pipe") if pipe is not None else None
     if setter is None or handle is None:
