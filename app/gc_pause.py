@@ -5,8 +5,9 @@ transcript that is tens of milliseconds in one go, which shows up as a stalled f
 and a late keystroke in the middle of a stream. Textual pauses the collector during
 smooth scrolling for the same reason (`App.PAUSE_GC_ON_SCROLL`). While a run streams
 only the young generations are collected (most garbage is freed by reference counting
-anyway); when it settles the thresholds come back and one full collection runs while
-the app is idle.
+anyway). Half a second after it settles, one full collection runs while the app is
+idle, and only then do the thresholds come back: restored at once, they would start a
+full collection in the very next frame, the one that shows the end of the reply.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import gc
 from collections.abc import Callable
 
 NEVER = 1_000_000_000  # generation-1 collections before an automatic full collection
+SETTLE = 0.5  # seconds after a run before the full collection
 
 
 class StreamingGC:
@@ -22,20 +24,31 @@ class StreamingGC:
         """`later(delay, callback)` runs `callback` after `delay` seconds (e.g. `App.set_timer`)."""
         self._later = later
         self._saved: tuple[int, int, int] | None = None
+        self._running = False
+        self._release_due = False
 
     @property
     def holding(self) -> bool:
         return self._saved is not None
 
     def streaming(self, running: bool) -> None:
+        self._running = running
         if running and self._saved is None:
             self._saved = gc.get_threshold()
             gc.set_threshold(self._saved[0], self._saved[1], NEVER)
-        elif not running and self._saved is not None:
+        elif not running and self._saved is not None and not self._release_due:
+            self._release_due = True
+            self._later(SETTLE, self._release)
+
+    def _release(self) -> None:
+        self._release_due = False
+        if self._running:  # a new run started meanwhile: its end releases
+            return
+        gc.collect()
+        self.close()
+
+    def close(self) -> None:
+        """The thresholds as they were, at once (the app is closing)."""
+        if self._saved is not None:
             gc.set_threshold(*self._saved)
             self._saved = None
-            self._later(0.5, self._collect)
-
-    def _collect(self) -> None:
-        if self._saved is None:  # not if a new run started meanwhile
-            gc.collect()

@@ -548,7 +548,7 @@ class PideckApp(CommandKeys, App[int]):
         self.push_screen(ToolOutputScreen(f"{run.name} {tool_summary(run.name, run.args)}", run.output))
 
     async def on_unmount(self) -> None:
-        self._gc.streaming(False)
+        self._gc.close()
         await self.client.close()
 
 

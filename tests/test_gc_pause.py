@@ -17,7 +17,25 @@ def thresholds() -> Iterator[tuple[int, int, int]]:
     gc.set_threshold(*saved)
 
 
-def test_full_collections_are_held_during_a_run_and_run_after_it(thresholds: tuple[int, int, int]) -> None:
+def full_collections(run: Callable[[], object]) -> list[int]:
+    """The generations collected while `run()` runs."""
+    generations: list[int] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            generations.append(info["generation"])
+
+    gc.callbacks.append(note)
+    try:
+        run()
+    finally:
+        gc.callbacks.remove(note)
+    return [g for g in generations if g == 2]
+
+
+def test_full_collections_are_held_during_a_run_and_after_it_until_the_collection(
+    thresholds: tuple[int, int, int],
+) -> None:
     scheduled: list[tuple[float, Callable[[], object]]] = []
     pause = StreamingGC(lambda delay, callback: scheduled.append((delay, callback)))
     pause.streaming(False)
@@ -27,38 +45,30 @@ def test_full_collections_are_held_during_a_run_and_run_after_it(thresholds: tup
     assert gc.get_threshold() == (thresholds[0], thresholds[1], NEVER)
     assert pause.holding
     pause.streaming(False)
-    assert gc.get_threshold() == thresholds, "the thresholds come back as they were"
-    assert len(scheduled) == 1 and scheduled[0][0] > 0
-    generations: list[int] = []
-
-    def note(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            generations.append(info["generation"])
-
-    gc.callbacks.append(note)
-    try:
-        scheduled[0][1]()
-    finally:
-        gc.callbacks.remove(note)
-    assert generations == [2], "one full collection once the run settled"
+    pause.streaming(False)
+    assert gc.get_threshold() == (thresholds[0], thresholds[1], NEVER), "still held: the last frames come first"
+    assert len(scheduled) == 1 and scheduled[0][0] > 0, "one release, later"
+    assert full_collections(scheduled[0][1]) == [2], "one full collection once the run settled"
+    assert gc.get_threshold() == thresholds, "then the thresholds come back as they were"
+    assert not pause.holding
 
 
-def test_no_collection_if_a_new_run_started_before_it(thresholds: tuple[int, int, int]) -> None:
+def test_a_run_that_starts_before_the_release_keeps_holding(thresholds: tuple[int, int, int]) -> None:
     scheduled: list[Callable[[], object]] = []
     pause = StreamingGC(lambda delay, callback: scheduled.append(callback))
     pause.streaming(True)
     pause.streaming(False)
     pause.streaming(True)
-    full: list[int] = []
+    assert not full_collections(scheduled[0])
+    assert pause.holding and gc.get_threshold()[2] == NEVER
+    pause.streaming(False)
+    assert len(scheduled) == 2, "the new run's end schedules the release"
+    assert full_collections(scheduled[1]) == [2]
+    assert gc.get_threshold() == thresholds
 
-    def note(phase: str, info: dict[str, int]) -> None:
-        if phase == "start" and info["generation"] == 2:
-            full.append(2)
 
-    gc.callbacks.append(note)
-    try:
-        scheduled[0]()
-    finally:
-        gc.callbacks.remove(note)
-        pause.streaming(False)
-    assert not full
+def test_close_gives_the_thresholds_back_at_once(thresholds: tuple[int, int, int]) -> None:
+    pause = StreamingGC(lambda delay, callback: None)
+    pause.streaming(True)
+    pause.close()
+    assert gc.get_threshold() == thresholds and not pause.holding

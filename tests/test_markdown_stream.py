@@ -164,3 +164,61 @@ async def test_a_chunk_scrolled_into_view_is_rendered_at_once() -> None:
         last = widget._chunks[-1]  # paragraph 299 is the tail: nothing follows it yet
         assert last.lines is not None and last.lines[1].text.startswith("Paragraph 298")
         assert widget._chunks[150].lines is None  # the middle was never on screen
+
+
+async def test_growing_text_renders_only_its_new_rows() -> None:
+    """A block that grows keeps the rows Textual already rendered (`GrowsInPlace`)."""
+    widget = StreamingText("\n\n".join(f"Paragraph {i}." for i in range(10)) + "\n\nTail")
+    async with Host(widget).run_test(size=(60, 40)) as pilot:
+        await pilot.pause()
+        rendered: list[int] = []
+        original = widget.render_line
+
+        def counting(y: int):  # type: ignore[no-untyped-def]
+            rendered.append(y)
+            return original(y)
+
+        widget.render_line = counting  # type: ignore[method-assign]
+        height = widget.size.height
+        widget.append(" grows\n\nand a new paragraph")
+        await pilot.pause()
+        assert widget.size.height == height + 2
+        # the old tail was its separator and "Tail": only those rows and the new ones
+        assert sorted(set(rendered)) == list(range(height - 2, height + 2)), rendered
+
+
+async def test_chunks_finished_by_deltas_are_rendered_once_per_frame_not_per_delta() -> None:
+    widget = StreamingText("start")
+    async with Host(widget).run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        for i in range(40):
+            widget.append(f"\n\nParagraph {i} of a flood.")
+        assert widget.pending == 40, "finishing a chunk renders nothing yet"
+        await pilot.pause()
+        assert widget._chunks[-1].lines is not None, "the layout renders the newest screenful"
+        assert widget._chunks[25].lines is None, "chunks neither shown nor newest wait for idle time"
+        assert widget.visible_text(last_lines=1) == "Paragraph 39 of a flood."
+
+
+async def test_idle_rendering_waits_while_another_block_streams() -> None:
+    doc = "\n\n".join(f"Paragraph {i}: " + "some words here " * 5 for i in range(200))
+    old, streaming = StreamingText(doc), StreamingText()
+
+    class Two(App[None]):
+        def compose(self) -> ComposeResult:
+            yield old
+            yield streaming
+
+    async with Two().run_test(size=(70, 20)) as pilot:
+        await pilot.pause()
+        waiting = old.pending
+        assert waiting > 100
+        for i in range(30):  # 0.6 s of deltas, far longer than the idle delay
+            streaming.append(f"delta {i} ")
+            await pilot.pause(0.02)
+        assert old.pending == waiting, "the old block rendered while the new one streamed"
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if not old.pending:
+                break
+        assert old.pending == 0, "and it catches up once the stream is quiet"

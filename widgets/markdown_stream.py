@@ -10,8 +10,10 @@ when the widget is idle: until then its height is an estimate. In a flood, chunk
 scroll past the anchored bottom between two frames, so most are never rendered
 while the stream runs; a loaded session renders only what is on screen at first.
 
-Markdown is rendered with Rich (headings left-aligned, code in the terminal's own
-ANSI colours so it reads well on 256-colour terminals); `plain_style` renders the
+Prose (paragraphs, headings, lists, quotes, rules) is laid out by
+`markdown_lines.render_prose` exactly as Rich would, several times faster; code,
+tables and the rest go through Rich (headings left-aligned, code in the terminal's own
+ANSI colours so it reads well on 256-colour terminals). `plain_style` renders the
 chunks as styled plain text instead (model reasoning). The text is always data:
 nothing in it is ever read as markup.
 """
@@ -23,8 +25,10 @@ from bisect import bisect_right
 from typing import ClassVar
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from rich.console import Console, RenderableType
 from rich.markdown import Heading, Markdown
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
@@ -32,23 +36,28 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_chunks import MarkdownChunker
+from widgets.markdown_lines import render_prose
 
 
 class _LeftHeading(Heading):
     LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
 
 
+PARSER = MarkdownIt().enable("strikethrough").enable("table")
+"""One parser for every chunk (Rich builds one per `Markdown`, which costs more than
+parsing a chunk)."""
+
+
 class _Markdown(Markdown):
-    """Rich's Markdown with left-aligned headings and ONE parser for all instances
-    (Rich builds a `MarkdownIt` per instance, which costs more than parsing a chunk)."""
+    """Rich's Markdown with left-aligned headings, over tokens already parsed."""
 
     elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
-    _parser: ClassVar = MarkdownIt().enable("strikethrough").enable("table")
 
-    def __init__(self, markup: str, style: Style) -> None:
+    def __init__(self, markup: str, parsed: list[Token], style: Style) -> None:
         self.markup = markup
-        self.parsed = self._parser.parse(markup)
+        self.parsed = parsed
         self.code_theme = self.inline_code_theme = "ansi_dark"
         self.justify = None
         self.style = style
@@ -68,14 +77,17 @@ class _Chunk:
         self.height = height
 
 
-IDLE_AFTER = 0.15  # seconds without a delta before unrendered chunks are rendered
+IDLE_AFTER = 0.15  # seconds without a delta (to any block) before unrendered chunks are rendered
 IDLE_BUDGET = 0.008  # seconds of rendering per idle step, so keys stay responsive
 
 
-class StreamingText(Widget):
+class StreamingText(GrowsInPlace, Widget):
     """Markdown (or styled plain text) that grows by `append` and renders per chunk."""
 
     DEFAULT_CSS = "StreamingText { height: auto; }"
+
+    _last_append: ClassVar[float] = 0.0
+    """When any block last received a delta: idle work waits while a reply streams."""
 
     def __init__(self, text: str = "", *, plain_style: str | None = None, classes: str | None = None) -> None:
         super().__init__(classes=classes)
@@ -109,6 +121,7 @@ class StreamingText(Widget):
     def append(self, delta: str) -> None:
         if not delta:
             return
+        StreamingText._last_append = time.monotonic()
         self._chunker.feed(delta)
         self._check_style()
         if not self._width:
@@ -116,14 +129,14 @@ class StreamingText(Widget):
             return
         before = self.line_count
         first_changed = self._done_height
-        self._take_chunks()
-        resized = self._render_newest(self.app.size.height)
+        finished = self._take_chunks()  # rendered at the next layout: once per frame, however many deltas came
         self._tail_lines = self._render_tail()
         after = self.line_count
-        if resized:
-            self.refresh(layout=True)
-        else:  # only the lines from the old tail on changed: the rest stay in Textual's line cache
-            self.refresh(Region(0, first_changed, self._width, max(before, after) - first_changed), layout=after != before)
+        # only the lines from the old tail on: the rest stay in Textual's line cache
+        self.refresh(
+            Region(0, first_changed, self._width, max(before, after) - first_changed),
+            layout=finished or after != before,
+        )
         self._schedule_idle()
 
     def replace(self, text: str) -> None:
@@ -147,11 +160,14 @@ class StreamingText(Widget):
 
     # --- chunks and their lines -----------------------------------------------------------
 
-    def _take_chunks(self) -> None:
-        """Chunks the chunker finished since the last call join the list, unrendered."""
-        for text in self._chunker.chunks[len(self._chunks) :]:
+    def _take_chunks(self) -> bool:
+        """Chunks the chunker finished since the last call join the list, unrendered;
+        True if there were any."""
+        new = self._chunker.chunks[len(self._chunks) :]
+        for text in new:
             self._chunks.append(_Chunk(text, self._estimate(text, first=not self._chunks)))
             self._stale = True
+        return bool(new)
 
     def _estimate(self, text: str, first: bool) -> int:
         """Lines `text` will take at this width, roughly (plus the separator if not first)."""
@@ -179,18 +195,21 @@ class StreamingText(Widget):
         chunk.height, self._stale = height, True
         return True
 
-    def _render_newest(self, lines: int) -> bool:
+    def _render_newest(self, lines: int) -> int | None:
         """Render the newest unrendered chunks that fit in `lines` (what an anchored view
-        shows next) and lay them out at their real height; True if a height changed."""
-        resized, shown = False, len(self._tail_lines)
+        shows next) and lay them out at their real height; the index of the first chunk
+        whose height changed, if one did."""
+        resized, shown = None, len(self._tail_lines)
         for index in range(len(self._chunks) - 1, -1, -1):
             if shown >= lines:
                 break
             chunk = self._chunks[index]
             if chunk.lines is None:
                 self._render_done(chunk, first=index == 0)
-            resized |= self._lay_out(chunk)
+            if self._lay_out(chunk):
+                resized = index
             shown += chunk.height
+        self._index()
         return resized
 
     def _publish(self) -> None:
@@ -228,7 +247,10 @@ class StreamingText(Widget):
 
     def _idle_step(self) -> None:
         self._idle_timer = None
-        if not self._render_pending():
+        quiet = time.monotonic() - StreamingText._last_append
+        if quiet < IDLE_AFTER:  # another block streams: the CPU is its
+            self._idle_timer = self.set_timer(IDLE_AFTER - quiet, self._idle_step)
+        elif not self._render_pending():
             self._idle_timer = self.set_timer(0.01, self._idle_step)
 
     # --- rendering ------------------------------------------------------------------------
@@ -273,12 +295,16 @@ class StreamingText(Widget):
             return []
         console: Console = self.app.console
         renderable: RenderableType
+        lines: list[list[Segment]] | None = None
         if self._plain_style is not None:
             renderable = Text(chunk.strip("\n"), self._style + Style.parse(self._plain_style))
         else:
-            renderable = _Markdown(chunk, self._style)
-        options = console.options.update(width=self._width, height=None, highlight=False)
-        lines = console.render_lines(renderable, options, pad=True, new_lines=False)
+            tokens = PARSER.parse(chunk)
+            lines = render_prose(tokens, console, self._width, self._style)
+            renderable = _Markdown(chunk, tokens, self._style)
+        if lines is None:  # code, tables and the rest: Rich
+            options = console.options.update(width=self._width, height=None, highlight=False)
+            lines = console.render_lines(renderable, options, pad=True, new_lines=False)
         strips = [Strip(line, self._width) for line in lines]
         while strips and not strips[0].text.strip():
             strips.pop(0)
@@ -290,8 +316,14 @@ class StreamingText(Widget):
         return container.width
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """Lays out the newest screenful at its real height, so that a frame never shows
+        an estimate at the bottom of an anchored transcript."""
         self._ensure_width(width)
         self._take_chunks()
+        resized = self._render_newest(self.app.size.height)
+        if resized is not None:
+            start = self._starts[resized]
+            self._set_dirty(Region(0, start, width, self.line_count - start))
         return max(1, self.line_count)
 
     def render_line(self, y: int) -> Strip:

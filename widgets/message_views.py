@@ -19,6 +19,7 @@ from textual.widgets import Static
 from protocol.images import describe
 from protocol.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ImageContent, ToolResultMessage
 from protocol.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
+from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_stream import StreamingText
 from widgets.safe_text import clean, safe
 from widgets.tool_output import ShowToolOutput, output_preview
@@ -122,7 +123,7 @@ class ToolCallBlock(Static):
             self.post_message(ShowToolOutput(self.tool_call_id))
 
 
-class MessageView(Vertical):
+class MessageView(GrowsInPlace, Vertical):
     """A transcript message: a header line, its blocks, and a stop-reason footer."""
 
     def __init__(self, model: SessionModel, item: MessageItem) -> None:

@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from protocol.messages import CustomMessage, ToolResultMessage
 from protocol.session_model import Banner, Changes, MessageItem, SessionModel
+from widgets.grows_in_place import GrowsInPlace
 from widgets.message_views import BannerView, MessageView, ToolCallBlock
 
 MAX_VIEWS = 400
@@ -24,7 +25,7 @@ WELCOME = (
 )
 
 
-class Transcript(VerticalScroll, can_focus=True):
+class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
     def __init__(self, model: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.model = model
