@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from app.attachments import Attachments
@@ -50,7 +51,7 @@ from protocol.commands import (
     GetState,
     Prompt,
 )
-from protocol.events import AgentSettled, QueueUpdate
+from protocol.events import AgentSettled, MessageUpdate, QueueUpdate
 from protocol.extension_ui import DIALOG_REQUESTS, UnknownUIRequest
 from protocol.protocol_log import ProtocolLog
 from protocol.redact import Redactor
@@ -71,6 +72,8 @@ from widgets.transcript import Transcript
 
 FRAME = 1 / 60
 FLUSH_SLICE = 250  # records folded into the views before the loop is given back
+FLOOD = 120  # records in one flush that make a flood (7,000 a second at 60 flushes a second)
+FLOOD_FRAME = 1 / 15  # seconds between flushes of deltas during a flood
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 
 
@@ -130,8 +133,12 @@ class PideckApp(CommandKeys, App[int]):
         self.problems = ProblemMonitor(self)
         self.commands: list[CommandInfo] = []
         self._pending: list[Any] = []
-        self._flush_scheduled = False
+        self._flush_timer: Timer | None = None
         self._flushing = False
+        self._flooding = False
+        self._received = 0  # records since the last flush
+        self._urgent = False  # a record other than a delta is pending
+        self._last_flush = 0.0
         self._dialogs: asyncio.Queue[Any] = asyncio.Queue()
         self._applying = asyncio.Lock()  # one _apply_changes at a time (flush and workers)
         self._gc = StreamingGC(self.set_timer)
@@ -188,24 +195,52 @@ class PideckApp(CommandKeys, App[int]):
     def _on_record(self, record: Any) -> None:
         """Called by the client's reader for every record: queue it, never wait."""
         self._pending.append(record)
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            self.set_timer(FRAME, self._start_flush)
+        self._received += 1
+        if type(record) is not MessageUpdate and not self._urgent:
+            self._urgent = True  # the end of a message, a tool starting...: shown without waiting
+            if not self._flushing:
+                if self._flush_timer is not None:
+                    self._flush_timer.stop()
+                    self._flush_timer = None
+                self.call_next(self._start_flush)
+                return
+        if self._flush_timer is None:
+            self._flush_after(FRAME)
+
+    def _flush_after(self, delay: float) -> None:
+        self._flush_timer = self.set_timer(delay, self._start_flush)
 
     def _start_flush(self) -> None:
         """Fold the queued records in a task of its own, so the app's message loop (keys,
         timers) keeps running while the views mount. Not named `_flush`: App._flush is
         Textual's stdout/stderr capture hook."""
+        self._flush_timer = None
         if self._flushing:
-            self.set_timer(FRAME, self._start_flush)
+            self._flush_after(FRAME)
+            return
+        if self._flood_waits():
+            # Only deltas are queued: fold them now, a little at a time, so that the flush
+            # that shows the end of the reply has only the last few left to fold (not while
+            # views take changes: they read the model between awaits).
+            if not self._applying.locked():
+                records, self._pending = self._pending, []
+                self.model.apply_all(records)
+            self._flush_after(FRAME)
             return
         self._flushing = True
-        self._flush_scheduled = False
+        self._last_flush = time.monotonic()
         self.run_worker(self._flush_records(), name="flush", group="flush", exit_on_error=True)
+
+    def _flood_waits(self) -> bool:
+        """While pi floods, deltas are shown FLOOD_FRAME apart: each frame costs the same
+        however many deltas it shows, and fewer frames leave pi and the keys more CPU.
+        Any other record (the end of the message above all) is shown at the next frame."""
+        return self._flooding and not self._urgent and time.monotonic() - self._last_flush < FLOOD_FRAME
 
     async def _flush_records(self) -> None:
         try:
-            records, self._pending = self._pending, []
+            records, self._pending, self._urgent = self._pending, [], False
+            self._flooding, self._received = self._received >= FLOOD, 0
             for record in records:
                 if isinstance(record, DIALOG_REQUESTS):
                     self._dialogs.put_nowait(record)
@@ -215,12 +250,14 @@ class PideckApp(CommandKeys, App[int]):
                     self.decline_request(record)
                 elif isinstance(record, AgentSettled):
                     self.refresh_stats()
-            # A big backlog goes in slices, so keys and timers get the loop in between.
+            # A big backlog is folded in slices, so keys get the loop in between; the
+            # views then take the changes of the whole flush at once, for one frame.
             for start in range(0, len(records), FLUSH_SLICE):
+                if start:
+                    await asyncio.sleep(0)
                 self.model.apply_all(records[start : start + FLUSH_SLICE])
-                self._gc.streaming(self.model.running)
-                await self._apply_changes()
-                await asyncio.sleep(0)
+            self._gc.streaming(self.model.running)
+            await self._apply_changes()
         finally:
             self._flushing = False
 

@@ -82,15 +82,45 @@ from protocol.responses import BashResult, SessionState, SessionStats
 # --- state pieces ---------------------------------------------------------------------------
 
 
-@dataclass
 class Block:
-    """One content block of a message: kind is text, thinking, toolCall, image or unknown."""
+    """One content block of a message: kind is text, thinking, toolCall, image or unknown.
 
-    kind: str
-    text: str = ""
-    tool_call: ToolCall | None = None
-    done: bool = False
-    raw: Any = None
+    Streamed text is kept in parts and joined when read: `text += delta` on an attribute
+    copies the whole text every time, which grows with the square of a long reply."""
+
+    __slots__ = ("_parts", "_text", "done", "kind", "raw", "tool_call")
+
+    def __init__(
+        self, kind: str, text: str = "", tool_call: ToolCall | None = None, done: bool = False, raw: Any = None
+    ) -> None:
+        self.kind, self._text, self._parts = kind, text, list[str]()
+        self.tool_call, self.done, self.raw = tool_call, done, raw
+
+    @property
+    def text(self) -> str:
+        if self._parts:
+            self._text += "".join(self._parts)
+            self._parts.clear()
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = value
+        self._parts.clear()
+
+    def append(self, delta: str) -> None:
+        self._parts.append(delta)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.kind, self.text, self.tool_call, self.done, self.raw)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Block) and self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Block(kind={self.kind!r}, text={self.text!r}, tool_call={self.tool_call!r}, done={self.done!r})"
 
 
 @dataclass
@@ -364,7 +394,7 @@ class SessionModel:
             if block.done:
                 self.odd_records += 1
                 return  # the *_end content is authoritative
-            block.text += update.delta
+            block.append(update.delta)
             self.changes.appended.setdefault((item.key, index), []).append(update.delta)
         elif kind is TextStart or kind is ThinkingStart:
             if index not in item.blocks:
@@ -384,7 +414,7 @@ class SessionModel:
         elif kind is ToolCallDelta:
             block = item.blocks.setdefault(index, Block("toolCall"))
             if not block.done:
-                block.text += update.delta
+                block.append(update.delta)
                 self.changes.replaced.add((item.key, index))
         elif kind is ToolCallEnd:
             block = item.blocks.setdefault(index, Block("toolCall"))
@@ -565,7 +595,7 @@ class SessionModel:
         item = self._bash.get(event.id or "")
         if item is None:
             item = self.begin_bash(event.id or "", "")
-        item.blocks[0].text += event.delta
+        item.blocks[0].append(event.delta)
         self.changes.appended.setdefault((item.key, 0), []).append(event.delta)
 
     def _extension_error(self, event: ExtensionError) -> None:

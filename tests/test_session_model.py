@@ -1,4 +1,5 @@
-"""SessionModel bookkeeping the views rely on: where each tool call is, and running `!cmd`s."""
+"""SessionModel bookkeeping the views rely on: where each tool call is, running `!cmd`s, and
+streamed text."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from protocol import decode
 from protocol.events import BashExecutionUpdate, MessageEnd
 from protocol.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from protocol.responses import BashResult
-from protocol.session_model import MessageItem, SessionModel
+from protocol.session_model import Block, MessageItem, SessionModel
 from tests.fixtures.record_streams import STREAMS_DIR, stream_lines
 
 
@@ -73,3 +74,31 @@ def test_output_updates_read_before_the_answer_but_applied_after_it_are_dropped(
     assert len(model.items) == count, "no second, never-ending `$` block"
     assert item.blocks[0].text == "hi\nthere\n" and not item.streaming
     assert not model.bash_running
+
+
+def test_a_block_joins_its_streamed_parts_when_read_and_a_set_text_replaces_them() -> None:
+    block = Block("text", "Hello")
+    for delta in (", ", "wor", "ld"):
+        block.append(delta)
+    assert block.text == "Hello, world"
+    block.append("!")
+    assert block.text == "Hello, world!" and block == Block("text", "Hello, world!")
+    block.append(" pending")
+    block.text = "final"
+    assert block.text == "final", "the authoritative text replaces the parts not read yet"
+    block.text += " answer"
+    assert block.text == "final answer" and block != Block("thinking", "final answer")
+
+
+def test_a_long_streamed_reply_is_the_sum_of_its_deltas() -> None:
+    records = [decode(raw) for raw in stream_lines(STREAMS_DIR / "long_3000.jsonl")]
+    is_delta = [
+        type(record).__name__ == "MessageUpdate" and type(record.assistant_message_event).__name__ == "TextDelta"
+        for record in records
+    ]
+    last = max(index for index, delta in enumerate(is_delta) if delta)
+    model = SessionModel()
+    model.apply_all(records[: last + 1])  # up to the last delta: before text_end gives the whole text
+    item = next(i for i in model.items if isinstance(i, MessageItem) and i.role == "assistant")
+    deltas = [record.assistant_message_event.delta for record, delta in zip(records, is_delta) if delta]
+    assert len(deltas) > 2000 and item.streaming and item.blocks[0].text == "".join(deltas)

@@ -19,7 +19,8 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 class MarkdownChunker:
     def __init__(self) -> None:
-        self.text = ""  # everything fed, as fed
+        self._text = ""  # everything fed, as fed: `text`
+        self._fed: list[str] = []  # fed since `text` was last read (joined then, not per delta)
         self.chunks: list[str] = []
         self.tail = ""
         self._scanned = 0  # offset in `tail` up to which whole lines were examined
@@ -30,10 +31,17 @@ class MarkdownChunker:
     def feed(self, text: str) -> int:
         """Add streamed text; returns how many chunks it finished."""
         before = len(self.chunks)
-        self.text += text
+        self._fed.append(text)
         self.tail += text
         self._scan()
         return len(self.chunks) - before
+
+    @property
+    def text(self) -> str:
+        if self._fed:
+            self._text += "".join(self._fed)
+            self._fed.clear()
+        return self._text
 
     def _scan(self) -> None:
         while True:

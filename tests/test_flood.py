@@ -1,0 +1,71 @@
+"""A flood of deltas (pi streaming faster than anyone reads) is shown in few frames,
+and whatever is not a delta (the end of the message above all) is shown at once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app import pideck_app
+from protocol import decode
+from protocol.events import MessageEnd, MessageUpdate
+from protocol.session_model import MessageItem
+from tests.pi_harness import STREAMS, Fake, transcript_text, wait_until
+from widgets.message_views import TextBlock
+
+RECORDED = STREAMS / "long_3000.jsonl"  # a real pi streaming a 3,000-delta reply
+
+
+def recorded_reply() -> tuple[list[object], object]:
+    """The assistant message of the recording: its start and deltas, and its end."""
+    records, end = [], None
+    for line in RECORDED.read_bytes().splitlines():
+        data = json.loads(line)
+        if data.get("type") in ("message_start", "message_end") and data["message"]["role"] != "assistant":
+            continue
+        record = decode(line)
+        if data.get("type") == "message_start" or isinstance(record, MessageUpdate):
+            records.append(record)
+        elif isinstance(record, MessageEnd):
+            end = record
+            break
+    assert end is not None and len(records) > 2000
+    return records, end
+
+
+async def test_a_flood_waits_for_its_frame_and_the_end_of_the_message_does_not(tmp_path: Path) -> None:
+    records, end = recorded_reply()
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        applied: list[int] = []
+        apply_now = app._apply_changes_now
+
+        async def counting() -> None:
+            applied.append(len(app._pending))
+            await apply_now()
+
+        app._apply_changes_now = counting  # type: ignore[method-assign]
+        first, rest = records[: pideck_app.FLOOD + 1], records[pideck_app.FLOOD + 1 :]
+        for record in first:  # all at once, as a reader catching up would hand them over
+            app._on_record(record)
+        await wait_until(pilot, lambda: applied and not app._flushing, what="the first flush")
+        assert app._flooding, "more than FLOOD records in one flush is a flood"
+
+        for record in rest[:50]:
+            app._on_record(record)
+        assert app._flood_waits(), "deltas wait for the next flood frame"
+        app._start_flush()
+        flushes = len(applied)
+        assert not app._pending and len(applied) == flushes, "folded into the model, not yet shown"
+        item = app.model.items[-1]
+        block = app.query(TextBlock).last()
+        assert isinstance(item, MessageItem) and len(item.blocks[0].text) > len(block.text)
+
+        for record in rest[50:]:
+            app._on_record(record)
+        app._on_record(end)
+        assert app._urgent and not app._flood_waits(), "the end of the message is shown at once"
+        await wait_until(pilot, lambda: block.text == end.message.content[0].text, what="the whole reply")
+        assert len(applied) - flushes <= 3, f"the rest of the flood took {len(applied) - flushes} flushes"
+        assert transcript_text(app).rstrip().endswith(end.message.content[0].text.split()[-1])
