@@ -22,7 +22,7 @@ from benchmarks import stream_to_screen as stream
 from benchmarks.table import Row
 
 RATE = 20.0  # keys per second
-STREAMS = 5
+STREAMS = 10
 IDLE_KEYS = 60
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 

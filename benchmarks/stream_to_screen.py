@@ -10,7 +10,8 @@ inline code now and then) with no delay. Measured (median of RUNS, after one war
   unique last token (`harness.PaintWatch`). Each run uses a fresh app whose transcript already holds one
   such reply (a warm-up stream, which also warms up its pi child).
 
-Both run in the same process and run, one after the other. Goal: ratio <= 1.10.
+Both run in the same process, in pairs (pi alone, then pideck), so that a shared
+machine's drift slows both alike. Goal: ratio <= 1.10.
 
 Run: `python -m benchmarks stream_to_screen`.
 """
@@ -28,41 +29,32 @@ from protocol.commands import Prompt
 from protocol.events import AgentSettled
 
 DELTAS = 3000
-RUNS = 5
+RUNS = 9
 
 
-async def pi_alone(pi: Any, runs: int = RUNS, deltas: int = DELTAS) -> list[float]:
-    """Seconds from writing `prompt` to reading the last delta, per run (first run = warm-up, dropped)."""
-    client: RpcClient = await pi.start_client()
-    times: list[float] = []
+async def pi_alone(client: RpcClient, pi: Any, tag: str, deltas: int = DELTAS) -> float:
+    """Seconds from writing `prompt` to reading the record that carries the last delta."""
+    h.queue_reply(pi, h.long_reply_deltas(deltas, tag))
+    token = h.last_token(tag)
+    seen: dict[str, float] = {}
+    settled = asyncio.Event()
+
+    def listen(record: Any) -> None:
+        if "last" not in seen and h.delta_contains(record, token):
+            seen["last"] = time.perf_counter()
+        if isinstance(record, (AgentSettled, ChildExited)):
+            settled.set()
+
+    remove = client.add_listener(listen)
     try:
-        for run in range(runs + 1):
-            tag = f"ref{run}"
-            h.queue_reply(pi, h.long_reply_deltas(deltas, tag))
-            token = h.last_token(tag)
-            seen: dict[str, float] = {}
-            settled = asyncio.Event()
-
-            def listen(record: Any, token: str = token, seen: dict[str, float] = seen, settled: asyncio.Event = settled) -> None:
-                if "last" not in seen and h.delta_contains(record, token):
-                    seen["last"] = time.perf_counter()
-                if isinstance(record, (AgentSettled, ChildExited)):
-                    settled.set()
-
-            remove = client.add_listener(listen)
-            try:
-                started = time.perf_counter()
-                await client.send(Prompt(message=f"Stream {deltas} deltas ({tag}).", id=client.next_id()))
-                await asyncio.wait_for(settled.wait(), 120)
-            finally:
-                remove()
-            if "last" not in seen:
-                raise RuntimeError(f"pi never sent the last delta; stderr:\n{client.stderr_tail}")
-            if run:
-                times.append(seen["last"] - started)
+        started = time.perf_counter()
+        await client.send(Prompt(message=f"Stream {deltas} deltas ({tag}).", id=client.next_id()))
+        await asyncio.wait_for(settled.wait(), 120)
     finally:
-        await pi.close_client(client)
-    return times
+        remove()
+    if "last" not in seen:
+        raise RuntimeError(f"pi never sent the last delta; stderr:\n{client.stderr_tail}")
+    return seen["last"] - started
 
 
 async def start_app(pi: Any, size: tuple[int, int] = h.SIZE) -> Any:
@@ -112,23 +104,34 @@ async def stream_once(app: Any, pi: Any, tag: str, deltas: int = DELTAS, during:
     return {"screen": shown - started, "pi": seen.get("pi", float("nan")) - started}
 
 
-async def pideck(pi: Any, runs: int = RUNS, deltas: int = DELTAS) -> list[dict[str, float]]:
-    """One fresh app (and pi child) per run: a warm-up stream, then the measured one, so
-    every measured run starts from the same transcript (one earlier long reply)."""
-    results: list[dict[str, float]] = []
-    for run in range(runs):
-        app = await start_app(pi)
-        async with app.run_test(size=h.SIZE, headless=True):
-            await wait_ready(app)
-            await stream_once(app, pi, f"warm{run}", deltas)
-            results.append(await stream_once(app, pi, f"app{run}", deltas))
-    return results
+async def wait_idle(app: Any) -> None:
+    """Until the app has rendered every chunk it put off (idle work would run during the
+    next measurement)."""
+    from widgets.markdown_stream import StreamingText
+
+    await h.wait_until(lambda: not any(block.pending for block in app.query(StreamingText)), timeout=30, poll=0.01)
 
 
 async def measure(runs: int = RUNS, deltas: int = DELTAS) -> dict[str, Any]:
+    """Pairs of runs, one after the other: pi alone, then pideck. A fresh app (and pi child)
+    per pair, warmed up by one long reply, so every pideck run starts from the same
+    transcript; the reference client is warmed up once and kept."""
+    reference: list[float] = []
+    app_runs: list[dict[str, float]] = []
     async with h.real_pi() as pi:
-        reference = await pi_alone(pi, runs, deltas)
-        app_runs = await pideck(pi, runs, deltas)
+        client: RpcClient = await pi.start_client()
+        try:
+            await pi_alone(client, pi, "ref-warm", deltas)
+            for run in range(runs):
+                app = await start_app(pi)
+                async with app.run_test(size=h.SIZE, headless=True):
+                    await wait_ready(app)
+                    await stream_once(app, pi, f"warm{run}", deltas)
+                    await wait_idle(app)
+                    reference.append(await pi_alone(client, pi, f"ref{run}", deltas))
+                    app_runs.append(await stream_once(app, pi, f"app{run}", deltas))
+        finally:
+            await pi.close_client(client)
     return {
         "reference": reference,
         "screen": [r["screen"] for r in app_runs],
