@@ -218,12 +218,12 @@ class PideckApp(CommandKeys, App[int]):
         if self._flushing:
             self._flush_after(FRAME)
             return
-        if self._flood_waits():
+        if self._deltas_wait():
             # Only deltas are queued: fold them now, a little at a time, so that the flush
             # that shows the end of the reply has only the last few left to fold (not while
             # views take changes: they read the model between awaits).
             if not self._applying.locked():
-                records, self._pending = self._pending, []
+                records, self._pending = self._pending[:FLUSH_SLICE], self._pending[FLUSH_SLICE:]
                 self.model.apply_all(records)
             self._flush_after(FRAME)
             return
@@ -231,10 +231,11 @@ class PideckApp(CommandKeys, App[int]):
         self._last_flush = time.monotonic()
         self.run_worker(self._flush_records(), name="flush", group="flush", exit_on_error=True)
 
-    def _flood_waits(self) -> bool:
-        """While pi floods, deltas are shown FLOOD_FRAME apart: each frame costs the same
-        however many deltas it shows, and fewer frames leave pi and the keys more CPU.
-        Any other record (the end of the message above all) is shown at the next frame."""
+    def _deltas_wait(self) -> bool:
+        """While pi floods, deltas are shown FLOOD_FRAME apart: a frame costs about the
+        same however many deltas it shows, and fewer frames leave pi and the keys more CPU
+        (and an ssh link fewer bytes). Any other record (the end of the message above all)
+        is shown at once."""
         return self._flooding and not self._urgent and time.monotonic() - self._last_flush < FLOOD_FRAME
 
     async def _flush_records(self) -> None:

@@ -17,7 +17,9 @@ def test_every_benchmark_module_is_listed() -> None:
     listed = subprocess.run([sys.executable, "-m", "benchmarks", "--list"], cwd=ROOT, capture_output=True,
                             text=True, timeout=60, check=True).stdout
     names = {line.split(":")[0] for line in listed.splitlines()}
-    assert names == {"decode_throughput", "markdown_render", "stream_to_screen", "keystroke_latency", "memory", "startup"}
+    assert names == {
+        "decode_throughput", "keystroke_latency", "markdown_render", "memory", "startup", "stream_to_screen", "streaming_cpu",
+    }
 
 
 def test_rows_print_beside_their_reference_as_text_and_markdown() -> None:

@@ -54,7 +54,7 @@ async def test_a_flood_waits_for_its_frame_and_the_end_of_the_message_does_not(t
 
         for record in rest[:50]:
             app._on_record(record)
-        assert app._flood_waits(), "deltas wait for the next flood frame"
+        assert app._deltas_wait(), "deltas wait for the next flood frame"
         app._start_flush()
         flushes = len(applied)
         assert not app._pending and len(applied) == flushes, "folded into the model, not yet shown"
@@ -65,7 +65,7 @@ async def test_a_flood_waits_for_its_frame_and_the_end_of_the_message_does_not(t
         for record in rest[50:]:
             app._on_record(record)
         app._on_record(end)
-        assert app._urgent and not app._flood_waits(), "the end of the message is shown at once"
+        assert app._urgent and not app._deltas_wait(), "the end of the message is shown at once"
         await wait_until(pilot, lambda: block.text == end.message.content[0].text, what="the whole reply")
         assert len(applied) - flushes <= 3, f"the rest of the flood took {len(applied) - flushes} flushes"
         assert transcript_text(app).rstrip().endswith(end.message.content[0].text.split()[-1])

@@ -26,7 +26,7 @@ from typing import ClassVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from rich.console import Console, RenderableType
+from rich.console import Console
 from rich.markdown import Heading, Markdown
 from rich.segment import Segment
 from rich.style import Style
@@ -248,7 +248,7 @@ class StreamingText(GrowsInPlace, Widget):
     def _idle_step(self) -> None:
         self._idle_timer = None
         quiet = time.monotonic() - StreamingText._last_append
-        if quiet < IDLE_AFTER:  # another block streams: the CPU is its
+        if quiet < IDLE_AFTER:  # a reply is streaming: leave it the CPU
             self._idle_timer = self.set_timer(IDLE_AFTER - quiet, self._idle_step)
         elif not self._render_pending():
             self._idle_timer = self.set_timer(0.01, self._idle_step)
@@ -294,17 +294,16 @@ class StreamingText(GrowsInPlace, Widget):
         if not chunk.strip():
             return []
         console: Console = self.app.console
-        renderable: RenderableType
-        lines: list[list[Segment]] | None = None
+        options = console.options.update(width=self._width, height=None, highlight=False)
+        lines: list[list[Segment]] | None
         if self._plain_style is not None:
-            renderable = Text(chunk.strip("\n"), self._style + Style.parse(self._plain_style))
+            text = Text(chunk.strip("\n"), self._style + Style.parse(self._plain_style))
+            lines = console.render_lines(text, options, pad=True, new_lines=False)
         else:
             tokens = PARSER.parse(chunk)
             lines = render_prose(tokens, console, self._width, self._style)
-            renderable = _Markdown(chunk, tokens, self._style)
-        if lines is None:  # code, tables and the rest: Rich
-            options = console.options.update(width=self._width, height=None, highlight=False)
-            lines = console.render_lines(renderable, options, pad=True, new_lines=False)
+            if lines is None:  # code, tables and the rest: Rich
+                lines = console.render_lines(_Markdown(chunk, tokens, self._style), options, pad=True, new_lines=False)
         strips = [Strip(line, self._width) for line in lines]
         while strips and not strips[0].text.strip():
             strips.pop(0)

@@ -193,4 +193,4 @@ class StatusLine(Static):
         if self.problems:
             text.append("  │ ", "dim")
             text.append(self.problems, "bold red")
-        self.update(text)
+        self.update(text, layout=False)  # one line, however long: the spinner never moves the layout
