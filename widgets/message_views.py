@@ -67,6 +67,17 @@ class ThinkingBlock(StreamingText):
         super().__init__(clean(text), plain_style="italic", classes="thinking")
 
 
+def run_mark(run: ToolRun | None) -> tuple[str, str]:
+    """A tool run's mark and its style: not started, running, failed or done."""
+    if run is None:
+        return "○ ", "dim"
+    if not run.done:
+        return "◐ ", "yellow"
+    if run.is_error:
+        return "✗ ", "bold red"
+    return "✓ ", "bold green"
+
+
 class ToolCallBlock(Static):
     """A tool call with its arguments and live output (from the model's ToolRun)."""
 
@@ -89,14 +100,7 @@ class ToolCallBlock(Static):
         name = call.name if call else "tool"
         args = call.arguments if call and call.arguments else (run.args if run else None)
         text = Text()
-        if run is None:
-            text.append("○ ", "dim")
-        elif not run.done:
-            text.append("◐ ", "yellow")
-        elif run.is_error:
-            text.append("✗ ", "bold red")
-        else:
-            text.append("✓ ", "bold green")
+        text.append(*run_mark(run))
         text.append(name, "bold")
         summary = tool_summary(name, args) or (self.block.text if not self.block.done else "")
         if summary:

@@ -11,7 +11,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from protocol.session_model import SessionModel, ToolRun
-from widgets.message_views import duration, tool_summary
+from widgets.message_views import duration, run_mark, tool_summary
 from widgets.pickers import model_key
 from widgets.safe_text import clean
 from widgets.tool_output import ShowToolOutput
@@ -22,12 +22,7 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 def tool_row(run: ToolRun, width: int = 28) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
-    if not run.done:
-        text.append("◐ ", "yellow")
-    elif run.is_error:
-        text.append("✗ ", "bold red")
-    else:
-        text.append("✓ ", "green")
+    text.append(*run_mark(run))
     text.append(clean(run.name), "bold")
     summary = tool_summary(run.name, run.args)
     if summary:
