@@ -139,6 +139,7 @@ class PideckApp(CommandKeys, App[int]):
         self._received = 0  # records since the last flush
         self._urgent = False  # a record other than a delta is pending
         self._last_flush = 0.0
+        self._status_line: StatusLine | None = None
         self._dialogs: asyncio.Queue[Any] = asyncio.Queue()
         self._applying = asyncio.Lock()  # one _apply_changes at a time (flush and workers)
         self._gc = StreamingGC(self.set_timer)
@@ -168,6 +169,7 @@ class PideckApp(CommandKeys, App[int]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._status_line = self.query_one(StatusLine)  # the tick finds it without a walk of the DOM
         editor = self.query_one(PromptEditor)
         editor.focus()
         editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
@@ -295,11 +297,12 @@ class PideckApp(CommandKeys, App[int]):
 
     def _tick(self) -> None:
         """Animate the spinner and running tool durations; report what pi sent wrong."""
-        if not self.is_running or self._closing or not self.query(StatusLine):
+        status = self._status_line
+        if not self.is_running or self._closing or status is None or not status.is_attached:
             return  # the app is closing: its widgets are going away
         self.problems.check()
         if self.model.running:
-            self.query_one(StatusLine).refresh_status()
+            status.refresh_status()
             if any(not run.done for run in self.model.tools.values()):
                 self.query_one(ToolLog).refresh_runs()
 
