@@ -19,6 +19,7 @@ Run: `python -m benchmarks stream_to_screen`.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from typing import Any
 
@@ -105,11 +106,16 @@ async def stream_once(app: Any, pi: Any, tag: str, deltas: int = DELTAS, during:
 
 
 async def wait_idle(app: Any) -> None:
-    """Until the app has rendered every chunk it put off (idle work would run during the
-    next measurement)."""
+    """Until the app has rendered every chunk it put off and run its full collection after
+    the last reply (either would run during the next measurement), then a collection of
+    what came before."""
+    from app.gc_pause import SETTLE
     from widgets.markdown_stream import StreamingText
 
     await h.wait_until(lambda: not any(block.pending for block in app.query(StreamingText)), timeout=30, poll=0.01)
+    await h.wait_until(lambda: not app.model.running, timeout=30, poll=0.01)
+    await asyncio.sleep(SETTLE + 0.2)
+    gc.collect()
 
 
 async def measure(runs: int = RUNS, deltas: int = DELTAS) -> dict[str, Any]:

@@ -63,7 +63,6 @@ async def measure(runs: int = RUNS) -> dict[str, list[float]]:
                 await stream.wait_ready(app)
                 await stream.stream_once(app, pi, f"warm{run}")
                 await stream.wait_idle(app)
-                await h.wait_until(lambda: not app.model.running, timeout=30, poll=0.01)
                 idle.append(await idle_share(DELTAS * DELAY))
                 streaming.append(await cpu_share(app, pi, f"paced{run}"))
                 await h.wait_until(lambda: not app.model.running and not app._pending, timeout=60, poll=0.01)
