@@ -1,11 +1,10 @@
 """CPU while a reply streams at a reading pace: what pideck costs a laptop or an ssh session.
 
-The real pi streams a reply of `DELTAS` deltas of a few words, one every `DELAY` seconds
-(a fast model's pace), into PideckApp headless at 120x40, under a transcript that already
+The real pi streams a reply of `DELTAS` deltas of about a token each, one every `DELAY`
+seconds (a fast model's pace), into PideckApp headless at 120x40, under a transcript that already
 holds a 3,000-delta reply. Measured: pideck's CPU time (this process) over the wall time
 from submitting the prompt until the last token is painted, against the same app left
-idle for as long. Median of `RUNS`. No goal is set yet; most of it is Textual's frames,
-about one per delta at this pace.
+idle for as long. Median of `RUNS`. No goal is set yet.
 
 Run: `python -m benchmarks streaming_cpu`.
 """
@@ -27,7 +26,10 @@ RUNS = 3
 
 
 def paced_reply(tag: str) -> tuple[str, ...]:
-    return h.long_reply_deltas(DELTAS, tag)
+    """`DELTAS` deltas of about a token (4 characters) each, the last ending in the token."""
+    text = "".join(h.long_reply_deltas(DELTAS, tag))
+    head, end = text[: 4 * (DELTAS - 1)], h.last_token(tag)
+    return (*(head[i : i + 4] for i in range(0, len(head), 4)), f" {end}")
 
 
 async def cpu_share(app: Any, pi: Any, tag: str) -> float:
