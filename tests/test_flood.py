@@ -74,3 +74,24 @@ async def test_a_flood_waits_for_its_frame_and_the_end_of_the_message_does_not(
         await wait_until(pilot, lambda: block.text == end.message.content[0].text, what="the whole reply")
         assert len(applied) - flushes <= 3, f"the rest of the flood took {len(applied) - flushes} flushes"
         assert transcript_text(app).rstrip().endswith(end.message.content[0].text.split()[-1])
+
+
+async def test_a_message_whose_start_and_end_are_shown_apart_keeps_what_its_plain_blocks_show(tmp_path: Path) -> None:
+    """Records other than deltas are shown at once, so a message's start and its end are
+    often two flushes: the end must not wipe an image's name or an unknown block's notice."""
+    content = [
+        {"type": "text", "text": "Look at this"},
+        {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"},
+        {"type": "hologram", "beam": 1},
+    ]
+    message = {"role": "user", "content": content, "timestamp": 1}
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        app._on_record(decode(json.dumps({"type": "message_start", "message": message}).encode()))
+        await wait_until(pilot, lambda: "Look at this" in transcript_text(app), what="the message")
+        app._on_record(decode(json.dumps({"type": "message_end", "message": message}).encode()))
+        await wait_until(pilot, lambda: not app._pending and not app._flushing, what="the end shown")
+        await pilot.pause()
+        text = transcript_text(app)
+        assert "[image: png 5 B]" in text and "[unknown block pideck does not show]" in text, text

@@ -201,22 +201,26 @@ class MessageView(GrowsInPlace, Vertical):
         return text
 
     def _block_widget(self, block: Block) -> Any:
-        role = self.item.role
         if block.kind == "thinking":
             return ThinkingBlock(block.text)
         if block.kind == "toolCall":
             return ToolCallBlock(self.model, block)
+        if block.kind == "text" and self.item.role in ("assistant", "compactionSummary", "branchSummary", "custom"):
+            return TextBlock(block.text)
+        return Static(self._plain_content(block), classes="plain image" if block.kind == "image" else "plain")
+
+    def _plain_content(self, block: Block) -> Text:
+        """What a block shown as plain text shows: the text (a tool result's last lines),
+        an image's name, or what kind of block pideck does not show."""
         if block.kind == "text":
-            if role == "assistant" or role in ("compactionSummary", "branchSummary", "custom"):
-                return TextBlock(block.text)
-            if role == "toolResult":
+            if self.item.role == "toolResult":
                 shown, hidden = tail_lines(block.text, TOOL_PREVIEW_LINES)
-                return Static(safe(("… %d more lines\n" % hidden if hidden else "") + shown), classes="plain")
-            return Static(safe(block.text), classes="plain")
+                return safe(("… %d more lines\n" % hidden if hidden else "") + shown)
+            return safe(block.text[-MAX_RENDERED_OUTPUT:])
         if block.kind == "image":
             label = describe(block.raw, self.model.image_names) if isinstance(block.raw, ImageContent) else "?"
-            return Static(Text(f"[image: {clean(label)}]", "yellow"), classes="plain image")
-        return Static(Text(f"[{block.kind} block pideck does not show]", "dim"), classes="plain")
+            return Text(f"[image: {clean(label)}]", "yellow")
+        return Text(f"[{block.kind} block pideck does not show]", "dim")
 
     async def append_text(self, index: int, delta: str) -> None:
         widget = self.block_widgets.get(index)
@@ -225,8 +229,7 @@ class MessageView(GrowsInPlace, Vertical):
         elif isinstance(widget, Static):
             block = self.item.blocks.get(index)
             if block is not None:
-                shown = block.text[-MAX_RENDERED_OUTPUT:]
-                widget.update(safe(shown))
+                widget.update(self._plain_content(block))
 
     async def replace_block(self, index: int) -> None:
         block = self.item.blocks.get(index)
@@ -251,7 +254,7 @@ class MessageView(GrowsInPlace, Vertical):
             widget.block = block
             widget.refresh_view()
         elif isinstance(widget, Static):
-            widget.update(safe(block.text[-MAX_RENDERED_OUTPUT:]))
+            widget.update(self._plain_content(block))
 
     async def refresh_item(self) -> None:
         """Header and footer again (message replaced, finished, stop reason known)."""
