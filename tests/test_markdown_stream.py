@@ -222,3 +222,24 @@ async def test_idle_rendering_waits_while_another_block_streams() -> None:
             if not old.pending:
                 break
         assert old.pending == 0, "and it catches up once the stream is quiet"
+
+
+async def test_a_delta_renders_again_only_the_tail_lines_it_changed() -> None:
+    widget = StreamingText("Done.\n\n" + "a long paragraph that wraps " * 7 + "x")
+    async with Host(widget).run_test(size=(40, 20)) as pilot:
+        await pilot.pause()
+        assert len(widget.visible_text(last_lines=1).strip()) < 30, "room on the last line"
+        rendered: list[int] = []
+        original = widget.render_line
+
+        def counting(y: int):  # type: ignore[no-untyped-def]
+            rendered.append(y)
+            return original(y)
+
+        widget.render_line = counting  # type: ignore[method-assign]
+        height = widget.size.height
+        assert height > 5
+        widget.append("yz")  # the last word grows, on the same line
+        await pilot.pause()
+        assert widget.size.height == height
+        assert sorted(set(rendered)) == [height - 1], f"the paragraph's other lines were rendered again: {rendered}"

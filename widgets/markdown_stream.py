@@ -129,10 +129,16 @@ class StreamingText(GrowsInPlace, Widget):
             return
         before = self.line_count
         first_changed = self._done_height
+        old_tail = self._tail_lines
         finished = self._take_chunks()  # rendered at the next layout: once per frame, however many deltas came
         self._tail_lines = self._render_tail()
         after = self.line_count
-        # only the lines from the old tail on: the rest stay in Textual's line cache
+        if not finished:  # most deltas change the tail's last line or two, not the lines above
+            first_changed += next(
+                (i for i, (old, new) in enumerate(zip(old_tail, self._tail_lines)) if old != new),
+                min(len(old_tail), len(self._tail_lines)),
+            )
+        # only the lines from the first changed one on: the rest stay in Textual's line cache
         self.refresh(
             Region(0, first_changed, self._width, max(before, after) - first_changed),
             layout=finished or after != before,
