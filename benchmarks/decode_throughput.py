@@ -11,15 +11,14 @@ Run: `python -m benchmarks decode_throughput` (or `python -m benchmarks.decode_t
 
 from __future__ import annotations
 
-import gc
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from benchmarks.harness import fastest_passes
 from benchmarks.table import Row
 from protocol import decode
 
@@ -42,19 +41,8 @@ def load_lines(directory: Path = STREAMS) -> list[bytes]:
 
 
 def best_rates(decoders: dict[str, Callable[[bytes], Any]], lines: list[bytes], repeat: int = REPEAT) -> dict[str, float]:
-    """Records per second of each decoder's fastest pass over `lines`.
-
-    The decoders take turns within each of the `repeat` rounds, so a busy machine slows
-    them alike instead of skewing the ratios.
-    """
-    best = dict.fromkeys(decoders, float("inf"))
-    for _ in range(repeat):
-        for name, function in decoders.items():
-            gc.collect()
-            started = time.perf_counter()
-            for line in lines:
-                function(line)
-            best[name] = min(best[name], time.perf_counter() - started)
+    """Records per second of each decoder's fastest pass over `lines` (taking turns)."""
+    best = fastest_passes(decoders, lines, repeat)
     return {name: len(lines) / seconds for name, seconds in best.items()}
 
 

@@ -59,6 +59,22 @@ def median(values: Sequence[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def fastest_passes(functions: dict[str, Callable[[Any], object]], items: Sequence[Any], repeat: int) -> dict[str, float]:
+    """Seconds of each function's fastest pass over `items`, calling it on each.
+
+    The functions take turns within each of the `repeat` rounds, so a busy machine slows
+    them alike instead of skewing the ratios."""
+    best = dict.fromkeys(functions, float("inf"))
+    for _ in range(repeat):
+        for name, function in functions.items():
+            gc.collect()
+            started = time.perf_counter()
+            for item in items:
+                function(item)
+            best[name] = min(best[name], time.perf_counter() - started)
+    return best
+
+
 # --- a long reply --------------------------------------------------------------------------
 
 END_TOKEN = "ZZENDTOKEN"

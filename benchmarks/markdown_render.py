@@ -12,14 +12,12 @@ Run: `python -m benchmarks markdown_render`.
 
 from __future__ import annotations
 
-import gc
-import time
 from collections.abc import Callable
 
 from rich.console import Console
 from rich.style import Style
 
-from benchmarks.harness import long_reply_deltas
+from benchmarks.harness import fastest_passes, long_reply_deltas
 from benchmarks.table import Row
 from widgets.markdown_chunks import MarkdownChunker
 from widgets.markdown_lines import render_prose
@@ -51,15 +49,7 @@ def run(repeat: int = REPEAT) -> list[Row]:
         return PARSER.parse(chunk)
 
     renderers: dict[str, Callable[[str], object]] = {"rich": by_rich, "prose": by_prose, "parse": parse_only}
-    best = dict.fromkeys(renderers, float("inf"))
-    for _ in range(repeat):
-        for name, render in renderers.items():
-            gc.collect()
-            started = time.perf_counter()
-            for chunk in chunks:
-                render(chunk)
-            best[name] = min(best[name], time.perf_counter() - started)
-    ms = {name: seconds * 1000 for name, seconds in best.items()}
+    ms = {name: seconds * 1000 for name, seconds in fastest_passes(renderers, chunks, repeat).items()}
     rich_name = f"Rich Markdown, {len(chunks)} chunks"
     return [
         Row(f"render_prose, {len(chunks)} chunks of the 3,000-delta reply", ms["prose"], "ms", rich_name, ms["rich"]),

@@ -94,15 +94,20 @@ async def stream_once(app: Any, pi: Any, tag: str, deltas: int = DELTAS, during:
         shown = watch.painted
         if side is not None:
             await side
-        await h.wait_until(lambda: not app.model.running and not app._pending, timeout=60, poll=0.01)
-        # Let the stats refresh that agent_settled starts finish before the app may close:
-        # a stats worker still running at teardown fails on the removed StatsPane.
-        await h.wait_until(lambda: not any(w.group in ("stats", "flush", "send") and not w.is_finished
-                                           for w in app.workers), timeout=30, poll=0.01)
+        await wait_settled(app)
     finally:
         watch.close()
         remove()
     return {"screen": shown - started, "pi": seen.get("pi", float("nan")) - started}
+
+
+async def wait_settled(app: Any) -> None:
+    """Until the run is over and its records are shown, and the stats refresh that
+    agent_settled starts has finished (a stats worker still running when the app closes
+    fails on the removed StatsPane)."""
+    await h.wait_until(lambda: not app.model.running and not app._pending, timeout=60, poll=0.01)
+    await h.wait_until(lambda: not any(w.group in ("stats", "flush", "send") and not w.is_finished
+                                       for w in app.workers), timeout=30, poll=0.01)
 
 
 async def wait_idle(app: Any) -> None:

@@ -67,9 +67,7 @@ async def measure(runs: int = RUNS) -> dict[str, list[float]]:
                 await stream.wait_idle(app)
                 idle.append(await idle_share(DELTAS * DELAY))
                 streaming.append(await cpu_share(app, pi, f"paced{run}"))
-                await h.wait_until(lambda: not app.model.running and not app._pending, timeout=60, poll=0.01)
-                await h.wait_until(lambda: not any(w.group in ("stats", "flush", "send") and not w.is_finished
-                                                   for w in app.workers), timeout=30, poll=0.01)
+                await stream.wait_settled(app)
     return {"streaming": streaming, "idle": idle}
 
 

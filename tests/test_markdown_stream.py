@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
+from textual.strip import Strip
 
 from widgets.markdown_chunks import MAX_TAIL, MarkdownChunker
 from widgets.markdown_stream import StreamingText
@@ -166,19 +167,25 @@ async def test_a_chunk_scrolled_into_view_is_rendered_at_once() -> None:
         assert widget._chunks[150].lines is None  # the middle was never on screen
 
 
+def count_rendered_rows(widget: StreamingText) -> list[int]:
+    """From now on, the rows Textual asks `widget` to render, in order."""
+    rendered: list[int] = []
+    original = widget.render_line
+
+    def counting(y: int) -> Strip:
+        rendered.append(y)
+        return original(y)
+
+    widget.render_line = counting  # type: ignore[method-assign]
+    return rendered
+
+
 async def test_growing_text_renders_only_its_new_rows() -> None:
     """A block that grows keeps the rows Textual already rendered (`GrowsInPlace`)."""
     widget = StreamingText("\n\n".join(f"Paragraph {i}." for i in range(10)) + "\n\nTail")
     async with Host(widget).run_test(size=(60, 40)) as pilot:
         await pilot.pause()
-        rendered: list[int] = []
-        original = widget.render_line
-
-        def counting(y: int):  # type: ignore[no-untyped-def]
-            rendered.append(y)
-            return original(y)
-
-        widget.render_line = counting  # type: ignore[method-assign]
+        rendered = count_rendered_rows(widget)
         height = widget.size.height
         widget.append(" grows\n\nand a new paragraph")
         await pilot.pause()
@@ -229,14 +236,7 @@ async def test_a_delta_renders_again_only_the_tail_lines_it_changed() -> None:
     async with Host(widget).run_test(size=(40, 20)) as pilot:
         await pilot.pause()
         assert len(widget.visible_text(last_lines=1).strip()) < 30, "room on the last line"
-        rendered: list[int] = []
-        original = widget.render_line
-
-        def counting(y: int):  # type: ignore[no-untyped-def]
-            rendered.append(y)
-            return original(y)
-
-        widget.render_line = counting  # type: ignore[method-assign]
+        rendered = count_rendered_rows(widget)
         height = widget.size.height
         assert height > 5
         widget.append("yz")  # the last word grows, on the same line

@@ -26,7 +26,7 @@ from typing import ClassVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markdown import Heading, Markdown
 from rich.segment import Segment
 from rich.style import Style
@@ -300,16 +300,20 @@ class StreamingText(GrowsInPlace, Widget):
         if not chunk.strip():
             return []
         console: Console = self.app.console
-        options = console.options.update(width=self._width, height=None, highlight=False)
-        lines: list[list[Segment]] | None
+        renderable: RenderableType
         if self._plain_style is not None:
-            text = Text(chunk.strip("\n"), self._style + Style.parse(self._plain_style))
-            lines = console.render_lines(text, options, pad=True, new_lines=False)
+            renderable = Text(chunk.strip("\n"), self._style + Style.parse(self._plain_style))
         else:
             tokens = PARSER.parse(chunk)
-            lines = render_prose(tokens, console, self._width, self._style)
-            if lines is None:  # code, tables and the rest: Rich
-                lines = console.render_lines(_Markdown(chunk, tokens, self._style), options, pad=True, new_lines=False)
+            prose = render_prose(tokens, console, self._width, self._style)
+            if prose is not None:
+                return self._strips(prose)
+            renderable = _Markdown(chunk, tokens, self._style)  # code, tables and the rest: Rich
+        options = console.options.update(width=self._width, height=None, highlight=False)
+        return self._strips(console.render_lines(renderable, options, pad=True, new_lines=False))
+
+    def _strips(self, lines: list[list[Segment]]) -> list[Strip]:
+        """Lines as strips, without blank lines at either end."""
         strips = [Strip(line, self._width) for line in lines]
         while strips and not strips[0].text.strip():
             strips.pop(0)
