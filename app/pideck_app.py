@@ -73,7 +73,7 @@ from widgets.transcript import Transcript
 FRAME = 1 / 60
 FLUSH_SLICE = 250  # records folded into the views before the loop is given back
 FLOOD = 120  # records in one flush that make a flood (7,000 a second at 60 flushes a second)
-FLOOD_FRAME = 1 / 15  # seconds between flushes of deltas during a flood
+FLOOD_FRAME = 1 / 10  # seconds between flushes of deltas during a flood
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 
 

@@ -161,6 +161,8 @@ def run() -> list[Row]:
             ref_name, reference * 1000),
         Row(ref_name, reference * 1000, "ms"),
         Row("pi inside the pideck run: submit -> last delta read", pi_in_app * 1000, "ms", ref_name, reference * 1000),
+        Row("pideck: last token on screen, against pi's last delta in the same stream", screen * 1000, "ms",
+            "pi inside the pideck run", pi_in_app * 1000),
     ]
 
 

@@ -136,6 +136,12 @@ class MessageView(GrowsInPlace, Vertical):
         self.item = item
         self.block_widgets: dict[int, Any] = {}
 
+    def notify_style_update(self) -> None:
+        """Without a border or padding its own rows are plain background, which Textual
+        can draw without rendering each one (`BLANK`): a flood shows new rows every frame."""
+        super().notify_style_update()
+        self.BLANK = not any(self.styles.gutter)
+
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="message-header")
         for index, block in self.item.ordered_blocks():
@@ -258,9 +264,10 @@ class MessageView(GrowsInPlace, Vertical):
 
     async def refresh_item(self) -> None:
         """Header and footer again (message replaced, finished, stop reason known)."""
-        self.query_one(".message-header", Static).update(self._header())
-        self.query_one(".message-footer", Static).update(self._footer())
-        self.set_class(self.item.streaming, "-streaming")
+        for selector, text in ((".message-header", self._header()), (".message-footer", self._footer())):
+            static = self.query_one(selector, Static)
+            if static.content != text:  # unchanged at most message ends: no new layout
+                static.update(text)
         for index in list(self.block_widgets):
             if index not in self.item.blocks:
                 await self.block_widgets.pop(index).remove()

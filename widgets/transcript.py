@@ -8,12 +8,14 @@ Only the newest `MAX_VIEWS` items are mounted; older ones load on request.
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
+from textual.scrollbar import ScrollBar
 from textual.widgets import Static
 
 from protocol.messages import CustomMessage, ToolResultMessage
 from protocol.session_model import Banner, Changes, MessageItem, SessionModel
 from widgets.grows_in_place import GrowsInPlace
 from widgets.message_views import BannerView, MessageView, ToolCallBlock
+from widgets.strip_scrollbar import use_strip_scrollbar
 
 MAX_VIEWS = 400
 WELCOME = (
@@ -31,6 +33,10 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.model = model
         self.views: dict[int, MessageView | BannerView] = {}
         self._hidden_before = 0
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        return use_strip_scrollbar(self)  # it moves every frame of a stream
 
     def on_mount(self) -> None:
         self.anchor()
@@ -77,7 +83,6 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             view = MessageView(self.model, item)
             if self._hidden(item):
                 view.display = False
-            view.set_class(item.streaming, "-streaming")
         self.views[key] = view
         return view
 
