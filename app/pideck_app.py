@@ -74,6 +74,7 @@ FRAME = 1 / 30  # seconds between flushes of deltas: smooth to read, a quarter l
 FLUSH_SLICE = 250  # records folded into the views before the loop is given back
 FLOOD = 120  # records in one flush that make a flood (3,600 a second)
 FLOOD_FRAME = 1 / 10  # seconds between flushes of deltas during a flood
+FOLD_EVERY = 1 / 60  # seconds between folds of the deltas a flood holds (FLUSH_SLICE at a time)
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 
 
@@ -227,7 +228,7 @@ class PideckApp(CommandKeys, App[int]):
             if not self._applying.locked():
                 records, self._pending = self._pending[:FLUSH_SLICE], self._pending[FLUSH_SLICE:]
                 self.model.apply_all(records)
-            self._flush_after(FRAME)
+            self._flush_after(FOLD_EVERY)
             return
         self._flushing = True
         self._last_flush = time.monotonic()
