@@ -23,6 +23,7 @@ from app.attachments import Attachments
 from app.command_keys import CommandKeys
 from app.external_editor import edit_prompt
 from app.gc_pause import StreamingGC
+from app.hangup import HANGUP_EXIT, install_tolerant_output, stdin_fd, watch_hangup
 from app.keys import install_alt_arrows, install_alt_enter
 from app.launch import LaunchConfig
 from app.palette import KeyActions, PiCommands, PideckCommands
@@ -118,6 +119,7 @@ class PideckApp(CommandKeys, App[int]):
         super().__init__()
         install_alt_enter()
         install_alt_arrows()
+        install_tolerant_output()
         self.config = config
         self.model = SessionModel()
         # pi's working directory (`@` paths, /resume's folder): where it was started, then the
@@ -147,6 +149,7 @@ class PideckApp(CommandKeys, App[int]):
         self._thinking_collapsed = False
         self._tools_expanded = False
         self._last_ctrl_c = 0.0
+        self._hung_up = False
         self._session_ready = False
         self._exit_status = 0
 
@@ -182,8 +185,16 @@ class PideckApp(CommandKeys, App[int]):
         self.attach_client(self.client)
         self._refresh_panes()
         self.set_interval(0.25, self._tick)
+        if not self.is_headless and (fd := stdin_fd()) is not None:
+            watch_hangup(asyncio.get_running_loop().add_signal_handler, self.set_interval, fd, self._hang_up)
         self.start_session()
         self.run_dialogs()
+
+    def _hang_up(self) -> None:
+        """The terminal is gone: pi is closed in order (on unmount) and pideck exits."""
+        if not self._hung_up:
+            self._hung_up = True
+            self.exit(HANGUP_EXIT)
 
     def run_app(self) -> int:
         """Run full screen; the exit code is 0 unless pi could not be started."""

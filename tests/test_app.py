@@ -334,11 +334,13 @@ class TmuxPideck:
     xterm-256color. `keys` presses keys (tmux send-keys arguments), `send` types a line and
     presses Enter, `screen` is what the terminal shows."""
 
-    def __init__(self, fake: Fake) -> None:
+    def __init__(self, fake: Fake, wrapper: tuple[str, ...] = ()) -> None:
+        """`wrapper`: a command that runs pideck (its arguments follow)."""
         self.fake = fake
         self.socket = f"pideck-test-{uuid.uuid4().hex[:10]}"
         pideck = ROOT / ".venv" / "bin" / "pideck"
-        command = shlex.join([str(pideck), "--pi", shlex.join(fake.argv), "--protocol-log", str(fake.dir / "p.log")])
+        command = shlex.join([*wrapper, str(pideck), "--pi", shlex.join(fake.argv), "--protocol-log",
+                              str(fake.dir / "p.log")])
         started = self._tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "36", "-e", "TERM=xterm-256color",
                              "-c", str(ROOT), command)
         assert started.returncode == 0, started.stderr
