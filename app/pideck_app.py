@@ -110,7 +110,16 @@ class PideckApp(CommandKeys, App[int]):
         Binding("f2", "toggle_side", "Panes", tooltip="Hide or show the side panes"),
         Binding("f3", "focus_tool_log", "Tool log", tooltip="Focus the tool log (Enter jumps to a tool)"),
         Binding("f4", "focus_editor", "Editor", show=False, tooltip="Back to the prompt"),
-        Binding("ctrl+home", "load_earlier", "Earlier", show=False, tooltip="Load earlier messages"),
+        Binding("ctrl+home", "transcript('top')", "Top", show=False,
+                tooltip="Scroll to the start of the transcript; there, load earlier messages"),
+        Binding("ctrl+end", "transcript('bottom')", "End", show=False,
+                tooltip="Scroll to the end of the transcript and follow new output"),
+        Binding("ctrl+shift+up,ctrl+up", "transcript('previous_prompt')", "Previous prompt", show=False,
+                tooltip="Scroll to your previous message"),
+        Binding("ctrl+shift+down,ctrl+down", "transcript('next_prompt')", "Next prompt", show=False,
+                tooltip="Scroll to your next message (after the last, to the end)"),
+        Binding("ctrl+z", "suspend_process", "Suspend", show=False, priority=True,
+                tooltip="Suspend pideck to the shell (fg brings it back); pi keeps its state"),
         Binding("ctrl+r", "restart_pi", "Restart pi",
                 tooltip="Start pi again after it exited, on the same session (/restart)"),
     ]
@@ -185,10 +194,15 @@ class PideckApp(CommandKeys, App[int]):
         self.attach_client(self.client)
         self._refresh_panes()
         self.set_interval(0.25, self._tick)
+        self.app_resume_signal.subscribe(self, self._resumed)
         if not self.is_headless and (fd := stdin_fd()) is not None:
             watch_hangup(asyncio.get_running_loop().add_signal_handler, self.set_interval, fd, self._hang_up)
         self.start_session()
         self.run_dialogs()
+
+    def _resumed(self, _: object) -> None:
+        """Back from Ctrl+Z: the shell had the terminal, so all of it is painted again."""
+        self.refresh(layout=True)
 
     def _hang_up(self) -> None:
         """The terminal is gone: pi is closed in order (on unmount) and pideck exits."""
@@ -580,8 +594,17 @@ class PideckApp(CommandKeys, App[int]):
     def action_focus_editor(self) -> None:
         self.query_one(PromptEditor).focus()
 
-    async def action_load_earlier(self) -> None:
-        await self.query_one(Transcript).load_earlier()
+    async def action_transcript(self, move: str) -> None:
+        """Move around the transcript from wherever the focus is (as pi's keys do)."""
+        transcript = self.query_one(Transcript)
+        if move == "top":
+            await transcript.to_top()
+        elif move == "bottom":
+            transcript.to_bottom()
+        elif move in ("page_up", "page_down"):
+            transcript.page(-1 if move == "page_up" else 1)
+        else:
+            transcript.jump_prompt(-1 if move == "previous_prompt" else 1)
 
     @on(ToolLog.Selected)
     def jump_to_tool(self, event: ToolLog.Selected) -> None:

@@ -334,17 +334,21 @@ class TmuxPideck:
     xterm-256color. `keys` presses keys (tmux send-keys arguments), `send` types a line and
     presses Enter, `screen` is what the terminal shows."""
 
-    def __init__(self, fake: Fake, wrapper: tuple[str, ...] = ()) -> None:
-        """`wrapper`: a command that runs pideck (its arguments follow)."""
+    def __init__(self, fake: Fake, wrapper: tuple[str, ...] = (), typed: bool = False) -> None:
+        """`wrapper`: a command that runs pideck (its arguments follow). `typed`: the command
+        is typed into an interactive bash, as a user starts it (job control)."""
         self.fake = fake
         self.socket = f"pideck-test-{uuid.uuid4().hex[:10]}"
         pideck = ROOT / ".venv" / "bin" / "pideck"
         command = shlex.join([*wrapper, str(pideck), "--pi", shlex.join(fake.argv), "--protocol-log",
                               str(fake.dir / "p.log")])
         started = self._tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "36", "-e", "TERM=xterm-256color",
-                             "-c", str(ROOT), command)
+                             "-c", str(ROOT), "bash --norc --noprofile -i" if typed else command)
         assert started.returncode == 0, started.stderr
         self.socket_path = self._tmux("display-message", "-p", "#{socket_path}").stdout.strip()
+        if typed:
+            self.keys("-l", command)
+            self.keys("Enter")
 
     def _tmux(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10)

@@ -26,6 +26,10 @@ class PromptEditor(TextArea):
         Binding("enter", "submit('enter')", "Send", priority=False),
         Binding("alt+enter", "submit('follow_up')", "Follow-up"),
         Binding("ctrl+j", "newline", "Newline", show=False),
+        Binding("pageup", "app.transcript('page_up')", "Page up", show=False,
+                tooltip="Scroll the transcript up a page (it stops following the stream)"),
+        Binding("pagedown", "app.transcript('page_down')", "Page down", show=False,
+                tooltip="Scroll the transcript down a page"),
     ]
 
     @dataclass

@@ -114,7 +114,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.anchor()
 
     def _more_text(self) -> str:
-        return f"… {self._hidden_before} earlier messages not shown (ctrl+home loads more)"
+        return f"… {self._hidden_before} earlier messages not shown (ctrl+home at the top loads more)"
 
     def _more_marker(self) -> Static:
         return Static(self._more_text(), id="more-marker", classes="banner")
@@ -148,6 +148,44 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             await marker.remove()
         else:
             marker.update(self._more_text())
+
+    # --- moving around (pi's keys: PgUp/PgDn, Ctrl+Home/End, Ctrl+Shift+Up/Down) ------------
+
+    def page(self, pages: int) -> None:
+        """Up (< 0) or down a page; moving up stops following the stream until the end is
+        reached again."""
+        if pages < 0:
+            self.scroll_page_up(animate=False)
+        else:
+            self.scroll_page_down(animate=False)
+
+    async def to_top(self) -> None:
+        """The start of the transcript; from there, the earlier messages left out, if any."""
+        if self.scroll_y <= 0 and self._hidden_before:
+            await self.load_earlier()
+        self.scroll_home(animate=False)
+
+    def to_bottom(self) -> None:
+        """The end, following the stream again."""
+        self.scroll_end(animate=False)
+
+    def jump_prompt(self, direction: int) -> None:
+        """To the start of the previous (-1) or next (1) message the user sent; past the
+        last one, to the end."""
+        tops = [
+            view.virtual_region.y
+            for _, view in sorted(self.views.items())
+            if isinstance(view, MessageView) and view.item.role == "user" and view.display
+        ]
+        here = round(self.scroll_y)
+        if direction < 0:
+            target = max((y for y in tops if y < here), default=None)
+        else:
+            target = min((y for y in tops if y > here), default=None)
+        if target is not None:
+            self.scroll_to(y=target, animate=False)
+        elif direction > 0:
+            self.to_bottom()
 
     def set_thinking_collapsed(self, collapsed: bool) -> None:
         self.set_class(collapsed, "-thinking-collapsed")
