@@ -58,14 +58,16 @@ class KeyRow:
 
 
 def binding_rows(
-    bindings: BindingsMap, skip: BindingsMap | None = None, taken: Collection[str] = ()
+    bindings: BindingsMap, skip: BindingsMap | None = None, taken: Collection[str] = (),
+    shadowed: Collection[str] = (),
 ) -> list[KeyRow]:
     """One row per action, with every key bound to it. Bindings also in `skip` are left
-    out; keys in `taken` are noted as going to the app first."""
+    out, and so are keys in `shadowed` (bound to something else where it counts); keys in
+    `taken` are noted as going to the app first."""
     skipped = {(key, b.action) for key, b in skip} if skip is not None else set()
     rows: dict[tuple[str, str], KeyRow] = {}
     for key, binding in bindings:
-        if (key, binding.action) in skipped or binding.system:
+        if (key, binding.action) in skipped or binding.system or key in shadowed:
             continue
         description = describe(binding)
         row = rows.setdefault((binding.action, description), KeyRow([], description))
@@ -87,10 +89,12 @@ def hotkey_sections(app_bindings: BindingsMap, editor_bindings: BindingsMap) -> 
     text_area = TextArea._merged_bindings or BindingsMap()
     editor = binding_rows(editor_bindings, skip=text_area, taken=taken)
     editor += [KeyRow(list(keys), description) for keys, description in EDITOR_KEYS]
+    textual = {(key, binding.action) for key, binding in text_area}
+    rebound = {key for key, binding in editor_bindings if (key, binding.action) not in textual}
     return [
         ("pideck", binding_rows(app_bindings)),
         ("Prompt editor", editor),
-        ("Text editing", binding_rows(text_area, taken=taken)),
+        ("Text editing", binding_rows(text_area, taken=taken, shadowed=rebound)),
     ]
 
 

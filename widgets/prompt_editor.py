@@ -16,12 +16,13 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from widgets.completion import Candidate, CompletionMenu
+from widgets.readline_area import ReadlineTextArea
 
 Completer = Callable[[str], tuple[int, list[Candidate]]]
 PasteHandler = Callable[[str], Awaitable[bool]]  # True: the paste was taken (e.g. image paths)
 
 
-class PromptEditor(TextArea):
+class PromptEditor(ReadlineTextArea):
     BINDINGS = [
         Binding("enter", "submit('enter')", "Send", priority=False),
         Binding("alt+enter", "submit('follow_up')", "Follow-up"),
@@ -48,6 +49,8 @@ class PromptEditor(TextArea):
         self._completion_start = 0
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.take_jump(event):
+            return
         key = event.key
         menu = self.menu
         if menu is not None and menu.display and key in ("up", "down", "tab", "escape"):

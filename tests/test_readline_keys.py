@@ -1,0 +1,96 @@
+"""pi's readline keys in the prompt: Ctrl+B/F, Alt+Left/Right, Alt+D, the kill ring
+(Ctrl+W/U/K and Alt+D kill, Ctrl+Y yanks, Alt+Y cycles), Ctrl+- undo, Ctrl+] jump."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from widgets.readline_area import KillRing, ReadlineTextArea
+
+
+class Host(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ReadlineTextArea()
+
+
+def test_kill_ring_joins_kills_in_a_row_and_cycles_back_from_the_newest() -> None:
+    ring = KillRing(size=3)
+    assert ring.newest() is None and ring.older() is None
+    ring.kill("world", backward=True, joined=False)
+    ring.kill("hello ", backward=True, joined=True)  # a second Ctrl+W in a row: before the first
+    ring.kill(" again", backward=False, joined=True)
+    assert ring.entries == ["hello world again"]
+    for word in ("a", "b", "c"):
+        ring.kill(word, backward=False, joined=False)
+    assert ring.entries == ["a", "b", "c"], "only the newest `size` are kept"
+    assert ring.newest() == "c" and ring.older() == "b" and ring.older() == "a" and ring.older() == "c"
+    ring.kill("", backward=False, joined=False)
+    assert ring.entries == ["a", "b", "c"]
+
+
+async def test_moving_killing_yanking_and_undo_with_pis_keys() -> None:
+    app = Host()
+    async with app.run_test() as pilot:
+        area = app.query_one(ReadlineTextArea)
+        area.focus()
+        area.load_text("one two three")
+        area.move_cursor((0, 13))
+        await pilot.press("ctrl+b", "ctrl+b")
+        assert area.cursor_location == (0, 11)
+        await pilot.press("ctrl+f")
+        assert area.cursor_location == (0, 12)
+        await pilot.press("alt+left")
+        assert area.cursor_location == (0, 8)
+        await pilot.press("alt+right")
+        assert area.cursor_location == (0, 13)
+
+        await pilot.press("ctrl+w", "ctrl+w")  # two kills in a row: one entry
+        assert area.text == "one "
+        assert area.kill_ring.entries == ["two three"]
+        await pilot.press("ctrl+y")
+        assert area.text == "one two three" and area.cursor_location == (0, 13)
+
+        area.move_cursor((0, 0))
+        await pilot.press("alt+d")  # kill the next word: a new entry, as the cursor moved
+        assert area.text == " two three" and area.kill_ring.entries == ["two three", "one"]
+        area.move_cursor((0, 10))
+        await pilot.press("ctrl+y")
+        assert area.text == " two threeone"
+        await pilot.press("alt+y")  # right after the yank: the entry before instead
+        assert area.text == " two threetwo three"
+        await pilot.press("alt+y")
+        assert area.text == " two threeone"
+        await pilot.press("left", "alt+y")  # not right after a yank: nothing
+        assert area.text == " two threeone"
+
+        area.load_text("first line\nsecond")
+        area.move_cursor((0, 5))
+        await pilot.press("ctrl+k")
+        assert area.text == "first\nsecond" and area.kill_ring.entries[-1] == " line"
+        await pilot.press("ctrl+underscore")  # Ctrl+- in most terminals
+        assert area.text == "first line\nsecond"
+
+        area.move_cursor((0, 0))
+        await pilot.press("ctrl+right_square_bracket", "s")  # Ctrl+] then s: to the next "s"
+        assert area.cursor_location == (0, 3) and area.text == "first line\nsecond"
+        await pilot.press("ctrl+right_square_bracket", "c")
+        assert area.cursor_location == (1, 2), "across lines"
+        await pilot.press("ctrl+right_square_bracket", "z")  # no z after the cursor: it stays
+        assert area.cursor_location == (1, 2) and "z" not in area.text
+        await pilot.press("x")
+        assert area.text == "first line\nsexcond", "the jump is over: keys type again"
+
+
+def test_hotkeys_show_the_prompts_keys_and_not_the_textual_keys_they_replace() -> None:
+    from textual.binding import BindingsMap
+
+    from app.hotkeys import hotkey_sections
+    from widgets.prompt_editor import PromptEditor
+
+    sections = dict(hotkey_sections(BindingsMap(), PromptEditor._merged_bindings or BindingsMap()))
+    prompt = {key: row.description for row in sections["Prompt editor"] for key in row.keys}
+    textual = {key: row.description for row in sections["Text editing"] for key in row.keys}
+    assert "Put back" in prompt["ctrl+y"] and "Right after" in prompt["alt+y"]
+    assert "transcript" in prompt["pageup"] and prompt["ctrl+b"] == "Left"
+    assert "ctrl+y" not in textual and "pageup" not in textual, "rebound in the prompt"
+    assert textual["super+y"] == "Redo" and textual["ctrl+k"], "Textual's other keys are still listed"

@@ -1,0 +1,164 @@
+"""A TextArea with the readline keys pi's editor has on top of Textual's.
+
+Textual's TextArea already moves and deletes by word and line (Ctrl+A/E/W/U/K, Alt+Backspace,
+Esc B/F). pi adds Ctrl+B/F (a character), Alt+Left/Right (a word), Alt+D (delete the next
+word), Ctrl+- (undo), Ctrl+] (jump to the next occurrence of the character typed next),
+and a kill ring: text removed by the word and line deletions is kept, Ctrl+Y puts the last
+of it back at the cursor and Alt+Y, right after, swaps what was put back for the entry
+before. Deletions in a row (nothing else in between) join into one entry, as in readline.
+Ctrl+Y is Textual's redo, and Ctrl+Z its undo; pi's meaning wins (Ctrl+Z is the app's
+suspend), and redo stays on Super+Y where the terminal reports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from textual import events
+from textual.binding import Binding
+from textual.widgets import TextArea
+from textual.widgets.text_area import EditResult, Location
+
+KILL_RING_SIZE = 30
+
+
+class KillRing:
+    """Text the word and line deletions removed, newest last."""
+
+    def __init__(self, size: int = KILL_RING_SIZE) -> None:
+        self.size = size
+        self.entries: list[str] = []
+        self._yank = 0  # index of the entry the last yank put back
+
+    def kill(self, text: str, *, backward: bool, joined: bool) -> None:
+        """Keep `text`; `joined` adds it to the newest entry (before it when deleting
+        backward) instead of starting a new one."""
+        if not text:
+            return
+        if joined and self.entries:
+            newest = self.entries[-1]
+            self.entries[-1] = text + newest if backward else newest + text
+        else:
+            self.entries.append(text)
+            del self.entries[: -self.size]
+        self._yank = len(self.entries) - 1
+
+    def newest(self) -> str | None:
+        if not self.entries:
+            return None
+        self._yank = len(self.entries) - 1
+        return self.entries[-1]
+
+    def older(self) -> str | None:
+        """The entry before the one last put back (from the oldest, round to the newest)."""
+        if not self.entries:
+            return None
+        self._yank = (self._yank - 1) % len(self.entries)
+        return self.entries[self._yank]
+
+
+class ReadlineTextArea(TextArea):
+    BINDINGS = [
+        Binding("ctrl+b", "cursor_left", "Left", show=False),
+        Binding("ctrl+f", "cursor_right", "Right", show=False),
+        Binding("alt+left", "cursor_word_left", "Word left", show=False),
+        Binding("alt+right", "cursor_word_right", "Word right", show=False),
+        Binding("alt+d", "delete_word_right", "Delete word right", show=False),
+        Binding("ctrl+y", "yank", "Yank", show=False,
+                tooltip="Put back the text the last word or line deletion removed"),
+        Binding("alt+y", "yank_pop", "Yank older", show=False,
+                tooltip="Right after Ctrl+Y: put back the deletion before that one instead"),
+        Binding("ctrl+underscore,ctrl+minus", "undo", "Undo", show=False),
+        Binding("ctrl+right_square_bracket", "jump", "Jump to character", show=False,
+                tooltip="Move to the next occurrence of the character typed next"),
+    ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.kill_ring = KillRing()
+        self._killing: tuple[bool, bool] | None = None  # (backward, joined) during a word/line deletion
+        self._after_kill: object = None  # the edit state a kill left: a kill from there joins it
+        self._yanked: tuple[Location, Location, object] | None = None  # range put back, state after
+        self._jumping = False
+
+    def _edit_state(self) -> object:
+        return (self.text, self.selection)
+
+    @contextmanager
+    def _kill(self, *, backward: bool) -> Iterator[None]:
+        self._killing = (backward, self._after_kill == self._edit_state())
+        try:
+            yield
+        finally:
+            self._killing = None
+            self._after_kill = self._edit_state()
+
+    def _delete_via_keyboard(self, start: Location, end: Location) -> EditResult | None:
+        result = super()._delete_via_keyboard(start, end)
+        if self._killing is not None and result is not None and result.replaced_text:
+            backward, joined = self._killing
+            self.kill_ring.kill(result.replaced_text, backward=backward, joined=joined)
+            self._killing = (backward, True)  # a second deletion in the same action joins the first
+        return result
+
+    def action_delete_word_left(self) -> None:
+        with self._kill(backward=True):
+            super().action_delete_word_left()
+
+    def action_delete_to_start_of_line(self) -> None:
+        with self._kill(backward=True):
+            super().action_delete_to_start_of_line()
+
+    def action_delete_word_right(self) -> None:
+        with self._kill(backward=False):
+            super().action_delete_word_right()
+
+    def action_delete_to_end_of_line(self) -> None:
+        with self._kill(backward=False):
+            super().action_delete_to_end_of_line()
+
+    async def action_delete_to_end_of_line_or_delete_line(self) -> None:
+        with self._kill(backward=False):
+            await super().action_delete_to_end_of_line_or_delete_line()
+
+    def action_yank(self) -> None:
+        text = self.kill_ring.newest()
+        if text is not None:
+            self._put_back(text, *sorted(self.selection))
+
+    def action_yank_pop(self) -> None:
+        if self._yanked is None or self._yanked[2] != self._edit_state():
+            return  # only right after a yank, as in readline
+        text = self.kill_ring.older()
+        if text is not None:
+            self._put_back(text, self._yanked[0], self._yanked[1])
+
+    def _put_back(self, text: str, start: Location, end: Location) -> None:
+        result = self._replace_via_keyboard(text, start, end)
+        if result is not None:
+            self._yanked = (start, result.end_location, self._edit_state())
+
+    def action_jump(self) -> None:
+        self._jumping = True
+
+    def take_jump(self, event: events.Key) -> bool:
+        """After Ctrl+]: a printable key is the character to jump to (True: it was taken);
+        any other key cancels the jump and goes on as usual."""
+        if not self._jumping:
+            return False
+        self._jumping = False
+        if not (event.is_printable and event.character):
+            return False
+        event.stop()
+        event.prevent_default()
+        here = self.document.get_index_from_location(self.cursor_location)
+        found = self.text.find(event.character, here + 1)
+        if found >= 0:
+            self.move_cursor(self.document.get_location_from_index(found))
+        return True
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not self.take_jump(event):
+            await super()._on_key(event)
