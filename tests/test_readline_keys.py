@@ -3,9 +3,20 @@
 
 from __future__ import annotations
 
+from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from widgets.readline_area import KillRing, ReadlineTextArea
+
+
+async def terminal_sends(pilot: Pilot[None], data: str) -> None:
+    """Keys as a terminal sends them (Alt+D is Esc then "d"), read by Textual's parser."""
+    parser = XTermParser()
+    for event in [*parser.feed(data), *parser.feed("")]:
+        pilot.app.post_message(event)
+    await pilot.pause()
+    await pilot.pause()
 
 
 class Host(App[None]):
@@ -51,12 +62,12 @@ async def test_moving_killing_yanking_and_undo_with_pis_keys() -> None:
         assert area.text == "one two three" and area.cursor_location == (0, 13)
 
         area.move_cursor((0, 0))
-        await pilot.press("alt+d")  # kill the next word: a new entry, as the cursor moved
+        await terminal_sends(pilot, "\x1bd")  # Alt+D kills the next word: a new entry, as the cursor moved
         assert area.text == " two three" and area.kill_ring.entries == ["two three", "one"]
         area.move_cursor((0, 10))
         await pilot.press("ctrl+y")
         assert area.text == " two threeone"
-        await pilot.press("alt+y")  # right after the yank: the entry before instead
+        await terminal_sends(pilot, "\x1by")  # Alt+Y right after the yank: the entry before instead
         assert area.text == " two threetwo three"
         await pilot.press("alt+y")
         assert area.text == " two threeone"

@@ -145,7 +145,12 @@ class ReadlineTextArea(TextArea):
 
     def take_jump(self, event: events.Key) -> bool:
         """After Ctrl+]: a printable key is the character to jump to (True: it was taken);
-        any other key cancels the jump and goes on as usual."""
+        any other key cancels the jump and goes on as usual. Ctrl+] itself starts the jump
+        here as well as through its binding, which runs later: a character typed right
+        after it (a paste, a fast typist) would otherwise be inserted first."""
+        if event.key == "ctrl+right_square_bracket":
+            self._jumping = True
+            return False
         if not self._jumping:
             return False
         self._jumping = False
@@ -160,5 +165,11 @@ class ReadlineTextArea(TextArea):
         return True
 
     async def _on_key(self, event: events.Key) -> None:
-        if not self.take_jump(event):
-            await super()._on_key(event)
+        if self.take_jump(event):
+            return
+        if event.key.startswith("alt+") and event.character:
+            # Alt+letter arrives as Esc + the letter, which TextArea would type: it is a
+            # chord, for the bindings (the event still bubbles up to the app, which runs them)
+            event.prevent_default()
+            return
+        await super()._on_key(event)
