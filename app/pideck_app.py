@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -77,6 +77,7 @@ FLOOD = 120  # records in one flush that make a flood (3,600 a second)
 FLOOD_FRAME = 1 / 10  # seconds between flushes of deltas during a flood
 FOLD_EVERY = 1 / 60  # seconds between folds of the deltas a flood holds (FLUSH_SLICE at a time)
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
+SIDE_MIN_WIDTH = 100  # columns below which the side panes hide themselves
 
 
 class PideckApp(CommandKeys, App[int]):
@@ -159,6 +160,7 @@ class PideckApp(CommandKeys, App[int]):
         self._tools_expanded = False
         self._last_ctrl_c = 0.0
         self._hung_up = False
+        self._side_chosen: bool | None = None  # F2 / F3 showed or hid the side panes
         self._session_ready = False
         self._exit_status = 0
 
@@ -189,8 +191,7 @@ class PideckApp(CommandKeys, App[int]):
         editor.menu = self.query_one(CompletionMenu)
         editor.completer = lambda before: complete(before, self.all_commands(), self.cwd)
         editor.paste_handler = self.attachments.paste
-        if self.size.width < 100:
-            self.query_one("#side").display = False
+        self._fit_side(self.size.width)
         self.attach_client(self.client)
         self._refresh_panes()
         self.set_interval(0.25, self._tick)
@@ -582,13 +583,22 @@ class PideckApp(CommandKeys, App[int]):
         self._tools_expanded = not self._tools_expanded
         self.query_one(Transcript).set_tools_expanded(self._tools_expanded)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_side(event.size.width)
+
+    def _fit_side(self, width: int) -> None:
+        """Side panes only where the conversation keeps room (at start and on every resize),
+        unless F2 or F3 chose otherwise."""
+        if self._side_chosen is None:
+            self.query_one("#side").display = width >= SIDE_MIN_WIDTH
+
     def action_toggle_side(self) -> None:
         side = self.query_one("#side")
-        side.display = not side.display
+        side.display = self._side_chosen = not side.display
 
     def action_focus_tool_log(self) -> None:
         side = self.query_one("#side")
-        side.display = True
+        side.display = self._side_chosen = True
         self.query_one(ToolLog).focus()
 
     def action_focus_editor(self) -> None:

@@ -224,6 +224,28 @@ async def test_toggles_and_side_panes(tmp_path: Path) -> None:
         assert app.query_one(ToolLog).option_count == 2
 
 
+async def test_side_panes_make_room_when_the_terminal_narrows_unless_f2_chose(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run(size=(120, 30)) as pilot:
+        app = pilot.app
+        side = app.query_one("#side")
+        assert side.display
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: not side.display, what="the panes to hide at 80 columns")
+        assert app.query_one(Transcript).size.width > 70, "the conversation keeps the width"
+        await pilot.resize_terminal(120, 30)
+        await wait_until(pilot, lambda: side.display, what="the panes back at 120 columns")
+        await pilot.press("f2")  # the user hides them: a wider terminal does not bring them back
+        assert not side.display
+        await pilot.resize_terminal(140, 30)
+        await pilot.pause(0.1)
+        assert not side.display
+        await pilot.press("f2")
+        await pilot.resize_terminal(80, 24)  # shown by choice, even when narrow
+        await pilot.pause(0.1)
+        assert side.display
+
+
 async def test_notify_status_widgets_and_editor_text(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
