@@ -70,6 +70,7 @@ from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
 from widgets.startup_error import StartupErrorScreen
 from widgets.tool_output import ShowToolOutput, ToolOutputScreen
 from widgets.transcript import Transcript
+from widgets.transcript_search import SearchBar
 
 FRAME = 1 / 30  # seconds between flushes of deltas: smooth to read, a quarter less CPU than 1/60
 FLUSH_SLICE = 250  # records folded into the views before the loop is given back
@@ -119,6 +120,8 @@ class PideckApp(CommandKeys, App[int]):
                 tooltip="Scroll to your previous message"),
         Binding("ctrl+shift+down,ctrl+down", "transcript('next_prompt')", "Next prompt", show=False,
                 tooltip="Scroll to your next message (after the last, to the end)"),
+        Binding("ctrl+s,ctrl+shift+f", "search", "Search", show=False,
+                tooltip="Search the transcript (Enter/Down next, Up previous, Esc closes)"),
         Binding("ctrl+z", "suspend_process", "Suspend", show=False, priority=True,
                 tooltip="Suspend pideck to the shell (fg brings it back); pi keeps its state"),
         Binding("ctrl+r", "restart_pi", "Restart pi",
@@ -170,6 +173,7 @@ class PideckApp(CommandKeys, App[int]):
         with Horizontal(id="main"):
             with Vertical(id="conversation"):
                 yield Transcript(self.model, id="transcript")
+                yield SearchBar(id="search")
                 yield CrashBar(id="crash-bar")
                 yield Vertical(id="widgets-above", classes="extension-widgets")
                 yield CompletionMenu(id="completion")
@@ -191,6 +195,7 @@ class PideckApp(CommandKeys, App[int]):
         editor.menu = self.query_one(CompletionMenu)
         editor.completer = lambda before: complete(before, self.all_commands(), self.cwd)
         editor.paste_handler = self.attachments.paste
+        self.query_one(SearchBar).transcript = self.query_one(Transcript)
         self._fit_side(self.size.width)
         self.attach_client(self.client)
         self._refresh_panes()
@@ -582,6 +587,13 @@ class PideckApp(CommandKeys, App[int]):
     def action_toggle_tools(self) -> None:
         self._tools_expanded = not self._tools_expanded
         self.query_one(Transcript).set_tools_expanded(self._tools_expanded)
+
+    def action_search(self) -> None:
+        self.query_one(SearchBar).open()
+
+    @on(SearchBar.Closed)
+    def _search_closed(self) -> None:
+        self.query_one(PromptEditor).focus()
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_side(event.size.width)

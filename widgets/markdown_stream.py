@@ -32,6 +32,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
@@ -102,6 +103,7 @@ class StreamingText(GrowsInPlace, Widget):
         self._style = Style()  # the widget's style, applied to every strip when it is rendered
         self._style_changed = True
         self._idle_timer: Timer | None = None
+        self._selection: Selection | None = None
         self._chunker.feed(text)
 
     @property
@@ -336,6 +338,10 @@ class StreamingText(GrowsInPlace, Widget):
         return max(1, self.line_count)
 
     def render_line(self, y: int) -> Strip:
+        strip = self._line(y)
+        return strip if self._selection is None else self._selected(y, strip)
+
+    def _line(self, y: int) -> Strip:
         width = self.size.width
         self._ensure_width(width)
         if len(self._starts) != len(self._chunks):
@@ -352,3 +358,23 @@ class StreamingText(GrowsInPlace, Widget):
         lines = chunk.lines or []
         offset = y - self._starts[index]
         return lines[offset] if offset < len(lines) else Strip.blank(width, self._style)
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        """A selection (a search match) is drawn over the rendered lines; its offsets are
+        (column, line) in them."""
+        self._selection = selection
+        self.refresh()
+
+    def _selected(self, y: int, strip: Strip) -> Strip:
+        span = self._selection.get_span(y) if self._selection is not None else None
+        if span is None:
+            return strip
+        start, end = span
+        end = strip.cell_length if end == -1 else min(end, strip.cell_length)
+        if start >= end:
+            return strip
+        # the selection's background over the text's own colours (its foreground is "transparent")
+        style = Style(bgcolor=self.screen.get_component_rich_style("screen--selection").bgcolor)
+        before, selected, after = strip.divide([start, end, strip.cell_length])
+        marked = Strip(Segment.apply_style(selected, post_style=style), selected.cell_length)
+        return Strip.join([before, marked, after])
