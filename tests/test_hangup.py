@@ -104,6 +104,19 @@ def children(pid: int) -> list[int]:
     return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
+def kill_terminal(term: TmuxPideck, pids: tuple[int, ...]) -> list[int]:
+    """Kill the tmux server; the `pids` still alive 15 s later (killed then, so that a failed
+    run leaves no process spinning behind)."""
+    term._tmux("kill-server")
+    deadline = time.monotonic() + 15
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in pids if alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 @pytest.mark.parametrize("mode", ["forward", "swallow"])
 def test_pideck_and_pi_end_when_the_terminal_is_killed(tmp_path: Path, mode: str) -> None:
@@ -114,13 +127,7 @@ def test_pideck_and_pi_end_when_the_terminal_is_killed(tmp_path: Path, mode: str
         wrapper_pid, session, pideck = map(int, Path(f"{status}.pids").read_text().split())
         assert session == wrapper_pid, "the wrapper leads the terminal's session, as make does"
         (pi,) = children(pideck)
-        term._tmux("kill-server")
-        deadline = time.monotonic() + 15
-        while (alive(pideck) or alive(pi)) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        left = [pid for pid in (pideck, pi) if alive(pid)]
-        for pid in left:
-            os.kill(pid, signal.SIGKILL)  # a failed run leaves no spinning process behind
+        left = kill_terminal(term, (pideck, pi))
         assert pideck not in left, "pideck outlived its terminal"
         assert pi not in left, "pi outlived pideck"
         term.wait(status.exists, "the wrapper to see pideck's exit status")
@@ -136,11 +143,4 @@ def test_pideck_leading_the_terminal_ends_with_it_in_the_middle_of_a_run(tmp_pat
         (pi,) = children(pideck)
         term.send("start the run")
         term.wait(lambda: "working" in term.screen(), "run to show")  # frames keep coming: the spinner
-        term._tmux("kill-server")
-        deadline = time.monotonic() + 15
-        while (alive(pideck) or alive(pi)) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        left = [pid for pid in (pideck, pi) if alive(pid)]
-        for pid in left:
-            os.kill(pid, signal.SIGKILL)
-        assert not left, "pideck or pi outlived the terminal"
+        assert not kill_terminal(term, (pideck, pi)), "pideck or pi outlived the terminal"

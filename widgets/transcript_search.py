@@ -90,6 +90,9 @@ class SearchBar(Horizontal):
         Binding("up,shift+enter,ctrl+shift+g", "step(-1)", "Previous match", show=False),
     ]
 
+    class Closed(Message):
+        """Esc closed the bar: the focus goes back (the app's choice)."""
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.transcript: Widget | None = None
@@ -103,9 +106,6 @@ class SearchBar(Horizontal):
         self.display = True
         self.query_one(Input).focus()
         self._show(0)
-
-    class Closed(Message):
-        """Esc closed the bar: the focus goes back (the app's choice)."""
 
     def action_close(self) -> None:
         self.display = False
