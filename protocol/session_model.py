@@ -256,6 +256,15 @@ def blocks_of(message: Any) -> dict[int, Block]:
     return blocks_from_content(getattr(message, "content", None))
 
 
+def _same_text(streamed: Block | None, final: Block) -> bool:
+    """A text or thinking block whose final text is what streamed: its view shows it already
+    (comparing is cheap; cleaning and rendering a long reply again is not)."""
+    return (
+        streamed is not None and streamed.kind == final.kind and final.kind in ("text", "thinking")
+        and streamed.text == final.text
+    )
+
+
 def _unknown_message_blocks(content: Any) -> dict[int, Block]:
     """A message of an unknown role still shows its text (a string, or blocks with a `text`)."""
     if isinstance(content, str):
@@ -402,10 +411,10 @@ class SessionModel:
                 self.changes.replaced.add((item.key, index))
         elif kind is TextEnd or kind is ThinkingEnd:
             block = item.blocks.setdefault(index, Block("text" if kind is TextEnd else "thinking"))
-            if block.text != update.content or not block.done:
+            if block.text != update.content:  # usually what streamed: nothing to show again
                 block.text = update.content
-                block.done = True
                 self.changes.replaced.add((item.key, index))
+            block.done = True
         elif kind is ToolCallStart:
             block = item.blocks.setdefault(index, Block("toolCall"))
             block.tool_call = block.tool_call or ToolCall(id=update.id, name=update.tool_name)
@@ -445,11 +454,13 @@ class SessionModel:
         item.message = message
         item.role = _role(message)
         item.streaming = False
-        item.blocks = blocks_of(message)
+        streamed, item.blocks = item.blocks, blocks_of(message)
         self._note_calls(item)
         if isinstance(message, AssistantMessage):
             item.usage = message.usage
-        self.changes.replaced.update((item.key, index) for index in item.blocks)
+        self.changes.replaced.update(
+            (item.key, index) for index, block in item.blocks.items() if not _same_text(streamed.get(index), block)
+        )
         self._touch(item)
 
     def _count_usage(self, message: Any) -> None:

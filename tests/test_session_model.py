@@ -102,3 +102,28 @@ def test_a_long_streamed_reply_is_the_sum_of_its_deltas() -> None:
     item = next(i for i in model.items if isinstance(i, MessageItem) and i.role == "assistant")
     deltas = [record.assistant_message_event.delta for record, delta in zip(records, is_delta) if delta]
     assert len(deltas) > 2000 and item.streaming and item.blocks[0].text == "".join(deltas)
+
+
+def test_the_end_of_a_block_or_message_replaces_only_text_that_differs_from_what_streamed() -> None:
+    records = [decode(raw) for raw in stream_lines(STREAMS_DIR / "markdown.jsonl")]
+    kinds = [type(getattr(record, "assistant_message_event", record)).__name__ for record in records]
+    text_end, message_end = kinds.index("TextEnd"), len(kinds) - 1 - kinds[::-1].index("MessageEnd")
+    model = SessionModel()
+    model.apply_all(records[:text_end])
+    model.take_changes()
+    model.apply_all(records[text_end:message_end + 1])
+    changes = model.take_changes()
+    item = next(i for i in model.items if isinstance(i, MessageItem) and i.role == "assistant")
+    assert not any(key == item.key for key, _ in changes.replaced), "the streamed text stands: nothing to render again"
+    assert item.key in changes.items and not item.streaming and item.blocks[0].done
+
+    edited = [decode(raw) for raw in stream_lines(STREAMS_DIR / "markdown.jsonl")]
+    end = edited[message_end]
+    assert isinstance(end, MessageEnd) and isinstance(end.message, AssistantMessage)
+    end.message.content[0].text += " (edited)"  # a final text that differs: shown whole
+    model = SessionModel()
+    model.apply_all(edited[:message_end])
+    model.take_changes()
+    model.apply(end)
+    item = next(i for i in model.items if isinstance(i, MessageItem) and i.role == "assistant")
+    assert (item.key, 0) in model.take_changes().replaced and item.blocks[0].text.endswith("(edited)")
