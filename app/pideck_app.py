@@ -589,7 +589,8 @@ class PideckApp(CommandKeys, App[int]):
         self.query_one(Transcript).set_tools_expanded(self._tools_expanded)
 
     def action_search(self) -> None:
-        self.query_one(SearchBar).open()
+        if len(self.screen_stack) == 1:  # not from under a dialog
+            self.query_one(SearchBar).open()
 
     @on(SearchBar.Closed)
     def _search_closed(self) -> None:
