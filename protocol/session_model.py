@@ -64,6 +64,7 @@ from protocol.extension_ui import (
     SetWidgetRequest,
     UnknownUIRequest,
 )
+from protocol.joined_text import JoinedText
 from protocol.messages import (
     AssistantMessage,
     BashExecutionMessage,
@@ -84,32 +85,26 @@ from protocol.responses import BashResult, SessionState, SessionStats
 
 class Block:
     """One content block of a message: kind is text, thinking, toolCall, image or unknown.
+    Streamed text is joined when read (`JoinedText`)."""
 
-    Streamed text is kept in parts and joined when read: `text += delta` on an attribute
-    copies the whole text every time, which grows with the square of a long reply."""
-
-    __slots__ = ("_parts", "_text", "done", "kind", "raw", "tool_call")
+    __slots__ = ("_text", "done", "kind", "raw", "tool_call")
 
     def __init__(
         self, kind: str, text: str = "", tool_call: ToolCall | None = None, done: bool = False, raw: Any = None
     ) -> None:
-        self.kind, self._text, self._parts = kind, text, list[str]()
+        self.kind, self._text = kind, JoinedText(text)
         self.tool_call, self.done, self.raw = tool_call, done, raw
 
     @property
     def text(self) -> str:
-        if self._parts:
-            self._text += "".join(self._parts)
-            self._parts.clear()
-        return self._text
+        return str(self._text)
 
     @text.setter
     def text(self, value: str) -> None:
-        self._text = value
-        self._parts.clear()
+        self._text = JoinedText(value)
 
     def append(self, delta: str) -> None:
-        self._parts.append(delta)
+        self._text.append(delta)
 
     def _key(self) -> tuple[Any, ...]:
         return (self.kind, self.text, self.tool_call, self.done, self.raw)

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import re
 
+from protocol.joined_text import JoinedText
+
 MAX_TAIL = 6_000
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
 class MarkdownChunker:
     def __init__(self) -> None:
-        self._text = ""  # everything fed, as fed: `text`
-        self._fed: list[str] = []  # fed since `text` was last read (joined then, not per delta)
+        self._fed = JoinedText()  # everything fed, as fed: `text`
         self.chunks: list[str] = []
         self.tail = ""
         self._scanned = 0  # offset in `tail` up to which whole lines were examined
@@ -38,10 +39,7 @@ class MarkdownChunker:
 
     @property
     def text(self) -> str:
-        if self._fed:
-            self._text += "".join(self._fed)
-            self._fed.clear()
-        return self._text
+        return str(self._fed)
 
     def _scan(self) -> None:
         while True:
