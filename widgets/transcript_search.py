@@ -44,7 +44,8 @@ def find_in_lines(lines: list[str], query: str) -> Iterator[tuple[int, int, int]
     fold = query == query.lower()
     needle = query.lower() if fold else query
     for y, line in enumerate(lines):
-        haystack = line.lower() if fold and len(line.lower()) == len(line) else line
+        lowered = line.lower() if fold else line
+        haystack = lowered if len(lowered) == len(line) else line  # offsets must stay the line's
         start = haystack.find(needle)
         while start >= 0 and needle:
             yield y, start, start + len(needle)
