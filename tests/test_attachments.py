@@ -99,6 +99,7 @@ async def test_chips_from_at_paths_refusals_removal_and_sending(tmp_path: Path, 
         await wait_until(pilot, lambda: [a.name for a in bar.attachments] == ["one.png"], what="one chip")
         assert bar.display
         assert editor.text == "see @text.png and @big.png and @two.gif"  # the last word is not finished yet
+        await wait_until(pilot, lambda: app._notifications, what="the refusal")  # Notify is a message, handled later
         refusals = [str(n.message) for n in app._notifications]
         assert refusals == ["big.png is 5 KB; images over 4 KB are not attached"]
         await type_text(pilot, " ")  # more keys do not repeat the notice

@@ -56,6 +56,12 @@ def total(toasts: list[str], label: str) -> int:
     return sum(int(count.replace(",", "")) for toast in toasts for count in re.findall(rf"(\d[\d,]*) [^,;]*{label}", toast))
 
 
+def all_told(app: Any) -> list[str] | None:
+    """The toasts once they tell every problem reported so far, else None."""
+    told = toasts(app)
+    return told if total(told, "") == sum(app.problems.reported.values()) else None
+
+
 async def test_every_kind_of_odd_record_is_survived_shown_and_logged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(problem_monitor, "INTERVAL", 0.0)  # toast whatever is new at once
     fake = Fake(tmp_path)
@@ -103,7 +109,7 @@ async def test_every_kind_of_odd_record_is_survived_shown_and_logged(tmp_path: P
         assert model.odd_records == 2  # the late delta and the duplicate message_end
         assert app.client.unexpected_responses == 1
         await wait_until(pilot, lambda: app.problems.reported == app.problems.counts(), what="everything reported")
-        told = toasts(app)
+        told = await wait_until(pilot, lambda: all_told(app), what="the toasts")  # Notify is a message, handled later
         assert total(told, "pideck could not read") == 4 and total(told, "pideck does not know") == 2
         assert total(told, "out of place") == 2 and total(told, "to no request") == 1
         assert all(str(app.config.protocol_log) in toast for toast in told)
@@ -132,6 +138,7 @@ async def test_indicator_is_rate_limited_and_sums_up_later(tmp_path: Path, monke
             inject_bytes(fake, json.dumps(ui("setStatus", statusKey="burst", statusText=f"burst {burst}")).encode())
             await wait_until(pilot, lambda b=burst: f"burst {b}" in status(app), what=f"burst {burst}")
         assert app.model.protocol_errors == 200
+        await wait_until(pilot, lambda: toasts(app), what="the first toast")
         assert len(toasts(app)) == 1, "one toast for five bursts within the interval"
         assert "200 unreadable" in status(app), "the status line keeps the running total"
         first = toasts(app)[0]

@@ -81,7 +81,7 @@ async def test_new_name_and_resume_a_session_made_earlier(pi_harness: PiHarness,
         await quiesce(pilot)
         assert "Hello from the model." not in transcript_text(app)
         assert "(unnamed)" in stats_text(app)
-        assert "New session started." in notes(app)
+        await wait_until(pilot, lambda: "New session started." in notes(app), what="the notice")
 
         await send(pilot, "/resume")
         picker = await pick(pilot, SessionPicker, "the session picker")
@@ -133,7 +133,7 @@ async def test_fork_and_clone(pi_harness: PiHarness, tmp_path: Path) -> None:
         await send(pilot, "/clone")
         await wait_until(pilot, lambda: session_file(app) not in (None, forked), what="the clone")
         await quiesce(pilot)
-        assert "Cloned the current branch into a new session." in notes(app)
+        await wait_until(pilot, lambda: "Cloned the current branch into a new session." in notes(app), what="the notice")
         assert "Here is a plan" in transcript_text(app) and "Approach B" not in transcript_text(app)
         clone = Path(session_file(app) or "")
         assert clone.parent == sessions and clone.is_file()
