@@ -104,7 +104,7 @@ class PideckApp(CommandKeys, App[int]):
         Binding("f5", "edit_queue", "Edit queue", show=False),
         Binding("ctrl+g", "external_editor", "External editor", show=False),
         Binding("ctrl+c", "clear_or_quit", "Clear/Quit", priority=True,
-                tooltip="Clear the prompt; on an empty prompt, press twice to quit"),
+                tooltip="Copy the mouse's selection; else clear the prompt (on an empty one, twice quits)"),
         Binding("ctrl+d", "quit_if_empty", "Quit", show=False, priority=True,
                 tooltip="Quit when the prompt is empty (else delete right)"),
         Binding("ctrl+t", "toggle_thinking", "Thinking", tooltip="Collapse or show thinking blocks"),
@@ -565,6 +565,14 @@ class PideckApp(CommandKeys, App[int]):
             edit_prompt(self, self.config.env)
 
     def action_clear_or_quit(self) -> None:
+        """Ctrl+C: copy the text selected with the mouse, if any; else clear the prompt, and
+        on an empty prompt a second Ctrl+C quits."""
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            self.notify(f"Copied {len(selected):,} characters", timeout=2)
+            return
         editor = self.query_one(PromptEditor)
         if editor.text:
             editor.load("")

@@ -40,6 +40,7 @@ from textual.widget import Widget
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_chunks import MarkdownChunker
 from widgets.markdown_lines import render_prose
+from widgets.selection_marks import mark_selection
 
 
 class _LeftHeading(Heading):
@@ -338,8 +339,9 @@ class StreamingText(GrowsInPlace, Widget):
         return max(1, self.line_count)
 
     def render_line(self, y: int) -> Strip:
-        strip = self._line(y)
-        return strip if self._selection is None else self._selected(y, strip)
+        # (column, line) offsets let the mouse select text; Strip caches them per strip
+        strip = self._line(y).apply_offsets(0, y)
+        return strip if self._selection is None else mark_selection(self, self._selection, y, strip)
 
     def _line(self, y: int) -> Strip:
         width = self.size.width
@@ -359,22 +361,12 @@ class StreamingText(GrowsInPlace, Widget):
         offset = y - self._starts[index]
         return lines[offset] if offset < len(lines) else Strip.blank(width, self._style)
 
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text, as the rendered lines show it (what the mouse went over)."""
+        return selection.extract(self.visible_text()), "\n"
+
     def selection_updated(self, selection: Selection | None) -> None:
-        """A selection (a search match) is drawn over the rendered lines; its offsets are
-        (column, line) in them."""
+        """A selection (by the mouse or a search match) is drawn over the rendered lines;
+        its offsets are (column, line) in them."""
         self._selection = selection
         self.refresh()
-
-    def _selected(self, y: int, strip: Strip) -> Strip:
-        span = self._selection.get_span(y) if self._selection is not None else None
-        if span is None:
-            return strip
-        start, end = span
-        end = strip.cell_length if end == -1 else min(end, strip.cell_length)
-        if start >= end:
-            return strip
-        # the selection's background over the text's own colours (its foreground is "transparent")
-        style = Style(bgcolor=self.screen.get_component_rich_style("screen--selection").bgcolor)
-        before, selected, after = strip.divide([start, end, strip.cell_length])
-        marked = Strip(Segment.apply_style(selected, post_style=style), selected.cell_length)
-        return Strip.join([before, marked, after])

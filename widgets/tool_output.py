@@ -16,14 +16,16 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.geometry import Size
+from textual.geometry import Offset, Size
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widgets import Footer, Static
 
 from widgets.safe_text import clean
+from widgets.selection_marks import mark_selection
 
 PREVIEW_LINES = 8  # collapsed: the last lines
 EXPANDED_HEAD = 60  # expanded: the first and last lines
@@ -122,8 +124,22 @@ class LargeTextView(ScrollView, can_focus=True):
         style = self.rich_style
         if index >= len(self.rows):
             return Strip.blank(width, style)
-        piece = clean(self.rows[index][scroll_x : scroll_x + width + 8]).expandtabs(4)
-        return Strip([Segment(piece, style)]).crop_extend(0, width, style)
+        piece = self._shown(index)[scroll_x : scroll_x + width]
+        strip = Strip([Segment(piece, style)]).crop_extend(0, width, style).apply_offsets(scroll_x, index)
+        selection = self.text_selection
+        return strip if selection is None else mark_selection(self, selection, index, strip, origin=scroll_x)
+
+    def _shown(self, index: int) -> str:
+        """Row `index` as shown: cleaned, tabs expanded."""
+        return clean(self.rows[index]).expandtabs(4)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text; only the rows it spans are read (the output may be huge)."""
+        first = selection.start.y if selection.start is not None else 0
+        last = min(selection.end.y if selection.end is not None else len(self.rows), len(self.rows) - 1)
+        rows = "\n".join(self._shown(index) for index in range(first, last + 1))
+        up = Offset(0, first)
+        return Selection(selection.start and selection.start - up, selection.end and selection.end - up).extract(rows), "\n"
 
 
 class ToolOutputScreen(ModalScreen[None]):

@@ -28,6 +28,8 @@ WELCOME = (
 
 
 class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
+    FOCUS_ON_CLICK = False  # a click or a drag (selecting text) leaves the prompt focused, to type on
+
     def __init__(self, model: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.model = model

@@ -1,0 +1,85 @@
+"""Selecting text with the mouse: in a streamed reply and in a tool's full output the
+drag selects exactly the characters it went over, the selection is drawn, and Ctrl+C
+copies it (OSC 52) instead of clearing the prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pi_harness import Fake, wait_until
+from screen_app import ScreenApp
+from test_app import start_run, type_text
+
+from widgets.message_views import TextBlock
+from widgets.prompt_editor import PromptEditor
+from widgets.tool_output import LargeTextView, ToolOutputScreen
+
+
+def selection_background(widget: object, y: int) -> list[bool]:
+    """Per cell of line `y`: whether it is drawn on the selection's background."""
+    bg = widget.screen.get_component_rich_style("screen--selection").bgcolor  # type: ignore[attr-defined]
+    strip = widget.render_line(y)  # type: ignore[attr-defined]
+    return [segment.style is not None and segment.style.bgcolor == bg
+            for segment in strip for _ in range(segment.cell_length)]
+
+
+async def test_dragging_over_a_reply_selects_its_text_and_ctrl_c_copies_it(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)  # every prompt gets the recorded markdown answer
+    async with fake.run(size=(100, 30)) as pilot:
+        app = pilot.app
+        await start_run(pilot, fake, "Explain it.", running=False)
+        block = await wait_until(pilot, lambda: not app.model.running and app.query(TextBlock).last(), what="the answer")
+        await wait_until(pilot, lambda: block.pending == 0, what="the answer laid out")
+        lines = block.visible_text().split("\n")
+        assert lines[0] == "Reading a JSONL stream" and lines[2].startswith("Split only on")
+        left = block.content_region.x - block.region.x  # the block's padding
+
+        await type_text(pilot, "my draft")  # typing would end a selection: Textual's TextArea clears it
+        # from "JSONL" on the first line to the tenth column of the third
+        await pilot.mouse_down(block, offset=(left + 10, 0))
+        await pilot.hover(block, offset=(left + 10, 2))
+        await pilot.mouse_up(block, offset=(left + 10, 2))
+        expected = "\n".join([lines[0][10:], lines[1], lines[2][:11]])
+        assert expected.startswith("JSONL stream\n\nSplit only")
+        assert app.screen.get_selected_text() == expected
+        marked = selection_background(block, 0)
+        assert not any(marked[:10]) and all(marked[10:22]), "the selection is drawn from where the drag began"
+
+        assert app.focused is app.query_one(PromptEditor), "the drag left the prompt focused"
+        await pilot.press("ctrl+c")
+        assert app.clipboard == expected
+        assert app.screen.get_selected_text() is None, "copying ends the selection"
+        assert not any(selection_background(block, 0))
+        assert app.query_one(PromptEditor).text == "my draft", "with a selection, Ctrl+C does not clear the prompt"
+        await wait_until(pilot, lambda: any(f"Copied {len(expected)} characters" in str(n.message)
+                                            for n in app._notifications), what="the notice")
+        await pilot.press("ctrl+c")
+        assert app.query_one(PromptEditor).text == "", "without one, it clears the prompt as before"
+
+        await pilot.double_click(block, offset=(left + 3, 4))
+        assert app.screen.get_selected_text() == block.visible_text(), "a double click selects the whole block"
+        await pilot.press("ctrl+c")
+        assert app.clipboard == block.visible_text()
+        assert app.is_running
+
+
+async def test_dragging_over_a_scrolled_tool_output_copies_the_rows_it_spans() -> None:
+    output = "\n".join(f"row {n:04d}\t{'x' * 80}end" for n in range(5000))  # wider than the view
+    app = ScreenApp(ToolOutputScreen("bash: seq", output))
+    async with app.run_test(size=(60, 20)) as pilot:
+        view = await wait_until(pilot, lambda: app.screen.query(LargeTextView).first(), what="the output screen")
+        view.scroll_to(2, 4000, animate=False)
+        await pilot.pause()
+        left = view.content_region.x - view.region.x
+        await pilot.mouse_down(view, offset=(left + 1, 0))
+        await pilot.hover(view, offset=(left + 5, 2))
+        await pilot.mouse_up(view, offset=(left + 5, 2))
+        assert view.scroll_offset == (2, 4000)
+
+        def shown(row: int) -> str:  # as shown: a tab is 4 columns
+            return f"row {row:04d}    {'x' * 80}end"
+
+        # from column 3 of row 4000 to column 7 of row 4002 (Textual's selection includes its end)
+        assert app.screen.get_selected_text() == "\n".join([shown(4000)[3:], shown(4001), shown(4002)[:8]])
+        marked = selection_background(view, 0)
+        assert marked[:3] == [False, True, True], "drawn from the scrolled column on"
