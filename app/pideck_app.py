@@ -596,9 +596,9 @@ class PideckApp(CommandKeys, App[int]):
         self._tools_expanded = not self._tools_expanded
         self.query_one(Transcript).set_tools_expanded(self._tools_expanded)
 
-    def action_search(self) -> None:
+    async def action_search(self) -> None:
         if len(self.screen_stack) == 1:  # not from under a dialog
-            self.query_one(SearchBar).open()
+            await self.query_one(SearchBar).open()
 
     @on(SearchBar.Closed)
     def _search_closed(self) -> None:
@@ -635,14 +635,18 @@ class PideckApp(CommandKeys, App[int]):
         elif move in ("page_up", "page_down"):
             transcript.page(-1 if move == "page_up" else 1)
         else:
-            transcript.jump_prompt(-1 if move == "previous_prompt" else 1)
+            await transcript.jump_prompt(-1 if move == "previous_prompt" else 1)
 
     @on(ToolLog.Selected)
-    def jump_to_tool(self, event: ToolLog.Selected) -> None:
-        view = self.query_one(Transcript).view_for_tool(event.tool_call_id)
+    async def jump_to_tool(self, event: ToolLog.Selected) -> None:
+        """To the tool call in the transcript, mounting it first if it was left out."""
+        transcript = self.query_one(Transcript)
+        view = transcript.view_for_tool(event.tool_call_id)
+        key = self.model.call_item(event.tool_call_id)
+        if view is None and key is not None and await transcript.reveal(key):
+            view = transcript.view_for_tool(event.tool_call_id)
         if view is not None:
-            view.scroll_visible(top=True, animate=False)
-            self.query_one(Transcript).release_anchor()
+            transcript.show_view(view)
             view.add_class("-flash")
             self.set_timer(1.0, lambda: view.remove_class("-flash"))
 

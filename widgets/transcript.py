@@ -2,10 +2,14 @@
 
 It stays anchored to the bottom while the stream grows; scrolling up releases the
 anchor and scrolling back to the end restores it (Textual's `anchor`).
-Only the newest `MAX_VIEWS` items are mounted; older ones load on request.
+Only the newest `MAX_VIEWS` items are mounted; older ones load on request (Ctrl+Home at
+the top), or when search, the tool log or Ctrl+Up goes to one (`reveal`). Views are trimmed
+back only while the user follows the end, never under what they are reading.
 """
 
 from __future__ import annotations
+
+from bisect import bisect_left
 
 from textual.containers import VerticalScroll
 from textual.scrollbar import ScrollBar
@@ -14,8 +18,9 @@ from textual.widgets import Static
 from protocol.messages import CustomMessage, ToolResultMessage
 from protocol.session_model import Banner, Changes, MessageItem, SessionModel
 from widgets.grows_in_place import GrowsInPlace
-from widgets.message_views import BannerView, MessageView, ToolCallBlock
+from widgets.message_views import BannerView, MessageView, ToolCallBlock, tool_summary
 from widgets.strip_scrollbar import use_strip_scrollbar
+from widgets.tool_output import output_preview
 
 MAX_VIEWS = 400
 WELCOME = (
@@ -35,6 +40,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.model = model
         self.views: dict[int, MessageView | BannerView] = {}
         self._hidden_before = 0
+        self._texts: dict[int, tuple[str, str]] = {}  # searchable text of items left out, and lowered
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -104,6 +110,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         """Drop every view and show the model's items again (session loaded or switched)."""
         await self.remove_children()
         self.views.clear()
+        self._texts.clear()
         items = self.model.items
         self._hidden_before = max(0, len(items) - MAX_VIEWS)
         widgets: list[Static | MessageView | BannerView] = []
@@ -122,9 +129,10 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         return Static(self._more_text(), id="more-marker", classes="banner")
 
     async def _trim(self) -> None:
-        """Keep at most MAX_VIEWS views mounted; the oldest go (they stay in the model)."""
+        """Keep at most MAX_VIEWS views mounted while the view follows the end; the oldest
+        go (they stay in the model). Scrolled up, the user may be reading them."""
         excess = len(self.views) - MAX_VIEWS
-        if excess <= 0:
+        if excess <= 0 or self.scroll_y < self.max_scroll_y:
             return
         keys = sorted(self.views)[:excess]
         for key in keys:
@@ -135,6 +143,54 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             marker.first(Static).update(self._more_text())
         else:
             await self.mount(self._more_marker(), before=0)
+
+    @property
+    def hidden_before(self) -> int:
+        """How many of the model's first items are left out (not mounted)."""
+        return self._hidden_before
+
+    async def reveal(self, key: int) -> bool:
+        """Mount the items left out down to the one with `key`; True if it is shown now
+        (or already was). Its view is laid out at the next refresh."""
+        if key in self.views:
+            return True
+        left_out = self.model.items[: self._hidden_before]
+        index = bisect_left([item.key for item in left_out], key)  # keys grow along the list
+        if index == len(left_out) or left_out[index].key != key:
+            return False
+        await self.load_earlier(self._hidden_before - index)
+        return key in self.views
+
+    def left_out_texts(self) -> list[tuple[int, str, str]]:
+        """(key, text, lowered text) of each item left out, oldest first, for search. An
+        item is left out long after it changed last, so its text is kept once made."""
+        texts = []
+        for item in self.model.items[: self._hidden_before]:
+            if (known := self._texts.get(item.key)) is None:
+                text = self._searchable_text(item)
+                known = self._texts[item.key] = (text, text.lower())
+            texts.append((item.key, *known))
+        return texts
+
+    def _searchable_text(self, item: MessageItem | Banner) -> str:
+        """Roughly the text an item's view shows, from the model: its blocks, its tool
+        calls with their output's preview, a banner's words. A tool result shown inside
+        its call has none of its own."""
+        if isinstance(item, Banner):
+            return "\n".join((item.title, item.detail, item.outcome))
+        if self._hidden(item):
+            return ""
+        parts = [getattr(item.message, "command", None) or ""]  # a !command's
+        for _, block in item.ordered_blocks():
+            call = block.tool_call
+            if call is None:
+                parts.append(block.text)
+                continue
+            parts.append(f"{call.name}  {tool_summary(call.name, call.arguments)}")
+            run = self.model.tools.get(call.id)
+            if run is not None and run.output:
+                parts.append(output_preview(run.output, expanded=False).plain)
+        return "\n".join(parts)
 
     async def load_earlier(self, count: int = 100) -> None:
         """Mount up to `count` items before the oldest one shown."""
@@ -171,9 +227,9 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         """The end, following the stream again."""
         self.scroll_end(animate=False)
 
-    def jump_prompt(self, direction: int) -> None:
+    async def jump_prompt(self, direction: int) -> None:
         """To the start of the previous (-1) or next (1) message the user sent; past the
-        last one, to the end."""
+        last one, to the end. Before the first one shown, to the newest one left out."""
         tops = [
             view.virtual_region.y
             for _, view in sorted(self.views.items())
@@ -188,6 +244,17 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             self.scroll_to(y=target, animate=False)
         elif direction > 0:
             self.to_bottom()
+        else:
+            earlier = [item.key for item in self.model.items[: self._hidden_before]
+                       if isinstance(item, MessageItem) and item.role == "user"]
+            if earlier and await self.reveal(earlier[-1]):
+                self.show_view(self.views[earlier[-1]])
+
+    def show_view(self, view: MessageView | BannerView | ToolCallBlock) -> None:
+        """Scroll `view`'s top to the top of the transcript once it is laid out (a view
+        just mounted is not yet); the view stops following the stream."""
+        self.release_anchor()
+        self.call_after_refresh(view.scroll_visible, top=True, animate=False)
 
     def set_thinking_collapsed(self, collapsed: bool) -> None:
         self.set_class(collapsed, "-thinking-collapsed")

@@ -8,6 +8,10 @@ Esc closes the bar. The match is shown as a text selection, and the transcript s
 to it (which, like any scroll up, stops it following the stream until the end is
 reached again). Searched: the text each widget shows, as lines: a streamed reply's
 rendered lines, a plain widget's text.
+
+The messages a long session leaves out (older than the views mounted) are searched in the
+model's text: the count says how many of them match, and stepping back past the first
+match shown mounts them down to the newest that does.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from textual.widgets import Input, Static
 
 from widgets.markdown_stream import StreamingText
 from widgets.message_views import MessageView
+from widgets.transcript import Transcript
 
 
 @dataclass(frozen=True, order=True)
@@ -38,11 +43,16 @@ class Match:
     end: int = field(compare=False)
 
 
+def _needle(query: str) -> tuple[str, bool]:
+    """What to look for, and whether to fold case: smart case, as pi and vim search."""
+    fold = query == query.lower()
+    return (query.lower() if fold else query), fold
+
+
 def find_in_lines(lines: list[str], query: str) -> Iterator[tuple[int, int, int]]:
     """(line, start, end) of each occurrence of `query`, without overlaps; case-insensitive
     unless `query` has a capital letter (smart case)."""
-    fold = query == query.lower()
-    needle = query.lower() if fold else query
+    needle, fold = _needle(query)
     for y, line in enumerate(lines):
         lowered = line.lower() if fold else line
         haystack = lowered if len(lowered) == len(line) else line  # offsets must stay the line's
@@ -82,6 +92,20 @@ def find_matches(transcript: Widget, query: str) -> list[Match]:
     return matches
 
 
+def earlier_hits(transcript: Transcript, query: str) -> list[int]:
+    """Keys of the items the transcript leaves out (oldest first) whose text has `query`."""
+    needle, fold = _needle(query)
+    return [key for key, text, lowered in transcript.left_out_texts() if needle in (lowered if fold else text)]
+
+
+def _index_of(matches: list[Match], match: Match) -> int | None:
+    """Where `match` (found before the transcript changed) is in `matches`."""
+    for index, other in enumerate(matches):
+        if (other.widget, other.line, other.start) == (match.widget, match.line, match.start):
+            return index
+    return None
+
+
 class SearchBar(Horizontal):
     """The search field and its count; `transcript` is the widget searched (set by the app)."""
 
@@ -96,17 +120,17 @@ class SearchBar(Horizontal):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.transcript: Widget | None = None
+        self.transcript: Transcript | None = None
         self._current: Match | None = None
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="search the transcript · enter/↓ next · ↑ previous · esc close", id="search-input")
         yield Static("", id="search-count")
 
-    def open(self) -> None:
+    async def open(self) -> None:
         self.display = True
         self.query_one(Input).focus()
-        self._show(0)
+        await self._show(0)
 
     def action_close(self) -> None:
         self.display = False
@@ -114,47 +138,93 @@ class SearchBar(Horizontal):
         self.screen.selections = {}
         self.post_message(self.Closed())
 
-    def action_step(self, direction: int) -> None:
-        self._show(direction)
+    async def action_step(self, direction: int) -> None:
+        await self._show(direction)
 
     @on(Input.Changed)
-    def _changed(self, event: Input.Changed) -> None:
+    async def _changed(self, event: Input.Changed) -> None:
         event.stop()
-        self._show(0)
+        await self._show(0)
 
     @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
+    async def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self._show(1)
+        await self._show(1)
 
-    def _show(self, direction: int) -> None:
+    async def _show(self, direction: int) -> None:
         """Find again (the transcript may have grown) and select the match `direction`
         steps from the current one, or, for a new search, the one nearest above the view's
-        bottom."""
+        bottom. Before the first match shown, the messages left out are next."""
         count = self.query_one("#search-count", Static)
         query = self.query_one(Input).value
         transcript = self.transcript
-        matches = find_matches(transcript, query) if query and transcript is not None else []
-        if not matches:
-            self._current = None
-            self.screen.selections = {}
-            count.update("no match" if query else "")
+        if not query or transcript is None:
+            self._select(None)
+            count.update("")
             return
-        assert transcript is not None
-        if self._current is None or direction == 0:
+        matches = find_matches(transcript, query)
+        back_past_first = direction < 0 and self._current is not None and _index_of(matches, self._current) == 0
+        index = self._pick(transcript, matches, direction)
+        revealed = False
+        if index is None or back_past_first:
+            earlier = earlier_hits(transcript, query)
+            if earlier:
+                index, matches = await self._reveal(transcript, query, matches, earlier)
+                revealed = True
+        if index is None:
+            self._select(None)
+            count.update("no match")
+            return
+        match = matches[index]
+        self._select(match)
+        if revealed:  # the new views are laid out at the next refresh
+            self.call_after_refresh(self._scroll_to, match)
+        else:
+            self._scroll_to(match)
+        left_out = len(earlier_hits(transcript, query)) if transcript.hidden_before else 0
+        count.update(f"{index + 1}/{len(matches)}" + (f" · {left_out} earlier" if left_out else ""))
+
+    def _pick(self, transcript: Transcript, matches: list[Match], direction: int) -> int | None:
+        """The index of the match to select among those shown (wrapping round), None if none."""
+        if not matches:
+            return None
+        current = self._current
+        here = _index_of(matches, current) if current is not None else None
+        if current is None or direction == 0:
             bottom = transcript.scroll_y + transcript.scrollable_content_region.height
             above = [i for i, match in enumerate(matches) if self._y(match) < bottom]
-            index = above[-1] if above else 0
-        elif direction > 0:
-            later = [i for i, match in enumerate(matches) if match > self._current]
-            index = later[0] if later else 0
-        else:
-            earlier = [i for i, match in enumerate(matches) if match < self._current]
-            index = earlier[-1] if earlier else len(matches) - 1
-        match = self._current = matches[index]
-        self.screen.selections = {match.widget: Selection(Offset(match.start, match.line), Offset(match.end, match.line))}
-        transcript.scroll_to(y=max(0, self._y(match) - transcript.scrollable_content_region.height // 3), animate=False)
-        count.update(f"{index + 1}/{len(matches)}")
+            return above[-1] if above else 0
+        if direction > 0:
+            later = [i for i, match in enumerate(matches) if match > current] if here is None else [here + 1]
+            return later[0] if later and later[0] < len(matches) else 0
+        earlier = [i for i, match in enumerate(matches) if match < current] if here is None else [here - 1]
+        return earlier[-1] if earlier and earlier[-1] >= 0 else len(matches) - 1
+
+    async def _reveal(
+        self, transcript: Transcript, query: str, matches: list[Match], earlier: list[int]
+    ) -> tuple[int | None, list[Match]]:
+        """Mount left-out messages down to the newest that has `query` in what it shows
+        (the model's text may have it where the view does not); the match just above the
+        first one shown before, and the matches now."""
+        first = matches[0] if matches else None
+        while earlier:
+            await transcript.reveal(earlier.pop())
+            matches = find_matches(transcript, query)
+            above = _index_of(matches, first) if first is not None else len(matches)
+            if above:  # neither None (first gone) nor 0 (nothing above it)
+                return above - 1, matches
+        return (len(matches) - 1 if matches else None), matches
+
+    def _select(self, match: Match | None) -> None:
+        self._current = match
+        self.screen.selections = {} if match is None else {
+            match.widget: Selection(Offset(match.start, match.line), Offset(match.end, match.line))
+        }
+
+    def _scroll_to(self, match: Match) -> None:
+        transcript = self.transcript
+        if transcript is not None and match.widget.is_attached:
+            transcript.scroll_to(y=max(0, self._y(match) - transcript.scrollable_content_region.height // 3), animate=False)
 
     def _y(self, match: Match) -> int:
         """The match's line in the transcript's scrolled content (a wrapped plain line: its
