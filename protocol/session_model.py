@@ -159,8 +159,10 @@ class ToolRun:
     done: bool = False
     duration_ms: float | None = None
 
-    def elapsed_ms(self, now: float | None = None) -> float:
-        if self.duration_ms is not None:
+    def elapsed_ms(self, now: float | None = None) -> float | None:
+        """How long it ran, or has run so far; None if it ended without saying (a run
+        loaded from a session file with no `durationMs`)."""
+        if self.duration_ms is not None or self.done:
             return self.duration_ms
         return ((now or time.monotonic()) - self.started) * 1000
 
@@ -318,6 +320,12 @@ class SessionModel:
         """The key of the message whose toolCall block has this id (where its result shows)."""
         return self._call_items.get(tool_call_id)
 
+    def _call_args(self, tool_call_id: str) -> dict[str, Any] | None:
+        """The arguments of a tool call shown earlier, for its result loaded without them."""
+        item = self._by_key.get(self._call_items.get(tool_call_id, -1))
+        blocks = item.blocks.values() if isinstance(item, MessageItem) else ()
+        return next((b.tool_call.arguments for b in blocks if b.tool_call is not None and b.tool_call.id == tool_call_id), None)
+
     @property
     def bash_running(self) -> bool:
         """A user `!command` is running (begun, not yet ended)."""
@@ -345,7 +353,7 @@ class SessionModel:
             item.usage = message.usage
         elif isinstance(message, ToolResultMessage) and message.tool_call_id not in self.tools:
             self.tools[message.tool_call_id] = ToolRun(
-                message.tool_call_id, message.tool_name, None, time.monotonic(), len(self.tools),
+                message.tool_call_id, message.tool_name, self._call_args(message.tool_call_id), time.monotonic(), len(self.tools),
                 output=text_of(message.content), is_error=message.is_error, done=True,
                 duration_ms=message.duration_ms,
             )
@@ -481,9 +489,9 @@ class SessionModel:
             self._open = None
         for run in self.tools.values():
             if not run.done:
+                run.duration_ms = run.elapsed_ms()
                 run.done = True
                 run.is_error = run.is_error or event.aborted
-                run.duration_ms = run.elapsed_ms()
                 self.changes.tools.append(run.tool_call_id)
         for banner in (self.retry, self.compaction):
             if banner is not None and banner.active:

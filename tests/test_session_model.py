@@ -127,3 +127,18 @@ def test_the_end_of_a_block_or_message_replaces_only_text_that_differs_from_what
     model.apply(end)
     item = next(i for i in model.items if isinstance(i, MessageItem) and i.role == "assistant")
     assert (item.key, 0) in model.take_changes().replaced and item.blocks[0].text.endswith("(edited)")
+
+
+def test_a_loaded_tool_run_has_its_calls_arguments_and_no_made_up_duration() -> None:
+    model = SessionModel()
+    call = ToolCall(id="call_loaded", name="bash", arguments={"command": "make all"})
+    model.load_messages([
+        UserMessage(content="build it"),
+        AssistantMessage(content=[call], stop_reason="toolUse"),
+        ToolResultMessage(tool_call_id="call_loaded", tool_name="bash", content=[], is_error=False),
+        ToolResultMessage(tool_call_id="call_timed", tool_name="bash", content=[], is_error=False, duration_ms=1500),
+    ])
+    run = model.tools["call_loaded"]
+    assert run.args == {"command": "make all"}, "the tool log shows what the call ran"
+    assert run.done and run.elapsed_ms() is None, "not the time since the session was loaded"
+    assert model.tools["call_timed"].args is None and model.tools["call_timed"].elapsed_ms() == 1500

@@ -28,7 +28,8 @@ def tool_row(run: ToolRun, width: int = 28) -> Text:
     if summary:
         text.append(" " + clean(summary).replace("\n", " ")[:width], "cyan")
     text.truncate(width, overflow="ellipsis")
-    text.append(f" {duration(run.elapsed_ms())}", "dim")
+    if took := duration(run.elapsed_ms()):
+        text.append(f" {took}", "dim")
     last = run.output[-2000:].rstrip("\n").rsplit("\n", 1)[-1] if run.output else ""
     if last:
         tail = Text("  " + clean(last).expandtabs(), "red" if run.is_error else "dim")
