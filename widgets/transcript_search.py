@@ -165,22 +165,35 @@ class SearchBar(Horizontal):
         matches = find_matches(transcript, query)
         back_past_first = direction < 0 and self._current is not None and _index_of(matches, self._current) == 0
         index = self._pick(transcript, matches, direction)
-        revealed = False
         if index is None or back_past_first:
             earlier = earlier_hits(transcript, query)
-            if earlier:
-                index, matches = await self._reveal(transcript, query, matches, earlier)
-                revealed = True
+            if earlier:  # mounting hundreds of messages takes a moment: say so first
+                count.update("bringing in earlier messages…")
+                self.call_after_refresh(self._show_earlier, transcript, query, matches, earlier)
+                return
+        self._present(transcript, query, matches, index)
+
+    async def _show_earlier(self, transcript: Transcript, query: str, matches: list[Match], earlier: list[int]) -> None:
+        if self.query_one(Input).value != query:
+            return  # typed on meanwhile: that search has replaced this one
+        index, matches = await self._reveal(transcript, query, matches, earlier)
+        self._present(transcript, query, matches, index, laid_out=False)
+
+    def _present(
+        self, transcript: Transcript, query: str, matches: list[Match], index: int | None, laid_out: bool = True
+    ) -> None:
+        """Select match `index` and scroll to it (once laid out), and show the count."""
+        count = self.query_one("#search-count", Static)
         if index is None:
             self._select(None)
             count.update("no match")
             return
         match = matches[index]
         self._select(match)
-        if revealed:  # the new views are laid out at the next refresh
-            self.call_after_refresh(self._scroll_to, match)
-        else:
+        if laid_out:
             self._scroll_to(match)
+        else:  # views just mounted are laid out at the next refresh
+            self.call_after_refresh(self._scroll_to, match)
         left_out = len(earlier_hits(transcript, query)) if transcript.hidden_before else 0
         count.update(f"{index + 1}/{len(matches)}" + (f" · {left_out} earlier" if left_out else ""))
 
