@@ -28,6 +28,7 @@ from app.keys import install_alt_arrows, install_alt_enter
 from app.launch import LaunchConfig
 from app.palette import KeyActions, PiCommands, PideckCommands
 from app.problem_monitor import ProblemMonitor
+from app.selection_copy import SelectionCopy, copy_on_select
 from app.slash_commands import REGISTRY, parse
 
 # Modules that register `/` commands with app.slash_commands are imported here, one per line.
@@ -147,6 +148,7 @@ class PideckApp(CommandKeys, App[int]):
         self._remove_listener = lambda: None
         self.recovery = CrashRecovery(self)
         self.problems = ProblemMonitor(self)
+        self.selection = SelectionCopy(self, copy_on_select(config))
         self.commands: list[CommandInfo] = []
         self._pending: list[Any] = []
         self._flush_timer: Timer | None = None
@@ -567,11 +569,7 @@ class PideckApp(CommandKeys, App[int]):
     def action_clear_or_quit(self) -> None:
         """Ctrl+C: copy the text selected with the mouse, if any; else clear the prompt, and
         on an empty prompt a second Ctrl+C quits."""
-        selected = self.screen.get_selected_text()
-        if selected:
-            self.copy_to_clipboard(selected)
-            self.screen.clear_selection()
-            self.notify(f"Copied {len(selected):,} characters", timeout=2)
+        if self.selection.copy():
             return
         editor = self.query_one(PromptEditor)
         if editor.text:
@@ -599,6 +597,14 @@ class PideckApp(CommandKeys, App[int]):
     async def action_search(self) -> None:
         if len(self.screen_stack) == 1:  # not from under a dialog
             await self.query_one(SearchBar).open()
+
+    @property
+    def searching(self) -> bool:
+        """The search bar is open (its matches are shown as selections)."""
+        return bool(self.query_one(SearchBar).display)
+
+    def on_text_selected(self) -> None:
+        self.selection.selected()
 
     @on(SearchBar.Closed)
     def _search_closed(self) -> None:

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -122,7 +122,8 @@ def session_place(
         if arg == "--session-dir":
             flag = args[index + 1]  # the last one wins, as in pi
     agent = base / agent_dir(env)
-    chosen = flag or env.get(ENV_SESSION_DIR) or _setting(base, agent)
+    setting = pi_setting("sessionDir", base, agent)
+    chosen = flag or env.get(ENV_SESSION_DIR) or (setting if isinstance(setting, str) and setting else None)
     directory = Path(os.path.normpath(base / _expand(chosen, env))) if chosen else None
     if directory is not None and directory != default_session_dir(base, agent):
         return SessionPlace(directory=directory, all_root=directory, cwd=now, chosen=True)
@@ -264,13 +265,14 @@ def _expand(value: str, env: Mapping[str, str]) -> Path:
     return Path(value)
 
 
-def _setting(cwd: Path, agent: Path) -> str | None:
-    """The `sessionDir` setting: the project's `.pi/settings.json` over the agent dir's."""
+def pi_setting(name: str, cwd: Path, agent: Path) -> Any:
+    """One of pi's settings: the project's `.pi/settings.json` over the agent dir's; None
+    if neither sets it (or cannot be read)."""
     for path in (cwd / ".pi" / "settings.json", agent / "settings.json"):
         try:
-            value = json.loads(path.read_text(encoding="utf-8")).get("sessionDir")
+            value = json.loads(path.read_text(encoding="utf-8")).get(name)
         except (OSError, ValueError, AttributeError):
             continue
-        if isinstance(value, str) and value:
+        if value is not None:
             return value
     return None

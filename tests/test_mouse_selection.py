@@ -1,9 +1,11 @@
 """Selecting text with the mouse: in a streamed reply and in a tool's full output the
-drag selects exactly the characters it went over, the selection is drawn, and Ctrl+C
-copies it (OSC 52) instead of clearing the prompt."""
+drag selects exactly the characters it went over and the selection is drawn. As in pi's
+fullscreen mode, the drag copies it (OSC 52) unless pi's `fullscreenCopyOnSelect` is
+false; Ctrl+C copies it too, instead of clearing the prompt."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pi_harness import Fake, wait_until
@@ -23,9 +25,15 @@ def selection_background(widget: object, y: int) -> list[bool]:
             for segment in strip for _ in range(segment.cell_length)]
 
 
-async def test_dragging_over_a_reply_selects_its_text_and_ctrl_c_copies_it(tmp_path: Path) -> None:
+def copied(app: object) -> list[str]:
+    return [str(n.message) for n in app._notifications if str(n.message).startswith("Copied")]  # type: ignore[attr-defined]
+
+
+async def test_dragging_over_a_reply_selects_and_copies_its_text(tmp_path: Path) -> None:
     fake = Fake(tmp_path)  # every prompt gets the recorded markdown answer
-    async with fake.run(size=(100, 30)) as pilot:
+    agent = tmp_path / "agent"  # pi's settings: none, so copy-on-select is on
+    agent.mkdir()
+    async with fake.run(fake.app({"PI_CODING_AGENT_DIR": str(agent)}), size=(100, 30)) as pilot:
         app = pilot.app
         await start_run(pilot, fake, "Explain it.", running=False)
         block = await wait_until(pilot, lambda: not app.model.running and app.query(TextBlock).last(), what="the answer")
@@ -44,15 +52,21 @@ async def test_dragging_over_a_reply_selects_its_text_and_ctrl_c_copies_it(tmp_p
         assert app.screen.get_selected_text() == expected
         marked = selection_background(block, 0)
         assert not any(marked[:10]) and all(marked[10:22]), "the selection is drawn from where the drag began"
+        assert app.clipboard == expected, "the drag copied it"
+        await wait_until(pilot, lambda: copied(app) == [f"Copied {len(expected)} characters"], what="one notice")
+        await pilot.click(block, offset=(left + 3, 0))  # a click ends the selection and copies nothing
+        assert app.screen.get_selected_text() is None and len(copied(app)) == 1
 
+        await pilot.mouse_down(block, offset=(left + 10, 0))
+        await pilot.hover(block, offset=(left + 10, 2))
+        await pilot.mouse_up(block, offset=(left + 10, 2))
+        app.copy_to_clipboard("")
         assert app.focused is app.query_one(PromptEditor), "the drag left the prompt focused"
         await pilot.press("ctrl+c")
         assert app.clipboard == expected
         assert app.screen.get_selected_text() is None, "copying ends the selection"
         assert not any(selection_background(block, 0))
         assert app.query_one(PromptEditor).text == "my draft", "with a selection, Ctrl+C does not clear the prompt"
-        await wait_until(pilot, lambda: any(f"Copied {len(expected)} characters" in str(n.message)
-                                            for n in app._notifications), what="the notice")
         await pilot.press("ctrl+c")
         assert app.query_one(PromptEditor).text == "", "without one, it clears the prompt as before"
 
@@ -61,6 +75,23 @@ async def test_dragging_over_a_reply_selects_its_text_and_ctrl_c_copies_it(tmp_p
         await pilot.press("ctrl+c")
         assert app.clipboard == block.visible_text()
         assert app.is_running
+
+
+async def test_copy_on_select_follows_pis_setting(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    (tmp_path / ".pi").mkdir()  # the project's settings, over the agent dir's
+    (tmp_path / ".pi" / "settings.json").write_text(json.dumps({"fullscreenCopyOnSelect": False}))
+    async with fake.run(size=(100, 30)) as pilot:
+        app = pilot.app
+        await start_run(pilot, fake, "Explain it.", running=False)
+        block = await wait_until(pilot, lambda: not app.model.running and app.query(TextBlock).last(), what="the answer")
+        left = block.content_region.x - block.region.x
+        await pilot.mouse_down(block, offset=(left, 0))
+        await pilot.mouse_up(block, offset=(left + 6, 0))
+        assert app.screen.get_selected_text() == "Reading"
+        assert app.clipboard == "", "selecting alone does not copy"
+        await pilot.press("ctrl+c")
+        assert app.clipboard == "Reading"
 
 
 async def test_dragging_over_a_scrolled_tool_output_copies_the_rows_it_spans() -> None:
