@@ -105,7 +105,7 @@ class PideckApp(CommandKeys, App[int]):
         Binding("f5", "edit_queue", "Edit queue", show=False),
         Binding("ctrl+g", "external_editor", "External editor", show=False),
         Binding("ctrl+c", "clear_or_quit", "Clear/Quit", priority=True,
-                tooltip="Copy the mouse's selection; else clear the prompt (on an empty one, twice quits)"),
+                tooltip="Copy the selection; else clear the prompt, twice to quit"),
         Binding("ctrl+d", "quit_if_empty", "Quit", show=False, priority=True,
                 tooltip="Quit when the prompt is empty (else delete right)"),
         Binding("ctrl+t", "toggle_thinking", "Thinking", tooltip="Collapse or show thinking blocks"),
