@@ -51,5 +51,8 @@ class CommandKeys:
         self._run(cycle_thinking, "cycle thinking")
 
     def action_copy_last(self) -> None:
-        """Ctrl+X: /copy."""
-        self._run(copy_command, "/copy")
+        """Ctrl+X: /copy, the last answer; as in pi, the mouse's selection instead when a
+        drag does not copy it already (`fullscreenCopyOnSelect` false)."""
+        app: PideckApp = self  # type: ignore[assignment]
+        if app.selection.on_select or not app.selection.copy():
+            self._run(copy_command, "/copy")

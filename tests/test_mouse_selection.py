@@ -93,6 +93,11 @@ async def test_copy_on_select_follows_pis_setting(tmp_path: Path) -> None:
         await pilot.press("ctrl+c")
         assert app.clipboard == "Reading"
 
+        await pilot.mouse_down(block, offset=(left + 8, 0))
+        await pilot.mouse_up(block, offset=(left + 12, 0))
+        await pilot.press("ctrl+x")  # pi's copy key copies the selection too, then
+        assert app.clipboard == "a JSO" and app.screen.get_selected_text() is None
+
 
 async def test_dragging_over_a_scrolled_tool_output_copies_the_rows_it_spans() -> None:
     output = "\n".join(f"row {n:04d}\t{'x' * 80}end" for n in range(5000))  # wider than the view
