@@ -9,8 +9,10 @@ back only while the user follows the end, never under what they are reading.
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_left
 
+from textual import events
 from textual.containers import VerticalScroll
 from textual.scrollbar import ScrollBar
 from textual.widgets import Static
@@ -23,6 +25,10 @@ from widgets.strip_scrollbar import use_strip_scrollbar
 from widgets.tool_output import output_preview
 
 MAX_VIEWS = 400
+WHEEL_LINES = 2  # lines a wheel step scrolls (Textual's own)
+WHEEL_MAX = 6  # ... and at most, as steps come quicker (pi's "auto" wheel speed)
+WHEEL_QUICK = 0.05  # seconds between two steps of a fast spin
+WHEEL_ALT = 5  # Alt+wheel scrolls this many times as far (as in pi)
 WELCOME = (
     "Type a prompt and press Enter.\n"
     "Alt+Enter queues a follow-up while pi works, Esc aborts and gives back the queue.\n"
@@ -40,6 +46,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.model = model
         self.views: dict[int, MessageView | BannerView] = {}
         self._hidden_before = 0
+        self._wheel = (0.0, WHEEL_LINES)  # when the last wheel step came, and its lines
         self._texts: dict[int, tuple[str, str]] = {}  # searchable text of items left out, and lowered
 
     @property
@@ -208,6 +215,28 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             marker.update(self._more_text())
 
     # --- moving around (pi's keys: PgUp/PgDn, Ctrl+Home/End, Ctrl+Shift+Up/Down) ------------
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._wheel_step(event, -1)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._wheel_step(event, 1)
+
+    def _wheel_step(self, event: events.MouseScrollUp | events.MouseScrollDown, direction: int) -> None:
+        """Scroll WHEEL_LINES a step, up to WHEEL_MAX as a spin speeds up, five times as far
+        with Alt (as pi's wheel). Up stops following the stream; the end resumes it."""
+        if event.ctrl or event.shift:
+            return  # sideways: Textual's own
+        event.prevent_default()
+        event.stop()
+        if direction > 0 and self.scroll_target_y >= self.max_scroll_y:
+            return  # at the end already: scrolling would only stop it following the stream
+        now = time.monotonic()
+        last, lines = self._wheel
+        lines = min(WHEEL_MAX, lines + 1) if now - last < WHEEL_QUICK else WHEEL_LINES
+        self._wheel = (now, lines)
+        target = self.scroll_target_y + direction * lines * (WHEEL_ALT if event.meta else 1)
+        self.scroll_to(y=target, animate=False, immediate=True)  # the next step goes on from there
 
     def page(self, pages: int) -> None:
         """Up (< 0) or down a page; moving up stops following the stream until the end is

@@ -1,0 +1,58 @@
+"""The mouse wheel over the transcript: two lines a step, up to six as a spin speeds up,
+five times as far with Alt (as pi's wheel); up stops following the stream, back at the
+end follows it again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pi_harness import Fake, wait_until
+from test_app import start_run
+from textual import events
+
+import widgets.transcript as transcript_module
+from widgets.message_views import TextBlock
+from widgets.transcript import Transcript
+
+
+def wheel(transcript: Transcript, up: bool, alt: bool = False) -> None:
+    kind = events.MouseScrollUp if up else events.MouseScrollDown
+    transcript.post_message(kind(transcript, 5, 5, 0, 1 if up else -1, 0, False, alt, False))
+
+
+async def test_wheel_steps_speed_up_and_alt_goes_further(tmp_path: Path, monkeypatch: object) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run(size=(100, 20)) as pilot:
+        app = pilot.app
+        for turn in range(3):
+            await start_run(pilot, fake, f"Question {turn}", running=False)
+            await wait_until(pilot, lambda t=turn: not app.model.running and len(app.query(TextBlock)) == t + 1, what="answer")
+        transcript = app.query_one(Transcript)
+        await wait_until(pilot, lambda: transcript.max_scroll_y > 60 and transcript.scroll_y == transcript.max_scroll_y,
+                         what="a long transcript, at its end")
+        bottom = transcript.scroll_y
+
+        def moved() -> float:
+            return bottom - transcript.scroll_y
+
+        monkeypatch.setattr(transcript_module, "WHEEL_QUICK", 0.0)  # type: ignore[attr-defined]
+        for expected in (2, 4):  # slow steps: two lines each
+            wheel(transcript, up=True)
+            await wait_until(pilot, lambda e=expected: moved() == e, what=f"{expected} lines up, not {moved()}")
+        assert transcript._anchor_released, "scrolling up stops following the stream"
+
+        monkeypatch.setattr(transcript_module, "WHEEL_QUICK", 3600.0)  # every step is quick now
+        for expected in (4 + 3, 4 + 3 + 4, 4 + 3 + 4 + 5, 4 + 3 + 4 + 5 + 6, 4 + 3 + 4 + 5 + 6 + 6):
+            wheel(transcript, up=True)
+            await wait_until(pilot, lambda e=expected: moved() == e, what=f"{expected} lines up, not {moved()}")
+        monkeypatch.setattr(transcript_module, "WHEEL_QUICK", 0.0)
+        wheel(transcript, up=False, alt=True)  # ten lines back down
+        await wait_until(pilot, lambda: moved() == 28 - 10, what=f"Alt: five times as far, not {moved()}")
+
+        for _ in range(6):
+            wheel(transcript, up=False, alt=True)
+        await wait_until(pilot, lambda: transcript.scroll_y == transcript.max_scroll_y, what="back at the end")
+        await wait_until(pilot, lambda: not transcript._anchor_released, what="following the stream again")
+        wheel(transcript, up=False)  # at the end: nothing to scroll, and it keeps following
+        await pilot.pause(0.1)
+        assert not transcript._anchor_released and transcript.scroll_y == transcript.max_scroll_y
