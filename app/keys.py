@@ -1,9 +1,11 @@
-"""Alt+Enter and Alt+arrows as one key.
+"""Alt+Enter, Ctrl+Alt+] and Alt+arrows as one key.
 
 Most terminals (and tmux) send Alt+Enter as ESC followed by CR. Textual's parser
 reads that pair as a plain "enter" and drops the ESC, so it could neither queue a
 follow-up nor be told apart from Enter. Mapping the pair to "alt+enter" keeps it
-one key press; it never becomes an Esc (which would abort the run).
+one key press; it never becomes an Esc (which would abort the run). Ctrl+Alt+] (pi's
+jump backward to a character) is ESC followed by Ctrl+], which Textual reads as a plain
+Ctrl+] (jump forward); it is mapped to "alt+ctrl+right_square_bracket" the same way.
 
 Alt+Up (restore the queue) arrives as `ESC [1;3A` from xterm-like terminals and tmux,
 which Textual reads as "alt+up", but as ESC followed by the plain arrow (`ESC ESC [A`)
@@ -30,8 +32,9 @@ class _Key(NamedTuple):
     value: str
 
 
-def install_alt_enter() -> None:
+def install_alt_keys() -> None:
     ANSI_SEQUENCES_KEYS["\x1b\r"] = (_Key("alt+enter"),)  # type: ignore[assignment]
+    ANSI_SEQUENCES_KEYS["\x1b\x1d"] = (_Key("alt+ctrl+right_square_bracket"),)  # type: ignore[assignment]
 
 
 def install_alt_arrows() -> None:

@@ -24,7 +24,7 @@ from app.command_keys import CommandKeys
 from app.external_editor import edit_prompt
 from app.gc_pause import StreamingGC
 from app.hangup import HANGUP_EXIT, install_tolerant_output, stdin_fd, watch_hangup
-from app.keys import install_alt_arrows, install_alt_enter
+from app.keys import install_alt_arrows, install_alt_keys
 from app.launch import LaunchConfig
 from app.palette import KeyActions, PiCommands, PideckCommands
 from app.problem_monitor import ProblemMonitor
@@ -131,7 +131,7 @@ class PideckApp(CommandKeys, App[int]):
 
     def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None) -> None:
         super().__init__()
-        install_alt_enter()
+        install_alt_keys()
         install_alt_arrows()
         install_tolerant_output()
         self.config = config

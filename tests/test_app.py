@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pi_harness import STREAMS, Fake, transcript_text, wait_until
 
-from app.keys import install_alt_enter
+from app.keys import install_alt_keys
 from widgets.message_views import ToolCallBlock
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine, ToolLog
@@ -344,7 +344,7 @@ def test_xterm_parser_reads_esc_cr_as_alt_enter() -> None:
     from textual import events
     from textual._xterm_parser import XTermParser
 
-    install_alt_enter()
+    install_alt_keys()
     parser = XTermParser()
     produced = [*parser.feed("\x1b\r"), *parser.feed("")]
     keys = [event.key for event in produced if isinstance(event, events.Key)]

@@ -7,11 +7,14 @@ from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
+from app.keys import install_alt_keys
 from widgets.readline_area import KillRing, ReadlineTextArea
 
 
 async def terminal_sends(pilot: Pilot[None], data: str) -> None:
-    """Keys as a terminal sends them (Alt+D is Esc then "d"), read by Textual's parser."""
+    """Keys as a terminal sends them (Alt+D is Esc then "d"), read by Textual's parser with
+    pideck's additions."""
+    install_alt_keys()
     parser = XTermParser()
     for event in [*parser.feed(data), *parser.feed("")]:
         pilot.app.post_message(event)
@@ -54,6 +57,10 @@ async def test_moving_killing_yanking_and_undo_with_pis_keys() -> None:
         assert area.cursor_location == (0, 8)
         await pilot.press("alt+right")
         assert area.cursor_location == (0, 13)
+        await terminal_sends(pilot, "\x1bb")  # Alt+B and Alt+F, as Esc then the letter
+        assert area.cursor_location == (0, 8) and area.text == "one two three"
+        await terminal_sends(pilot, "\x1bf")
+        assert area.cursor_location == (0, 13) and area.text == "one two three"
 
         await pilot.press("ctrl+w", "ctrl+w")  # two kills in a row: one entry
         assert area.text == "one "
@@ -90,6 +97,10 @@ async def test_moving_killing_yanking_and_undo_with_pis_keys() -> None:
         assert area.cursor_location == (1, 2) and "z" not in area.text
         await pilot.press("x")
         assert area.text == "first line\nsexcond", "the jump is over: keys type again"
+        await terminal_sends(pilot, "\x1b\x1di")  # Ctrl+Alt+] then i: back to the previous "i"
+        assert area.cursor_location == (0, 7) and area.text == "first line\nsexcond"
+        await terminal_sends(pilot, "\x1b\x1dq")  # none before: it stays
+        assert area.cursor_location == (0, 7) and "q" not in area.text
 
 
 def test_hotkeys_show_the_prompts_keys_and_not_the_textual_keys_they_replace() -> None:

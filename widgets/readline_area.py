@@ -59,20 +59,25 @@ class KillRing:
         return self.entries[self._yank]
 
 
+_JUMPS = {"ctrl+right_square_bracket": 1, "alt+ctrl+right_square_bracket": -1}
+
+
 class ReadlineTextArea(TextArea):
     BINDINGS = [
         Binding("ctrl+b", "cursor_left", "Left", show=False),
         Binding("ctrl+f", "cursor_right", "Right", show=False),
-        Binding("alt+left", "cursor_word_left", "Word left", show=False),
-        Binding("alt+right", "cursor_word_right", "Word right", show=False),
+        Binding("alt+left,alt+b", "cursor_word_left", "Word left", show=False),
+        Binding("alt+right,alt+f", "cursor_word_right", "Word right", show=False),
         Binding("alt+d", "delete_word_right", "Delete word right", show=False),
         Binding("ctrl+y", "yank", "Yank", show=False,
                 tooltip="Put back the text the last word or line deletion removed"),
         Binding("alt+y", "yank_pop", "Yank older", show=False,
                 tooltip="Right after Ctrl+Y: put back the deletion before that one instead"),
         Binding("ctrl+underscore,ctrl+minus", "undo", "Undo", show=False),
-        Binding("ctrl+right_square_bracket", "jump", "Jump to character", show=False,
+        Binding("ctrl+right_square_bracket", "jump(1)", "Jump to character", show=False,
                 tooltip="Move to the next occurrence of the character typed next"),
+        Binding("alt+ctrl+right_square_bracket", "jump(-1)", "Jump back to character", show=False,
+                tooltip="Move to the previous occurrence of the character typed next"),
     ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -81,7 +86,7 @@ class ReadlineTextArea(TextArea):
         self._killing: tuple[bool, bool] | None = None  # (backward, joined) during a word/line deletion
         self._after_kill: object = None  # the edit state a kill left: a kill from there joins it
         self._yanked: tuple[Location, Location, object] | None = None  # range put back, state after
-        self._jumping = False
+        self._jumping = 0  # after Ctrl+] (1) or Ctrl+Alt+] (-1): the next key is where to jump
 
     def _edit_state(self) -> object:
         return (self.text, self.selection)
@@ -140,26 +145,28 @@ class ReadlineTextArea(TextArea):
         if result is not None:
             self._yanked = (start, result.end_location, self._edit_state())
 
-    def action_jump(self) -> None:
-        self._jumping = True
+    def action_jump(self, direction: int) -> None:
+        self._jumping = direction
 
     def take_jump(self, event: events.Key) -> bool:
-        """After Ctrl+]: a printable key is the character to jump to (True: it was taken);
-        any other key cancels the jump and goes on as usual. Ctrl+] itself starts the jump
-        here as well as through its binding, which runs later: a character typed right
-        after it (a paste, a fast typist) would otherwise be inserted first."""
-        if event.key == "ctrl+right_square_bracket":
-            self._jumping = True
+        """After Ctrl+] (or Ctrl+Alt+], backward): a printable key is the character to jump
+        to (True: it was taken); any other key cancels the jump and goes on as usual. The
+        jump keys start it here as well as through their bindings, which run later: a
+        character typed right after them (a paste, a fast typist) would otherwise be
+        inserted first."""
+        if event.key in _JUMPS:
+            self._jumping = _JUMPS[event.key]
             return False
-        if not self._jumping:
-            return False
-        self._jumping = False
-        if not (event.is_printable and event.character):
+        direction, self._jumping = self._jumping, 0
+        if not direction or not (event.is_printable and event.character):
             return False
         event.stop()
         event.prevent_default()
         here = self.document.get_index_from_location(self.cursor_location)
-        found = self.text.find(event.character, here + 1)
+        if direction > 0:
+            found = self.text.find(event.character, here + 1)
+        else:
+            found = self.text.rfind(event.character, 0, here)
         if found >= 0:
             self.move_cursor(self.document.get_location_from_index(found))
         return True
