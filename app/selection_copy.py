@@ -6,16 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from protocol.session_files import agent_dir, pi_setting
-
 if TYPE_CHECKING:
-    from app.launch import LaunchConfig
     from app.pideck_app import PideckApp
-
-
-def copy_on_select(config: LaunchConfig) -> bool:
-    """pi's `fullscreenCopyOnSelect` (project settings over the agent dir's; on by default)."""
-    return pi_setting("fullscreenCopyOnSelect", config.cwd, agent_dir(config.env)) is not False
 
 
 class SelectionCopy:

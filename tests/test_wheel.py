@@ -1,9 +1,10 @@
 """The mouse wheel over the transcript: two lines a step, up to six as a spin speeds up,
-five times as far with Alt (as pi's wheel); up stops following the stream, back at the
-end follows it again."""
+or the lines pi's `fullscreenWheelScrollLines` sets; five times as far with Alt (as pi's
+wheel); up stops following the stream, back at the end follows it again."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pi_harness import Fake, wait_until
@@ -11,6 +12,7 @@ from test_app import start_run
 from textual import events
 
 import widgets.transcript as transcript_module
+from app.pi_settings import wheel_lines
 from widgets.message_views import TextBlock
 from widgets.transcript import Transcript
 
@@ -56,3 +58,37 @@ async def test_wheel_steps_speed_up_and_alt_goes_further(tmp_path: Path, monkeyp
         wheel(transcript, up=False)  # at the end: nothing to scroll, and it keeps following
         await pilot.pause(0.1)
         assert not transcript._anchor_released and transcript.scroll_y == transcript.max_scroll_y
+
+
+def test_pis_wheel_setting_is_read_from_the_project_over_the_agent_dir(tmp_path: Path) -> None:
+    agent, project = tmp_path / "agent", tmp_path / "project"
+    (agent).mkdir()
+    (project / ".pi").mkdir(parents=True)
+    config = Fake(project).config({"PI_CODING_AGENT_DIR": str(agent)})
+    assert wheel_lines(config) is None, "no setting: auto"
+    (agent / "settings.json").write_text(json.dumps({"fullscreenWheelScrollLines": 4}))
+    assert wheel_lines(config) == 4
+    for value, read in (("auto", None), (0, None), (101, None), (True, None), (1, 1), (100, 100)):
+        (project / ".pi" / "settings.json").write_text(json.dumps({"fullscreenWheelScrollLines": value}))
+        assert wheel_lines(config) == read, value
+
+
+async def test_a_fixed_wheel_setting_scrolls_that_many_lines_a_step(tmp_path: Path, monkeypatch: object) -> None:
+    (tmp_path / ".pi").mkdir()
+    (tmp_path / ".pi" / "settings.json").write_text(json.dumps({"fullscreenWheelScrollLines": 3}))
+    fake = Fake(tmp_path)
+    async with fake.run(size=(100, 20)) as pilot:
+        app = pilot.app
+        for turn in range(2):
+            await start_run(pilot, fake, f"Question {turn}", running=False)
+            await wait_until(pilot, lambda t=turn: not app.model.running and len(app.query(TextBlock)) == t + 1, what="answer")
+        transcript = app.query_one(Transcript)
+        await wait_until(pilot, lambda: transcript.max_scroll_y > 40 and transcript.scroll_y == transcript.max_scroll_y,
+                         what="a long transcript, at its end")
+        bottom = transcript.scroll_y
+        monkeypatch.setattr(transcript_module, "WHEEL_QUICK", 3600.0)  # type: ignore[attr-defined]
+        for expected in (3, 6, 9, 12):  # quick steps, but no speeding up
+            wheel(transcript, up=True)
+            await wait_until(pilot, lambda e=expected: bottom - transcript.scroll_y == e, what=f"{expected} lines up")
+        wheel(transcript, up=True, alt=True)
+        await wait_until(pilot, lambda: bottom - transcript.scroll_y == 27, what="Alt: five times as far")

@@ -41,9 +41,12 @@ WELCOME = (
 class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
     FOCUS_ON_CLICK = False  # a click or a drag (selecting text) leaves the prompt focused, to type on
 
-    def __init__(self, model: SessionModel, **kwargs: object) -> None:
+    def __init__(self, model: SessionModel, wheel_lines: int | None = None, **kwargs: object) -> None:
+        """`wheel_lines`: lines a wheel step scrolls (pi's `fullscreenWheelScrollLines`);
+        None speeds up with the spin."""
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.model = model
+        self.wheel_lines = wheel_lines
         self.views: dict[int, MessageView | BannerView] = {}
         self._hidden_before = 0
         self._wheel = (0.0, WHEEL_LINES)  # when the last wheel step came, and its lines
@@ -223,8 +226,9 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self._wheel_step(event, 1)
 
     def _wheel_step(self, event: events.MouseScrollUp | events.MouseScrollDown, direction: int) -> None:
-        """Scroll WHEEL_LINES a step, up to WHEEL_MAX as a spin speeds up, five times as far
-        with Alt (as pi's wheel). Up stops following the stream; the end resumes it."""
+        """Scroll WHEEL_LINES a step, up to WHEEL_MAX as a spin speeds up (or `wheel_lines`),
+        five times as far with Alt (as pi's wheel). Up stops following the stream; the end
+        resumes it."""
         if event.ctrl or event.shift:
             return  # sideways: Textual's own
         event.prevent_default()
@@ -235,6 +239,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         last, lines = self._wheel
         lines = min(WHEEL_MAX, lines + 1) if now - last < WHEEL_QUICK else WHEEL_LINES
         self._wheel = (now, lines)
+        lines = self.wheel_lines or lines
         target = self.scroll_target_y + direction * lines * (WHEEL_ALT if event.meta else 1)
         self.scroll_to(y=target, animate=False, immediate=True)  # the next step goes on from there
 
