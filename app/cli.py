@@ -98,8 +98,14 @@ def main(argv: list[str] | None = None) -> int:
         print("pideck: interrupted", file=sys.stderr)
         return 130
     try:
+        from app.exit_output import print_exit_output
+        from app.hangup import HANGUP_EXIT
         from app.pideck_app import PideckApp
 
-        return PideckApp(config).run_app()
+        app = PideckApp(config)
+        code = app.run_app()
     finally:
         config.close()
+    if code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
+        print_exit_output(app.model, args, config, sys.stdout)
+    return code

@@ -23,3 +23,9 @@ def wheel_lines(config: LaunchConfig) -> int | None:
     default: faster as a spin speeds up) or a value pi would not take."""
     value = _setting(config, "fullscreenWheelScrollLines")
     return value if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 100 else None
+
+
+def exit_output_setting(config: LaunchConfig) -> str:
+    """`fullscreenExitOutput`: what quitting leaves in the terminal, "transcript" (the
+    default) or "resume-hint"."""
+    return "resume-hint" if _setting(config, "fullscreenExitOutput") == "resume-hint" else "transcript"

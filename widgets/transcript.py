@@ -38,6 +38,14 @@ WELCOME = (
 )
 
 
+def hidden_in_transcript(model: SessionModel, item: MessageItem) -> bool:
+    """Tool results show inside their call; hidden custom messages stay hidden."""
+    message = item.message
+    if isinstance(message, ToolResultMessage):
+        return model.call_item(message.tool_call_id) is not None
+    return isinstance(message, CustomMessage) and not message.display
+
+
 class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
     FOCUS_ON_CLICK = False  # a click or a drag (selecting text) leaves the prompt focused, to type on
 
@@ -105,11 +113,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         return view
 
     def _hidden(self, item: MessageItem) -> bool:
-        """Tool results show inside their call; hidden custom messages stay hidden."""
-        message = item.message
-        if isinstance(message, ToolResultMessage):
-            return self.model.call_item(message.tool_call_id) is not None
-        return isinstance(message, CustomMessage) and not message.display
+        return hidden_in_transcript(self.model, item)
 
     def refresh_tools(self, ids: set[str]) -> None:
         for tool_call_id in ids:

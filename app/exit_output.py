@@ -1,0 +1,123 @@
+"""What pideck leaves in the terminal when the user quits, as pi's fullscreen mode does.
+
+pi's `fullscreenExitOutput` setting chooses: "transcript" (the default) prints the
+conversation into the terminal's scrollback, "resume-hint" prints only how to resume.
+Either way, when the session is saved, the command that opens it again follows on a
+line of its own (to select with a triple click). The conversation is printed as text:
+the user's and pi's messages, one line per tool call with the end of its output, and
+nothing from the model is read as markup or reaches the terminal as control sequences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from rich.console import Console, Group, RenderableType
+from rich.markdown import Markdown
+from rich.padding import Padding
+from rich.text import Text
+
+from app.launch import LaunchConfig
+from app.pi_settings import exit_output_setting
+from protocol.messages import AssistantMessage, BashExecutionMessage, CustomMessage
+from protocol.responses import SessionState
+from protocol.session_model import Banner, MessageItem, SessionModel
+from widgets.message_views import run_mark, tail_lines, tool_summary
+from widgets.safe_text import clean, safe
+from widgets.transcript import hidden_in_transcript
+
+OUTPUT_LINES = 3  # the last lines of a tool's or a command's output
+_SESSION_FLAGS = {"-c": 0, "--continue": 0, "-r": 0, "--resume": 0, "--no-session": 0,
+                  "--session": 1, "--session-id": 1, "--fork": 1}  # pi flags that choose a session: arguments
+
+
+def print_exit_output(model: SessionModel, args: argparse.Namespace, config: LaunchConfig, file: IO[str]) -> None:
+    """The conversation (unless pi's settings say "resume-hint") and how to resume it."""
+    console = Console(file=file, highlight=False, soft_wrap=False)
+    if exit_output_setting(config) != "resume-hint":
+        for renderable in transcript(model):
+            console.print(renderable)
+    command = resume_command(args, model.state)
+    if command is not None:
+        console.print(Text("To resume this session:", "dim"))
+        console.print(Text(command), soft_wrap=True)
+
+
+def resume_command(args: argparse.Namespace, state: SessionState | None) -> str | None:
+    """`pideck` with the flags it was started with and `--session <id>` for pi, in place of
+    any flag that chose a session; None when the session is not saved."""
+    if state is None or not state.session_file or not state.session_id or not Path(state.session_file).exists():
+        return None
+    own = ["--demo"] if args.demo else []
+    for flag, value in (("--pi", args.pi), ("--cwd", args.cwd)):
+        if value is not None:
+            own += [flag, value]
+    pi_args, skip = [], 0
+    for arg in args.pi_args:
+        name = arg.split("=", 1)[0]
+        if skip:
+            skip -= 1
+        elif name in _SESSION_FLAGS:
+            skip = _SESSION_FLAGS[name] if "=" not in arg else 0
+        else:
+            pi_args.append(arg)
+    return shlex.join(["pideck", *own, "--", *pi_args, "--session", state.session_id])
+
+
+def transcript(model: SessionModel) -> Iterator[RenderableType]:
+    for item in model.items:
+        if isinstance(item, Banner):
+            yield Text(f"— {clean(item.title)}{f': {clean(item.outcome)}' if item.outcome else ''}", "dim")
+        elif not hidden_in_transcript(model, item):
+            yield Group(_header(item), Padding(Group(*_body(model, item)), (0, 0, 1, 2)))
+
+
+def _header(item: MessageItem) -> Text:
+    message = item.message
+    if item.role == "user":
+        return Text("❯ you", "bold cyan")
+    if item.role == "assistant":
+        return Text("● pi", "bold magenta")
+    if isinstance(message, BashExecutionMessage):
+        return Text.assemble(("$ ", "bold green"), safe(message.command, "bold"))
+    if isinstance(message, CustomMessage):
+        return Text.assemble(("◆ ", "bold blue"), safe(message.custom_type or "extension", "bold blue"))
+    names = {"compactionSummary": "⧉ compaction summary", "branchSummary": "⑂ branch summary", "toolResult": "↳ tool result"}
+    return Text(names.get(item.role, f"? {clean(item.role)}"), "bold")
+
+
+def _body(model: SessionModel, item: MessageItem) -> Iterator[RenderableType]:
+    markdown = item.role in ("assistant", "compactionSummary", "branchSummary", "custom")
+    for _, block in item.ordered_blocks():
+        call = block.tool_call
+        if call is not None:
+            run = model.tools.get(call.id)
+            line = Text.assemble(run_mark(run), (clean(call.name), "bold"), "  ", safe(tool_summary(call.name, call.arguments), "cyan"))
+            yield Group(line, *_output(run.output if run is not None else ""))
+        elif block.kind == "text" and block.text.strip():
+            yield Markdown(clean(block.text)) if markdown else _tail(block.text, 40)
+        elif block.kind == "image":
+            yield Text("[image]", "yellow")
+    message = item.message
+    if isinstance(message, BashExecutionMessage):
+        yield from _output(message.output)
+        if message.exit_code not in (0, None):
+            yield Text(f"exit code {message.exit_code}", "bold red")
+    if isinstance(message, AssistantMessage) and message.stop_reason in ("error", "aborted", "length"):
+        reason = {"error": "✗ error", "aborted": "■ aborted", "length": "… stopped at the output token limit"}
+        detail = f": {clean(message.error_message)}" if message.error_message else ""
+        yield Text(reason[message.stop_reason] + detail, "bold red" if message.stop_reason == "error" else "bold yellow")
+
+
+def _output(output: str) -> Iterator[Text]:
+    if output.strip():
+        yield _tail(output, OUTPUT_LINES, "dim")
+
+
+def _tail(text: str, lines: int, style: str = "") -> Text:
+    shown, hidden = tail_lines(text.rstrip("\n"), lines)
+    return safe(("… %d more lines\n" % hidden if hidden else "") + shown, style)
