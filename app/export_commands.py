@@ -1,4 +1,5 @@
-"""`/export [path]` (pi's `export_html`) and `/copy` (the last answer, copied with OSC 52).
+"""`/export [path]` (pi's `export_html`) and `/copy` (the last answer, or a code block of
+it, copied with OSC 52).
 
 OSC 52 goes through the terminal, so `/copy` works over ssh and inside tmux (when
 tmux's `set-clipboard` allows it); Textual's `App.copy_to_clipboard` writes it.
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 from app.command_support import guarded
 from app.slash_commands import slash_command
 from protocol.commands import ExportHtml, GetLastAssistantText
+from widgets.markdown_stream import PARSER
 
 if TYPE_CHECKING:
     from app.pideck_app import PideckApp
@@ -37,15 +39,40 @@ async def export_command(app: PideckApp, args: str) -> None:
     app.notify(f"Exported to {resolve(app, result.path)}", title="/export", markup=False, timeout=10)
 
 
-@slash_command("copy", "Copy the last assistant answer to the clipboard (Ctrl+X; OSC 52, works over ssh)")
+def code_blocks(markdown: str) -> list[str]:
+    """The code blocks (fenced or indented) of a markdown text, in order."""
+    return [token.content for token in PARSER.parse(markdown) if token.type in ("fence", "code_block")]
+
+
+def _lines(text: str) -> str:
+    lines = text.count("\n") + 1
+    return f"{lines} line{'s' * (lines != 1)}"
+
+
+@slash_command("copy", "Copy the last assistant answer to the clipboard (Ctrl+X; OSC 52, works over ssh); "
+               "`code` copies its last code block, `code N` its Nth", usage="[code [N]]")
 @guarded("/copy failed")
 async def copy_command(app: PideckApp, args: str) -> None:
+    words = args.split()
+    if words and (words[0] != "code" or len(words) > 2 or (len(words) == 2 and not words[1].isdigit())):
+        app.notify("Usage: /copy, /copy code, or /copy code N (the Nth code block of the last answer).",
+                   title="/copy", severity="warning", markup=False)
+        return
     last = await app.client.call(GetLastAssistantText())
     text = last.text if last is not None else None
     if not text:
         app.notify("There is no assistant answer to copy yet.", title="/copy", severity="warning", markup=False)
         return
-    app.copy_to_clipboard(text)
-    lines = text.count("\n") + 1
-    app.notify(f"Copied the last answer ({len(text):,} characters, {lines} line{'s' * (lines != 1)}).",
-               title="/copy", markup=False)
+    if not words:
+        app.copy_to_clipboard(text)
+        app.notify(f"Copied the last answer ({len(text):,} characters, {_lines(text)}).", title="/copy", markup=False)
+        return
+    blocks = code_blocks(text)
+    number = int(words[1]) if len(words) == 2 else len(blocks)
+    if not 1 <= number <= len(blocks):
+        have = f"has {len(blocks)} code block{'s' * (len(blocks) != 1)}" if blocks else "has no code block"
+        app.notify(f"The last answer {have}.", title="/copy", severity="warning", markup=False)
+        return
+    code = blocks[number - 1].removesuffix("\n")
+    app.copy_to_clipboard(code)
+    app.notify(f"Copied code block {number} of {len(blocks)} ({_lines(code)}).", title="/copy", markup=False)

@@ -358,6 +358,19 @@ async def test_copy_writes_osc52(pilot: Any, scripted_model: ScriptedModel) -> N
         written.clear()
         await pilot.press("ctrl+x")  # pi's copy key, on an empty prompt
         await wait_until(pilot, lambda: osc in "".join(written), what="Ctrl+X copies too")
+
+        await converse(pilot, scripted_model, "First:\n\n```python\nprint(1)\n```\n\nThen:\n\n```sh\nls -la\necho ok\n```\n")
+        for command, code, note in (("/copy code", "ls -la\necho ok", "Copied code block 2 of 2 (2 lines)."),
+                                    ("/copy code 1", "print(1)", "Copied code block 1 of 2 (1 line).")):
+            written.clear()
+            await send(pilot, command)
+            osc = f"\x1b]52;c;{base64.b64encode(code.encode()).decode()}\a"
+            await wait_until(pilot, lambda o=osc: o in "".join(written), what=command)
+            await wait_until(pilot, lambda n=note: noted(app, n), what=note)
+        await send(pilot, "/copy code 3")
+        await wait_until(pilot, lambda: noted(app, "The last answer has 2 code blocks."), what="no third block")
+        await send(pilot, "/copy the rest")
+        await wait_until(pilot, lambda: noted(app, "Usage: /copy, /copy code, or /copy code N"), what="usage")
     finally:
         driver.write = original  # type: ignore[method-assign]
     await quiesce(pilot)
