@@ -105,6 +105,7 @@ class StreamingText(GrowsInPlace, Widget):
         self._style_changed = True
         self._idle_timer: Timer | None = None
         self._selection: Selection | None = None
+        self._painting = False  # in render_lines: drawing the screen, not looking up the mouse
         self._chunker.feed(text)
 
     @property
@@ -338,9 +339,20 @@ class StreamingText(GrowsInPlace, Widget):
             self._set_dirty(Region(0, start, width, self.line_count - start))
         return max(1, self.line_count)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._painting = True
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._painting = False
+
     def render_line(self, y: int) -> Strip:
-        # (column, line) offsets let the mouse select text; Strip caches them per strip
-        strip = self._line(y).apply_offsets(0, y)
+        strip = self._line(y)
+        if not self._painting:
+            # Textual finds where the mouse is in the text (to select) by calling render_line
+            # itself and reading (column, line) offsets off the strip; painted lines do not
+            # need them, and adding them costs more than the rest of a line's rendering
+            strip = strip.apply_offsets(0, y)
         return strip if self._selection is None else mark_selection(self, self._selection, y, strip)
 
     def _line(self, y: int) -> Strip:
