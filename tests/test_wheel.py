@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from pi_harness import Fake, wait_until
 from test_app import start_run
@@ -22,16 +23,22 @@ def wheel(transcript: Transcript, up: bool, alt: bool = False) -> None:
     transcript.post_message(kind(transcript, 5, 5, 0, 1 if up else -1, 0, False, alt, False))
 
 
+async def long_transcript(pilot: Any, fake: Fake, turns: int) -> Transcript:
+    """`turns` answers in a 20-line terminal, and the transcript at its end."""
+    app = pilot.app
+    for turn in range(turns):
+        await start_run(pilot, fake, f"Question {turn}", running=False)
+        await wait_until(pilot, lambda t=turn: not app.model.running and len(app.query(TextBlock)) == t + 1, what="answer")
+    transcript = app.query_one(Transcript)
+    await wait_until(pilot, lambda: transcript.max_scroll_y > 20 * turns and transcript.scroll_y == transcript.max_scroll_y,
+                     what="a long transcript, at its end")
+    return transcript
+
+
 async def test_wheel_steps_speed_up_and_alt_goes_further(tmp_path: Path, monkeypatch: object) -> None:
     fake = Fake(tmp_path)
     async with fake.run(size=(100, 20)) as pilot:
-        app = pilot.app
-        for turn in range(3):
-            await start_run(pilot, fake, f"Question {turn}", running=False)
-            await wait_until(pilot, lambda t=turn: not app.model.running and len(app.query(TextBlock)) == t + 1, what="answer")
-        transcript = app.query_one(Transcript)
-        await wait_until(pilot, lambda: transcript.max_scroll_y > 60 and transcript.scroll_y == transcript.max_scroll_y,
-                         what="a long transcript, at its end")
+        transcript = await long_transcript(pilot, fake, 3)
         bottom = transcript.scroll_y
 
         def moved() -> float:
@@ -78,13 +85,7 @@ async def test_a_fixed_wheel_setting_scrolls_that_many_lines_a_step(tmp_path: Pa
     (tmp_path / ".pi" / "settings.json").write_text(json.dumps({"fullscreenWheelScrollLines": 3}))
     fake = Fake(tmp_path)
     async with fake.run(size=(100, 20)) as pilot:
-        app = pilot.app
-        for turn in range(2):
-            await start_run(pilot, fake, f"Question {turn}", running=False)
-            await wait_until(pilot, lambda t=turn: not app.model.running and len(app.query(TextBlock)) == t + 1, what="answer")
-        transcript = app.query_one(Transcript)
-        await wait_until(pilot, lambda: transcript.max_scroll_y > 40 and transcript.scroll_y == transcript.max_scroll_y,
-                         what="a long transcript, at its end")
+        transcript = await long_transcript(pilot, fake, 2)
         bottom = transcript.scroll_y
         monkeypatch.setattr(transcript_module, "WHEEL_QUICK", 3600.0)  # type: ignore[attr-defined]
         for expected in (3, 6, 9, 12):  # quick steps, but no speeding up
