@@ -25,6 +25,13 @@ def wheel_lines(config: LaunchConfig) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 100 else None
 
 
+def scrollbar_setting(config: LaunchConfig) -> str:
+    """`fullscreenScrollbar`: the transcript's scrollbar, "auto" (when it overflows, the
+    default), "always" or "hidden"."""
+    value = _setting(config, "fullscreenScrollbar")
+    return value if value in ("always", "hidden") else "auto"
+
+
 def exit_output_setting(config: LaunchConfig) -> str:
     """`fullscreenExitOutput`: what quitting leaves in the terminal, "transcript" (the
     default) or "resume-hint"."""

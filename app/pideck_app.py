@@ -28,7 +28,7 @@ from app.keys import install_alt_arrows, install_alt_keys
 from app.launch import LaunchConfig
 from app.palette import KeyActions, PiCommands, PideckCommands
 from app.problem_monitor import ProblemMonitor
-from app.pi_settings import copy_on_select, wheel_lines
+from app.pi_settings import copy_on_select, scrollbar_setting, wheel_lines
 from app.selection_copy import SelectionCopy
 from app.slash_commands import REGISTRY, parse
 
@@ -175,7 +175,8 @@ class PideckApp(CommandKeys, App[int]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             with Vertical(id="conversation"):
-                yield Transcript(self.model, wheel_lines=wheel_lines(self.config), id="transcript")
+                yield Transcript(self.model, wheel_lines=wheel_lines(self.config), id="transcript",
+                                 classes=f"-scrollbar-{scrollbar_setting(self.config)}")
                 yield SearchBar(id="search")
                 yield CrashBar(id="crash-bar")
                 yield Vertical(id="widgets-above", classes="extension-widgets")

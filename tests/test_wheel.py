@@ -1,6 +1,7 @@
 """The mouse wheel over the transcript: two lines a step, up to six as a spin speeds up,
 or the lines pi's `fullscreenWheelScrollLines` sets; five times as far with Alt (as pi's
-wheel); up stops following the stream, back at the end follows it again."""
+wheel); up stops following the stream, back at the end follows it again. pi's
+`fullscreenScrollbar` shows the scrollbar always, when the transcript overflows, or never."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pi_harness import Fake, wait_until
 from test_app import start_run
 from textual import events
@@ -93,3 +95,17 @@ async def test_a_fixed_wheel_setting_scrolls_that_many_lines_a_step(tmp_path: Pa
             await wait_until(pilot, lambda e=expected: bottom - transcript.scroll_y == e, what=f"{expected} lines up")
         wheel(transcript, up=True, alt=True)
         await wait_until(pilot, lambda: bottom - transcript.scroll_y == 27, what="Alt: five times as far")
+
+
+@pytest.mark.parametrize(("setting", "width"), [(None, 1), ("always", 1), ("hidden", 0)])
+async def test_pis_scrollbar_setting(tmp_path: Path, setting: str | None, width: int) -> None:
+    if setting is not None:
+        (tmp_path / ".pi").mkdir()
+        (tmp_path / ".pi" / "settings.json").write_text(json.dumps({"fullscreenScrollbar": setting}))
+    fake = Fake(tmp_path)
+    async with fake.run(size=(100, 20)) as pilot:
+        transcript = pilot.app.query_one(Transcript)
+        assert transcript.max_scroll_y == 0, "nothing to scroll yet"
+        assert transcript.scrollbar_size_vertical == (1 if setting == "always" else 0), "a bar only when it overflows"
+        await long_transcript(pilot, fake, 2)
+        assert transcript.scrollbar_size_vertical == width
