@@ -32,6 +32,12 @@ def scrollbar_setting(config: LaunchConfig) -> str:
     return value if value in ("always", "hidden") else "auto"
 
 
+def terminal_progress(config: LaunchConfig) -> bool:
+    """`terminal.showTerminalProgress`: OSC 9;4 progress in the terminal's tab while pi
+    works (off by default)."""
+    return _setting(config, "terminal.showTerminalProgress") is True
+
+
 def exit_output_setting(config: LaunchConfig) -> str:
     """`fullscreenExitOutput`: what quitting leaves in the terminal, "transcript" (the
     default) or "resume-hint"."""

@@ -28,8 +28,9 @@ from app.keys import install_alt_arrows, install_alt_keys
 from app.launch import LaunchConfig
 from app.palette import KeyActions, PiCommands, PideckCommands
 from app.problem_monitor import ProblemMonitor
-from app.pi_settings import copy_on_select, scrollbar_setting, wheel_lines
+from app.pi_settings import copy_on_select, scrollbar_setting, terminal_progress, wheel_lines
 from app.selection_copy import SelectionCopy
+from app.terminal_progress import TerminalProgress
 from app.slash_commands import REGISTRY, parse
 
 # Modules that register `/` commands with app.slash_commands are imported here, one per line.
@@ -150,6 +151,7 @@ class PideckApp(CommandKeys, App[int]):
         self.recovery = CrashRecovery(self)
         self.problems = ProblemMonitor(self)
         self.selection = SelectionCopy(self, copy_on_select(config))
+        self.progress = TerminalProgress(self, terminal_progress(config))
         self.commands: list[CommandInfo] = []
         self._pending: list[Any] = []
         self._flush_timer: Timer | None = None
@@ -323,6 +325,8 @@ class PideckApp(CommandKeys, App[int]):
                 await self._refresh_extension_widgets()
             if changes.run or changes.extension_ui or changes.protocol_errors:
                 self.query_one(StatusLine).refresh_status()
+            if changes.run:
+                self.progress.show(self.model.running)
             if changes.editor_text is not None:
                 self.query_one(PromptEditor).load(changes.editor_text)
             if changes.title is not None:
@@ -667,6 +671,7 @@ class PideckApp(CommandKeys, App[int]):
         self.push_screen(ToolOutputScreen(f"{run.name} {tool_summary(run.name, run.args)}", run.output))
 
     async def on_unmount(self) -> None:
+        self.progress.clear()
         self._gc.close()
         await self.client.close()
 

@@ -266,11 +266,14 @@ def _expand(value: str, env: Mapping[str, str]) -> Path:
 
 
 def pi_setting(name: str, cwd: Path, agent: Path) -> Any:
-    """One of pi's settings: the project's `.pi/settings.json` over the agent dir's; None
-    if neither sets it (or cannot be read)."""
+    """One of pi's settings (a dotted name reaches into an object: `terminal.images`): the
+    project's `.pi/settings.json` over the agent dir's; None if neither sets it (or cannot
+    be read)."""
     for path in (cwd / ".pi" / "settings.json", agent / "settings.json"):
         try:
-            value = json.loads(path.read_text(encoding="utf-8")).get(name)
+            value = json.loads(path.read_text(encoding="utf-8"))
+            for key in name.split("."):
+                value = value.get(key)
         except (OSError, ValueError, AttributeError):
             continue
         if value is not None:
