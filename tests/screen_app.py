@@ -9,7 +9,10 @@ from textual.screen import Screen
 
 
 class ScreenApp(App[None]):
-    """Pushes `first` when it starts; `results` collects what it dismisses with."""
+    """Pushes `first` when it starts; `results` collects what it dismisses with. No command
+    palette: its Ctrl+P is a key of some screens, as in pideck (where F1 opens it)."""
+
+    ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, first: Screen[Any]) -> None:
         super().__init__()

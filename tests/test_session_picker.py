@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import shutil
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+
+import pytest
+from rich.console import Console
 
 from pi_harness import wait_until
 from screen_app import ScreenApp
@@ -110,3 +116,49 @@ async def test_arrows_wrap_around_and_page_keys_stop_at_the_ends() -> None:
             await pilot.press(key)
             seen.append(picker.highlighted_value())
         assert seen == ["a", "c", "c", "a", "c"]
+
+
+def prompts(picker: SessionPicker) -> list[str]:
+    console = Console(width=120, file=io.StringIO(), record=True)
+    for row in picker.shown:
+        console.print(row.prompt)
+    return console.export_text().splitlines()
+
+
+async def test_named_only_and_paths_as_in_pi() -> None:
+    app = session_picker()
+    async with app.run_test(size=SIZE) as pilot:
+        picker = app.first
+        await wait_until(pilot, lambda: len(picker.shown) == 2, what="listing")
+        await pilot.press("ctrl+n")
+        assert [row.value for row in picker.shown] == [HERE[0]], "only the named session"
+        assert "1 named" in str(picker.query_one("#picker-note").render())
+        await pilot.press("ctrl+n", "ctrl+p")
+        assert len(picker.shown) == 2 and any("/s/Plan .jsonl" in line for line in prompts(picker))
+        await pilot.press("ctrl+p")
+        assert not any("/s/" in line for line in prompts(picker)) and any("/home/ada/p" in line for line in prompts(picker))
+
+
+async def test_delete_asks_first_and_never_deletes_the_open_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # no `trash` command: the file is removed
+    files = [tmp_path / "open.jsonl", tmp_path / "old.jsonl"]
+    for file in files:
+        file.write_text("{}\n")
+    sessions = [replace(summary("Open work", "Open", minute=5), path=files[0]), replace(summary(None, "Old try"), path=files[1])]
+    app = ScreenApp(SessionPicker(lambda everywhere: sessions, current=str(files[0])))
+    async with app.run_test(size=SIZE) as pilot:
+        picker = app.first
+        note = picker.query_one("#picker-note")
+        await wait_until(pilot, lambda: len(picker.shown) == 2, what="listing")
+        await pilot.press("ctrl+d")
+        assert "cannot be deleted" in str(note.render()) and files[0].exists()
+
+        await pilot.press("down", "ctrl+d")
+        assert "Delete “Old try”? Enter deletes" in str(note.render())
+        await pilot.press("escape")
+        assert app.screen is picker and files[1].exists(), "Esc keeps it, and the picker stays"
+        await pilot.press("ctrl+d", "enter")
+        await wait_until(pilot, lambda: not files[1].exists(), what="deleted")
+        assert [row.value for row in picker.shown] == [sessions[0]] and app.screen is picker
+        assert "“Old try” removed" in str(note.render())
+        assert files[0].exists()

@@ -1,16 +1,24 @@
 """Pickers for `/resume` (session files) and `/fork` (user messages of the session), on
 the shared `FilteredPicker` (widgets/pickers.py): type to narrow the list, ↑↓ move,
 Enter chooses, Esc closes. Session names and message texts are foreign text, shown via `safe`.
+
+As in pi's session selector, /resume also has Ctrl+N (named sessions only), Ctrl+P (file
+paths instead of working directories) and Ctrl+D (delete the highlighted session, after
+Enter confirms: to the trash with the `trash` command where there is one, else removed).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from collections.abc import Callable, Sequence
 
 from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
+from textual.widgets import Input
 
 from protocol.responses import ForkMessage
 from protocol.session_files import SessionSummary
@@ -31,7 +39,18 @@ def one_line(text: str) -> str:
     return " ".join(clean(text).split())
 
 
-def session_row(summary: SessionSummary, current: str | None) -> Row[SessionSummary]:
+def delete_session_file(path: os.PathLike[str]) -> str:
+    """Move a session file to the trash (the `trash` command, as pi), else remove it; how.
+    Raises OSError when neither works."""
+    if (trash := shutil.which("trash")) is not None:
+        subprocess.run([trash, "--", os.fspath(path)], capture_output=True, timeout=30, check=False)
+        if not os.path.exists(path):
+            return "moved to the trash"
+    os.unlink(path)
+    return "removed"
+
+
+def session_row(summary: SessionSummary, current: str | None, show_path: bool = False) -> Row[SessionSummary]:
     is_current = current is not None and str(summary.path) == current
     grid = Table.grid(expand=True, padding=(0, 1))
     grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
@@ -42,7 +61,7 @@ def session_row(summary: SessionSummary, current: str | None) -> Row[SessionSumm
     when = summary.modified.astimezone().strftime("%Y-%m-%d %H:%M")
     grid.add_row(title, Text(f"{when} · {human_size(summary.size)}", "dim"))
     detail = Text("  ", no_wrap=True, overflow="ellipsis")
-    detail.append(one_line(summary.cwd) or "(no cwd)", "cyan")
+    detail.append(one_line(str(summary.path)) if show_path else one_line(summary.cwd) or "(no cwd)", "cyan")
     if summary.name and summary.first_message:
         detail.append(" · " + one_line(summary.first_message)[:200], "dim")
     if is_current:
@@ -60,8 +79,14 @@ class SessionPicker(FilteredPicker[SessionSummary]):
     """
 
     DEFAULT_CLASSES = "-tall"
-    HINT = "type to search · ↑↓ move · Enter resume · Tab this folder / all folders · Esc cancel"
-    BINDINGS = [Binding("tab", "toggle_scope", "This folder / all", priority=True)]
+    HINT = "type to search · Enter resume · Tab this folder / all · ^N named · ^P paths · ^D delete · Esc cancel"
+    BINDINGS = [
+        Binding("tab", "toggle_scope", "This folder / all", priority=True),
+        Binding("ctrl+n", "toggle_named", "Named only"),
+        Binding("ctrl+p", "toggle_paths", "Paths"),
+        Binding("ctrl+d", "delete", "Delete", priority=True),  # not the filter's delete-right
+        Binding("escape", "cancel", "Cancel"),
+    ]
     EMPTY = "no sessions saved here yet"
 
     def __init__(
@@ -77,6 +102,11 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         self.current = current
         self.where = where
         self.everywhere = False
+        self.named_only = False
+        self.show_paths = False
+        self.sessions: list[SessionSummary] = []
+        self.deleting: SessionSummary | None = None  # asked to delete: Enter confirms, Esc keeps it
+        self._note = ""
 
     def on_mount(self) -> None:
         self.reload()
@@ -92,16 +122,65 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         except OSError as exc:
             self.app.call_from_thread(self.set_rows, [], f"cannot read the sessions: {exc}")
             return
-        rows = [session_row(summary, self.current) for summary in sessions]
-        scope = "every folder" if everywhere else "this folder"
-        note = f"{len(rows)} session(s) of {scope}"
-        if self.where:
-            note += f" · {self.where}"
-        self.app.call_from_thread(self.set_rows, rows, note)
+        self.app.call_from_thread(self._listed, sessions)
+
+    def _listed(self, sessions: list[SessionSummary], done: str = "") -> None:
+        self.sessions = sessions
+        scope = "every folder" if self.everywhere else "this folder"
+        self._note = " · ".join(part for part in (done, f"{len(sessions)} session(s) of {scope}", self.where) if part)
+        self._show()
+
+    def _show(self) -> None:
+        shown = [summary for summary in self.sessions if summary.name or not self.named_only]
+        note = self._note + (f" · {len(shown)} named" if self.named_only else "")
+        self.set_rows([session_row(summary, self.current, self.show_paths) for summary in shown], note)
 
     def action_toggle_scope(self) -> None:
         self.everywhere = not self.everywhere
         self.reload()
+
+    def action_toggle_named(self) -> None:
+        self.named_only = not self.named_only
+        self._show()
+
+    def action_toggle_paths(self) -> None:
+        self.show_paths = not self.show_paths
+        self._show()
+
+    def action_delete(self) -> None:
+        summary = self.highlighted_value()
+        if summary is None:
+            return
+        if self.current is not None and str(summary.path) == self.current:
+            self.set_note(Text("pi has this session open: it cannot be deleted", "bold red"))
+            return
+        self.deleting = summary
+        self.set_note(Text(f"Delete “{one_line(summary.title)[:80]}”? Enter deletes · Esc keeps it", "bold red"))
+
+    def action_cancel(self) -> None:
+        if self.deleting is None:
+            self.dismiss(None)
+        else:
+            self.deleting = None
+            self.set_note(self._note)
+
+    def action_choose(self) -> None:
+        if self.deleting is None:
+            super().action_choose()
+            return
+        summary, self.deleting = self.deleting, None
+        try:
+            how = delete_session_file(summary.path)
+        except OSError as exc:
+            self.set_note(Text(f"cannot delete {summary.path}: {exc.strerror or exc}", "bold red"))
+            return
+        self._listed([s for s in self.sessions if s.path != summary.path], f"“{one_line(summary.title)[:60]}” {how}")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if self.deleting is not None:  # typing on: the question is dropped
+            self.deleting = None
+            self.set_note(self._note)
+        super().on_input_changed(event)
 
 
 class ForkPicker(FilteredPicker[str]):
