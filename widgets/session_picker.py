@@ -79,7 +79,7 @@ class SessionPicker(FilteredPicker[SessionSummary]):
     """
 
     DEFAULT_CLASSES = "-tall"
-    HINT = "type to search · Enter resume · Tab this folder / all · ^N named · ^P paths · ^D delete · Esc cancel"
+    HINT = "type to search · ↑↓ move · Enter resume · Tab this folder / all folders · Esc cancel"  # the rest: Footer
     BINDINGS = [
         Binding("tab", "toggle_scope", "This folder / all", priority=True),
         Binding("ctrl+n", "toggle_named", "Named only"),
