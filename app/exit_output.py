@@ -23,10 +23,10 @@ from rich.text import Text
 
 from app.launch import LaunchConfig
 from app.pi_settings import exit_output_setting
-from protocol.messages import AssistantMessage, BashExecutionMessage, CustomMessage
+from protocol.messages import BashExecutionMessage
 from protocol.responses import SessionState
 from protocol.session_model import Banner, MessageItem, SessionModel
-from widgets.message_views import run_mark, tail_lines, tool_summary
+from widgets.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text, tool_summary
 from widgets.safe_text import clean, safe
 from widgets.transcript import hidden_in_transcript
 
@@ -73,25 +73,11 @@ def transcript(model: SessionModel) -> Iterator[RenderableType]:
         if isinstance(item, Banner):
             yield Text(f"— {clean(item.title)}{f': {clean(item.outcome)}' if item.outcome else ''}", "dim")
         elif not hidden_in_transcript(model, item):
-            yield Group(_header(item), Padding(Group(*_body(model, item)), (0, 0, 1, 2)))
-
-
-def _header(item: MessageItem) -> Text:
-    message = item.message
-    if item.role == "user":
-        return Text("❯ you", "bold cyan")
-    if item.role == "assistant":
-        return Text("● pi", "bold magenta")
-    if isinstance(message, BashExecutionMessage):
-        return Text.assemble(("$ ", "bold green"), safe(message.command, "bold"))
-    if isinstance(message, CustomMessage):
-        return Text.assemble(("◆ ", "bold blue"), safe(message.custom_type or "extension", "bold blue"))
-    names = {"compactionSummary": "⧉ compaction summary", "branchSummary": "⑂ branch summary", "toolResult": "↳ tool result"}
-    return Text(names.get(item.role, f"? {clean(item.role)}"), "bold")
+            yield Group(message_label(item), Padding(Group(*_body(model, item)), (0, 0, 1, 2)))
 
 
 def _body(model: SessionModel, item: MessageItem) -> Iterator[RenderableType]:
-    markdown = item.role in ("assistant", "compactionSummary", "branchSummary", "custom")
+    markdown = item.role in MARKDOWN_ROLES
     for _, block in item.ordered_blocks():
         call = block.tool_call
         if call is not None:
@@ -99,25 +85,15 @@ def _body(model: SessionModel, item: MessageItem) -> Iterator[RenderableType]:
             line = Text.assemble(run_mark(run), (clean(call.name), "bold"), "  ", safe(tool_summary(call.name, call.arguments), "cyan"))
             yield Group(line, *_output(run.output if run is not None else ""))
         elif block.kind == "text" and block.text.strip():
-            yield Markdown(clean(block.text)) if markdown else _tail(block.text, 40)
+            yield Markdown(clean(block.text)) if markdown else tail_text(block.text.rstrip("\n"), 40)
         elif block.kind == "image":
             yield Text("[image]", "yellow")
-    message = item.message
-    if isinstance(message, BashExecutionMessage):
-        yield from _output(message.output)
-        if message.exit_code not in (0, None):
-            yield Text(f"exit code {message.exit_code}", "bold red")
-    if isinstance(message, AssistantMessage) and message.stop_reason in ("error", "aborted", "length"):
-        reason = {"error": "✗ error", "aborted": "■ aborted", "length": "… stopped at the output token limit"}
-        detail = f": {clean(message.error_message)}" if message.error_message else ""
-        yield Text(reason[message.stop_reason] + detail, "bold red" if message.stop_reason == "error" else "bold yellow")
+    if isinstance(item.message, BashExecutionMessage):
+        yield from _output(item.message.output)
+    if footer := message_footer(item):
+        yield footer
 
 
 def _output(output: str) -> Iterator[Text]:
     if output.strip():
-        yield _tail(output, OUTPUT_LINES, "dim")
-
-
-def _tail(text: str, lines: int, style: str = "") -> Text:
-    shown, hidden = tail_lines(text.rstrip("\n"), lines)
-    return safe(("… %d more lines\n" % hidden if hidden else "") + shown, style)
+        yield tail_text(output.rstrip("\n"), OUTPUT_LINES, "dim")

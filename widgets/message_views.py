@@ -25,6 +25,7 @@ from widgets.safe_text import clean, safe
 from widgets.tool_output import ShowToolOutput, output_preview
 
 TOOL_PREVIEW_LINES = 8
+MARKDOWN_ROLES = ("assistant", "compactionSummary", "branchSummary", "custom")  # their text is markdown
 MAX_RENDERED_OUTPUT = 200_000
 
 
@@ -127,6 +128,66 @@ class ToolCallBlock(Static):
             self.post_message(ShowToolOutput(self.tool_call_id))
 
 
+def message_label(item: MessageItem) -> Text:
+    """Who or what a message is, as its header starts: "● pi", "❯ you", "$ command"..."""
+    message = item.message
+    text = Text()
+    if isinstance(message, AssistantMessage):
+        text.append("● pi", "bold magenta")
+    elif item.role == "user":
+        text.append("❯ you", "bold cyan")
+        images = [b for b in getattr(message, "content", []) if getattr(b, "mime_type", None)]
+        if isinstance(message.content, list) and images:
+            text.append(f"  [{len(images)} image{'s' if len(images) > 1 else ''} attached]", "yellow")
+    elif isinstance(message, BashExecutionMessage):
+        text.append("$ ", "bold green")
+        text.append(clean(message.command), "bold")
+        if message.exclude_from_context:
+            text.append("  (not sent to the model)", "dim")
+    elif isinstance(message, CustomMessage):
+        text.append(f"◆ {clean(message.custom_type) or 'extension'}", "bold blue")
+    elif item.role == "compactionSummary":
+        text.append(f"⧉ compaction summary  ({message.tokens_before:,} tokens before)", "bold yellow")
+    elif item.role == "branchSummary":
+        text.append("⑂ branch summary", "bold yellow")
+    elif isinstance(message, ToolResultMessage):
+        text.append(f"↳ {clean(message.tool_name)} result", "bold")
+    else:
+        text.append(f"? {clean(item.role)} (message type pideck does not know)", "bold yellow")
+    return text
+
+
+def message_footer(item: MessageItem) -> Text:
+    """How a message ended, when that needs saying: an error, an abort, the token limit, a
+    command's failure; empty otherwise."""
+    message = item.message
+    text = Text()
+    if isinstance(message, AssistantMessage):
+        if message.stop_reason == "error":
+            text.append("✗ error: ", "bold red")
+            text.append(clean(message.error_message or "the provider returned an error"), "red")
+        elif message.stop_reason == "aborted":
+            text.append("■ aborted", "bold yellow")
+            if message.error_message:
+                text.append(f": {clean(message.error_message)}", "yellow")
+        elif message.stop_reason == "length":
+            text.append("… stopped: the reply hit the output token limit", "bold yellow")
+    elif isinstance(message, BashExecutionMessage) and not item.streaming:
+        if message.cancelled:
+            text.append("■ cancelled", "yellow")
+        elif message.exit_code not in (0, None):
+            text.append(f"exit code {message.exit_code}", "bold red")
+        if message.truncated and message.full_output_path:
+            text.append(f"  output truncated; full output: {clean(message.full_output_path)}", "dim")
+    return text
+
+
+def tail_text(text: str, count: int, style: str = "") -> Text:
+    """The last `count` lines of `text`, after a note of how many more there are."""
+    shown, hidden = tail_lines(text, count)
+    return safe(("… %d more lines\n" % hidden if hidden else "") + shown, style)
+
+
 class MessageView(GrowsInPlace, Vertical):
     """A transcript message: a header line, its blocks, and a stop-reason footer."""
 
@@ -152,57 +213,17 @@ class MessageView(GrowsInPlace, Vertical):
         yield Static(self._footer(), classes="message-footer")
 
     def _header(self) -> Text:
-        item, message = self.item, self.item.message
-        text = Text()
-        if isinstance(message, AssistantMessage):
-            text.append("● pi", "bold magenta")
-            if message.model:
-                text.append(f"  {clean(message.model)}", "dim")
-        elif item.role == "user":
-            text.append("❯ you", "bold cyan")
-            images = [b for b in getattr(message, "content", []) if getattr(b, "mime_type", None)]
-            if isinstance(message.content, list) and images:
-                text.append(f"  [{len(images)} image{'s' if len(images) > 1 else ''} attached]", "yellow")
-        elif isinstance(message, BashExecutionMessage):
-            text.append("$ ", "bold green")
-            text.append(clean(message.command), "bold")
-            if message.exclude_from_context:
-                text.append("  (not sent to the model)", "dim")
-        elif isinstance(message, CustomMessage):
-            text.append(f"◆ {clean(message.custom_type) or 'extension'}", "bold blue")
-        elif item.role == "compactionSummary":
-            text.append(f"⧉ compaction summary  ({message.tokens_before:,} tokens before)", "bold yellow")
-        elif item.role == "branchSummary":
-            text.append("⑂ branch summary", "bold yellow")
-        elif isinstance(message, ToolResultMessage):
-            text.append(f"↳ {clean(message.tool_name)} result", "bold")
-        else:
-            text.append(f"? {clean(item.role)} (message type pideck does not know)", "bold yellow")
+        text = message_label(self.item)
+        message = self.item.message
+        if isinstance(message, AssistantMessage) and message.model:
+            text.append(f"  {clean(message.model)}", "dim")
         stamp = getattr(message, "timestamp", 0)
         if stamp:
             text.append("  " + time.strftime("%H:%M:%S", time.localtime(stamp / 1000)), "dim")
         return text
 
     def _footer(self) -> Text:
-        message = self.item.message
-        text = Text()
-        if isinstance(message, AssistantMessage):
-            if message.stop_reason == "error":
-                text.append("✗ error: ", "bold red")
-                text.append(clean(message.error_message or "the provider returned an error"), "red")
-            elif message.stop_reason == "aborted":
-                text.append("■ aborted", "bold yellow")
-                if message.error_message:
-                    text.append(f": {clean(message.error_message)}", "yellow")
-            elif message.stop_reason == "length":
-                text.append("… stopped: the reply hit the output token limit", "bold yellow")
-        elif isinstance(message, BashExecutionMessage) and not self.item.streaming:
-            if message.cancelled:
-                text.append("■ cancelled", "yellow")
-            elif message.exit_code not in (0, None):
-                text.append(f"exit code {message.exit_code}", "bold red")
-            if message.truncated and message.full_output_path:
-                text.append(f"  output truncated; full output: {clean(message.full_output_path)}", "dim")
+        text = message_footer(self.item)
         self.set_class(bool(text), "-has-footer")
         return text
 
@@ -211,7 +232,7 @@ class MessageView(GrowsInPlace, Vertical):
             return ThinkingBlock(block.text)
         if block.kind == "toolCall":
             return ToolCallBlock(self.model, block)
-        if block.kind == "text" and self.item.role in ("assistant", "compactionSummary", "branchSummary", "custom"):
+        if block.kind == "text" and self.item.role in MARKDOWN_ROLES:
             return TextBlock(block.text)
         return Static(self._plain_content(block), classes="plain image" if block.kind == "image" else "plain")
 
@@ -220,8 +241,7 @@ class MessageView(GrowsInPlace, Vertical):
         an image's name, or what kind of block pideck does not show."""
         if block.kind == "text":
             if self.item.role == "toolResult":
-                shown, hidden = tail_lines(block.text, TOOL_PREVIEW_LINES)
-                return safe(("… %d more lines\n" % hidden if hidden else "") + shown)
+                return tail_text(block.text, TOOL_PREVIEW_LINES)
             return safe(block.text[-MAX_RENDERED_OUTPUT:])
         if block.kind == "image":
             label = describe(block.raw, self.model.image_names) if isinstance(block.raw, ImageContent) else "?"

@@ -283,10 +283,10 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         elif direction > 0:
             self.to_bottom()
         else:
-            earlier = [item.key for item in self.model.items[: self._hidden_before]
-                       if isinstance(item, MessageItem) and item.role == "user"]
-            if earlier and await self.reveal(earlier[-1]):
-                self.show_view(self.views[earlier[-1]])
+            left_out = reversed(self.model.items[: self._hidden_before])
+            key = next((item.key for item in left_out if isinstance(item, MessageItem) and item.role == "user"), None)
+            if key is not None and await self.reveal(key):
+                self.show_view(self.views[key])
 
     def show_view(self, view: MessageView | BannerView | ToolCallBlock) -> None:
         """Scroll `view`'s top to the top of the transcript once it is laid out (a view
