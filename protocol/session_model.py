@@ -287,7 +287,7 @@ class SessionModel:
         self.steering: list[str] = []
         self.follow_up: list[str] = []
         self.running = False
-        self.turns = 0
+        self.turns = 0  # turns of the current run (agent_start after agent_settled starts one)
         self.will_retry = False
         self.retry: Banner | None = None
         self.compaction: Banner | None = None
@@ -472,6 +472,8 @@ class SessionModel:
             self.changes.usage = True
 
     def _agent_start(self, _: AgentStart) -> None:
+        if not self.running:  # a new run (a retry or a queued message goes on with the same one)
+            self.turns = 0
         self.running = True
         self.will_retry = False
         self.changes.run = True

@@ -1,0 +1,18 @@
+"""What tells a reader how much there is: the run's turn count, the preview of long output
+lines, the note on collapsed thinking."""
+
+from __future__ import annotations
+
+from protocol.events import AgentEnd, AgentSettled, AgentStart, TurnStart
+from protocol.session_model import SessionModel
+from widgets.tool_output import PREVIEW_LINE_CHARS, output_preview
+
+
+def test_turns_count_the_current_run_through_retries_and_queued_messages() -> None:
+    model = SessionModel()
+    for _ in range(3):  # a first prompt of three turns
+        model.apply_all([AgentStart(), TurnStart(), TurnStart(), TurnStart(), AgentEnd(), AgentSettled()])
+    model.apply_all([AgentStart(), TurnStart()])
+    assert model.turns == 1, "a new prompt's run starts at turn 1"
+    model.apply_all([AgentEnd(will_retry=True), AgentStart(), TurnStart()])
+    assert model.turns == 2, "a retry (or a queued message) goes on with the same run"
