@@ -42,23 +42,26 @@ class ShowToolOutput(Message):
 
 
 def _cut(line: str) -> str:
-    return line if len(line) <= PREVIEW_LINE_CHARS else line[:PREVIEW_LINE_CHARS] + " …"
+    """A long line's end, after "…": where a line ends is what a preview shows last."""
+    return line if len(line) <= PREVIEW_LINE_CHARS else "…" + line[-PREVIEW_LINE_CHARS:]
 
 
 def _first_lines(text: str, count: int) -> list[str]:
+    """The first `count` lines, each at most its last PREVIEW_LINE_CHARS + 1 characters."""
     lines: list[str] = []
     start = 0
     while len(lines) < count and start <= len(text):
         end = text.find("\n", start)
         if end == -1:
-            lines.append(text[start : start + PREVIEW_LINE_CHARS + 1])
+            lines.append(text[max(start, len(text) - PREVIEW_LINE_CHARS - 1) :])
             break
-        lines.append(text[start : min(end, start + PREVIEW_LINE_CHARS + 1)])
+        lines.append(text[max(start, end - PREVIEW_LINE_CHARS - 1) : end])
         start = end + 1
     return lines
 
 
 def _last_lines(text: str, count: int) -> list[str]:
+    """The last `count` lines, each at most its last PREVIEW_LINE_CHARS + 1 characters."""
     lines: list[str] = []
     end = len(text)
     while len(lines) < count and end >= 0:
