@@ -60,7 +60,7 @@ def _tokens(count: int | None) -> str:
 def session_table(state: SessionState, stats: SessionStats, auto_retry: bool | None) -> Table:
     table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
     table.add_column("what", style="dim", no_wrap=True)
-    table.add_column("value")
+    table.add_column("value", overflow="fold")  # a long session path wraps whole, never cut
 
     def row(label: str, value: str, style: str = "") -> None:
         table.add_row(label, safe(value, style))

@@ -77,3 +77,18 @@ def test_hotkeys_snapshot(snap_compare: Any, tmp_path: Path) -> None:
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, InfoScreen), what="hotkeys")
 
     assert Fake(tmp_path).snap(snap_compare, steps)
+
+
+async def test_session_page_shows_a_long_session_path_whole(tmp_path: Path) -> None:
+    path = "/tmp/" + "/".join(f"a-rather-long-directory-name-{n:02d}" for n in range(6)) + "/session.jsonl"
+    fake = Fake(tmp_path, "--session-file", path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        await type_text(pilot, "/session")
+        await pilot.press("enter")
+        page = await wait_until(pilot, lambda: isinstance(app.screen, InfoScreen) and app.screen, what="/session")
+        content = page.query_one("#info-content")
+        await wait_until(pilot, lambda: content.size.height > 0, what="the page laid out")
+        lines = [strip.text.strip() for strip in content.render_lines(content.region.reset_offset)]
+        shown = "".join(lines)  # the value column's lines, wrapped, joined again
+        assert len(path) > content.size.width and path in shown
