@@ -62,10 +62,26 @@ class TextBlock(StreamingText):
 
 
 class ThinkingBlock(StreamingText):
-    """Model reasoning, dimmed; hidden behind a one-line stub when thinking is collapsed."""
+    """Model reasoning, dimmed. Collapsed (Ctrl+T), only its border title shows: how many
+    lines it hides."""
 
     def __init__(self, text: str) -> None:
         super().__init__(clean(text), plain_style="italic", classes="thinking")
+        self._count_lines()
+
+    def append(self, delta: str) -> None:
+        super().append(delta)
+        self._count_lines()
+
+    def replace(self, text: str) -> None:
+        super().replace(text)
+        self._count_lines()
+
+    def _count_lines(self) -> None:
+        lines = sum(1 for line in self.text.split("\n") if line.strip())
+        title = f"thinking ({lines} line{'' if lines == 1 else 's'}, Ctrl+T)"
+        if self.border_title != title:
+            self.border_title = title
 
 
 def run_mark(run: ToolRun | None) -> tuple[str, str]:
