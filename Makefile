@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(BIN)/pideck --demo
 
 test: $(STAMP)
-	$(BIN)/python -m app.runtime
+	@$(BIN)/python -m app.runtime --describe
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)

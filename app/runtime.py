@@ -143,10 +143,20 @@ def pi_version(argv: list[str], timeout: float = 20.0) -> tuple[int, ...] | None
         return None
 
 
-if __name__ == "__main__":
+def main(args: list[str]) -> int:
+    """Install the runtime if needed and print the command that runs it: alone, for
+    `$(python -m app.runtime)`, or with `--describe` after a line saying what it is."""
     try:
         runtime = ensure_runtime()
     except ProvisionError as exc:
         print(f"pideck: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
+        return 1
+    if "--describe" in args:
+        print(f"pideck: the pinned pi {PI_VERSION} on Node {NODE_VERSION} is installed in {runtime_dir()}; "
+              f"the real-pi tests and pideck (when no pi {PI_VERSION}+ is on PATH) run it as:")
     print(" ".join(runtime.argv))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

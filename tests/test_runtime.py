@@ -122,3 +122,16 @@ def test_ensure_runtime_reuses_a_complete_install_without_npm(bare_path):
     lines: list[str] = []
     found = ensure_runtime(lines.append)
     assert os.path.exists(found.argv[0]) and lines == []
+
+
+def test_module_prints_the_bare_command_or_describes_it(bare_path, capsys):
+    found = installed_runtime(fake_runtime(runtime.runtime_dir()))
+    assert found is not None
+    assert runtime.main([]) == 0
+    assert capsys.readouterr().out == " ".join(found.argv) + "\n"  # what `$(python -m app.runtime)` runs
+    assert runtime.main(["--describe"]) == 0
+    context, command = capsys.readouterr().out.splitlines()
+    assert command == " ".join(found.argv)
+    assert context.startswith("pideck: the pinned pi 1.6.0 on Node") and str(runtime.runtime_dir()) in context
+    makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
+    assert "python -m app.runtime --describe" in makefile  # `make test` says what the command is
