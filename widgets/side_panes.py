@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -40,7 +41,8 @@ def tool_row(run: ToolRun, width: int = 28) -> Text:
 
 
 class ToolLog(OptionList):
-    """Every tool execution of the session; Enter jumps to it in the transcript, o shows its output."""
+    """Every tool execution of the session; Enter jumps to it in the transcript, o shows its output.
+    It follows the newest tool until the user scrolls up or highlights an older one."""
 
     BINDINGS = [Binding("o", "show_output", "Full output")]
 
@@ -52,16 +54,36 @@ class ToolLog(OptionList):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.model = model
         self.border_title = "Tools"
+        self._following = True
 
     def refresh_runs(self) -> None:
         runs = self.model.tool_runs()[-MAX_TOOL_ROWS:]
-        highlighted = self.highlighted
-        self.clear_options()
+        highlighted, scroll_y = self.highlighted, self.scroll_y
+        if self.size.height:  # shown: the user may have scrolled up or moved the highlight
+            self._following = scroll_y >= self.max_scroll_y and highlighted in (None, self.option_count - 1)
+        chosen = self.get_option_at_index(highlighted).id if highlighted is not None else None
+        self.clear_options()  # scrolls to the top
         width = max(12, self.size.width - 12)
         self.add_options(Option(tool_row(run, width), id=run.tool_call_id) for run in runs)
-        if highlighted is not None and runs:
-            self.highlighted = min(highlighted, len(runs) - 1)
+        if self._following:
+            if chosen is not None:
+                self.highlighted = len(runs) - 1
+            self.scroll_end(animate=False, immediate=True)
+        else:
+            if chosen is not None and runs:
+                ids = [run.tool_call_id for run in runs]
+                self.highlighted = ids.index(chosen) if chosen in ids else min(highlighted or 0, len(runs) - 1)
+            self.scroll_to(y=scroll_y, animate=False, immediate=True)
         self.border_subtitle = f"{len(self.model.tools)}"
+
+    def on_show(self) -> None:
+        if self._following:
+            self.call_after_refresh(self.scroll_end, animate=False)
+
+    def on_focus(self) -> None:
+        """F3 or a click: the newest tool is highlighted, unless one already is."""
+        if self.highlighted is None and self.option_count:
+            self.highlighted = self.option_count - 1
 
     def action_show_output(self) -> None:
         if self.highlighted is not None:
@@ -161,6 +183,7 @@ class StatusLine(Static):
         self.model = model
         self.frame = 0
         self.notice = ""  # set while pi is not running: shown instead of "ready"
+        self.starting_since: float | None = None  # monotonic time pi was started, until it answers
         self.problems = ""  # set by app.problem_monitor: what pi sent that pideck could not use
 
     def refresh_status(self) -> None:
@@ -180,6 +203,8 @@ class StatusLine(Static):
             text.append(" · esc aborts", "dim")
         elif self.notice:  # pi is not running: say so instead of "ready"
             text.append(f"■ {self.notice}", "bold red")
+        elif self.starting_since is not None:
+            text.append(f"◌ starting pi… {int(time.monotonic() - self.starting_since)}s", "bold yellow")
         else:
             text.append("● ready", "green")
         for key, value in sorted(model.statuses.items()):
