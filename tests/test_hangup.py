@@ -60,10 +60,11 @@ def test_sighup_is_left_alone_when_ignored(monkeypatch: pytest.MonkeyPatch) -> N
     previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
     try:
         watch_hangup(lambda sig, _: handlers.append(sig), lambda delay, _: intervals.append(delay), 0, lambda: None)
+        assert handlers == [] and intervals == [CHECK_EVERY], "no handler, but the terminal is still watched"
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)  # as in a terminal (the suite may run under nohup)
+        watch_hangup(lambda sig, _: handlers.append(sig), lambda delay, _: intervals.append(delay), 0, lambda: None)
     finally:
         signal.signal(signal.SIGHUP, previous)
-    assert handlers == [] and intervals == [CHECK_EVERY], "no handler, but the terminal is still watched"
-    watch_hangup(lambda sig, _: handlers.append(sig), lambda delay, _: intervals.append(delay), 0, lambda: None)
     assert handlers == [signal.SIGHUP]
 
 
