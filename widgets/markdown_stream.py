@@ -317,8 +317,10 @@ class StreamingText(GrowsInPlace, Widget):
         return self._strips(console.render_lines(renderable, options, pad=True, new_lines=False))
 
     def _strips(self, lines: list[list[Segment]]) -> list[Strip]:
-        """Lines as strips, without blank lines at either end."""
-        strips = [Strip(line, self._width) for line in lines]
+        """Lines as strips on the widget's style, without blank lines at either end. Rich
+        leaves its padding unstyled and its code and rules without the widget's colours:
+        Textual's line filters (NO_COLOR, dim) expect every segment to have them."""
+        strips = [Strip(Segment.apply_style(line, self._style), self._width) for line in lines]
         while strips and not strips[0].text.strip():
             strips.pop(0)
         while strips and not strips[-1].text.strip():
