@@ -195,6 +195,7 @@ class PideckApp(CommandKeys, App[int]):
 
     def on_mount(self) -> None:
         self._status_line = self.query_one(StatusLine)  # the tick finds it without a walk of the DOM
+        self._status_line.starting_since = time.monotonic()  # "starting pi… Ns" until get_state answers
         editor = self.query_one(PromptEditor)
         editor.focus()
         editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
@@ -341,7 +342,7 @@ class PideckApp(CommandKeys, App[int]):
         if not self.is_running or self._closing or status is None or not status.is_attached:
             return  # the app is closing: its widgets are going away
         self.problems.check()
-        if self.model.running:
+        if self.model.running or status.starting_since is not None:
             status.refresh_status()
             if any(not run.done for run in self.model.tools.values()):
                 self.query_one(ToolLog).refresh_runs()
@@ -384,6 +385,8 @@ class PideckApp(CommandKeys, App[int]):
             return
         await self.reload_session(state)
         self._session_ready = True
+        self.query_one(StatusLine).starting_since = None
+        self.query_one(StatusLine).refresh_status()
         if state.model is None:
             self.model.banner(
                 "error",
@@ -459,6 +462,9 @@ class PideckApp(CommandKeys, App[int]):
 
     def _show_startup_error(self, reason: str) -> None:
         self._exit_status = 1
+        status = self.query_one(StatusLine)
+        status.starting_since, status.notice = None, "pi could not start"
+        status.refresh_status()
         self.push_screen(StartupErrorScreen(reason, self.client.stderr_tail, self.config), lambda _: self.exit(1))
 
     # --- dialogs --------------------------------------------------------------------------
@@ -480,6 +486,10 @@ class PideckApp(CommandKeys, App[int]):
     @on(PromptEditor.Submitted)
     async def submit(self, event: PromptEditor.Submitted) -> None:
         text = event.text
+        if not self._session_ready and parse(text) is None:
+            self.notify("pi is still starting: the prompt stays here; send it once the status line says ready.",
+                        title="Not sent yet", severity="warning", markup=False)
+            return
         if "@" in text:
             text = await self.attachments.scan(self.query_one(PromptEditor), final=True)
         if not text.strip() and not self.attachments.bar.attachments:

@@ -34,6 +34,9 @@ Options (each also readable from an environment variable):
 --exit-delay S      (FAKE_PI_EXIT_DELAY) wait S seconds (reading nothing) before --exit
 --bash-output TEXT  (FAKE_PI_BASH_OUTPUT) output of every ``bash`` command
                                        (default: "fake output of <command>\\n")
+--hold-state                           answer ``get_state`` (and read nothing after it)
+                                       only once the control file has a line
+                                       ``#fake:release-state``: a pi slow to start
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ def _arg(parser: argparse.ArgumentParser) -> argparse.Namespace:
     parser.add_argument("--exit-delay", type=float, default=float(env("FAKE_PI_EXIT_DELAY", "0") or 0))
     parser.add_argument("--bash-output", default=env("FAKE_PI_BASH_OUTPUT"))
     parser.add_argument("--session-file", default=env("FAKE_PI_SESSION_FILE", ""))
+    parser.add_argument("--hold-state", action="store_true")
     parser.add_argument("--session", default="")  # as pi's: the session pideck asks to resume
     parser.add_argument("ignored", nargs="*")  # pideck appends "--mode rpc" and pi flags
     options, _ = parser.parse_known_args()
@@ -118,6 +122,9 @@ class FakePi:
         self.messages: list[Any] = json.loads(Path(options.messages).read_text()) if options.messages else []
         self.stop_replay = threading.Event()
         self.replay_thread: threading.Thread | None = None
+        self.state_released = threading.Event()
+        if not options.hold_state:
+            self.state_released.set()
         self.assistant: dict[str, Any] | None = None
         self.assistant_text = ""
         self.log = open(options.log, "a", encoding="utf-8") if options.log else None  # noqa: SIM115
@@ -207,6 +214,7 @@ class FakePi:
     def handle(self, command: dict[str, Any]) -> None:
         kind = command.get("type")
         if kind == "get_state":
+            self.state_released.wait()
             self.respond(command, {
                 "model": MODEL, "thinkingLevel": "medium", "isStreaming": self.running, "isCompacting": False,
                 "steeringMode": "one-at-a-time", "followUpMode": "one-at-a-time",
@@ -345,6 +353,8 @@ class FakePi:
             else:
                 noise = bytes(range(256)).replace(b"\n", b"")
                 self.write_bytes((noise * (size // len(noise) + 1))[:size] + b"\n")
+        elif words[0] == "release-state":
+            self.state_released.set()
 
     def run(self) -> int:
         if self.options.control:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_harness import STREAMS, Fake, transcript_text, wait_until
+from pi_harness import SIZE, STREAMS, Fake, ready, transcript_text, wait_until
 
 from app.keys import install_alt_keys
 from widgets.message_views import ToolCallBlock
@@ -133,6 +133,37 @@ async def test_enter_running_steers_and_alt_enter_follows_up(tmp_path: Path) -> 
         await wait_until(pilot, lambda: app.model.follow_up == ["later please"], what="queue pane")
         assert app.model.steering == ["steer this"]
         assert "abort" not in fake.kinds()
+
+
+async def test_start_up_says_starting_and_keeps_an_early_prompt(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--hold-state")  # pi does not answer get_state until released
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        status = app.query_one(StatusLine)
+        await wait_until(pilot, lambda: "get_state" in fake.kinds(), what="pideck asked for pi's state")
+        await wait_until(pilot, lambda: "starting pi… 1s" in str(status.render()), what="seconds counted")
+        assert "ready" not in str(status.render())
+        await type_text(pilot, "hello early")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("still starting" in str(n.message) for n in app._notifications),
+                         what="a note why it was not sent")
+        assert app.query_one(PromptEditor).text == "hello early"
+        fake.inject("#fake:release-state")
+        await ready(pilot, fake)
+        assert "ready" in str(status.render()) and not fake.commands("prompt")
+        await pilot.press("enter")
+        prompts = await wait_until(pilot, lambda: fake.commands("prompt"), what="the prompt, sent now")
+        assert prompts[0]["message"] == "hello early"
+
+
+async def test_ctrl_c_quits_while_pi_is_starting(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--hold-state")
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "get_state" in fake.kinds(), what="pideck asked for pi's state")
+        await pilot.press("ctrl+c", "ctrl+c")
+        await wait_until(pilot, lambda: app._exit, what="quit")
+    assert app.return_code == 0 and not app._session_ready
 
 
 async def test_ctrl_j_newline_and_history(tmp_path: Path) -> None:
