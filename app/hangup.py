@@ -11,7 +11,13 @@ also polled, and its hang-up ends the app the same way.
 Writes to a hung-up terminal fail, and Textual's output thread ends at the first
 failure; the app's later writes (frames, then the sequences that restore the terminal
 on exit) then fill its queue and the next one waits for ever, with pi still open.
-`install_tolerant_output` gives Textual an output thread that drops what it cannot write.
+`install_hangup_guards` gives Textual an output thread that drops what it cannot write,
+and an input thread that cannot keep a finished pideck alive.
+
+When the terminal pideck leads goes away, the kernel sends SIGCONT with the SIGHUP, and
+Textual resumes application mode on any SIGCONT: during the exit, that starts a new input
+thread that nothing stops, spinning on the dead terminal. `terminal_driver` resumes only
+an app that Ctrl+Z suspended.
 """
 
 from __future__ import annotations
@@ -19,8 +25,11 @@ from __future__ import annotations
 import select
 import signal
 import sys
+import threading
 from collections.abc import Callable
+from typing import Any
 
+from textual.driver import Driver
 from textual.drivers import linux_driver
 from textual.drivers._writer_thread import WriterThread
 
@@ -80,5 +89,22 @@ class TolerantWriter(WriterThread):
             pass
 
 
-def install_tolerant_output() -> None:
+def _daemon_thread(*args: Any, **kwargs: Any) -> threading.Thread:
+    return threading.Thread(*args, daemon=True, **kwargs)
+
+
+def install_hangup_guards() -> None:
     linux_driver.WriterThread = TolerantWriter  # type: ignore[misc]
+    linux_driver.Thread = _daemon_thread  # type: ignore[misc,assignment]  # the input thread
+
+
+class ResumeOnlySuspended(linux_driver.LinuxDriver):
+    """Textual's terminal driver, resumed by SIGCONT only after SIGTSTP suspended it."""
+
+    def _sigcont_application(self, *args: Any) -> None:
+        if self._must_signal_resume:  # set by the SIGTSTP that suspended application mode
+            super()._sigcont_application(*args)
+
+
+def terminal_driver(driver_class: type[Driver]) -> type[Driver]:
+    return ResumeOnlySuspended if driver_class is linux_driver.LinuxDriver else driver_class

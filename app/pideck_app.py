@@ -15,6 +15,7 @@ from typing import Any
 from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Footer, Static
@@ -23,7 +24,7 @@ from app.attachments import Attachments
 from app.command_keys import CommandKeys
 from app.external_editor import edit_prompt
 from app.gc_pause import StreamingGC
-from app.hangup import HANGUP_EXIT, install_tolerant_output, stdin_fd, watch_hangup
+from app.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_driver, watch_hangup
 from app.keys import install_alt_arrows, install_alt_keys
 from app.launch import LaunchConfig
 from app.palette import KeyActions, PiCommands, PideckCommands
@@ -135,7 +136,7 @@ class PideckApp(CommandKeys, App[int]):
         super().__init__()
         install_alt_keys()
         install_alt_arrows()
-        install_tolerant_output()
+        install_hangup_guards()
         self.config = config
         self.model = SessionModel()
         # pi's working directory (`@` paths, /resume's folder): where it was started, then the
@@ -171,6 +172,9 @@ class PideckApp(CommandKeys, App[int]):
         self._side_chosen: bool | None = None  # F2 / F3 showed or hid the side panes
         self._session_ready = False
         self._exit_status = 0
+
+    def get_driver_class(self) -> type[Driver]:
+        return terminal_driver(super().get_driver_class())
 
     # --- layout ---------------------------------------------------------------------------
 

@@ -395,3 +395,5 @@ def _widen_pipe(pipe: Any) -> None:
         fcntl.fcntl(handle.fileno(), setter, PIPE_SIZE)
     except OSError:
         pass  # above the system's pipe-max-size: keep the default
+    except ValueError:
+        pass  # pi exited at once and its pipe is closed already: its exit tells why

@@ -145,3 +145,43 @@ def test_pideck_leading_the_terminal_ends_with_it_in_the_middle_of_a_run(tmp_pat
         term.send("start the run")
         term.wait(lambda: "working" in term.screen(), "run to show")  # frames keep coming: the spinner
         assert not kill_terminal(term, (pideck, pi)), "pideck or pi outlived the terminal"
+
+
+class NoPi:
+    """A `--pi` command that exits at once, for TmuxPideck (which runs `--pi` with `argv`)."""
+
+    def __init__(self, tmp_path: Path, *argv: str) -> None:
+        self.dir, self.argv = tmp_path, argv
+
+    def kinds(self) -> list[str]:
+        return []
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("pi", [("false",), ("true",), (sys.executable, "/nonexistent/cli.py")])
+def test_pideck_whose_pi_could_not_start_ends_with_its_terminal(tmp_path: Path, pi: tuple[str, ...]) -> None:
+    with TmuxPideck(NoPi(tmp_path, *pi)) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "pi could not start" in term.screen(), "the start-up error screen")
+        if len(pi) > 1:
+            term.wait(lambda: "No such file or directory" in term.screen(), "pi's stderr on it")
+        pideck = int(term._tmux("display-message", "-p", "#{pane_pid}").stdout)
+        assert not kill_terminal(term, (pideck,)), "pideck outlived its terminal"
+
+
+def threads(pid: int) -> int:
+    return len(list(Path(f"/proc/{pid}/task").iterdir()))
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_sigcont_without_a_suspend_starts_no_second_terminal_mode(tmp_path: Path) -> None:
+    """The kernel sends SIGCONT with the SIGHUP of a terminal that goes away: resuming on it
+    started a second input thread, which kept a finished pideck spinning on the dead terminal."""
+    fake = Fake(tmp_path, stream="markdown.jsonl")
+    with TmuxPideck(fake) as term:
+        term.wait_started()
+        pideck = int(term._tmux("display-message", "-p", "#{pane_pid}").stdout)
+        before = threads(pideck)
+        os.kill(pideck, signal.SIGCONT)
+        term.send("still here")  # handled after the signal, in the same thread
+        term.wait(lambda: fake.commands("prompt"), "the prompt sent: keys still work")
+        assert threads(pideck) == before, "a SIGCONT started the terminal's threads again"
