@@ -503,6 +503,7 @@ class PideckApp(CommandKeys, App[int]):
         editor.load("")
         if text.startswith("!"):
             exclude = text.startswith("!!")
+            self.query_one(Transcript).to_bottom()  # its output comes at the end: follow it
             self.run_bash(text[2 if exclude else 1 :].strip(), exclude)
             return
         invoked = parse(text)
@@ -515,7 +516,8 @@ class PideckApp(CommandKeys, App[int]):
             self.send_command(FollowUp(message=text, images=images), restore=text)
         elif self.model.running:
             self.send_command(Prompt(message=text, images=images, streaming_behavior="steer"), restore=text)
-        else:
+        else:  # a new prompt's answer comes at the end: follow it (a steer leaves the reader where they are)
+            self.query_one(Transcript).to_bottom()
             self.send_command(Prompt(message=text, images=images), restore=text)
 
     @on(PromptEditor.Changed)

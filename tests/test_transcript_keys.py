@@ -53,16 +53,46 @@ async def test_transcript_keys_work_from_the_prompt(tmp_path: Path) -> None:
 
         await pilot.press("ctrl+home")
         await wait_until(pilot, lambda: transcript.scroll_y == 0, what="the top")
-        await start_run(pilot, fake, "one more", running=False)  # scrolled up: the new answer does not pull
-        await wait_until(pilot, lambda: len(user_tops(transcript)) == 4 and not app.model.running, what="answer")
-        await pilot.pause(0.2)
-        assert transcript.scroll_y == 0
         await pilot.press("ctrl+end")  # back to the end, following new output again
         await wait_until(pilot, lambda: transcript.scroll_y == transcript.max_scroll_y, what="the end")
         await start_run(pilot, fake, "and again", running=False)
-        await wait_until(pilot, lambda: len(user_tops(transcript)) == 5 and not app.model.running, what="answer")
+        await wait_until(pilot, lambda: len(user_tops(transcript)) == 4 and not app.model.running, what="answer")
         await wait_until(pilot, lambda: transcript.scroll_y == transcript.max_scroll_y > user_tops(transcript)[-1],
                          what="following the new answer")
+
+
+async def test_a_new_prompt_follows_its_answer_and_new_output_below_is_marked(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--rate", "1/150")  # an answer streams for about five seconds
+    async with fake.run(size=(80, 24)) as pilot:
+        app = pilot.app
+        transcript = app.query_one(Transcript)
+        marker = transcript.new_output
+        at_end = lambda: transcript.scroll_y == transcript.max_scroll_y > 0  # noqa: E731
+        await start_run(pilot, fake, "question 0", running=False)
+        await wait_until(pilot, lambda: not app.model.running and at_end(), timeout=60, what="the first answer")
+
+        await pilot.press("pageup")  # reading the answer when the next prompt is sent
+        await wait_until(pilot, lambda: not transcript.following, what="scrolled up")
+        assert not marker.display, "nothing new below yet"
+        await start_run(pilot, fake, "question 1")
+        await wait_until(pilot, lambda: len(user_tops(transcript)) == 2 and at_end(), what="the new prompt at the end")
+        await wait_until(pilot, lambda: at_end() and transcript.max_scroll_y > user_tops(transcript)[-1],
+                         what="its answer followed")
+
+        await pilot.press("pageup")  # scrolled up while the answer streams: more is below
+        await wait_until(pilot, lambda: marker.display and marker.region, what="the new output marker")
+        assert "↓ new output" in str(marker.render())
+        assert transcript.region.contains_region(marker.region) and marker.region.bottom == transcript.region.bottom
+        scroll_y = transcript.scroll_y
+        assert app.model.running and transcript.scroll_y == scroll_y, "the reader is left where they are"
+        await pilot.click(marker)
+        await wait_until(pilot, lambda: at_end() and not marker.display, what="the end, by the marker")
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: marker.display, what="the marker again")
+        await pilot.press("ctrl+end")
+        await wait_until(pilot, lambda: at_end() and not marker.display, what="the end, by ctrl+end")
+        await wait_until(pilot, lambda: not app.model.running, timeout=60, what="the answer done")
+        assert at_end() and not marker.display
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

@@ -1,7 +1,8 @@
 """The streaming transcript: applies the session model's `Changes` to message views.
 
 It stays anchored to the bottom while the stream grows; scrolling up releases the
-anchor and scrolling back to the end restores it (Textual's `anchor`).
+anchor and scrolling back to the end restores it (Textual's `anchor`). Output that comes
+meanwhile shows "↓ new output" at the foot of the transcript.
 Only the newest `MAX_VIEWS` items are mounted; older ones load on request (Ctrl+Home at
 the top), or when search, the tool log or Ctrl+Up goes to one (`reveal`). Views are trimmed
 back only while the user follows the end, never under what they are reading.
@@ -12,9 +13,11 @@ from __future__ import annotations
 import time
 from bisect import bisect_left
 
+from rich.text import Text
 from textual import events
 from textual.containers import VerticalScroll
 from textual.scrollbar import ScrollBar
+from textual.widget import Widget
 from textual.widgets import Static
 
 from protocol.messages import CustomMessage, ToolResultMessage
@@ -46,6 +49,21 @@ def hidden_in_transcript(model: SessionModel, item: MessageItem) -> bool:
     return isinstance(message, CustomMessage) and not message.display
 
 
+class NewOutputMarker(Widget):
+    """Says that output came below while the user reads above it; a click goes down to it.
+    Not a Static: search and mouse selection leave it alone."""
+
+    ALLOW_SELECT = False
+
+    def render(self) -> Text:
+        return Text("↓ new output · ctrl+end")
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        if isinstance(self.parent, Transcript):
+            self.parent.to_bottom()
+
+
 class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
     FOCUS_ON_CLICK = False  # a click or a drag (selecting text) leaves the prompt focused, to type on
 
@@ -59,6 +77,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self._hidden_before = 0
         self._wheel = (0.0, WHEEL_LINES)  # when the last wheel step came, and its lines
         self._texts: dict[int, tuple[str, str]] = {}  # searchable text of items left out, and lowered
+        self.new_output = NewOutputMarker(id="new-output")  # docked at the foot, shown by apply
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -66,7 +85,17 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
 
     def on_mount(self) -> None:
         self.anchor()
-        self.mount(Static(WELCOME, id="welcome", classes="welcome", markup=False))
+        self.mount(self.new_output, Static(WELCOME, id="welcome", classes="welcome", markup=False))
+
+    @property
+    def following(self) -> bool:
+        """The view keeps to the end as output comes (the user has not scrolled up)."""
+        return not self._anchor_released
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)  # restores the anchor at the end
+        if self.new_output.display and self.following:
+            self.new_output.display = False
 
     async def apply(self, changes: Changes) -> None:
         """Bring the views up to date with the model."""
@@ -97,6 +126,8 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
                 view.refresh_banner()
         if changes.tools:
             self.refresh_tools(set(changes.tools))
+        if not self.following and (changes.added or changes.appended or changes.replaced or changes.tools):
+            self.new_output.display = True
         await self._trim()
 
     def _make_view(self, key: int) -> MessageView | BannerView | None:
@@ -122,7 +153,8 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
 
     async def rebuild(self) -> None:
         """Drop every view and show the model's items again (session loaded or switched)."""
-        await self.remove_children()
+        await self.remove_children([child for child in self.children if child is not self.new_output])
+        self.new_output.display = False
         self.views.clear()
         self._texts.clear()
         items = self.model.items
@@ -264,6 +296,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
     def to_bottom(self) -> None:
         """The end, following the stream again."""
         self.scroll_end(animate=False)
+        self.new_output.display = False
 
     async def jump_prompt(self, direction: int) -> None:
         """To the start of the previous (-1) or next (1) message the user sent; past the
