@@ -25,6 +25,7 @@ from protocol.extension_ui import (
     InputRequest,
     SelectRequest,
 )
+from widgets.keys_in_order import OrderedInput, OrderedOptionList, OrderedTextArea
 from widgets.safe_text import clean, safe
 
 RequestT = TypeVar("RequestT", bound=DialogRequest)
@@ -108,7 +109,7 @@ class SelectDialog(ExtensionDialog[SelectRequest]):
     HINT = "↑↓ move · Enter choose · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
-        yield OptionList(*(safe(option) for option in self.request.options), id="options")
+        yield OrderedOptionList(*(safe(option) for option in self.request.options), id="options")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -143,7 +144,7 @@ class InputDialog(ExtensionDialog[InputRequest]):
     HINT = "Enter submit · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
-        yield Input(placeholder=clean(self.request.placeholder or ""), id="value")
+        yield OrderedInput(placeholder=clean(self.request.placeholder or ""), id="value")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -158,7 +159,7 @@ class EditorDialog(ExtensionDialog[EditorRequest]):
     HINT = "Enter new line · Ctrl+S submit · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
-        yield TextArea(clean(self.request.prefill or ""), id="editor")
+        yield OrderedTextArea(clean(self.request.prefill or ""), id="editor")
         with Horizontal(classes="buttons"):
             yield Button("Submit", id="submit", variant="primary", compact=True)
 

@@ -25,6 +25,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from protocol.responses import Model
+from widgets.keys_in_order import OrderedInput, OrderedOptionList
 from widgets.safe_text import clean
 
 T = TypeVar("T")
@@ -55,6 +56,7 @@ class FilteredPicker(ModalScreen[T | None]):
         Binding("pageup", "page(-10)", show=False),
     ]
     FILTER: ClassVar[bool] = True  # False: no filter line, the list has the focus
+    FILTER_INPUT: ClassVar[type[Input]] = OrderedInput
     PLACEHOLDER: ClassVar[str] = "type to search"
     HINT: ClassVar[str] = "type to search · ↑↓ move · Enter choose · Esc cancel"
     EMPTY: ClassVar[str] = "nothing to choose from"
@@ -66,6 +68,7 @@ class FilteredPicker(ModalScreen[T | None]):
         self.shown: list[Row[T]] = []
         self.initial: T | None = None
         self._query = query
+        self._filtered_for: str | None = None  # the filter text `shown` was made for
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
@@ -74,8 +77,8 @@ class FilteredPicker(ModalScreen[T | None]):
             note.display = False
             yield note
             if self.FILTER:
-                yield Input(self._query, placeholder=self.PLACEHOLDER, id="picker-filter")
-            yield OptionList(id="picker-options")
+                yield self.FILTER_INPUT(self._query, placeholder=self.PLACEHOLDER, id="picker-filter")
+            yield OrderedOptionList(id="picker-options")
             yield Static(self.HINT, id="picker-hint")
         yield Footer()
 
@@ -97,7 +100,8 @@ class FilteredPicker(ModalScreen[T | None]):
         """Show the rows matching the filter; the highlighted row stays if it still matches (`keep`)."""
         options = self.query_one(OptionList)
         before = self.highlighted_value() if keep else None
-        words = self.filter_text().casefold().split()
+        self._filtered_for = self.filter_text()
+        words = self._filtered_for.casefold().split()
         self.shown = [row for row in self.rows if all(word in row.search for word in words)]
         options.clear_options()
         options.add_options(Option(row.prompt) for row in self.shown)
@@ -109,6 +113,12 @@ class FilteredPicker(ModalScreen[T | None]):
         preferred = next((value for value in (before, self.initial) if value is not None and value in values), None)
         options.highlighted = values.index(preferred) if preferred is not None else 0
 
+    def sync_filter(self) -> None:
+        """Refilter if the filter line changed since: a key typed just before a move or Enter
+        (in one burst) is in the filter line while its `Input.Changed` is still on its way."""
+        if self.filter_text() != self._filtered_for:
+            self.refilter()
+
     def hint(self) -> str:
         """The bottom line; refreshed whenever the filter changes."""
         return self.HINT
@@ -119,7 +129,7 @@ class FilteredPicker(ModalScreen[T | None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.refilter()
+        self.sync_filter()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -131,16 +141,19 @@ class FilteredPicker(ModalScreen[T | None]):
             self.dismiss(self.shown[event.option_index].value)
 
     def action_choose(self) -> None:
+        self.sync_filter()
         value = self.highlighted_value()
         if value is not None:
             self.dismiss(value)
 
     def action_move(self, step: int) -> None:
+        self.sync_filter()
         options = self.query_one(OptionList)
         if self.shown:
             options.highlighted = ((options.highlighted or 0) + step) % len(self.shown)
 
     def action_page(self, step: int) -> None:
+        self.sync_filter()
         options = self.query_one(OptionList)
         if self.shown:
             options.highlighted = max(0, min(len(self.shown) - 1, (options.highlighted or 0) + step))
@@ -177,7 +190,7 @@ def model_label(model: Model, current: bool) -> Text:
 class ModelPicker(FilteredPicker[Model]):
     """Filter by provider, id or name; Enter switches to the highlighted model."""
 
-    BINDINGS = [Binding("enter", "choose", "Switch", priority=True)]
+    BINDINGS = [Binding("enter", "choose", "Switch")]  # the filter line's Enter submits, in order with the typing
     PLACEHOLDER = "filter: provider, id or name"
 
     def __init__(self, models: list[Model], current: Model | None, query: str = "") -> None:

@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static, TextArea
 
 from protocol.messages import ImageContent
+from widgets.keys_in_order import OrderedOptionList, OrderedTextArea
 from widgets.safe_text import clean
 
 Kind = Literal["steer", "follow_up"]
@@ -47,10 +48,12 @@ def item_label(number: int, item: QueueItem) -> Text:
     return text
 
 
-class QueueList(OptionList):
-    """The items; the keys that change the list work while it has focus."""
+class QueueList(OrderedOptionList):
+    """The items; the keys that change the list work while it has focus. Enter moves the
+    focus to the text at once, so the keys typed right after it go there, not to `d` or `t`."""
 
     BINDINGS = [
+        Binding("enter", "screen.edit", "Edit text", show=False),
         Binding("shift+up,left_square_bracket", "screen.move(-1)", "Move up"),
         Binding("shift+down,right_square_bracket", "screen.move(1)", "Move down"),
         Binding("t", "screen.toggle_kind", "Steer/follow-up"),
@@ -62,13 +65,14 @@ class QueueEditor(ModalScreen[list[QueueItem] | None]):
     CSS_PATH = "queue_editor.tcss"
     AUTO_FOCUS = "QueueList"
     BINDINGS = [
-        Binding("ctrl+s", "save", "Send queue", priority=True),
+        Binding("ctrl+s", "save", "Send queue"),
         Binding("escape", "back", "Back/Cancel"),
     ]
 
     def __init__(self, items: list[QueueItem]) -> None:
         super().__init__()
         self.items = [replace(item, images=list(item.images)) for item in items]
+        self._shown: int | None = None  # the item whose text the text area holds
 
     def compose(self) -> ComposeResult:
         with Vertical(id="queue-dialog"):
@@ -78,7 +82,7 @@ class QueueEditor(ModalScreen[list[QueueItem] | None]):
                 id="queue-intro",
             )
             yield QueueList(id="queue-items")
-            yield TextArea(id="queue-text", soft_wrap=True, show_line_numbers=False)
+            yield OrderedTextArea(id="queue-text", soft_wrap=True, show_line_numbers=False)
             yield Static(
                 "↑↓ select · Enter edit text (Esc back to the list) · Shift+↑↓ or [ ] move · "
                 "t steer/follow-up · d delete · Ctrl+S send · Esc cancel",
@@ -109,12 +113,26 @@ class QueueEditor(ModalScreen[list[QueueItem] | None]):
         self.query_one("#queue-dialog").border_title = f"Queue · {len(self.items)}"
         if self.items:
             option_list.highlighted = min(highlight or 0, len(self.items) - 1)
+        self._shown = None
         self._show_current()
 
     def _show_current(self) -> None:
+        """The highlighted item's text into the text area, unless it holds it already (its
+        `OptionHighlighted` may come after Enter and the keys typed into the text)."""
         index = self.current
+        if index is not None and index == self._shown:
+            return
+        self._store_text()
+        self._shown = index
         self.editor.load_text(self.items[index].text if index is not None else "")
         self.editor.disabled = index is None
+
+    def _store_text(self) -> None:
+        """The text area's text into its item (its `Changed` messages may still be on their way)."""
+        index = self._shown
+        if index is not None and index < len(self.items) and self.items[index].text != self.editor.text:
+            self.items[index].text = self.editor.text
+            self.queue_list.replace_option_prompt_at_index(index, item_label(index + 1, self.items[index]))
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
@@ -122,14 +140,16 @@ class QueueEditor(ModalScreen[list[QueueItem] | None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.editor.focus()
+        self.action_edit()
+
+    def action_edit(self) -> None:
+        self._show_current()
+        if not self.editor.disabled:
+            self.set_focus(self.editor)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()
-        index = self.current
-        if index is not None and self.items[index].text != self.editor.text:
-            self.items[index].text = self.editor.text
-            self.queue_list.replace_option_prompt_at_index(index, item_label(index + 1, self.items[index]))
+        self._store_text()
 
     def action_move(self, step: int) -> None:
         index = self.current
@@ -154,9 +174,11 @@ class QueueEditor(ModalScreen[list[QueueItem] | None]):
 
     def action_back(self) -> None:
         if self.editor.has_focus:
-            self.queue_list.focus()
+            self._store_text()
+            self.set_focus(self.queue_list)
         else:
             self.dismiss(None)
 
     def action_save(self) -> None:
+        self._store_text()
         self.dismiss([item for item in self.items if not item.empty])

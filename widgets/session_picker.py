@@ -22,6 +22,7 @@ from textual.widgets import Input
 
 from protocol.responses import ForkMessage
 from protocol.session_files import SessionSummary
+from widgets.keys_in_order import OrderedInput
 from widgets.pickers import FilteredPicker, Row
 from widgets.safe_text import clean, safe
 
@@ -71,6 +72,14 @@ def session_row(summary: SessionSummary, current: str | None, show_path: bool = 
     return Row(summary, search.casefold(), grid)
 
 
+class SessionFilter(OrderedInput):
+    """The filter line of /resume, where Ctrl+D deletes the highlighted session instead of the
+    character after the cursor (a binding here, not a priority one on the screen, so it acts
+    after the keys typed before it)."""
+
+    BINDINGS = [Binding("ctrl+d", "screen.delete", "Delete")]
+
+
 class SessionPicker(FilteredPicker[SessionSummary]):
     """The session files of pi's session directory; Tab switches to every folder's sessions and back (as in pi).
 
@@ -81,12 +90,12 @@ class SessionPicker(FilteredPicker[SessionSummary]):
     DEFAULT_CLASSES = "-tall"
     HINT = "type to search · ↑↓ move · Enter resume · Tab this folder / all folders · Esc cancel"  # the rest: Footer
     BINDINGS = [
-        Binding("tab", "toggle_scope", "This folder / all", priority=True),
+        Binding("tab", "toggle_scope", "This folder / all"),
         Binding("ctrl+n", "toggle_named", "Named only"),
         Binding("ctrl+p", "toggle_paths", "Paths"),
-        Binding("ctrl+d", "delete", "Delete", priority=True),  # not the filter's delete-right
         Binding("escape", "cancel", "Cancel"),
     ]
+    FILTER_INPUT = SessionFilter
     EMPTY = "no sessions saved here yet"
 
     def __init__(
@@ -106,6 +115,7 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         self.show_paths = False
         self.sessions: list[SessionSummary] = []
         self.deleting: SessionSummary | None = None  # asked to delete: Enter confirms, Esc keeps it
+        self._deleting_filter = ""  # the filter line when it was asked
         self._note = ""
 
     def on_mount(self) -> None:
@@ -148,13 +158,14 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         self._show()
 
     def action_delete(self) -> None:
+        self.sync_filter()
         summary = self.highlighted_value()
         if summary is None:
             return
         if self.current is not None and str(summary.path) == self.current:
             self.set_note(Text("pi has this session open: it cannot be deleted", "bold red"))
             return
-        self.deleting = summary
+        self.deleting, self._deleting_filter = summary, self.filter_text()
         self.set_note(Text(f"Delete “{one_line(summary.title)[:80]}”? Enter deletes · Esc keeps it", "bold red"))
 
     def action_cancel(self) -> None:
@@ -177,7 +188,7 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         self._listed([s for s in self.sessions if s.path != summary.path], f"“{one_line(summary.title)[:60]}” {how}")
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        if self.deleting is not None:  # typing on: the question is dropped
+        if self.deleting is not None and self.filter_text() != self._deleting_filter:  # typing on: the question is dropped
             self.deleting = None
             self.set_note(self._note)
         super().on_input_changed(event)

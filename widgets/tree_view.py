@@ -50,6 +50,7 @@ from protocol.messages import (
     text_of,
 )
 from protocol.session_tree import build_tree, path_to
+from widgets.keys_in_order import KeysInOrder
 from widgets.safe_text import clean
 
 CATEGORIES = ("user", "assistant", "tool", "other")
@@ -157,6 +158,10 @@ def visible_children(children: Sequence[TreeNode], shown: Any) -> list[TreeNode]
     return out
 
 
+class SessionTree(KeysInOrder, Tree[str]):
+    pass
+
+
 class SessionTreeScreen(ModalScreen[str | None]):
     """Dismisses with the id of the user message to fork from, or None."""
 
@@ -184,7 +189,7 @@ class SessionTreeScreen(ModalScreen[str | None]):
             yield Static(TITLE, id="tree-title")
             yield Static(NOT_IN_PLACE, id="tree-note")
             yield Static("", id="tree-filters")
-            tree: Tree[str] = Tree("session", id="session-tree")
+            tree: Tree[str] = SessionTree("session", id="session-tree")
             tree.show_root = False
             tree.auto_expand = False
             yield tree
@@ -239,7 +244,14 @@ class SessionTreeScreen(ModalScreen[str | None]):
         tree.root.expand()
         self._show_filters(count)
         if leaf_node is not None:
-            self.call_after_refresh(tree.move_cursor, leaf_node)
+            tree.last_line  # lays out the lines now (the cursor needs them), not on the next refresh after more keys
+            tree.move_cursor(leaf_node)
+            self.call_after_refresh(self._scroll_to_cursor)
+
+    def _scroll_to_cursor(self) -> None:
+        tree: Tree[str] = self.query_one(Tree)
+        if tree.cursor_node is not None:
+            tree.scroll_to_node(tree.cursor_node, animate=False)
 
     def _show_filters(self, count: int) -> None:
         text = Text("show: ", "dim")

@@ -1,0 +1,58 @@
+"""Keys that act in the order they were pressed, however fast they come.
+
+Textual runs a (non-priority) key binding only once the key has bubbled from the focused
+widget up to the app, while the widget types the characters it receives at once: in a
+burst (a fast typist, a pasted key sequence) "End, x" typed the x before End moved the
+cursor, and the letters after an Enter that moves the focus still reached the widget that
+had it (a list, where `d` deletes). A widget with `KeysInOrder` runs the bindings of its
+screen's chain when it reads the key, and sends on a key that arrived after the focus
+moved to the widget that has it now.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import events
+from textual.widgets import Input, OptionList, TextArea
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+else:
+    Widget = object  # a plain mixin: Textual takes CSS type names and component classes from the first base
+
+
+class KeysInOrder(Widget):
+    """Mixin, before the widget class: `class OrderedInput(KeysInOrder, Input)`.
+
+    A widget that moves the focus on a key must do it at once (`screen.set_focus`),
+    not with `focus()`, which waits for the app's queue and so for the rest of the burst.
+    """
+
+    async def _on_key(self, event: events.Key) -> None:
+        focused = self.app.focused
+        if focused is not None and focused is not self:
+            event.stop()
+            event.prevent_default()
+            focused._forward_event(events.Key(event.key, event.character))
+            return
+        if self.check_consume_key(event.key, event.character):
+            return  # the widget types it
+        for namespace, bindings in self.screen._modal_binding_chain:
+            for binding in bindings.key_to_bindings.get(event.key, ()):
+                if not binding.priority and await self.app.run_action(binding.action, namespace):
+                    event.stop()
+                    event.prevent_default()
+                    return
+
+
+class OrderedInput(KeysInOrder, Input):
+    pass
+
+
+class OrderedTextArea(KeysInOrder, TextArea):
+    pass
+
+
+class OrderedOptionList(KeysInOrder, OptionList):
+    pass
