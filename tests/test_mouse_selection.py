@@ -119,3 +119,62 @@ async def test_dragging_over_a_scrolled_tool_output_copies_the_rows_it_spans() -
         assert app.screen.get_selected_text() == "\n".join([shown(4000)[3:], shown(4001), shown(4002)[:8]])
         marked = selection_background(view, 0)
         assert marked[:3] == [False, True, True], "drawn from the scrolled column on"
+
+
+async def drag(pilot: object, widget: object, start: tuple[int, int], end: tuple[int, int]) -> None:
+    """A drag as a terminal reports it: a press, a move for every cell the mouse crosses
+    (along the line, then down or up), a release."""
+    await pilot.mouse_down(widget, offset=start)  # type: ignore[attr-defined]
+    (x, y), (end_x, end_y) = start, end
+    while (x, y) != end:
+        if x != end_x:
+            x += 1 if end_x > x else -1
+        else:
+            y += 1 if end_y > y else -1
+        await pilot.hover(widget, offset=(x, y))  # type: ignore[attr-defined]
+    await pilot.mouse_up(widget, offset=end)  # type: ignore[attr-defined]
+
+
+async def test_a_drag_cell_by_cell_and_over_an_old_selection_copies_what_it_went_over(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    async with fake.run(fake.app({"PI_CODING_AGENT_DIR": str(agent)}), size=(100, 30)) as pilot:
+        app = pilot.app
+        await start_run(pilot, fake, "Explain it.", running=False)
+        block = await wait_until(pilot, lambda: not app.model.running and app.query(TextBlock).last(), what="the answer")
+        await wait_until(pilot, lambda: block.pending == 0, what="the answer laid out")
+        lines = block.visible_text().split("\n")
+        assert lines[0] == "Reading a JSONL stream"
+        left = block.content_region.x - block.region.x
+        # every move after the first looks the mouse up on a line with a selection drawn
+        for start, end, expected in [
+            (10, 14, "JSONL"),
+            (12, 20, "ONL strea"),  # a new drag over the old selection
+            (20, 8, "a JSONL strea"),  # leftwards, over it again
+            (1, 4, "eadi"),
+        ]:
+            await drag(pilot, block, (left + start, 0), (left + end, 0))
+            assert app.screen.get_selected_text() == expected
+            assert app.clipboard == expected
+            marked = selection_background(block, 0)
+            first, last = min(start, end), max(start, end)
+            assert [i for i, on in enumerate(marked) if on] == list(range(first, last + 1)), "drawn where it went"
+        await drag(pilot, block, (left + 16, 0), (left + 4, 2))  # down two lines, from a selected cell
+        assert app.screen.get_selected_text() == "\n".join([lines[0][16:], lines[1], lines[2][:5]])
+        assert app.clipboard == app.screen.get_selected_text()
+
+
+async def test_a_drag_cell_by_cell_over_a_scrolled_tool_output() -> None:
+    output = "\n".join(f"row {n:04d}\tcolumns {'abcdefghij' * 8}" for n in range(300))
+    app = ScreenApp(ToolOutputScreen("bash: seq", output))
+    async with app.run_test(size=(60, 20)) as pilot:
+        view = await wait_until(pilot, lambda: app.screen.query(LargeTextView).first(), what="the output screen")
+        view.scroll_to(3, 100, animate=False)
+        await pilot.pause()
+        left = view.content_region.x - view.region.x
+        shown = f"row 0100    columns {'abcdefghij' * 8}"
+        for start, end in [(2, 12), (6, 20), (15, 1)]:
+            await drag(pilot, view, (left + start, 0), (left + end, 0))
+            first, last = min(start, end) + 3, max(start, end) + 3  # scrolled 3 columns
+            assert app.screen.get_selected_text() == shown[first : last + 1]

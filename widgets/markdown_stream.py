@@ -350,12 +350,15 @@ class StreamingText(GrowsInPlace, Widget):
 
     def render_line(self, y: int) -> Strip:
         strip = self._line(y)
+        if self._selection is not None:
+            strip = mark_selection(self, self._selection, y, strip)
         if not self._painting:
             # Textual finds where the mouse is in the text (to select) by calling render_line
             # itself and reading (column, line) offsets off the strip; painted lines do not
-            # need them, and adding them costs more than the rest of a line's rendering
+            # need them, and adding them costs more than the rest of a line's rendering.
+            # Added last: a segment the selection splits keeps its start's offset.
             strip = strip.apply_offsets(0, y)
-        return strip if self._selection is None else mark_selection(self, self._selection, y, strip)
+        return strip
 
     def _line(self, y: int) -> Strip:
         width = self.size.width

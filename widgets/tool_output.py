@@ -128,9 +128,9 @@ class LargeTextView(ScrollView, can_focus=True):
         if index >= len(self.rows):
             return Strip.blank(width, style)
         piece = self._shown(index)[scroll_x : scroll_x + width]
-        strip = Strip([Segment(piece, style)]).crop_extend(0, width, style).apply_offsets(scroll_x, index)
-        selection = self.text_selection
-        return strip if selection is None else mark_selection(self, selection, index, strip, origin=scroll_x)
+        strip = Strip([Segment(piece, style)]).crop_extend(0, width, style)
+        strip = mark_selection(self, self.text_selection, index, strip, origin=scroll_x)
+        return strip.apply_offsets(scroll_x, index)  # after the selection split it: each piece its own offset
 
     def _shown(self, index: int) -> str:
         """Row `index` as shown: cleaned, tabs expanded."""
