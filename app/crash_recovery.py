@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from app.slash_commands import slash_command
-from protocol.client import ChildExited, RpcClient, RpcError
+from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.commands import GetState
 from protocol.session_model import exit_reason
 from widgets.crash_bar import CrashBar
@@ -120,7 +120,9 @@ class CrashRecovery:
             state = await client.call(GetState(), timeout=60)
             if session_file is not None:
                 await app.reload_session(state)
-        except RpcError:
+        except RpcError as exc:
+            if isinstance(exc, RpcDataError):
+                app.problems.bad_answer(exc)
             if client.exited is None:  # started but does not answer: stop it; its exit shows the reason
                 await client.close(grace=0.5, term_grace=0.5)
             return

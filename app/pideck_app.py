@@ -42,7 +42,7 @@ from app import run_commands  # noqa: F401
 from app import export_commands  # noqa: F401
 from app import info_commands  # noqa: F401
 from app.crash_recovery import CrashRecovery
-from protocol.client import ChildExited, RpcClient, RpcError
+from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.commands import (
     Abort,
     AbortBash,
@@ -387,7 +387,12 @@ class PideckApp(CommandKeys, App[int]):
             if self.client.exited is None:
                 self._show_startup_error(f"pi did not answer get_state: {exc}")
             return
-        await self.reload_session(state)
+        try:
+            await self.reload_session(state)
+        except RpcError as exc:
+            if self.client.exited is None:
+                self._show_startup_error(f"pideck could not load pi's session: {exc}")
+            return
         self._session_ready = True
         self.query_one(StatusLine).starting_since = None
         self.query_one(StatusLine).refresh_status()
@@ -405,6 +410,8 @@ class PideckApp(CommandKeys, App[int]):
         palette; they stay as they were if pi does not answer."""
         try:
             self.commands = (await self.client.call(GetCommands())).commands
+        except RpcDataError as exc:
+            self.problems.bad_answer(exc)
         except RpcError:
             pass
 
@@ -427,6 +434,9 @@ class PideckApp(CommandKeys, App[int]):
         try:
             stats = await self.client.call(GetSessionStats())
             state = await self.client.call(GetState())
+        except RpcDataError as exc:
+            self.problems.bad_answer(exc)
+            return
         except RpcError:
             return
         self.model.set_stats(stats)
@@ -534,6 +544,8 @@ class PideckApp(CommandKeys, App[int]):
     async def send_command(self, command: Command, restore: str = "") -> None:
         try:
             await self.client.call(command)
+        except RpcDataError as exc:  # pi took the message; only its answer could not be read
+            self.problems.bad_answer(exc)
         except RpcError as exc:
             self.notify(str(exc), title="pi refused", severity="error", markup=False)
             editor = self.query_one(PromptEditor)
@@ -565,7 +577,10 @@ class PideckApp(CommandKeys, App[int]):
             return
         try:
             if self.model.running:
-                await queue_actions.put_in_editor(self, await queue_actions.take_queue(self))
+                try:
+                    await queue_actions.put_in_editor(self, await queue_actions.take_queue(self))
+                except RpcDataError as exc:  # pi emptied its queue but the answer is unreadable: abort all the same
+                    self.problems.bad_answer(exc)
                 await self.client.call(Abort())
             elif self.model.compaction is not None:  # a /compact: pi's abort stops it
                 await self.client.call(Abort())

@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from protocol.client import RpcDataError
+from widgets.safe_text import clean
 from widgets.side_panes import StatusLine
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ class ProblemMonitor:
         self._earlier_clients = {"stray": 0, "stderr": 0}  # totals of clients replaced by a restart
         self._stderr_reported = 0
         self._status = ""
+        self._bad_answers: set[str] = set()
 
     def counts(self) -> dict[str, int]:
         model, client = self.app.model, self.app.client
@@ -49,6 +52,14 @@ class ProblemMonitor:
         """Call before the app's client is replaced, so its totals are not lost."""
         self._earlier_clients["stray"] += self.app.client.unexpected_responses
         self._earlier_clients["stderr"] += self.app.client.stderr_total
+
+    def bad_answer(self, error: RpcDataError) -> None:
+        """Toast an answer of pi's that could not be read (naming its command and field), once:
+        background calls such as the stats refresh ask again after every run."""
+        message = str(error)
+        if message not in self._bad_answers:
+            self._bad_answers.add(message)
+            self.app.notify(clean(message), title="pi's answer could not be read", severity="error", markup=False)
 
     def check(self) -> None:
         """Update the status line; toast what is new unless a toast went out < INTERVAL ago."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.slash_commands import slash_command
-from protocol.client import RpcError
+from protocol.client import RpcDataError, RpcError
 from protocol.commands import ClearQueue, Command, FollowUp, Prompt, Steer
 from protocol.responses import QueueContents
 from widgets.prompt_editor import PromptEditor
@@ -97,6 +97,8 @@ async def requeue(app: PideckApp, items: list[QueueItem]) -> None:
             command = FollowUp(message=item.text, images=images)
         try:
             await app.client.call(command)
+        except RpcDataError as exc:  # queued; only pi's answer could not be read
+            app.problems.bad_answer(exc)
         except RpcError as exc:
             await put_in_editor(app, items[position:])
             app.notify(

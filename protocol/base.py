@@ -13,6 +13,12 @@ from typing import Any
 import msgspec
 
 
+# A JSON number. pi is TypeScript: its `number` fields (tokens, costs, counts, timestamps,
+# contextWindow) may hold a float where an int is meant (pi takes `"contextWindow": 131072.5`
+# in models.json), so a field typed `int` would fail on a value pi really sends.
+Number = int | float
+
+
 class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True, gc=False):
     """A protocol object: snake_case in Python, camelCase on the wire, unknown fields ignored.
 

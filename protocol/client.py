@@ -89,6 +89,11 @@ class RpcError(Exception):
         self.response = response
 
 
+class RpcDataError(RpcError):
+    """pi said success, but its `data` is missing or not the shape pideck types it as;
+    the message names the command and the field."""
+
+
 class RpcClient:
     def __init__(
         self,
@@ -350,10 +355,13 @@ class RpcClient:
             self._pending.pop(command.id, None)
 
     async def call(self, command: Command, timeout: float | None | bool = True) -> Any:
-        """Like `request`, but returns `data` and raises RpcError when pi says success=false."""
+        """Like `request`, but returns `data` (typed, see responses.DATA_TYPES); raises RpcError
+        when pi says success=false, RpcDataError when its data is missing or does not fit."""
         response = await self.request(command, timeout)
         if not response.success:
             raise RpcError(response.error or f"{response.command} failed", response)
+        if response.data_error is not None:
+            raise RpcDataError(f"{response.command}: pi's answer could not be read ({response.data_error})", response)
         return response.data
 
     async def prompt_and_wait(self, prompt: Prompt, timeout: float | None = None) -> list[Any]:

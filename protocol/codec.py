@@ -22,7 +22,7 @@ from protocol.entries import EntryUnion
 from protocol.events import AssistantEventUnion, EventUnion, MessageUpdate, UnknownAssistantEvent
 from protocol.extension_ui import UIRequestUnion, UnknownUIRequest
 from protocol.messages import BlockUnion, MessageUnion, Usage
-from protocol.responses import DATA_TYPES, Response
+from protocol.responses import DATA_TYPES, OPTIONAL_DATA, Response
 
 
 class Unknown(msgspec.Struct, frozen=True):
@@ -87,7 +87,11 @@ Decoded = Any  # an Event, Response, UIRequest, UnknownUIRequest, Unknown or Pro
 
 def _type_data(response: Response) -> Response:
     data_type = DATA_TYPES.get(response.command)
-    if data_type is None or response.data is None or not response.success:
+    if data_type is None or not response.success:
+        return response
+    if response.data is None:
+        if response.command not in OPTIONAL_DATA:
+            response.data_error = "no data"
         return response
     try:
         response.data = msgspec.convert(response.data, data_type, dec_hook=dec_hook)

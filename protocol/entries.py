@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from protocol.base import AnyBlock, AnyEntry, AnyMessage, Record
+from protocol.base import AnyBlock, AnyEntry, AnyMessage, Number, Record
 from protocol.messages import Usage
 
 
@@ -17,7 +17,7 @@ class SessionHeader(Record, tag_field="type", tag="session"):
     """First line of a session file; not part of the tree."""
 
     id: str = ""
-    version: int = 1
+    version: Number = 1
     timestamp: str = ""
     cwd: str = ""
     parent_session: str | None = None
@@ -52,7 +52,7 @@ class UsageEntry(Entry, tag="usage"):
 class CompactionEntry(Entry, tag="compaction"):
     summary: str = ""
     first_kept_entry_id: str = ""
-    tokens_before: int = 0
+    tokens_before: Number = 0
     system_message: AnyMessage | None = None
     usage: Usage | None = None
     details: Any = None

@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from protocol.base import AnyEntry, AnyMessage, Record
+from protocol.base import AnyEntry, AnyMessage, Number, Record
 from protocol.messages import ToolCall, ToolResult, Usage
 
 
@@ -192,8 +192,8 @@ class ThinkingLevelChanged(Event, tag="thinking_level_changed"):
 class CompactionResult(Record):
     summary: str = ""
     first_kept_entry_id: str = ""
-    tokens_before: int = 0
-    estimated_tokens_after: int | None = None
+    tokens_before: Number = 0
+    estimated_tokens_after: Number | None = None
     usage: Usage | None = None
     details: Any = None
 
@@ -211,22 +211,22 @@ class CompactionEnd(Event, tag="compaction_end"):
 
 
 class AutoRetryStart(Event, tag="auto_retry_start"):
-    attempt: int = 0
-    max_attempts: int = 0
-    delay_ms: int = 0
+    attempt: Number = 0
+    max_attempts: Number = 0
+    delay_ms: Number = 0
     error_message: str = ""
 
 
 class AutoRetryEnd(Event, tag="auto_retry_end"):
     success: bool = False
-    attempt: int = 0
+    attempt: Number = 0
     final_error: str | None = None
 
 
 class SummarizationRetryScheduled(Event, tag="summarization_retry_scheduled"):
-    attempt: int = 0
-    max_attempts: int = 0
-    delay_ms: int = 0
+    attempt: Number = 0
+    max_attempts: Number = 0
+    delay_ms: Number = 0
     error_message: str = ""
 
 

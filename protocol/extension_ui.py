@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.base import Record
+from protocol.base import Number, Record
 
 
 class UIRequest(Record, tag_field="method"):
@@ -18,7 +18,7 @@ class UIRequest(Record, tag_field="method"):
 
 class DialogRequest(UIRequest):
     title: str = ""
-    timeout: int | None = None
+    timeout: Number | None = None
 
 
 class SelectRequest(DialogRequest, tag="select"):

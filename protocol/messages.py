@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from protocol.base import AnyBlock, AnyMessage, Record
+from protocol.base import AnyBlock, AnyMessage, Number, Record
 
 StopReason = Literal["pending", "stop", "length", "toolUse", "error", "aborted", "deferred"]
 
@@ -48,14 +48,14 @@ class Cost(Record):
 
 
 class Usage(Record):
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
+    input: Number = 0
+    output: Number = 0
+    cache_read: Number = 0
+    cache_write: Number = 0
     # rename="camel" alone would make this "cacheWrite1H"
-    cache_write1h: int | None = msgspec.field(default=None, name="cacheWrite1h")
-    reasoning: int | None = None
-    total_tokens: int = 0
+    cache_write1h: Number | None = msgspec.field(default=None, name="cacheWrite1h")
+    reasoning: Number | None = None
+    total_tokens: Number = 0
     cost: Cost = msgspec.field(default_factory=Cost)
 
 
@@ -64,12 +64,12 @@ class SystemMessage(Record, AnyMessage, tag_field="role", tag="system"):
     sections: dict[str, str | None] | None = None
     tools_added: list[dict[str, Any]] | None = None
     tools_removed: list[dict[str, Any]] | None = None
-    timestamp: int = 0
+    timestamp: Number = 0
 
 
 class UserMessage(Record, AnyMessage, tag_field="role", tag="user"):
     content: str | list[AnyBlock] = ""
-    timestamp: int = 0
+    timestamp: Number = 0
 
 
 class AssistantMessage(Record, AnyMessage, tag_field="role", tag="assistant"):
@@ -88,7 +88,7 @@ class AssistantMessage(Record, AnyMessage, tag_field="role", tag="assistant"):
     error_message: str | None = None
     raw_stop_reason: str | None = None
     end_turn: bool | None = None
-    timestamp: int = 0
+    timestamp: Number = 0
     duration_ms: float | None = None
 
 
@@ -101,18 +101,18 @@ class ToolResultMessage(Record, AnyMessage, tag_field="role", tag="toolResult"):
     nested_calls: Any = None  # NestedToolCalls: {calls: [...], complete: bool}
     is_error: bool = False
     duration_ms: float | None = None
-    timestamp: int = 0
+    timestamp: Number = 0
 
 
 class BashExecutionMessage(Record, AnyMessage, tag_field="role", tag="bashExecution"):
     command: str = ""
     output: str = ""
-    exit_code: int | None = None
+    exit_code: Number | None = None
     cancelled: bool = False
     truncated: bool = False
     full_output_path: str | None = None
     exclude_from_context: bool = False
-    timestamp: int = 0
+    timestamp: Number = 0
 
 
 class CustomMessage(Record, AnyMessage, tag_field="role", tag="custom"):
@@ -120,19 +120,19 @@ class CustomMessage(Record, AnyMessage, tag_field="role", tag="custom"):
     content: str | list[AnyBlock] = ""
     display: bool = True
     details: Any = None
-    timestamp: int = 0
+    timestamp: Number = 0
 
 
 class BranchSummaryMessage(Record, AnyMessage, tag_field="role", tag="branchSummary"):
     summary: str = ""
     from_id: str | None = None
-    timestamp: int = 0
+    timestamp: Number = 0
 
 
 class CompactionSummaryMessage(Record, AnyMessage, tag_field="role", tag="compactionSummary"):
     summary: str = ""
-    tokens_before: int = 0
-    timestamp: int = 0
+    tokens_before: Number = 0
+    timestamp: Number = 0
 
 
 MessageUnion = (

@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from protocol.base import AnyEntry, AnyMessage, Record
+from protocol.base import AnyEntry, AnyMessage, Number, Record
 from protocol.entries import TreeNode
 from protocol.events import CompactionResult
 
@@ -38,8 +38,8 @@ class Model(Record):
     base_url: str = ""
     reasoning: bool = False
     input: list[str] = []
-    context_window: int = 0
-    max_tokens: int = 0
+    context_window: Number = 0
+    max_tokens: Number = 0
     cost: ModelCost = msgspec.field(default_factory=ModelCost)
     compat: Any = None  # provider-specific compatibility flags, e.g. {"supportsUsageInStreaming": true}
 
@@ -55,32 +55,32 @@ class SessionState(Record):
     session_id: str = ""
     session_name: str | None = None
     auto_compaction_enabled: bool = True
-    message_count: int = 0
-    pending_message_count: int = 0
+    message_count: Number = 0
+    pending_message_count: Number = 0
 
 
 class TokenTotals(Record):
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    total: int = 0
+    input: Number = 0
+    output: Number = 0
+    cache_read: Number = 0
+    cache_write: Number = 0
+    total: Number = 0
 
 
 class ContextUsage(Record):
-    tokens: int | None = None
-    context_window: int = 0
+    tokens: Number | None = None
+    context_window: Number = 0
     percent: float | None = None
 
 
 class SessionStats(Record):
     session_file: str | None = None
     session_id: str = ""
-    user_messages: int = 0
-    assistant_messages: int = 0
-    tool_calls: int = 0
-    tool_results: int = 0
-    total_messages: int = 0
+    user_messages: Number = 0
+    assistant_messages: Number = 0
+    tool_calls: Number = 0
+    tool_results: Number = 0
+    total_messages: Number = 0
     tokens: TokenTotals = msgspec.field(default_factory=TokenTotals)
     cost: float = 0.0
     context_usage: ContextUsage | None = None
@@ -172,7 +172,7 @@ class ForkMessages(Record):
 
 class BashResult(Record):
     output: str = ""
-    exit_code: int | None = None
+    exit_code: Number | None = None
     cancelled: bool = False
     truncated: bool = False
     full_output_path: str | None = None
@@ -186,7 +186,8 @@ class LastAssistantText(Record):
     text: str | None = None
 
 
-# command name -> type of `data` on success (None data stays None: cycle_* with one option).
+# command name -> type of `data` on success. A success without data is an error, except for
+# the commands in OPTIONAL_DATA (cycle_* answer null when there is one option only).
 DATA_TYPES: dict[str, Any] = {
     "prompt": Disposition,
     "steer": Disposition,
@@ -213,3 +214,4 @@ DATA_TYPES: dict[str, Any] = {
     "get_last_assistant_text": LastAssistantText,
     "get_commands": CommandList,
 }
+OPTIONAL_DATA: frozenset[str] = frozenset({"cycle_model", "cycle_thinking_level"})

@@ -37,6 +37,9 @@ Options (each also readable from an environment variable):
 --hold-state                           answer ``get_state`` (and read nothing after it)
                                        only once the control file has a line
                                        ``#fake:release-state``: a pi slow to start
+--answer CMD[+N]=JSON                  answer CMD with this JSON as its data (``null``: no
+                                       data), after answering it as usual N times (default 0);
+                                       repeatable
 """
 
 from __future__ import annotations
@@ -87,6 +90,7 @@ def _arg(parser: argparse.ArgumentParser) -> argparse.Namespace:
     parser.add_argument("--exit-delay", type=float, default=float(env("FAKE_PI_EXIT_DELAY", "0") or 0))
     parser.add_argument("--bash-output", default=env("FAKE_PI_BASH_OUTPUT"))
     parser.add_argument("--session-file", default=env("FAKE_PI_SESSION_FILE", ""))
+    parser.add_argument("--answer", action="append", default=[])
     parser.add_argument("--hold-state", action="store_true")
     parser.add_argument("--session", default="")  # as pi's: the session pideck asks to resume
     parser.add_argument("ignored", nargs="*")  # pideck appends "--mode rpc" and pi flags
@@ -128,6 +132,11 @@ class FakePi:
         self.assistant: dict[str, Any] | None = None
         self.assistant_text = ""
         self.log = open(options.log, "a", encoding="utf-8") if options.log else None  # noqa: SIM115
+        self.answers: dict[str, tuple[int, Any]] = {}  # command -> (usual answers left, data)
+        for answer in options.answer:
+            key, _, data = answer.partition("=")
+            name, _, usual = key.partition("+")
+            self.answers[name] = (int(usual or 0), json.loads(data))
         rate = options.rate
         if rate:
             count, _, ms = rate.partition("/")
@@ -213,6 +222,12 @@ class FakePi:
 
     def handle(self, command: dict[str, Any]) -> None:
         kind = command.get("type")
+        if kind in self.answers:
+            usual, data = self.answers[kind]
+            if not usual:
+                self.respond(command, data)
+                return
+            self.answers[kind] = (usual - 1, data)
         if kind == "get_state":
             self.state_released.wait()
             self.respond(command, {

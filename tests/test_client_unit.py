@@ -22,7 +22,7 @@ import pytest
 from pi_harness import Recorder, kill_group
 
 import protocol.client as client_module
-from protocol.client import ChildExited, RpcClient, RpcError
+from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.codec import ProtocolError, Unknown
 from protocol.commands import GetCommands, GetLastAssistantText, GetMessages, GetState, GetTree, Prompt
 from protocol.events import AgentStart, BashExecutionUpdate
@@ -183,6 +183,23 @@ async def test_call_raises_on_success_false(start_fake: StartFake) -> None:
     with pytest.raises(RpcError, match="Model not found: x/y") as caught:
         await client.call(GetState(), timeout=5)
     assert caught.value.response is not None and caught.value.response.success is False
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [(None, "no data"), ({"model": {"id": "m", "contextWindow": "big"}}, "Expected `int | float`, got `str` - at `$.model.contextWindow`")],
+    ids=["no-data", "wrong-type"],
+)
+async def test_call_raises_a_data_error_naming_the_command_and_the_field(
+    start_fake: StartFake, data: Any, reason: str
+) -> None:
+    answer = {"type": "response", "id": "pideck-1", "command": "get_state", "success": True}
+    client, _ = await start_fake(["read", 1], ["emit", answer if data is None else {**answer, "data": data}], ["echo"])
+    with pytest.raises(RpcDataError) as caught:
+        await client.call(GetState(), timeout=5)
+    assert str(caught.value) == f"get_state: pi's answer could not be read ({reason})"
+    assert isinstance(caught.value, RpcError) and caught.value.response is not None
+    assert client.running
 
 
 DEEP_TREE = '{"id":"broken","type":"response","command":"get_tree","success":true,"data":{"tree":' + "[" * 10_000 + "]" * 10_000 + "}}\n"

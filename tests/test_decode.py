@@ -20,7 +20,7 @@ import msgspec
 import pytest
 
 from protocol import LineFramer, ProtocolError, Unknown, decode, encode
-from protocol.base import UnknownBlock, UnknownEntry, UnknownMessage
+from protocol.base import Record, UnknownBlock, UnknownEntry, UnknownMessage
 from protocol.commands import (
     ALL_COMMANDS,
     Bash,
@@ -845,6 +845,57 @@ def test_get_state_without_model_or_session_name() -> None:
                    b'"isCompacting":false,"steeringMode":"all","followUpMode":"one-at-a-time","sessionId":"abc",'
                    b'"autoCompactionEnabled":true,"messageCount":0,"pendingMessageCount":0}}').data  # fmt: skip
     assert isinstance(state, SessionState) and state.model is None and state.session_name is None and state.session_file is None
+
+
+# --- JSON numbers -------------------------------------------------------------------------
+
+
+def _all_records(cls: type = Record) -> Iterator[type]:
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _all_records(sub)
+
+
+def test_no_record_field_is_an_int_that_a_json_number_would_fail() -> None:
+    """pi's `number` may be a float where an int is meant; only list positions stay int."""
+    ints = {
+        (cls.__name__, field.name)
+        for cls in _all_records()
+        for field in msgspec.structs.fields(cls)
+        if field.type is int or (int in typing.get_args(field.type) and float not in typing.get_args(field.type))
+    }
+    assert {name for _, name in ints} == {"content_index"}, sorted(ints)
+
+
+def test_a_float_where_pi_means_an_int_is_still_a_number() -> None:
+    model = {"id": "m", "provider": "p", "contextWindow": 131072.5, "maxTokens": 8192.0}
+    state = decode(line({"type": "response", "command": "get_state", "success": True,
+                         "data": {"model": model, "messageCount": 2.0, "pendingMessageCount": 0.0}}))
+    assert isinstance(state, Response) and state.data_error is None
+    assert state.data.model.context_window == 131072.5 and state.data.message_count == 2
+    models = decode(line({"type": "response", "command": "get_available_models", "success": True, "data": {"models": [model]}}))
+    assert isinstance(models.data, ModelList) and models.data.models[0].max_tokens == 8192
+    tokens = {"input": 1.5, "output": 2, "cacheRead": 0.0, "cacheWrite": 0, "total": 3.5}
+    stats = decode(line({"type": "response", "command": "get_session_stats", "success": True,
+                         "data": {"userMessages": 1.0, "tokens": tokens, "contextUsage": {"tokens": 10.5, "contextWindow": 131072.5}}}))
+    assert isinstance(stats.data, SessionStats) and stats.data.tokens.total == 3.5 and stats.data.context_usage.tokens == 10.5
+    usage = {"input": 10.5, "output": 2.0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 12.5}
+    end = decode(line({"type": "message_end", "message": {"role": "assistant", "content": [], "usage": usage, "timestamp": 1.7e12}}))
+    assert isinstance(end, MessageEnd) and isinstance(end.message, AssistantMessage) and end.message.usage.total_tokens == 12.5
+    retry = decode(line({"type": "auto_retry_start", "attempt": 1.0, "maxAttempts": 3, "delayMs": 1500.5, "errorMessage": "x"}))
+    assert isinstance(retry, AutoRetryStart) and retry.delay_ms == 1500.5
+    compaction = decode(line({"type": "compaction_end", "reason": "threshold",
+                              "result": {"summary": "s", "firstKeptEntryId": "e", "tokensBefore": 150000.5}}))
+    assert isinstance(compaction, CompactionEnd) and compaction.result is not None and compaction.result.tokens_before == 150000.5
+    dialog = decode(line({"type": "extension_ui_request", "id": "u", "method": "confirm", "title": "t", "timeout": 1500.5}))
+    assert isinstance(dialog, ConfirmRequest) and dialog.timeout == 1500.5
+
+
+def test_a_command_that_documents_data_but_sends_none_has_a_data_error() -> None:
+    assert decode(b'{"type":"response","command":"get_state","success":true}').data_error == "no data"
+    assert decode(b'{"type":"response","command":"get_messages","success":true,"data":null}').data_error == "no data"
+    assert decode(b'{"type":"response","command":"cycle_thinking_level","success":true,"data":null}').data_error is None
+    assert decode(b'{"type":"response","command":"abort","success":true}').data_error is None
 
 
 # --- tolerance ----------------------------------------------------------------------------

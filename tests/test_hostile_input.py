@@ -190,3 +190,39 @@ def test_protocol_log_is_private_capped_and_rotated(tmp_path: Path) -> None:
     newest = path.read_bytes()
     assert b"line 099 " in newest and b"(cut from 5009 bytes)" in newest and b"#" * 1_001 not in newest
     assert b"old entry" not in b"".join((path.parent / name).read_bytes() for name in files), "the oldest rotated out"
+
+
+# --- answers whose data pideck cannot type ------------------------------------------------
+
+UNREADABLE = "pi's answer could not be read"
+
+
+def titled(app: Any, title: str) -> list[str]:
+    return [str(n.message) for n in app._notifications if n.title == title]
+
+
+async def test_get_state_without_data_is_a_toast_naming_it_not_a_crash(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--answer", "get_state+1=null")  # start-up's get_state is answered as usual
+    app = fake.app()
+    async with fake.run(app) as pilot:
+        # the stats refresh after start-up asks again; that answer has no data
+        told = await wait_until(pilot, lambda: titled(app, UNREADABLE), what="the toast")
+        assert told == [f"get_state: {UNREADABLE} (no data)"]
+        app.query_one(PromptEditor).load("/name")
+        await pilot.press("enter")
+        failed = await wait_until(pilot, lambda: titled(app, "/name failed"), what="/name's toast")
+        assert failed == [f"get_state: {UNREADABLE} (no data)"]
+        await prompt_goes_through(pilot, fake, "still alive")
+        assert app.is_running
+
+
+async def test_a_wrong_typed_field_is_a_toast_naming_the_command_and_the_field(tmp_path: Path) -> None:
+    models = {"models": [{"id": "m", "provider": "p", "contextWindow": "big"}]}
+    fake = Fake(tmp_path, "--answer", f"get_available_models={json.dumps(models)}")
+    app = fake.app()
+    async with fake.run(app) as pilot:
+        await pilot.press("ctrl+l")
+        told = await wait_until(pilot, lambda: titled(app, "/model failed"), what="the toast")
+        assert told == [f"get_available_models: {UNREADABLE} (Expected `int | float`, got `str` - at `$.models[0].contextWindow`)"]
+        await prompt_goes_through(pilot, fake, "still alive")
+        assert app.is_running
