@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.driver import Driver
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from app.attachments import Attachments
 from app.command_keys import CommandKeys
@@ -67,6 +67,7 @@ from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
 from widgets.crash_bar import CrashBar
 from widgets.dialogs import dialog_for
+from widgets.key_footer import KeyFooter
 from widgets.message_views import tool_summary
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean, safe
@@ -195,7 +196,7 @@ class PideckApp(CommandKeys, App[int]):
                 yield QueuePane(self.model, id="queue")
                 yield ToolLog(self.model, id="tool-log")
         yield StatusLine(self.model, id="status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._status_line = self.query_one(StatusLine)  # the tick finds it without a walk of the DOM

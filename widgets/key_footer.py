@@ -1,0 +1,40 @@
+"""Textual's Footer, showing only the keys that fit whole.
+
+Textual's Footer lays its keys out in a row and cuts the row at the screen's edge, mid-word
+("f3 Too"). This one leaves out the keys, from the last, that would not fit entirely; their
+bindings work as before (`/hotkeys` and the F1 palette list them all).
+"""
+
+from __future__ import annotations
+
+from textual.geometry import Size
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+
+def _width(widget: Widget) -> int:
+    """The columns `widget` takes in the row, margins included."""
+    size = Size(0, 0)  # keys and labels are as wide as their content
+    content = widget.render().cell_len if isinstance(widget, FooterKey) else widget.get_content_width(size, size)
+    return content + widget.styles.gutter.width + widget.styles.margin.width
+
+
+class KeyFooter(Footer):
+    """A Footer whose keys are all whole: those that do not fit are left out, from the end."""
+
+    async def recompose(self) -> None:
+        await super().recompose()
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        keys = [child for child in self.children if not child.has_class("-command-palette")]
+        room = self.size.width - sum(_width(child) for child in self.children if child not in keys)
+        fits = True
+        for child in keys:
+            room -= _width(child)
+            fits = fits and room >= 0  # once one does not fit, the keys after it are left out too
+            child.display = fits
