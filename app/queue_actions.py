@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from app.slash_commands import slash_command
 from protocol.client import RpcDataError, RpcError
-from protocol.commands import ClearQueue, Command, FollowUp, Prompt, Steer
+from protocol.commands import ClearQueue, Prompt
 from protocol.responses import QueueContents
 from widgets.prompt_editor import PromptEditor
 from widgets.queue_editor import QueueEditor, QueueItem
@@ -77,24 +77,16 @@ async def edit_queue(app: PideckApp, args: str = "") -> None:
 async def requeue(app: PideckApp, items: list[QueueItem]) -> None:
     """Send the items back in order, each as what it is (steering or follow-up).
 
-    While pi works they go back with `steer` / `follow_up`. Once the run has ended (it may
-    end while the queue editor is open, since the queue was emptied), pi would have
-    delivered what was queued, so that is what the user expects to happen: each item is
-    sent as a `prompt` with its `streamingBehavior`. The first one starts a run and pi
-    queues the rest into it, or starts another run if that one ended already; pi decides,
-    so no item waits unseen in an idle queue. If pi refuses one, it and every item after
-    it go into the prompt editor, so nothing is lost.
+    Each is a `prompt` with its `streamingBehavior`, as Enter sends a steer while pi
+    works: pi queues it into the run, or starts a run with it once the run has ended (it
+    may end while the queue editor is open, or just before an item arrives, when pideck
+    has not read its `agent_end` yet). `steer` and `follow_up` would only queue, and in an
+    idle pi nothing delivers that queue. If pi refuses one, it and every item after it go
+    into the prompt editor, so nothing is lost.
     """
     for position, item in enumerate(items):
-        images = item.images or None
-        command: Command
-        if not app.model.running:
-            behavior = "steer" if item.kind == "steer" else "followUp"
-            command = Prompt(message=item.text, images=images, streaming_behavior=behavior)
-        elif item.kind == "steer":
-            command = Steer(message=item.text, images=images)
-        else:
-            command = FollowUp(message=item.text, images=images)
+        behavior = "steer" if item.kind == "steer" else "followUp"
+        command = Prompt(message=item.text, images=item.images or None, streaming_behavior=behavior)
         try:
             await app.client.call(command)
         except RpcDataError as exc:  # queued; only pi's answer could not be read
