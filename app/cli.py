@@ -81,11 +81,22 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def not_a_terminal() -> str | None:
+    """Which of stdin and stdout is not a terminal (pideck runs full screen), if one is not."""
+    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
+        if stream is None or not stream.isatty():
+            return name
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as exc:  # --help, --version, a usage error
         return exc.code if isinstance(exc.code, int) else 0
+    if (stream := not_a_terminal()) is not None:
+        print(f"pideck: {stream} is not a terminal; pideck runs full screen in one", file=sys.stderr)
+        return 2
     try:
         config = build_launch(args)
     except LaunchError as exc:

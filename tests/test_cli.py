@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import pty
 import shlex
 import stat
 import subprocess
@@ -25,6 +27,12 @@ PI_ARGS = [
     "--provider", "X", "--model", "Y", "-e", "ext.ts", "--session-dir", "D",
     "--no-session", "--continue", "--session", "F", "--name", "N",
 ]
+
+
+@pytest.fixture(autouse=True)
+def in_a_terminal(monkeypatch) -> None:
+    """main() called here runs as if from a terminal (pytest's stdin and stdout are not one)."""
+    monkeypatch.setattr("app.cli.not_a_terminal", lambda: None)
 
 
 @pytest.fixture
@@ -92,6 +100,24 @@ def test_bad_flag_from_the_installed_command(tmp_path):
     assert done.returncode == 2
     assert "--bogus" in done.stderr and "see pideck --help" in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+@pytest.mark.parametrize("redirected", ["stdout", "stdin"])
+def test_without_a_terminal_pideck_refuses_in_one_line(tmp_path, redirected):
+    master, slave = pty.openpty()
+    pideck = Path(sys.executable).parent / "pideck"
+    try:
+        done = subprocess.run(
+            [str(pideck), "--demo"], stderr=subprocess.PIPE, text=True, timeout=60, env={**os.environ, "TMPDIR": str(tmp_path)},
+            stdin=subprocess.DEVNULL if redirected == "stdin" else slave,
+            stdout=subprocess.PIPE if redirected == "stdout" else slave,
+        )
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert done.returncode == 2
+    assert done.stderr == f"pideck: {redirected} is not a terminal; pideck runs full screen in one\n"
+    assert not list(tmp_path.iterdir()), "no demo was started"
 
 
 def test_help_and_version(capsys):
