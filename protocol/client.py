@@ -53,6 +53,9 @@ TIMEOUTS: dict[str, float | None] = {
 # Seconds to keep reading the pipes after pi exited: a process pi started can hold them open.
 EXIT_DRAIN_TIMEOUT = 2.0
 
+# Seconds pi may live on after closing its stdout (an exiting pi closes it first) before it is ended.
+STDOUT_CLOSED_GRACE = 1.0
+
 # A stdout line longer than this is dropped (a get_messages answer for a long session can
 # be tens of MB, so it is generous); stderr lines are cut at STDERR_LINE characters.
 MAX_LINE = 512 * 1024 * 1024
@@ -125,6 +128,7 @@ class RpcClient:
         self._exit_task: asyncio.Task[None] | None = None
         self._transport: asyncio.SubprocessTransport | None = None
         self._exit: asyncio.Future[None] | None = None
+        self._stdout_closed: asyncio.Task[None] | None = None
         self._write_lock = asyncio.Lock()
         self._done = asyncio.Event()
 
@@ -231,6 +235,7 @@ class RpcClient:
                 rest = framer.flush()
                 if rest:
                     self._handle_line(rest)
+                self._stdout_closed = asyncio.create_task(self._end_after_stdout_closed(), name="pi-stdout-closed")
                 return
             for line in framer.feed(chunk):
                 self._handle_line(line)
@@ -238,6 +243,16 @@ class RpcClient:
                 size = framer.pending
                 head = (framer.flush() or b"")[:65536]
                 self._handle_record(head, ProtocolError(raw=head, error=f"line longer than {size:,} bytes; dropped"))
+
+    async def _end_after_stdout_closed(self) -> None:
+        """pi closed its stdout: no answer or event can come any more, so it is as good as gone.
+        One that does not exit on its own soon is ended; its exit is reported as usual."""
+        assert self._exit is not None
+        try:
+            await asyncio.wait_for(asyncio.shield(self._exit), STDOUT_CLOSED_GRACE)
+        except TimeoutError:
+            self.stderr.append("[pideck] pi closed its stdout but kept running; ending it")
+            await self.close(grace=0.0)
 
     def _handle_line(self, line: bytes) -> None:
         if not line.strip():

@@ -21,7 +21,8 @@ Options (each also readable from an environment variable):
                                        ``#fake:stderr N W`` writes N lines of W characters
                                        to stderr; ``#fake:bigline N garbage|json`` writes
                                        one line of N bytes (binary noise, or an unknown
-                                       record) to stdout
+                                       record) to stdout; ``#fake:close-stdout`` closes
+                                       stdout (later output goes nowhere) and lives on
 --session-file PATH (FAKE_PI_SESSION_FILE) ``sessionFile`` in get_state (pideck's
                                        ``--session PATH``, when given, wins)
 --messages FILE     (FAKE_PI_MESSAGES) JSON list answered to ``get_messages``
@@ -355,7 +356,11 @@ class FakePi:
             sys.stdout.buffer.flush()
 
     def directive(self, words: list[str]) -> None:
-        if words[0] == "stderr":
+        if words[0] == "close-stdout":
+            with self.lock:
+                sys.stdout.flush()
+                os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        elif words[0] == "stderr":
             count, width = int(words[1]), int(words[2])
             for index in range(count):
                 sys.stderr.write(f"stderr flood {index:07d} {'.' * width}\n")

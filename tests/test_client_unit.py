@@ -31,7 +31,7 @@ from protocol.response_head import ResponseHead, response_head
 from protocol.responses import Response
 
 FAKE_CHILD = r"""
-import json, signal, sys, time
+import json, os, signal, sys, time
 
 out, err, inp = sys.stdout.buffer, sys.stderr.buffer, sys.stdin.buffer
 commands = []
@@ -80,6 +80,8 @@ for action, *args in json.loads(sys.argv[1]):
         err.flush()
     elif action == "sleep":
         time.sleep(args[0])
+    elif action == "close_stdout":  # and go on living
+        os.close(1)
     elif action == "ignore_term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     elif action == "hang":          # ignore stdin EOF, wait for a signal
@@ -382,6 +384,17 @@ async def test_exit_code_3_fails_pending_requests(start_fake: StartFake) -> None
     with pytest.raises(RpcError, match="not running"):
         await client.send(GetState())
     assert await client.close() == exited
+
+
+async def test_a_pi_that_closes_stdout_but_keeps_running_is_ended(start_fake: StartFake) -> None:
+    client, rec = await start_fake(["read", 1], ["close_stdout"], ["sleep", 60])
+    # no timeout of its own: without the fix this waits until the outer 15 s cancel it
+    with pytest.raises(RpcError, match=r"^pi exited \(code -15\)$"):
+        await asyncio.wait_for(client.request(GetState(), timeout=None), 15)
+    exited = await rec.wait_for(ChildExited)
+    assert exited.returncode == -signal.SIGTERM
+    assert exited.stderr_tail == "[pideck] pi closed its stdout but kept running; ending it"
+    assert not client.running and client._pending == {}
 
 
 async def test_missing_executable_reports_child_exited(tmp_path: Path) -> None:

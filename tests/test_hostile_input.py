@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 from pi_harness import Fake, transcript_text, wait_until
-from test_app import ui
+from test_app import start_run, ui
 
 import app.problem_monitor as problem_monitor
 from protocol.protocol_log import ProtocolLog
+from widgets.crash_bar import CrashBar
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine
 
@@ -226,3 +227,20 @@ async def test_a_wrong_typed_field_is_a_toast_naming_the_command_and_the_field(t
         assert told == [f"get_available_models: {UNREADABLE} (Expected `int | float`, got `str` - at `$.models[0].contextWindow`)"]
         await prompt_goes_through(pilot, fake, "still alive")
         assert app.is_running
+
+
+async def test_a_pi_that_closes_stdout_mid_run_shows_the_crash_bar(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--stop-after", "5")
+    app = fake.app()
+    async with fake.run(app) as pilot:
+        await start_run(pilot, fake)
+        fake.inject("#fake:close-stdout")
+        bar = app.query_one(CrashBar)
+        await wait_until(pilot, lambda: bar.display, what="the crash bar")
+        assert not app.model.running, "the spinner stops"
+        assert "closed its stdout but kept running" in transcript_text(app)
+        assert not bar.query_one("#crash-restart").disabled
+        fake.control.write_text("")  # a new fake child replays its control file from the start
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: app.client.running and not bar.display, what="restart")
+        await prompt_goes_through(pilot, fake, "after the restart")
