@@ -14,6 +14,7 @@ from rich.table import Table
 
 from app.command_support import on_off, refresh_state
 from app.hotkeys import hotkey_sections, hotkeys_table
+from app.launch import interactive_pi
 from app.slash_commands import REGISTRY, slash_command
 from protocol.responses import SessionState, SessionStats
 from widgets.info_screen import InfoScreen
@@ -24,12 +25,15 @@ from widgets.safe_text import safe
 if TYPE_CHECKING:
     from app.pideck_app import PideckApp
 
-_TERMINAL = "run `pi` in a terminal and use it there"
+_TERMINAL = "run {pi} in a terminal and use it there"  # {pi}: the command that runs pi here
 NOT_OVER_RPC: dict[str, tuple[str, str]] = {
     "scoped-models": ("Configure the models Ctrl+P cycles through",
                       f"pi's RPC cannot change scoped models: start pideck with `-- --models a,b`, or {_TERMINAL}"),
-    "login": ("Add provider authentication", f"logging in needs pi's own interactive UI: {_TERMINAL}"),
-    "logout": ("Remove provider authentication", f"logging out needs pi's own interactive UI: {_TERMINAL}"),
+    "login": ("Add provider authentication",
+              "logging in needs pi's own interactive UI: run {pi} in a terminal, type /login there, "
+              "then restart pideck"),
+    "logout": ("Remove provider authentication",
+               "logging out needs pi's own interactive UI: run {pi} in a terminal and type /logout there"),
     "import": ("Import a JSONL session", "pi's RPC has no import: open the file with `pideck -- --session PATH`"),
     "share": ("Upload the session and get a viewer link", f"pi's RPC cannot share: use /export, or {_TERMINAL}"),
     "bug": ("Prepare a bug report for the pi developers", f"pi's RPC cannot prepare bug reports: {_TERMINAL}"),
@@ -43,7 +47,8 @@ NOT_OVER_RPC: dict[str, tuple[str, str]] = {
 
 def _not_over_rpc(name: str, reason: str) -> None:
     async def explain(app: PideckApp, args: str) -> None:
-        app.notify(f"/{name} is not available over pi's RPC: {reason}.", title=f"/{name}",
+        text = reason.replace("{pi}", f"`{interactive_pi(app.config)}`")
+        app.notify(f"/{name} is not available over pi's RPC: {text}.", title=f"/{name}",
                    severity="warning", markup=False, timeout=10)
 
     slash_command(name, f"{NOT_OVER_RPC[name][0]} (not over RPC)")(explain)

@@ -50,6 +50,35 @@ def resolve_pi_command(pi_flag: str | None, progress: Progress | None = None) ->
     return ensure_runtime(progress).argv
 
 
+def interactive_pi(config: LaunchConfig) -> str:
+    """The shell command that starts pi's own interactive UI (for /login) as pideck runs pi:
+    `pi` when that is the pi on PATH, else the whole command (the pinned runtime's Node and
+    cli.js, or `--pi`'s), quoted."""
+    argv = list(config.argv)
+    command = argv[: argv.index("--mode")] if "--mode" in argv else argv[:1]
+    if len(command) == 1 and command[0] == shutil.which("pi"):
+        return "pi"
+    return shlex.join(command)
+
+
+def no_model_help(config: LaunchConfig) -> str:
+    """What to do when pi has no model (no login, no API key): the exact commands, each on a
+    line of its own."""
+    return "\n".join([
+        "pi found no provider it can use (no login, no API key), so it refuses every prompt. "
+        "Any one of these fixes it:",
+        "• log in once with pi's own UI, then start pideck again: in a terminal, run",
+        f"    {interactive_pi(config)}",
+        "  and type /login",
+        "• set a provider's API key before starting pideck (pi's docs/providers.md lists them):",
+        "    export ANTHROPIC_API_KEY=...",
+        "• choose a provider and model you can use:",
+        "    pideck -- --provider NAME --model ID",
+        "• try the built-in demo model, no key needed:",
+        "    pideck --demo",
+    ])
+
+
 def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> LaunchConfig:
     """Combine pideck's parsed flags (`pi`, `demo`, `cwd`, `protocol_log`, `pi_args`) into a launch."""
     cwd = _working_dir(args.cwd)

@@ -26,7 +26,7 @@ from app.external_editor import edit_prompt
 from app.gc_pause import StreamingGC
 from app.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_driver, watch_hangup
 from app.keys import install_alt_arrows, install_alt_keys
-from app.launch import LaunchConfig
+from app.launch import LaunchConfig, no_model_help
 from app.palette import KeyActions, PiCommands, PideckCommands
 from app.problem_monitor import ProblemMonitor
 from app.pi_settings import copy_on_select, scrollbar_setting, terminal_progress, wheel_lines
@@ -329,8 +329,8 @@ class PideckApp(CommandKeys, App[int]):
                 self.query_one(StatsPane).refresh_stats()
             if changes.extension_ui:
                 await self._refresh_extension_widgets()
-            if changes.run or changes.extension_ui or changes.protocol_errors:
-                self.query_one(StatusLine).refresh_status()
+            if changes.run or changes.extension_ui or changes.protocol_errors or changes.session:
+                self.query_one(StatusLine).refresh_status()  # (session: a model chosen, or none)
             if changes.run:
                 self.progress.show(self.model.running)
             if changes.editor_text is not None:
@@ -397,12 +397,8 @@ class PideckApp(CommandKeys, App[int]):
         self._session_ready = True
         self.query_one(StatusLine).starting_since = None
         self.query_one(StatusLine).refresh_status()
-        if state.model is None:
-            self.model.banner(
-                "error",
-                "pi has no model configured",
-                "Run `pi` once and use /login, or pass -- --provider NAME --model ID, or try pideck --demo.",
-            )
+        if self.model.state is not None and self.model.state.model is None:  # pi's "unknown" stand-in too
+            self.model.banner("error", "pi has no model to answer with", no_model_help(self.config))
             await self._apply_changes()
         await self.load_commands()
 
@@ -552,6 +548,9 @@ class PideckApp(CommandKeys, App[int]):
             editor = self.query_one(PromptEditor)
             if restore and not editor.text:
                 editor.load(restore)  # never lose what the user typed
+            # the whole of pi's answer stays in the transcript, where a toast cuts it and fades
+            self.model.banner("error", "pi refused the message", str(exc))
+            await self._apply_changes()
             if images := getattr(command, "images", None):
                 await self.attachments.restore(images)
 

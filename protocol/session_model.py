@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from protocol.base import UnknownBlock, UnknownMessage
 from protocol.client import ChildExited
 from protocol.codec import ProtocolError, Unknown
@@ -695,6 +697,9 @@ class SessionModel:
         self._touch(item)
 
     def set_state(self, state: SessionState) -> None:
+        model = state.model
+        if model is not None and model.provider == model.id == model.api == "unknown":
+            state = msgspec.structs.replace(state, model=None)  # pi's stand-in when it has no model
         self.state = state
         self.changes.session = True
 

@@ -6,16 +6,18 @@ the app's own RpcClient; the app closes it when it unmounts.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pi_harness import SIZE, UI_EVERYTHING, PiHarness, transcript_text, wait_until
 
+from app.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
 from widgets.dialogs import ConfirmDialog, EditorDialog, InputDialog, SelectDialog
 from widgets.prompt_editor import PromptEditor
-from widgets.side_panes import QueuePane, StatsPane, ToolLog
+from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
 
 pytestmark = pytest.mark.pi
 
@@ -143,4 +145,36 @@ async def test_extension_dialogs_answered_in_app(pi_harness: PiHarness) -> None:
         assert seen["confirm"] == "true"
         assert seen["input"] == '"Ada"'
         assert seen["editor"] == '"line one\\nline two"'
+        await quiesce(pilot)
+
+
+async def test_no_model_says_how_to_get_one_and_a_refusal_stays_in_the_transcript(
+    pi_harness: PiHarness, tmp_path: Path
+) -> None:
+    """A newcomer's pi: an agent directory without models or credentials, no API key set."""
+    agent = tmp_path / "empty-agent"
+    agent.mkdir()
+    env = {key: value for key, value in pi_harness.env.items() if "API_KEY" not in key and "TOKEN" not in key}
+    env["PI_CODING_AGENT_DIR"] = str(agent)
+    runtime = " ".join(pi_harness.runtime.argv)  # pi is not run from PATH: the pinned command is quoted
+    app = PideckApp(LaunchConfig(argv=(*pi_harness.runtime.argv, "--mode", "rpc", "--no-session"), env=env,
+                                 cwd=pi_harness.cwd, demo=False, protocol_log=tmp_path / "protocol.log"))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        panel = await wait_until(pilot, lambda: "pi has no model" in transcript_text(app) and transcript_text(app),
+                                 what="the no-model panel")
+        for command in (runtime, "export ANTHROPIC_API_KEY=", "pideck -- --provider NAME --model ID", "pideck --demo"):
+            assert f"\n    {command}" in panel  # on a line of its own, to copy
+        assert "type /login" in panel
+        status = str(app.query_one(StatusLine).render())
+        assert "no model" in status and "ready" not in status
+        await wait_until(pilot, lambda: "none selected" in stats_text(app), what="stats: no model")
+        assert "unknown" not in stats_text(app)
+        await send(pilot, "hello")
+        await wait_until(pilot, lambda: "pi refused the message" in transcript_text(app), what="the refusal")
+        refusal = transcript_text(app).split("pi refused the message", 1)[1]
+        assert "No API key found for the selected model." in refusal and "providers.md" in refusal  # all of it
+        assert app.query_one(PromptEditor).text == "hello"
+        await send(pilot, "/login")
+        await wait_until(pilot, lambda: any(f"`{runtime}`" in note for note in notes(app)), what="/login's command")
         await quiesce(pilot)

@@ -205,6 +205,8 @@ class StatusLine(Static):
             text.append(f"■ {self.notice}", "bold red")
         elif self.starting_since is not None:
             text.append(f"◌ starting pi… {int(time.monotonic() - self.starting_since)}s", "bold yellow")
+        elif model.state is not None and model.state.model is None:
+            text.append("■ no model: pi refuses prompts (the transcript says how to fix it)", "bold yellow")
         else:
             text.append("● ready", "green")
         for key, value in sorted(model.statuses.items()):
