@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app import runtime
-from app.launch import resolve_pi_command
+from app.launch import LaunchConfig, interactive_pi, resolve_pi_command
 from app.runtime import PI_PACKAGE, ProvisionError, ensure_runtime, installed_runtime, node_package, pi_version
 
 
@@ -135,3 +135,10 @@ def test_module_prints_the_bare_command_or_describes_it(bare_path, capsys):
     assert context.startswith("pideck: the pinned pi 1.6.0 on Node") and str(runtime.runtime_dir()) in context
     makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
     assert "python -m app.runtime --describe" in makefile  # `make test` says what the command is
+
+
+def test_interactive_pi_is_pi_on_path_else_the_whole_command(bare_path, tmp_path):
+    pi = executable(bare_path / "pi", "echo 1.6.0")
+    config = lambda *argv: LaunchConfig(argv=argv, env={}, cwd=tmp_path, demo=False, protocol_log=tmp_path / "log")  # noqa: E731
+    assert interactive_pi(config(str(pi), "--mode", "rpc", "--no-session")) == "pi"
+    assert interactive_pi(config("/opt/my node/node", "/opt/pi/cli.js", "--mode", "rpc")) == "'/opt/my node/node' /opt/pi/cli.js"
