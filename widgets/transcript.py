@@ -87,6 +87,13 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.anchor()
         self.mount(self.new_output, Static(WELCOME, id="welcome", classes="welcome", markup=False))
 
+    def on_resize(self) -> None:
+        """Toasts stay above the prompt however tall it grows: the toast rack's foot is the
+        transcript's."""
+        below = self.screen.size.height - self.region.bottom
+        for rack in self.screen.query("#textual-toastrack"):
+            rack.styles.margin = (0, 0, below, 0)
+
     @property
     def following(self) -> bool:
         """The view keeps to the end as output comes (the user has not scrolled up)."""
