@@ -57,7 +57,7 @@ from protocol.commands import (
     Prompt,
 )
 from protocol.events import AgentSettled, MessageUpdate, QueueUpdate
-from protocol.extension_ui import DIALOG_REQUESTS, UnknownUIRequest
+from protocol.extension_ui import DIALOG_REQUESTS, DialogRequest, RefusedDialogRequest, UnknownUIRequest, as_text
 from protocol.protocol_log import ProtocolLog
 from protocol.redact import Redactor
 from protocol.responses import BashResult, CommandInfo, SessionState
@@ -84,6 +84,10 @@ FLOOD_FRAME = 1 / 10  # seconds between flushes of deltas during a flood
 FOLD_EVERY = 1 / 60  # seconds between folds of the deltas a flood holds (FLUSH_SLICE at a time)
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 SIDE_MIN_WIDTH = 100  # columns below which the side panes hide themselves
+# Seconds a timed dialog must have left when its turn comes to be shown; one with less is
+# reported as timed out (pi's timer started a little before pideck saw the request, and a
+# dialog that closes at once cannot be answered).
+DIALOG_MIN_LEFT = 1.0
 
 
 class PideckApp(CommandKeys, App[int]):
@@ -163,7 +167,7 @@ class PideckApp(CommandKeys, App[int]):
         self._urgent = False  # a record other than a delta is pending
         self._last_flush = 0.0
         self._status_line: StatusLine | None = None
-        self._dialogs: asyncio.Queue[Any] = asyncio.Queue()
+        self._dialogs: asyncio.Queue[tuple[DialogRequest, float | None]] = asyncio.Queue()  # and its deadline
         self._applying = asyncio.Lock()  # one _apply_changes at a time (flush and workers)
         self._gc = StreamingGC(self.set_timer)
         self._thinking_collapsed = False
@@ -289,11 +293,11 @@ class PideckApp(CommandKeys, App[int]):
             records, self._pending, self._urgent = self._pending, [], False
             self._flooding, self._received = self._received >= FLOOD, 0
             for record in records:
-                if isinstance(record, DIALOG_REQUESTS):
-                    self._dialogs.put_nowait(record)
+                if isinstance(record, DIALOG_REQUESTS):  # its timeout runs from now, in pi too
+                    self._dialogs.put_nowait((record, record.deadline(time.monotonic())))
                 elif isinstance(record, ChildExited):
                     self._child_exited(record)
-                elif isinstance(record, UnknownUIRequest):
+                elif isinstance(record, (UnknownUIRequest, RefusedDialogRequest)):
                     self.decline_request(record)
                 elif isinstance(record, AgentSettled):
                     self.refresh_stats()
@@ -463,13 +467,17 @@ class PideckApp(CommandKeys, App[int]):
         return super().check_action(action, parameters)  # CommandKeys: keys that fall through
 
     @work(group="send")
-    async def decline_request(self, request: UnknownUIRequest) -> None:
-        """An extension asked with a method pideck does not know: answer "cancelled" so it
-        does not wait forever (pi ignores answers to requests that expect none)."""
+    async def decline_request(self, request: UnknownUIRequest | RefusedDialogRequest) -> None:
+        """An extension asked with a method pideck does not know, or for a dialog it cannot
+        show (which a toast explains): answer "cancelled" so it does not wait forever (pi
+        ignores answers to requests that expect none)."""
         try:
             await self.client.send(ExtensionUIResponse(id=request.id, cancelled=True))
         except RpcError:
             pass
+        if isinstance(request, RefusedDialogRequest):
+            self.notify(f"An extension's {request.method} dialog could not be shown, so pideck cancelled it: "
+                        f"{request.reason}", title="Dialog cancelled", severity="warning", markup=False)
 
     def _show_startup_error(self, reason: str) -> None:
         self._exit_status = 1
@@ -482,15 +490,26 @@ class PideckApp(CommandKeys, App[int]):
 
     @work(group="dialogs")
     async def run_dialogs(self) -> None:
-        """Show extension dialogs one after another, in the order pi asked."""
+        """Show extension dialogs one after another, in the order pi asked; one whose
+        timeout ran out while it waited is not shown (pi went on without it)."""
         while True:
-            request = await self._dialogs.get()
-            response = await self.push_screen_wait(dialog_for(request))
+            request, deadline = await self._dialogs.get()
+            if deadline is not None and deadline - time.monotonic() < DIALOG_MIN_LEFT:
+                self.dialog_timed_out(request)
+                continue
+            response = await self.push_screen_wait(dialog_for(request, deadline))
             if response is not None and self.client.running:
                 try:
                     await self.client.send(response)
                 except RpcError as exc:
                     self.notify(f"could not answer the extension: {exc}", severity="error", markup=False)
+
+    def dialog_timed_out(self, request: DialogRequest) -> None:
+        """Report a dialog whose timeout ran out before its turn came."""
+        title = " ".join(clean(as_text(request.title)).split())[:80]
+        self.notify(f"An extension's {type(request).__struct_config__.tag} dialog “{title}” timed out before "
+                    "pideck could show it; pi went on without an answer",
+                    title="Dialog timed out", severity="warning", markup=False)
 
     # --- sending --------------------------------------------------------------------------
 

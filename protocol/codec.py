@@ -20,7 +20,7 @@ from protocol.base import AnyBlock, AnyEntry, AnyMessage, UnknownBlock, UnknownE
 from protocol.commands import Command, ExtensionUIResponse
 from protocol.entries import EntryUnion
 from protocol.events import AssistantEventUnion, EventUnion, MessageUpdate, UnknownAssistantEvent
-from protocol.extension_ui import UIRequestUnion, UnknownUIRequest
+from protocol.extension_ui import DIALOG_REQUESTS, RefusedDialogRequest, UIRequestUnion, UnknownUIRequest
 from protocol.messages import BlockUnion, MessageUnion, Usage
 from protocol.responses import DATA_TYPES, OPTIONAL_DATA, Response
 
@@ -82,7 +82,7 @@ _decoder = msgspec.json.Decoder(EventUnion | Response, dec_hook=dec_hook)
 _any_decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
 
-Decoded = Any  # an Event, Response, UIRequest, UnknownUIRequest, Unknown or ProtocolError
+Decoded = Any  # an Event, Response, UIRequest, UnknownUIRequest, RefusedDialogRequest, Unknown or ProtocolError
 
 
 def _type_data(response: Response) -> Response:
@@ -168,6 +168,8 @@ def _decode_slow(line: bytes, first_error: msgspec.DecodeError) -> Decoded:
         try:
             return msgspec.convert(obj, cls)
         except msgspec.ValidationError as exc:
+            if cls in DIALOG_REQUESTS and isinstance(obj.get("id"), str):  # someone waits for an answer
+                return RefusedDialogRequest(id=obj["id"], method=method, reason=str(exc))
             return ProtocolError(raw=line, error=f"bad extension_ui_request: {exc}")
     if kind == "message_update" and isinstance(obj.get("assistantMessageEvent"), dict):
         inner = obj["assistantMessageEvent"]

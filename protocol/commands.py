@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from protocol.base import Record
+from protocol.extension_ui import Scalar
 from protocol.messages import ImageContent
 
 StreamingBehavior = Literal["steer", "followUp"]
@@ -183,9 +184,10 @@ def command_name(command: Command | type[Command]) -> str:
 
 
 class ExtensionUIResponse(Record, tag_field="type", tag="extension_ui_response"):
-    """Answer to a dialog request: exactly one of value, confirmed or cancelled."""
+    """Answer to a dialog request: exactly one of value, confirmed or cancelled. A select's
+    `value` is the option as the extension passed it (a number stays a number)."""
 
     id: str
-    value: str | None = None
+    value: Scalar = None
     confirmed: bool | None = None
     cancelled: bool | None = None

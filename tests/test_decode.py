@@ -96,6 +96,7 @@ from protocol.extension_ui import (
     EditorRequest,
     InputRequest,
     NotifyRequest,
+    RefusedDialogRequest,
     SelectRequest,
     SetEditorTextRequest,
     SetStatusRequest,
@@ -103,6 +104,7 @@ from protocol.extension_ui import (
     SetWidgetRequest,
     UIRequestUnion,
     UnknownUIRequest,
+    as_text,
 )
 from protocol.messages import (
     AssistantMessage,
@@ -981,7 +983,31 @@ def test_unknown_ui_method() -> None:
     # without a usable id it cannot be answered or shown: a protocol error
     assert isinstance(decode(b'{"type":"extension_ui_request","method":"showToast"}'), ProtocolError)
     assert isinstance(decode(b'{"type":"extension_ui_request","id":"u","method":7}'), ProtocolError)
-    assert isinstance(decode(b'{"type":"extension_ui_request","id":"u","method":"select","options":"A,B"}'), ProtocolError)
+    # a dialog of a shape pideck cannot show is refused (and answered), a broken notify is an error
+    assert decode(b'{"type":"extension_ui_request","id":"u","method":"select","options":"A,B"}') == RefusedDialogRequest(
+        id="u", method="select", reason="Expected `array`, got `str` - at `$.options`")
+    assert isinstance(decode(b'{"type":"extension_ui_request","id":7,"method":"select","title":[]}'), ProtocolError)
+    assert isinstance(decode(b'{"type":"extension_ui_request","id":"u","method":"notify","message":[]}'), ProtocolError)
+
+
+def test_dialog_scalars_where_text_belongs() -> None:
+    """pi forwards what the extension passed: numbers, booleans and null are kept, shown as JavaScript writes them."""
+    select = decode(b'{"type":"extension_ui_request","id":"u","method":"select","title":null,"options":[1,2.5,null,true,"x"],"timeout":3000.5}')
+    assert select == SelectRequest(id="u", title=None, options=[1, 2.5, None, True, "x"], timeout=3000.5)
+    assert [as_text(o, null="null") for o in select.options] == ["1", "2.5", "null", "true", "x"]
+    assert as_text(select.title) == "" and as_text(3.0) == "3"
+    assert decode(b'{"type":"extension_ui_request","id":"u","method":"input","placeholder":42}') == InputRequest(id="u", placeholder=42)
+    for bad in (b'"title":{"a":1}', b'"options":[[1]]', b'"timeout":"5000"'):
+        record = decode(b'{"type":"extension_ui_request","id":"u","method":"select",' + bad + b"}")
+        assert isinstance(record, RefusedDialogRequest) and record.reason.startswith("Expected"), record
+
+
+def test_dialog_deadline_follows_node_timers() -> None:
+    assert SelectRequest(timeout=None).deadline(100.0) is None
+    assert SelectRequest(timeout=0).deadline(100.0) is None  # falsy: pi sets no timer
+    assert SelectRequest(timeout=1500.5).deadline(100.0) == 100.0 + 1.5005
+    for at_once in (-5, 0.5, 2**31):  # Node runs these after 1 ms
+        assert SelectRequest(timeout=at_once).deadline(100.0) == 100.001
 
 
 def test_unknown_extra_fields_are_ignored_everywhere() -> None:

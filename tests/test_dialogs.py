@@ -1,11 +1,17 @@
-"""widgets.dialogs: keyboard answers, cancel, timeout, literal markup, 80×24 snapshots."""
+"""widgets.dialogs: keyboard answers, cancel, timeout, literal markup, long options, 80×24 snapshots;
+and, over a fake pi, dialogs pideck cannot show and dialogs that wait their turn."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Group
+from pi_harness import Fake, wait_until
 from screen_app import ScreenApp
+from test_app import ui
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
@@ -19,6 +25,7 @@ from protocol.extension_ui import (
     InputRequest,
     SelectRequest,
 )
+from widgets.pickers import ChoicePicker
 from widgets.dialogs import (
     ConfirmDialog,
     EditorDialog,
@@ -56,6 +63,12 @@ async def answer(request: DialogRequest, *keys: str) -> list[ExtensionUIResponse
         if app.results:
             assert app.screen is not app.dialog
     return app.results
+
+
+def option_text(options: OptionList, index: int) -> str:
+    """The text of an option: one line (a Text) or, highlighted, all of it (a Group of one Text)."""
+    prompt = options.get_option_at_index(index).prompt
+    return (prompt.renderables[0] if isinstance(prompt, Group) else prompt).plain
 
 
 def test_dialog_for_maps_each_request() -> None:
@@ -179,13 +192,44 @@ async def test_markup_in_request_text_is_literal() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert app.dialog.query_one("#title Static", Static).visual.plain == MARKUP
-        assert app.dialog.query_one(OptionList).get_option_at_index(0).prompt.plain == MARKUP
+        assert option_text(app.dialog.query_one(OptionList), 0) == MARKUP
         for column in (2, 28):  # where "y" is if parsed as markup, and where it is literally
             await pilot.click("#title Static", offset=(column, 0))
         await pilot.click(OptionList, offset=(4, 1))  # the first option
         await pilot.pause()
     assert app.booms == 0
     assert app.results == [ExtensionUIResponse(id="m", value=MARKUP)]
+
+
+async def test_long_options_take_one_line_but_the_highlighted_one() -> None:
+    """Options of 10,000 characters: one line each, cut with "…"; the highlighted one whole."""
+    long = [f"option {i} " + "word " * 2000 for i in range(3)]
+    app = DialogApp(dialog_for(SelectRequest(id="l", title="t", options=[*long, "short\nsecond line"])))
+    async with app.run_test(size=(80, 24)) as pilot:
+        options = app.dialog.query_one(OptionList)
+
+        def heights() -> list[int]:
+            return [options._heights[i] for i in range(options.option_count)]
+
+        await wait_until(pilot, lambda: heights()[0] > 100, what="the highlighted option whole")
+        assert heights()[1:] == [1, 1, 1]
+        assert options.render_line(0).text.startswith("option 0 word")
+        line = options.render_line(heights()[0]).text.rstrip()  # the second option
+        assert line.startswith("option 1 word") and line.endswith("…")
+        await pilot.press("down", "down", "down")
+        await wait_until(pilot, lambda: heights() == [1, 1, 1, 2], what="only the last one whole")
+        assert option_text(options, 3) == "short\nsecond line" and len(option_text(options, 0)) == dialogs.ONE_LINE_CHARS
+        await pilot.press("enter")
+    assert app.results == [ExtensionUIResponse(id="l", value="short\nsecond line")]
+
+
+async def test_picker_rows_take_one_line() -> None:
+    app = ScreenApp(ChoicePicker("Pick", ["x" * 300, "short"]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        assert options.virtual_size.height == 2
+        assert options.render_line(0).text.rstrip().endswith("…")
 
 
 async def test_markup_in_confirm_and_input_is_literal() -> None:
@@ -233,3 +277,56 @@ def test_snapshot_input_dialog(snap_compare: Any) -> None:
 
 def test_snapshot_editor_dialog(snap_compare: Any) -> None:
     assert snap_compare(DialogApp(dialog_for(EDITOR)), run_before=no_blink, terminal_size=(80, 24))
+
+
+# --- pideck over a fake pi: requests pideck cannot show, dialogs that wait their turn ----------
+
+
+def toasts(app: Any) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_dialog_pideck_cannot_show_is_cancelled_and_explained(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        fake.inject(ui("select", "bad-1", title={"text": "not text"}, options=["a"]),
+                    ui("confirm", "ok-2", title="Still asked", message=7))
+        answers = await wait_until(pilot, lambda: fake.commands("extension_ui_response"), what="cancel")
+        assert answers == [{"type": "extension_ui_response", "id": "bad-1", "cancelled": True}]
+        note = await wait_until(pilot, lambda: [t for t in toasts(app) if "cancelled" in t], what="toast")
+        assert note == ["An extension's select dialog could not be shown, so pideck cancelled it: "
+                        "Expected `bool | int | float | str | null`, got `object` - at `$.title`"]
+        dialog = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen, what="confirm")
+        message = await wait_until(pilot, lambda: dialog.query("#message Static"), what="message")
+        assert message.first(Static).visual.plain == "7"
+        assert app.model.protocol_errors == 0
+
+
+async def test_dialog_timeout_counts_from_when_pi_sent_it(tmp_path: Path) -> None:
+    """Three dialogs at once: "first" (no timeout) is answered after "soon" (1.5 s) ran out
+    and before "later" (30 s) did: "soon" is reported, never shown; "later" shows the time
+    it has left, not its whole timeout."""
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        sent = time.monotonic()
+        fake.inject(ui("confirm", "first", title="First", message="m"),
+                    ui("confirm", "soon", title="Soon", message="m", timeout=1500),
+                    ui("confirm", "later", title="Later", message="m", timeout=30000))
+        first = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen, what="first")
+        assert first.request.id == "first"
+        await wait_until(pilot, lambda: time.monotonic() > sent + 3.5, what="time to pass")
+        await pilot.press("y")
+        later = await wait_until(pilot, lambda: app.screen is not first and isinstance(app.screen, ConfirmDialog)
+                                 and app.screen, what="the next dialog")
+        assert later.request.id == "later"
+        countdown = str(later.query_one("#countdown", Static).content)
+        assert countdown.startswith("closes in ") and int(countdown.split()[2].rstrip("s")) <= 27, countdown
+        assert [t for t in toasts(app) if "timed out" in t] == [
+            "An extension's confirm dialog “Soon” timed out before pideck could show it; pi went on without an answer"
+        ]
+        await pilot.press("n")
+        answers = await wait_until(pilot, lambda: len(fake.commands("extension_ui_response")) == 2 and
+                                   fake.commands("extension_ui_response"), what="answers")
+        assert [a["id"] for a in answers] == ["first", "later"]

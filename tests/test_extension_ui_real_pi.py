@@ -1,4 +1,5 @@
-"""Extension UI requests from the real pi, with tests/extensions/ui_everything.ts loaded.
+"""Extension UI requests from the real pi, with tests/extensions/ui_everything.ts loaded
+(and, for pideck over pi, tests/extensions/ui_odd_dialogs.ts).
 
 The extension reports what each dialog returned with `notify("<method>=<json>")`
 (`<undefined>` for undefined), so the test sees exactly what the extension observed.
@@ -13,8 +14,12 @@ from typing import Any
 
 import msgspec
 import pytest
-from pi_harness import UI_EVERYTHING, PiHarness, Recorder, fresh_session
+from pi_harness import EXTENSIONS_DIR, SIZE, UI_EVERYTHING, PiHarness, Recorder, fresh_session, wait_until
+from test_dialogs import option_text
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, Static
 
+from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply
 from protocol.client import RpcClient
 from protocol.commands import ExtensionUIResponse, GetCommands, GetState, Prompt
@@ -33,10 +38,13 @@ from protocol.extension_ui import (
     UIRequest,
 )
 from protocol.responses import Disposition
+from widgets.dialogs import ConfirmDialog, InputDialog, SelectDialog
+from widgets.prompt_editor import PromptEditor
 
 pytestmark = pytest.mark.pi
 
 UNDEFINED = object()
+UI_ODD_DIALOGS = EXTENSIONS_DIR / "ui_odd_dialogs.ts"
 
 
 @pytest.fixture(scope="module")
@@ -203,3 +211,67 @@ async def test_dialog_during_a_run_does_not_block_events(ui_pi: RpcClient, pi_ha
             request = await rec.wait_for(kind)
             await ui_pi.send(ExtensionUIResponse(id=request.id, cancelled=True))
         assert (await asyncio.wait_for(command, 10)).disposition == "handled"
+
+
+# --- pideck over pi, with tests/extensions/ui_odd_dialogs.ts -----------------------------------
+
+
+def app_notes(app: PideckApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def app_report(app: PideckApp, name: str) -> Any:
+    """What the extension reported as `name=<json>` (a toast), or None while it has not."""
+    for note in app_notes(app):
+        key, _, value = note.partition("=")
+        if key == name:
+            return UNDEFINED if value == "<undefined>" else json.loads(value)
+    return None
+
+
+async def start_odd_app(pilot: Pilot[Any], command: str) -> None:
+    app = pilot.app
+    await wait_until(pilot, lambda: app._session_ready and app.commands, timeout=30, what="pi start-up")
+    app.query_one(PromptEditor).load(command)
+    await pilot.pause()
+    await pilot.press("enter")
+
+
+async def test_dialog_with_numbers_and_nulls_is_shown_and_answered(pi_harness: PiHarness) -> None:
+    """select(null, [1, 2, null, "x"], {timeout: 60000.5}) and input(title, 42): pi sends them
+    as they are; pideck shows them as text and answers with the option as sent."""
+    app = PideckApp(pi_harness.launch_config(extensions=[UI_ODD_DIALOGS]))
+    async with app.run_test(size=SIZE) as pilot:
+        await start_odd_app(pilot, "/odd-dialogs")
+        dialog = await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog) and app.screen, what="select dialog")
+        options = (await wait_until(pilot, lambda: dialog.query(OptionList), what="options")).first(OptionList)
+        assert [option_text(options, i) for i in range(4)] == ["1", "2", "null", "x"]
+        assert dialog.query_one("#title Static", Static).visual.plain == ""
+        assert "closes in 60s" in str(dialog.query_one("#countdown", Static).content)
+        assert app.model.protocol_errors == 0
+        await pilot.press("down", "enter")
+        assert await wait_until(pilot, lambda: app_report(app, "odd-select"), what="select answer") == 2
+        dialog = await wait_until(pilot, lambda: isinstance(app.screen, InputDialog) and app.screen, what="input dialog")
+        field = (await wait_until(pilot, lambda: dialog.query(Input), what="input field")).first(Input)
+        assert field.placeholder == "42"
+        await pilot.press("o", "k", "enter")
+        assert await wait_until(pilot, lambda: app_report(app, "odd-input"), what="input answer") == "ok"
+
+
+async def test_dialog_that_timed_out_while_queued_is_not_shown(pi_harness: PiHarness) -> None:
+    """Two confirms at once, the second with a timeout: it runs out while the first is open
+    (pi answers it false); answering the first must not offer the second."""
+    app = PideckApp(pi_harness.launch_config(extensions=[UI_ODD_DIALOGS]))
+    async with app.run_test(size=SIZE) as pilot:
+        await start_odd_app(pilot, "/two-confirms 1500")
+        first = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen, what="first")
+        assert first.request.title == "First"
+        assert await wait_until(pilot, lambda: app_report(app, "second") is False, what="pi's own answer")
+        assert app.screen is first
+        await pilot.press("y")
+        assert await wait_until(pilot, lambda: app_report(app, "first"), what="first answer") is True
+        await wait_until(pilot, lambda: any("timed out" in n for n in app_notes(app)), what=f"timed-out toast {app_notes(app)} {app.screen}")
+        assert not isinstance(app.screen, ConfirmDialog)
+        assert [n for n in app_notes(app) if "timed out" in n] == [
+            "An extension's confirm dialog “Second” timed out before pideck could show it; pi went on without an answer"
+        ]

@@ -2,7 +2,10 @@
 
 Each dialog dismisses with the `ExtensionUIResponse` to send back, or with `None`
 when the request's `timeout` expires (pi resolves the dialog itself then, so
-nothing is sent). Escape cancels. All request text is shown via `safe`.
+nothing is sent). The timeout counts from the request's `deadline`, given by the
+app from when pi sent it (by default from when the dialog is shown). Escape cancels.
+All request text is shown via `safe`; values that are not strings as JavaScript
+writes them (`as_text`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from rich.console import Group
+from rich.text import Text
 from textual.widgets import Button, Footer, Input, OptionList, Static, TextArea
 
 from protocol.commands import ExtensionUIResponse
@@ -24,9 +29,11 @@ from protocol.extension_ui import (
     EditorRequest,
     InputRequest,
     SelectRequest,
+    as_text,
 )
 from widgets.keys_in_order import OrderedInput, OrderedOptionList, OrderedTextArea
 from widgets.safe_text import clean, safe
+from widgets.session_picker import one_line
 
 RequestT = TypeVar("RequestT", bound=DialogRequest)
 
@@ -48,10 +55,10 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     HINT: ClassVar[str] = ""
 
-    def __init__(self, request: RequestT) -> None:
+    def __init__(self, request: RequestT, deadline: float | None = None) -> None:
         super().__init__()
         self.request = request
-        self._deadline: float | None = None
+        self._deadline = deadline  # `monotonic()` when pi resolves the request itself
         self._expired = False
 
     def compose(self) -> ComposeResult:
@@ -59,7 +66,7 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
             with Horizontal(id="dialog-header"):
                 yield Static("extension request", id="source")
                 yield Static("", id="countdown")
-            yield TextBox(self.request.title, id="title")
+            yield TextBox(as_text(self.request.title), id="title")
             yield from self.compose_body()
             yield Static(self.HINT, id="hint")
         yield Footer()
@@ -69,10 +76,10 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
         yield from ()
 
     def on_mount(self) -> None:
-        if self.request.timeout and self.request.timeout > 0:
-            seconds = self.request.timeout / 1000
-            self._deadline = monotonic() + seconds
-            self.set_timer(seconds, self._expire)
+        if self._deadline is None:
+            self._deadline = self.request.deadline(monotonic())
+        if self._deadline is not None:
+            self.set_timer(max(0.0, self._deadline - monotonic()), self._expire)
             self.set_interval(1.0, self._show_countdown)
             self._show_countdown()
 
@@ -102,14 +109,37 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
         self.reply(cancelled=True)
 
 
+# Characters of an option kept for its one-line form: more than the widest dialog shows.
+ONE_LINE_CHARS = 500
+
+
 class SelectDialog(ExtensionDialog[SelectRequest]):
-    """Pick one option; the response `value` is the option exactly as sent."""
+    """Pick one option; the response `value` is the option exactly as sent. Each option
+    takes one line, cut with "…" (the list's text-wrap); the highlighted one shows all of
+    its text (a Rich `Group`, which Rich wraps whatever the list's text-wrap)."""
 
     AUTO_FOCUS = "OptionList"
     HINT = "↑↓ move · Enter choose · Esc cancel"
 
+    def __init__(self, request: SelectRequest, deadline: float | None = None) -> None:
+        super().__init__(request, deadline)
+        self._texts = [as_text(option, null="null") for option in request.options]
+        self._full: int | None = None  # the option shown whole
+
     def compose_body(self) -> ComposeResult:
-        yield OrderedOptionList(*(safe(option) for option in self.request.options), id="options")
+        yield OrderedOptionList(*(self._one_line(index) for index in range(len(self._texts))), id="options")
+
+    def _one_line(self, index: int) -> Text:
+        return safe(one_line(self._texts[index][:ONE_LINE_CHARS]))
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        options = event.option_list
+        if self._full is not None and self._full != event.option_index:
+            options.replace_option_prompt_at_index(self._full, self._one_line(self._full))
+        self._full = event.option_index
+        options.replace_option_prompt_at_index(self._full, Group(safe(self._texts[self._full])))
+        options.scroll_to_highlight()  # the lines above it changed
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -124,7 +154,7 @@ class ConfirmDialog(ExtensionDialog[ConfirmRequest]):
     HINT = "y Yes · n No · Tab next button · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
-        yield TextBox(self.request.message, id="message")
+        yield TextBox(as_text(self.request.message), id="message")
         with Horizontal(classes="buttons"):
             yield Button("Yes", id="yes", variant="primary", compact=True)
             yield Button("No", id="no", compact=True)
@@ -144,7 +174,7 @@ class InputDialog(ExtensionDialog[InputRequest]):
     HINT = "Enter submit · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
-        yield OrderedInput(placeholder=clean(self.request.placeholder or ""), id="value")
+        yield OrderedInput(placeholder=clean(as_text(self.request.placeholder)), id="value")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -159,7 +189,7 @@ class EditorDialog(ExtensionDialog[EditorRequest]):
     HINT = "Enter new line · Ctrl+S submit · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
-        yield OrderedTextArea(clean(self.request.prefill or ""), id="editor")
+        yield OrderedTextArea(clean(as_text(self.request.prefill)), id="editor")
         with Horizontal(classes="buttons"):
             yield Button("Submit", id="submit", variant="primary", compact=True)
 
@@ -179,6 +209,6 @@ _DIALOGS: dict[type[DialogRequest], type[ExtensionDialog]] = {
 }
 
 
-def dialog_for(request: DialogRequest) -> ExtensionDialog:
-    """The dialog screen answering `request`."""
-    return _DIALOGS[type(request)](request)
+def dialog_for(request: DialogRequest, deadline: float | None = None) -> ExtensionDialog:
+    """The dialog screen answering `request`; `deadline` as `request.deadline` gave it."""
+    return _DIALOGS[type(request)](request, deadline)
