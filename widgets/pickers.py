@@ -187,10 +187,17 @@ def model_label(model: Model, current: bool) -> Text:
     return text
 
 
+class ModelFilter(OrderedInput):
+    """The filter line's Enter submits (in order with the typing, unlike a priority binding
+    on the screen); named here for the Footer."""
+
+    BINDINGS = [Binding("enter", "submit", "Switch")]
+
+
 class ModelPicker(FilteredPicker[Model]):
     """Filter by provider, id or name; Enter switches to the highlighted model."""
 
-    BINDINGS = [Binding("enter", "choose", "Switch")]  # the filter line's Enter submits, in order with the typing
+    FILTER_INPUT = ModelFilter
     PLACEHOLDER = "filter: provider, id or name"
 
     def __init__(self, models: list[Model], current: Model | None, query: str = "") -> None:
