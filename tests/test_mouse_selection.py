@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from pi_harness import Fake, wait_until
+from rich.cells import cell_len
 from screen_app import ScreenApp
 from test_app import start_run, type_text
 
@@ -100,26 +101,25 @@ async def test_copy_on_select_follows_pis_setting(tmp_path: Path) -> None:
 
 
 async def test_dragging_over_a_scrolled_tool_output_copies_the_rows_it_spans() -> None:
-    output = "\n".join(f"row {n:04d}\t{'x' * 80}end" for n in range(5000))  # wider than the view
+    output = "\n".join(f"row {n:04d}\t{'x' * 30}end" for n in range(5000))
     app = ScreenApp(ToolOutputScreen("bash: seq", output))
     async with app.run_test(size=(60, 20)) as pilot:
         view = await wait_until(pilot, lambda: app.screen.query(LargeTextView).first(), what="the output screen")
-        view.scroll_to(2, 4000, animate=False)
+        view.scroll_to(0, 4000, animate=False)
         await pilot.pause()
         left = view.content_region.x - view.region.x
-        await pilot.mouse_down(view, offset=(left + 1, 0))
-        await pilot.hover(view, offset=(left + 5, 2))
-        await pilot.mouse_up(view, offset=(left + 5, 2))
-        assert view.scroll_offset == (2, 4000)
+        await pilot.mouse_down(view, offset=(left + 3, 0))
+        await pilot.hover(view, offset=(left + 7, 2))
+        await pilot.mouse_up(view, offset=(left + 7, 2))
+        assert view.scroll_offset == (0, 4000)
 
         def shown(row: int) -> str:  # as shown: a tab is 4 columns
-            return f"row {row:04d}    {'x' * 80}end"
+            return f"row {row:04d}    {'x' * 30}end"
 
         # from column 3 of row 4000 to column 7 of row 4002 (Textual's selection includes its end)
         assert app.screen.get_selected_text() == "\n".join([shown(4000)[3:], shown(4001), shown(4002)[:8]])
         marked = selection_background(view, 0)
-        assert marked[:3] == [False, True, True], "drawn from the scrolled column on"
-
+        assert marked[:4] == [False, False, False, True], "drawn from where the drag began"
 
 async def drag(pilot: object, widget: object, start: tuple[int, int], end: tuple[int, int]) -> None:
     """A drag as a terminal reports it: a press, a move for every cell the mouse crosses
@@ -165,16 +165,53 @@ async def test_a_drag_cell_by_cell_and_over_an_old_selection_copies_what_it_went
         assert app.clipboard == app.screen.get_selected_text()
 
 
-async def test_a_drag_cell_by_cell_over_a_scrolled_tool_output() -> None:
-    output = "\n".join(f"row {n:04d}\tcolumns {'abcdefghij' * 8}" for n in range(300))
+async def test_the_full_output_wraps_long_lines_and_a_drag_selects_on_the_rows() -> None:
+    words = " ".join(f"w{i:04d}" for i in range(20))
+    output = "\n".join(f"row {n:04d}\t{words}" for n in range(300))
+    output += "\n" + "y" * 150 + "\n" + "日本語のテキスト" * 10  # no space to break at; two cells a character
     app = ScreenApp(ToolOutputScreen("bash: seq", output))
     async with app.run_test(size=(60, 20)) as pilot:
         view = await wait_until(pilot, lambda: app.screen.query(LargeTextView).first(), what="the output screen")
-        view.scroll_to(3, 100, animate=False)
+        w = view.scrollable_content_region.width
+        shown = f"row 0100\t{words}".expandtabs(4)
+        second = shown.rfind(" ", 0, w) + 1  # a row breaks after its last space
+        third = shown.rfind(" ", second, second + w) + 1
+        wide_rows = -(-160 // (w - w % 2))  # a two-cell character never straddles two rows
+        assert len(shown) - third <= w and view.virtual_size.height == 300 * 3 + 3 + wide_rows, "wrapped, not cut"
+        view.scroll_to(0, 300, animate=False)  # line 100 at the top
         await pilot.pause()
+        rows = [view.render_line(y).text for y in range(3)]
+        assert rows == [shown[:second].ljust(w), shown[second:third].ljust(w), shown[third:].ljust(w)]
         left = view.content_region.x - view.region.x
-        shown = f"row 0100    columns {'abcdefghij' * 8}"
-        for start, end in [(2, 12), (6, 20), (15, 1)]:
-            await drag(pilot, view, (left + start, 0), (left + end, 0))
-            first, last = min(start, end) + 3, max(start, end) + 3  # scrolled 3 columns
-            assert app.screen.get_selected_text() == shown[first : last + 1]
+        # on the line's second row, then over that selection again, leftwards, then onto its third row
+        for start, end, expected in [
+            ((2, 1), (12, 1), shown[second + 2 : second + 13]),
+            ((6, 1), (20, 1), shown[second + 6 : second + 21]),
+            ((15, 1), (1, 1), shown[second + 1 : second + 16]),
+            ((third - second - 3, 1), (4, 2), shown[third - 3 : third + 5]),
+        ]:
+            await drag(pilot, view, (left + start[0], start[1]), (left + end[0], end[1]))
+            assert app.screen.get_selected_text() == expected
+        await drag(pilot, view, (left + 3, 2), (left + 2, 3))  # past the line's end, into the next line
+        assert app.screen.get_selected_text() == shown[third + 3 :] + "\nrow"
+
+        view.scroll_end(animate=False)
+        await pilot.pause()
+        height = view.scrollable_content_region.height
+        bottom = [view.render_line(y).text for y in range(height - 3 - wide_rows, height)]
+        assert [row.rstrip() for row in bottom[:3]] == ["y" * w, "y" * w, "y" * (150 - 2 * w)]
+        assert "".join(row.rstrip() for row in bottom[3:]) == "日本語のテキスト" * 10
+        assert all(cell_len(row) == w for row in bottom)
+        wide_top = height - wide_rows  # characters count in the selection, cells on screen
+        await drag(pilot, view, (left + 4, wide_top), (left + 8, wide_top))
+        assert app.screen.get_selected_text() == "語のテ"
+        marked = selection_background(view, wide_top)
+        assert [i for i, on in enumerate(marked) if on] == list(range(4, 10))
+
+        view.scroll_to(0, 300, animate=False)
+        await pilot.pause()
+        await pilot.resize_terminal(90, 20)  # wrapped again, with the same line on top
+        await wait_until(pilot, lambda: view.scrollable_content_region.width > w, what="the wider view")
+        wider = view.scrollable_content_region.width
+        assert wider > w and view.render_line(0).text.startswith("row 0100")
+        assert view.render_line(1).text.startswith(shown[shown.rfind(" ", 0, wider) + 1 :][:10])

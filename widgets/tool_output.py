@@ -9,8 +9,10 @@ tool call (or `o` in the tool log) and scrolls through everything.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
+from rich.cells import cell_len, chop_cells
 from rich.segment import Segment
 from rich.text import Text
 from textual.app import ComposeResult
@@ -24,6 +26,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widgets import Footer, Static
 
+from widgets.markdown_lines import _one_cell_each
 from widgets.safe_text import clean
 from widgets.selection_marks import mark_selection
 
@@ -111,29 +114,74 @@ def output_rows(output: str) -> list[str]:
     return rows
 
 
+def _pieces(line: str, width: int) -> list[str]:
+    """`line` cut into rows of `width` cells: after the row's last space, if it has one."""
+    if not _one_cell_each(line):
+        return chop_cells(line, width)
+    pieces, start = [], 0
+    while len(line) - start > width:
+        space = line.rfind(" ", start, start + width)
+        end = space + 1 if space > start else start + width
+        pieces.append(line[start:end])
+        start = end
+    return [*pieces, line[start:]]
+
+
+def _row_count(line: str, width: int) -> int:
+    """The rows `_pieces` cuts `line` into, measuring it only when it may not fit one."""
+    if len(line) <= width and (_one_cell_each(line) or len(line) * 2 <= width or cell_len(line) <= width):
+        return 1
+    return len(_pieces(line, width))
+
+
 class LargeTextView(ScrollView, can_focus=True):
-    """Read-only plain text of any size: only the rows in view are cleaned and rendered."""
+    """Read-only plain text of any size, its lines wrapped at the view's width: only the
+    rows in view are cleaned and rendered (each line is measured once per width)."""
+
+    DEFAULT_CSS = "LargeTextView { overflow-x: hidden; scrollbar-gutter: stable; }"
 
     def __init__(self, text: str, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.rows = output_rows(text)
-        width = max((len(row) for row in self.rows), default=0)
-        self.virtual_size = Size(width + 1, len(self.rows))
+        self._width = 0  # the width the lines are wrapped at
+        self._ends: list[int] = []  # per line, the screen rows it and the lines above take
+
+    def on_resize(self) -> None:
+        self._wrap()
+
+    def _wrap(self) -> None:
+        """Count each line's screen rows at the view's width; the top line stays on top."""
+        width = self.scrollable_content_region.width
+        if width == self._width or width < 1:
+            return
+        top = self._line_at(self.scroll_offset.y) if self._ends else 0
+        self._width, self._ends, total = width, [], 0
+        for index, row in enumerate(self.rows):
+            shown = row if _one_cell_each(row) else self._shown(index)
+            total += _row_count(shown, width)
+            self._ends.append(total)
+        self.virtual_size = Size(width, total)
+        self.scroll_to(y=self._ends[top - 1] if top else 0, animate=False, immediate=True)
+
+    def _line_at(self, y: int) -> int:
+        return bisect_right(self._ends, y)
 
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        index = scroll_y + y
-        width = self.scrollable_content_region.width
-        style = self.rich_style
+        self._wrap()
+        width, style = self._width, self.rich_style
+        row = self.scroll_offset.y + y
+        index = self._line_at(row)
         if index >= len(self.rows):
             return Strip.blank(width, style)
-        piece = self._shown(index)[scroll_x : scroll_x + width]
-        strip = Strip([Segment(piece, style)]).crop_extend(0, width, style)
-        strip = mark_selection(self, self.text_selection, index, strip, origin=scroll_x)
-        return strip.apply_offsets(scroll_x, index)  # after the selection split it: each piece its own offset
+        pieces = _pieces(self._shown(index), width)
+        part = row - (self._ends[index - 1] if index else 0)
+        start = sum(map(len, pieces[:part]))
+        strip = Strip([Segment(pieces[part], style)]).crop_extend(0, width, style)
+        strip = mark_selection(self, self.text_selection, index, strip, origin=start)
+        return strip.apply_offsets(start, index)  # after the selection split it: each piece its own offset
 
     def _shown(self, index: int) -> str:
-        """Row `index` as shown: cleaned, tabs expanded."""
+        """Line `index` as shown: cleaned, tabs expanded."""
         return clean(self.rows[index]).expandtabs(4)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
