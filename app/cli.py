@@ -63,7 +63,7 @@ def parser() -> argparse.ArgumentParser:
         "--protocol-log",
         metavar="PATH",
         default=str(default_log_path()),
-        help="where lines from pi that are not valid records are logged (default: %(default)s)",
+        help="where lines from pi that are not valid records are logged (default: %(default)s; /dev/null turns it off)",
     )
     p.add_argument(
         "--version",

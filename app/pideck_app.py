@@ -58,7 +58,7 @@ from protocol.commands import (
 )
 from protocol.events import AgentSettled, MessageUpdate, QueueUpdate
 from protocol.extension_ui import DIALOG_REQUESTS, DialogRequest, RefusedDialogRequest, UnknownUIRequest, as_text
-from protocol.protocol_log import ProtocolLog
+from protocol.protocol_log import ProtocolLog, default_log_path
 from protocol.redact import Redactor
 from protocol.responses import BashResult, CommandInfo, SessionState
 from protocol.session_files import session_cwd
@@ -151,7 +151,7 @@ class PideckApp(CommandKeys, App[int]):
         redactor = Redactor.from_env(config.env)
         self.client = client or RpcClient(
             config.argv, env=config.env, cwd=config.cwd, redactor=redactor,
-            protocol_log=ProtocolLog(config.protocol_log, redactor=redactor),
+            protocol_log=ProtocolLog(config.protocol_log, redactor=redactor, fallback=default_log_path()),
         )
         self._remove_listener = lambda: None
         self.recovery = CrashRecovery(self)
@@ -383,6 +383,7 @@ class PideckApp(CommandKeys, App[int]):
 
     @work(exclusive=True, group="session")
     async def start_session(self) -> None:
+        self.problems.check_log()
         await self.client.start()
         if self.client.exited is not None:
             return  # _child_exited shows why

@@ -2,7 +2,8 @@
 
 Counts come from the session model (unreadable lines, unknown records, out-of-place
 records) and from the client (responses nobody waits for, stderr lines). The status
-line keeps the totals and the protocol log's path; a toast sums up what is new, once
+line keeps the totals and where the protocol log's lines go (its path, the fallback it
+uses when the path cannot be written, or nowhere); a toast sums up what is new, once
 per `INTERVAL` seconds however fast pi misbehaves.
 """
 
@@ -53,6 +54,23 @@ class ProblemMonitor:
         self._earlier_clients["stray"] += self.app.client.unexpected_responses
         self._earlier_clients["stderr"] += self.app.client.stderr_total
 
+    def check_log(self) -> None:
+        """At start-up: say if the protocol log cannot be written, and where problem lines go instead."""
+        log = self.app.client.protocol_log
+        if log is not None:
+            log.probe()
+            if log.failure is not None:
+                self.app.notify(f"Lines from pi that pideck cannot use will be kept {self._kept()}.",
+                                title="The protocol log cannot be written", severity="warning", markup=False)
+
+    def _log_where(self) -> str:
+        log = self.app.client.protocol_log
+        return log.where if log is not None else "nowhere"
+
+    def _kept(self) -> str:
+        where = self._log_where()
+        return where if where.startswith("nowhere") else f"in {where}"
+
     def bad_answer(self, error: RpcDataError) -> None:
         """Toast an answer of pi's that could not be read (naming its command and field), once:
         background calls such as the stats refresh ask again after every run."""
@@ -81,12 +99,12 @@ class ProblemMonitor:
         parts = [f"{count:,} {_LABELS[kind][count != 1]}" for kind, count in new.items()]
         if flood >= STDERR_FLOOD:
             parts.append(f"{flood:,} lines on stderr (the last ones show when pi exits)")
-        where = f"; kept in {self.app.config.protocol_log}" if new else ""
+        where = f"; kept {self._kept()}" if new else ""
         self.app.notify(f"pi sent {', '.join(parts)}{where}", title="pi misbehaved", severity="warning", markup=False)
 
     def _update_status(self, counts: dict[str, int]) -> None:
         shown = [f"{counts[kind]:,} {kind}" for kind in _LABELS if counts[kind]]
-        status = f"⚠ pi sent {' · '.join(shown)} — log: {self.app.config.protocol_log}" if shown else ""
+        status = f"⚠ pi sent {' · '.join(shown)} — log: {self._log_where()}" if shown else ""
         if status == self._status:
             return
         lines = self.app.query(StatusLine)  # none while the app's screen is torn down

@@ -4,9 +4,12 @@ protocol log (0600, capped), and pideck keeps talking to pi afterwards."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import re
 import stat
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,7 @@ from pi_harness import Fake, transcript_text, wait_until
 from test_app import start_run, ui
 
 import app.problem_monitor as problem_monitor
+from app.pideck_app import PideckApp
 from protocol.protocol_log import ProtocolLog
 from widgets.crash_bar import CrashBar
 from widgets.prompt_editor import PromptEditor
@@ -178,7 +182,7 @@ def test_protocol_log_is_private_capped_and_rotated(tmp_path: Path) -> None:
     path = tmp_path / "state" / "protocol.log"
     path.parent.mkdir()
     path.write_bytes(b"old entry\n")
-    path.chmod(0o644)  # made by something else: pideck still makes it private
+    path.chmod(0o600)
     log = ProtocolLog(path, max_bytes=10_000, keep=2, max_line=1_000)
     for index in range(100):
         log.write("bad-record", b"line %03d " % index + b"#" * 5_000, "not JSON")
@@ -244,3 +248,77 @@ async def test_a_pi_that_closes_stdout_mid_run_shows_the_crash_bar(tmp_path: Pat
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: app.client.running and not bar.display, what="restart")
         await prompt_goes_through(pilot, fake, "after the restart")
+
+
+# --- where the protocol log's lines go ------------------------------------------------------
+
+
+def test_protocol_log_leaves_the_mode_of_a_file_it_did_not_create(tmp_path: Path) -> None:
+    shared = tmp_path / "shared.log"
+    shared.write_bytes(b"someone else's\n")
+    shared.chmod(0o644)
+    ProtocolLog(shared).write("bad-record", b"garbage", "not JSON")
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o644 and b"garbage" in shared.read_bytes()
+    created = tmp_path / "new" / "protocol.log"
+    ProtocolLog(created).write("bad-record", b"garbage", "not JSON")
+    assert stat.S_IMODE(created.stat().st_mode) == 0o600
+
+
+def test_a_fifo_turns_the_protocol_log_off_untouched(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo, 0o644)
+    fallback = tmp_path / "fallback.log"
+    log = ProtocolLog(fifo, fallback=fallback)
+    writer = threading.Thread(target=log.write, args=("bad-record", b"garbage", "not JSON"), daemon=True)
+    writer.start()
+    writer.join(10)
+    try:
+        assert not writer.is_alive(), "writing to a FIFO nobody reads must not block"
+    finally:
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # frees a writer stuck in open()
+    assert stat.S_IMODE(fifo.stat().st_mode) == 0o644 and stat.S_ISFIFO(fifo.stat().st_mode)
+    assert log.off and log.where == f"nowhere ({fifo} is not a regular file: the log is off)"
+    assert not fallback.exists(), "a log turned off is off, not moved"
+
+
+def test_dev_null_turns_the_protocol_log_off(tmp_path: Path) -> None:
+    before = os.stat(os.devnull)
+    log = ProtocolLog(Path(os.devnull), fallback=tmp_path / "fallback.log")
+    log.probe()
+    log.write("bad-record", b"garbage", "not JSON")
+    assert log.off and log.failure is None and log.entries == 0
+    assert os.stat(os.devnull).st_mode == before.st_mode
+    assert not (tmp_path / "fallback.log").exists()
+
+
+def test_a_log_that_cannot_be_written_goes_to_the_fallback(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    path, fallback = blocker / "protocol.log", tmp_path / "state" / "protocol.log"
+    log = ProtocolLog(path, fallback=fallback)
+    log.write("bad-record", b"garbage", "not JSON")
+    assert log.entries == 1 and b"garbage" in fallback.read_bytes()
+    assert log.where == f"{fallback} ({path} cannot be written: Not a directory)"
+    nowhere = ProtocolLog(path)
+    nowhere.write("bad-record", b"garbage", "not JSON")
+    assert nowhere.entries == 0 and nowhere.where == f"nowhere ({path} cannot be written: Not a directory)"
+
+
+async def test_an_unwritable_protocol_log_is_named_at_start_up_with_where_lines_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    fallback = tmp_path / "state" / "pideck" / "protocol.log"
+    (tmp_path / "a-file").write_text("")
+    bad = tmp_path / "a-file" / "protocol.log"
+    fake = Fake(tmp_path)
+    app = PideckApp(dataclasses.replace(fake.config(), protocol_log=bad))
+    async with fake.run(app) as pilot:
+        reason = f"{bad} cannot be written: Not a directory"
+        told = [str(n.message) for n in app._notifications if n.title == "The protocol log cannot be written"]
+        assert told == [f"Lines from pi that pideck cannot use will be kept in {fallback} ({reason})."]
+        fake.inject("this is not json {")
+        problems = await wait_until(pilot, lambda: toasts(app), what="the problem toast")
+        assert problems == [f"pi sent 1 line pideck could not read; kept in {fallback} ({reason})"]
+        assert f"log: {fallback} (" in status(app)
+        assert b"this is not json {" in fallback.read_bytes()
