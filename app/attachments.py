@@ -59,6 +59,9 @@ class Attachments:
         self.names: dict[str, str] = app.model.image_names
         self._queued: dict[str, list[ImageContent]] = {}
         self._refused: set[str] = set()  # @words already reported, not to repeat the notice per key
+        # @words that named no image file: not looked up again on every key (a 2 MB text from an
+        # extension held tens of thousands); sending looks them all up again
+        self._not_images: set[str] = set()
 
     @property
     def bar(self) -> AttachmentBar:
@@ -85,6 +88,8 @@ class Attachments:
         text = editor.text
         if "@" not in text or text.startswith("!"):
             return text
+        if final:
+            self._not_images.clear()
         cwd = self.app.cwd
         kept: list[str] = []
         found: list[Attachment] = []
@@ -93,8 +98,11 @@ class Attachments:
             if not (match["ended"] or final):
                 continue
             word = match["path"]
+            if word in self._not_images:
+                continue
             path = cwd / Path(word).expanduser()  # an absolute path stays as it is
             if not is_image_file(path):
+                self._not_images.add(word)
                 continue
             try:
                 found.append(load_image(path))

@@ -338,7 +338,7 @@ class PideckApp(CommandKeys, App[int]):
             if changes.run:
                 self.progress.show(self.model.running)
             if changes.editor_text is not None:
-                self.query_one(PromptEditor).load(changes.editor_text)
+                self.query_one(PromptEditor).load(clean(changes.editor_text))  # no terminal controls back to pi
             if changes.title is not None:
                 self.set_terminal_title(changes.title)
             for severity, message in changes.notifications:
