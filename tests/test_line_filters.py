@@ -165,7 +165,9 @@ async def test_a_reply_with_tool_output_under_no_color_and_dim(
         await pilot.mouse_up(block, offset=(8, 1))
         assert app.screen.get_selected_text()
         await pilot.click(app.query_one(ToolCallBlock))
-        view = await wait_until(pilot, lambda: isinstance(app.screen, ToolOutputScreen) and app.screen.query_one(LargeTextView))
+        view = await wait_until(
+            pilot, lambda: isinstance(app.screen, ToolOutputScreen) and app.screen.query_one(LargeTextView), what="the output"
+        )
         await pilot.mouse_down(view, offset=(0, 0))
         await pilot.mouse_up(view, offset=(4, 1))
         assert app.screen.get_selected_text() == "one two\nthree"  # its tab as shown: to column 4
