@@ -3,8 +3,9 @@
 The file is created with mode 0600: it can hold anything pi printed. Credentials are
 redacted before they are written (see protocol.redact). A file that is there already
 keeps its mode; a path that is not a regular file (`/dev/null`, a FIFO) turns the log
-off. When the path cannot be written, entries go to `fallback` (if given); `where`
-says where they went.
+off. With a `fallback` (pideck's default log), `path` is the user's: its directory must
+exist (a typo does not make directories), and when it cannot be written, entries go to
+the fallback. `where` says where they went.
 """
 
 from __future__ import annotations
@@ -97,7 +98,8 @@ class ProtocolLog:
         try:
             info = path.stat()
         except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path == self.fallback or self.fallback is None:
+                path.parent.mkdir(parents=True, exist_ok=True)
         else:
             if not stat.S_ISREG(info.st_mode):
                 raise _Off

@@ -299,6 +299,11 @@ def test_a_log_that_cannot_be_written_goes_to_the_fallback(tmp_path: Path) -> No
     log.write("bad-record", b"garbage", "not JSON")
     assert log.entries == 1 and b"garbage" in fallback.read_bytes()
     assert log.where == f"{fallback} ({path} cannot be written: Not a directory)"
+    missing = tmp_path / "typo" / "protocol.log"
+    typo = ProtocolLog(missing, fallback=fallback)
+    typo.write("bad-record", b"garbage", "not JSON")
+    assert not missing.parent.exists(), "a directory the user named is not made"
+    assert typo.where == f"{fallback} ({missing} cannot be written: No such file or directory)"
     nowhere = ProtocolLog(path)
     nowhere.write("bad-record", b"garbage", "not JSON")
     assert nowhere.entries == 0 and nowhere.where == f"nowhere ({path} cannot be written: Not a directory)"
