@@ -5,7 +5,11 @@ set the window title, write the clipboard (OSC 52) or hide content. `safe` wraps
 the result in a `rich.text.Text`, so brackets stay literal and never become
 Rich or Textual markup (`[bold]`, `[@click=...]`).
 
-Kept: all printable Unicode, `\\n` and `\\t`. `\\r` is dropped, so `\\r\\n` reads
+Bidirectional controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069
+isolates, the LRM, RLM and ALM marks) are stripped too: a terminal that honours them
+would show text in another order than it is (names, paths and code reversed).
+
+Kept: all other printable Unicode, `\\n` and `\\t`. `\\r` is dropped, so `\\r\\n` reads
 as `\\n`. U+2028 and U+2029 (line and paragraph separators) become `\\n`.
 Unterminated OSC/DCS/SOS/PM/APC strings lose only their introducer: the rest
 shows as plain text rather than swallowing the remainder of the output.
@@ -24,6 +28,7 @@ _CONTROL = re.compile(
     | (?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]         # CSI (7- or 8-bit)
     | \x1b[ -/]*[0-~]?                         # other ESC sequences, or a lone ESC
     | [\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f]    # remaining C0 (not \t \n), DEL, C1
+    | [\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]  # bidi controls: marks, embeddings, overrides, isolates
     """,
     re.VERBOSE,
 )
