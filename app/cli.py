@@ -108,15 +108,23 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pideck: interrupted", file=sys.stderr)
         return 130
-    try:
-        from app.exit_output import print_exit_output
-        from app.hangup import HANGUP_EXIT
-        from app.pideck_app import PideckApp
+    from app.exit_output import print_exit_output
+    from app.exit_signals import exit_signals, release_interrupt_key
+    from app.hangup import HANGUP_EXIT, stdin_fd
 
-        app = PideckApp(config)
-        code = app.run_app()
-    finally:
-        config.close()
-    if code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
-        print_exit_output(app.model, args, config, sys.stdout)
+    with exit_signals(restore=argv is not None) as signals:  # None: run as the command, which ends here
+        try:
+            from app.pideck_app import PideckApp
+
+            app = PideckApp(config)
+            code = app.run_app(signals)
+        finally:
+            config.close()
+        if code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
+            try:
+                print_exit_output(app.model, args, config, sys.stdout)
+            except OSError:
+                pass  # it went away meanwhile
+        if (fd := stdin_fd()) is not None:
+            release_interrupt_key(fd)
     return code

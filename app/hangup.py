@@ -33,6 +33,8 @@ from textual.driver import Driver
 from textual.drivers import linux_driver
 from textual.drivers._writer_thread import WriterThread
 
+from app.exit_signals import hold_interrupt_key
+
 CHECK_EVERY = 0.5  # seconds between looks at the terminal
 HANGUP_EXIT = 128 + signal.SIGHUP  # the exit status of a process ended by SIGHUP
 
@@ -99,11 +101,17 @@ def install_hangup_guards() -> None:
 
 
 class ResumeOnlySuspended(linux_driver.LinuxDriver):
-    """Textual's terminal driver, resumed by SIGCONT only after SIGTSTP suspended it."""
+    """Textual's terminal driver, resumed by SIGCONT only after SIGTSTP suspended it; leaving
+    for good, it keeps Ctrl+C a key until pideck ends (app/exit_signals.py)."""
 
     def _sigcont_application(self, *args: Any) -> None:
         if self._must_signal_resume:  # set by the SIGTSTP that suspended application mode
             super()._sigcont_application(*args)
+
+    def stop_application_mode(self) -> None:
+        super().stop_application_mode()
+        if getattr(self._app, "leaving", False):  # not a Ctrl+Z suspend
+            hold_interrupt_key(self.fileno)
 
 
 def terminal_driver(driver_class: type[Driver]) -> type[Driver]:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rich.console import RenderableType
 from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -24,6 +25,7 @@ from app.attachments import Attachments
 from app.command_keys import CommandKeys
 from app.external_editor import edit_prompt
 from app.gc_pause import StreamingGC
+from app.exit_signals import ExitSignals
 from app.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_driver, watch_hangup
 from app.keys import install_alt_arrows, install_alt_keys
 from app.launch import LaunchConfig, no_model_help
@@ -173,10 +175,11 @@ class PideckApp(CommandKeys, App[int]):
         self._thinking_collapsed = False
         self._tools_expanded = False
         self._last_ctrl_c = 0.0
-        self._hung_up = False
+        self._leaving = False  # exit() was called: what pi sends now is dropped
         self._side_chosen: bool | None = None  # F2 / F3 showed or hid the side panes
         self._session_ready = False
         self._exit_status = 0
+        self._exit_signals: ExitSignals | None = None
 
     def get_driver_class(self) -> type[Driver]:
         return terminal_driver(super().get_driver_class())
@@ -219,6 +222,8 @@ class PideckApp(CommandKeys, App[int]):
         self.app_resume_signal.subscribe(self, self._resumed)
         if not self.is_headless and (fd := stdin_fd()) is not None:
             watch_hangup(asyncio.get_running_loop().add_signal_handler, self.set_interval, fd, self._hang_up)
+        if self._exit_signals is not None:
+            self._exit_signals.attach(asyncio.get_running_loop(), self._signalled)
         self.start_session()
         self.run_dialogs()
 
@@ -228,15 +233,32 @@ class PideckApp(CommandKeys, App[int]):
 
     def _hang_up(self) -> None:
         """The terminal is gone: pi is closed in order (on unmount) and pideck exits."""
-        if not self._hung_up:
-            self._hung_up = True
-            self.exit(HANGUP_EXIT)
+        self.exit(HANGUP_EXIT)
 
-    def run_app(self) -> int:
-        """Run full screen; the exit code is 0 unless pi could not be started."""
+    def _signalled(self, signum: int) -> None:
+        """SIGINT or SIGTERM (app/exit_signals.py): leave as on Ctrl+C twice."""
+        self.exit(128 + signum)
+
+    def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
+        """Leave, once: a later quit, signal or hang-up does not change how."""
+        if not self._leaving:
+            self._leaving = True
+            super().exit(result, return_code, message)
+
+    @property
+    def leaving(self) -> bool:
+        """The app is exiting or has stopped: records, timers and workers leave the views alone."""
+        return self._leaving or not self.is_running
+
+    def run_app(self, signals: ExitSignals | None = None) -> int:
+        """Run full screen, `signals` ending it in order; the exit code is 0 unless pi could
+        not be started, 128 + the signal's number after a signal, 129 after a hang-up."""
+        self._exit_signals = signals
         try:
             result = self.run()
         finally:
+            if signals is not None:
+                signals.detach()
             self.config.close()
         return result if isinstance(result, int) else (self.return_code or self._exit_status)
 
@@ -244,6 +266,8 @@ class PideckApp(CommandKeys, App[int]):
 
     def _on_record(self, record: Any) -> None:
         """Called by the client's reader for every record: queue it, never wait."""
+        if self.leaving:
+            return  # pi closing as pideck exits: the views are going or gone
         self._pending.append(record)
         self._received += 1
         if type(record) is not MessageUpdate and not self._urgent:
@@ -265,6 +289,8 @@ class PideckApp(CommandKeys, App[int]):
         timers) keeps running while the views mount. Not named `_flush`: App._flush is
         Textual's stdout/stderr capture hook."""
         self._flush_timer = None
+        if self.leaving:
+            return
         if self._flushing:
             self._flush_after(FRAME)
             return
@@ -317,7 +343,7 @@ class PideckApp(CommandKeys, App[int]):
             await self._apply_changes_now()
 
     async def _apply_changes_now(self) -> None:
-        if not self.is_running or self._closing:
+        if self.leaving or self._closing:
             return  # a worker finishing while the app closes: the views are going away
         changes = self.model.take_changes()
         if not changes:
@@ -446,6 +472,8 @@ class PideckApp(CommandKeys, App[int]):
         await self._apply_changes()
 
     def _child_exited(self, exited: ChildExited) -> None:
+        if self.leaving:
+            return  # pideck closed it
         if not self._session_ready:
             self._show_startup_error(exited.error or f"pi exited during start-up (exit code {exited.returncode})")
             return

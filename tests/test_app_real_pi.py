@@ -54,7 +54,8 @@ async def quiesce(pilot: Any) -> None:
 
 
 def notes(app: PideckApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    """Every notification so far (a toast shows only the first few of a burst)."""
+    return [n.message for n in app.toasts.center.entries]
 
 
 def stats_text(app: PideckApp) -> str:

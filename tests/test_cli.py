@@ -171,7 +171,7 @@ def test_main_runs_the_app_then_stops_the_demo(pi_flag, monkeypatch):
         def __init__(self, config):
             seen.append(config)
 
-        def run_app(self) -> int:
+        def run_app(self, signals) -> int:
             assert seen[0].demo_server.workdir.exists()
             return 7
 

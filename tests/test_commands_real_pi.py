@@ -32,6 +32,7 @@ from app.scripted_model.agent_dir import MODEL_ID, PROVIDER
 from app.scripted_model.server import Reply, ScriptedModel
 from protocol.commands import GetState, NewSession, SetFollowUpMode, SetModel, SetSteeringMode, SetThinkingLevel
 from widgets.info_screen import InfoScreen
+from widgets.notification_center import NotificationCenter
 from widgets.pickers import ChoicePicker, ModelPicker
 from widgets.prompt_editor import PromptEditor
 
@@ -77,6 +78,7 @@ async def pilot(deck: Any, deck_harness: PiHarness) -> Any:
     await app.reload_session()
     deck_harness.reset_model()
     app.clear_notifications()
+    app.toasts.center = NotificationCenter()  # `notes` reads what it kept
     app.query_one(PromptEditor).focus()
     await quiesce(deck)
     return deck

@@ -17,6 +17,7 @@ from test_app_real_pi import quiesce, send, started
 from app.crash_recovery import resume_argv
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply
+from protocol.client import ChildExited
 from protocol.commands import GetMessages
 from widgets.crash_bar import CrashBar
 from widgets.dialogs import SelectDialog
@@ -240,3 +241,19 @@ async def test_restart_of_an_unsaved_session_keeps_the_old_transcript(tmp_path: 
         text = transcript_text(app)
         assert "Earlier answer at rest." in text and "SIGKILL" in text, "nothing on screen was thrown away"
         assert not app.query_one(CrashBar).display
+
+
+async def test_pi_exiting_as_pideck_exits_is_dropped_quietly(tmp_path: Path) -> None:
+    """pi's exit (and anything else it sends) while pideck leaves, or after its screen is
+    gone, shows no crash bar and raises nothing."""
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        app.exit(0)
+        app._on_record(ChildExited(returncode=0, stderr_tail=""))  # as pi closes under the exit
+        assert not app.query_one(CrashBar).display and not app._pending
+    exited = ChildExited(returncode=None, stderr_tail="", error="late")
+    app._on_record(exited)  # the views are gone now
+    app._start_flush()
+    await app._flush_records()
+    assert app.return_code == 0 and not app._pending

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from pi_harness import Fake, transcript_text, wait_until
+from rich.cells import cell_len
 from test_app import start_run, ui
 
 import app.problem_monitor as problem_monitor
@@ -39,7 +40,8 @@ def inject_bytes(fake: Fake, *lines: bytes) -> None:
 
 
 def toasts(app: Any) -> list[str]:
-    return [str(n.message) for n in app._notifications if n.title == "pi misbehaved"]
+    """The problem monitor's notifications (all kept, however few of them a toast shows)."""
+    return [n.message for n in app.toasts.center.entries if n.title == "pi misbehaved"]
 
 
 def status(app: Any) -> str:
@@ -176,6 +178,19 @@ async def test_hundred_megabyte_lines_and_a_stderr_flood(tmp_path: Path, monkeyp
         await wait_until(pilot, lambda: any("lines on stderr" in t for t in toasts(app)), what="stderr indicator")
         assert any("1 line pideck could not read" in t for t in toasts(app))
         await prompt_goes_through(pilot, fake, "responsive")
+
+
+async def test_the_problem_mark_keeps_its_place_beside_many_statuses(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        inject_bytes(fake, b"not json at all {", *(json.dumps(ui(
+            "setStatus", statusKey=f"ext-{k:02}", statusText=f"a long status of extension number {k} " * 3,
+        )).encode() for k in range(40)))
+        await wait_until(pilot, lambda: "ext-39" in status(app) and "1 unreadable" in status(app), what="statuses")
+        line = app.query_one(StatusLine)
+        shown = cell_len(status(app)[: status(app).index("⚠")])
+        assert shown + 12 < line.content_region.width, "the problem mark and its count are on the screen"
 
 
 def test_protocol_log_is_private_capped_and_rotated(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from widgets.tool_output import ShowToolOutput
 
 MAX_TOOL_ROWS = 500
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+STATUS_CHARS = 200  # of an extension's status (the line shows less)
 
 
 def tool_row(run: ToolRun, width: int = 28) -> Text:
@@ -176,7 +177,7 @@ class StatsPane(Static):
 
 
 class StatusLine(Static):
-    """One line: run state, extension statuses, protocol problems."""
+    """One line: run state, protocol problems, extension statuses."""
 
     def __init__(self, model: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -209,11 +210,11 @@ class StatusLine(Static):
             text.append("■ no model: pi refuses prompts (the transcript says how to fix it)", "bold yellow")
         else:
             text.append("● ready", "green")
-        for key, value in sorted(model.statuses.items()):
-            text.append("  │ ", "dim")
-            text.append(clean(value).replace("\n", " "), "")
-            text.append(f" ({clean(key)})", "dim")
-        if self.problems:
+        if self.problems:  # before the extensions' statuses, which may be many and long
             text.append("  │ ", "dim")
             text.append(self.problems, "bold red")
+        for key, value in sorted(model.statuses.items()):
+            text.append("  │ ", "dim")
+            text.append(clean(value[:STATUS_CHARS]).replace("\n", " "), "")
+            text.append(f" ({clean(key[:STATUS_CHARS])})", "dim")
         self.update(text, layout=False)  # one line, however long: the spinner never moves the layout

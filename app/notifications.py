@@ -1,0 +1,72 @@
+"""Toasts through the notification center (widgets.notification_center), and `/notifications`.
+
+`PideckApp.notify` hands every notification to `Toasts.notify`: the center keeps it and
+says whether it gets a toast of its own; the others are summed up in one "+N more"
+toast, replaced at most every `SUMMARY_EVERY` seconds however fast they come. F8 or
+`/notifications` lists them all, newest first; Enter shows one's full text.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from textual.app import App
+from textual.notifications import Notification, Notify
+from textual.timer import Timer
+
+from widgets.notification_center import NotificationCenter
+from app.slash_commands import slash_command
+from widgets.notification_list import NotificationList
+from widgets.tool_output import ToolOutputScreen
+
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
+    from app.pideck_app import PideckApp
+
+SUMMARY_EVERY = 0.5  # seconds between two updates of the "+N more" toast
+LIST_KEY = "F8"  # the key bound to action_notifications in PideckApp.BINDINGS
+
+
+class Toasts:
+    def __init__(self, app: PideckApp) -> None:
+        self.app = app
+        self.center = NotificationCenter()
+        self._summary: Notification | None = None
+        self._summary_timer: Timer | None = None
+
+    def notify(self, message: str, title: str, severity: SeverityLevel, timeout: float | None, markup: bool) -> None:
+        app = self.app
+        timeout = app.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        toast = self.center.add(message, title, severity, timeout)
+        if toast is not None:  # a cut text may have lost the end of its markup: shown plain
+            App.notify(app, toast.message, title=toast.title, severity=severity, timeout=timeout,
+                       markup=markup and not toast.cut)
+        elif self._summary_timer is None and app.is_running:
+            self._summary_timer = app.set_timer(SUMMARY_EVERY, self._show_summary)
+
+    def _show_summary(self) -> None:
+        """The "+N more" toast, in place of the one it showed before."""
+        self._summary_timer = None
+        app = self.app
+        if self._summary is not None:
+            app._unnotify(self._summary)
+        timeout = app.NOTIFICATION_TIMEOUT
+        text = self.center.summary(timeout, LIST_KEY)
+        severity = self.center.hidden_severity
+        self._summary = Notification(text, "", severity, timeout, markup=False)  # type: ignore[arg-type]
+        app.post_message(Notify(self._summary))
+
+
+@slash_command("notifications", f"List the notifications, newest first, with their full text ({LIST_KEY})")
+async def notifications_command(app: PideckApp, args: str) -> None:
+    center = app.toasts.center
+    while True:
+        notices = list(center.entries)
+        picked = await app.push_screen_wait(NotificationList(notices, center.total))
+        if picked is None:
+            return
+        notice = notices[picked]
+        when = time.strftime("%H:%M:%S", time.localtime(notice.at))
+        await app.push_screen_wait(ToolOutputScreen(f"{when} {notice.title or notice.severity}", notice.message))
