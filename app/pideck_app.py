@@ -18,6 +18,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.driver import Driver
 from textual.containers import Horizontal, Vertical
+from textual.notifications import SeverityLevel
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -30,6 +31,7 @@ from app.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_dr
 from app.keys import install_alt_arrows, install_alt_keys
 from app.launch import LaunchConfig, no_model_help
 from app.palette import KeyActions, PiCommands, PideckCommands
+from app.notifications import Toasts, notifications_command
 from app.problem_monitor import ProblemMonitor
 from app.pi_settings import copy_on_select, scrollbar_setting, terminal_progress, wheel_lines
 from app.selection_copy import SelectionCopy
@@ -69,10 +71,11 @@ from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
 from widgets.crash_bar import CrashBar
 from widgets.dialogs import dialog_for
+from widgets.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
 from widgets.key_footer import KeyFooter
 from widgets.message_views import tool_summary
 from widgets.prompt_editor import PromptEditor
-from widgets.safe_text import clean, safe
+from widgets.safe_text import clean
 from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
 from widgets.startup_error import StartupErrorScreen
 from widgets.tool_output import ShowToolOutput, ToolOutputScreen
@@ -122,6 +125,8 @@ class PideckApp(CommandKeys, App[int]):
         Binding("ctrl+o", "toggle_tools", "Tool output", tooltip="Expand or collapse tool output"),
         Binding("f2", "toggle_side", "Panes", tooltip="Hide or show the side panes"),
         Binding("f3", "focus_tool_log", "Tool log", tooltip="Focus the tool log (Enter jumps to a tool)"),
+        Binding("f8", "notifications", "Notifications", show=False,
+                tooltip="List the notifications, with the full text of each (/notifications)"),
         Binding("f4", "focus_editor", "Editor", show=False, tooltip="Back to the prompt"),
         Binding("ctrl+home", "transcript('top')", "Top", show=False,
                 tooltip="Scroll to the start of the transcript; there, load earlier messages"),
@@ -158,6 +163,7 @@ class PideckApp(CommandKeys, App[int]):
         self._remove_listener = lambda: None
         self.recovery = CrashRecovery(self)
         self.problems = ProblemMonitor(self)
+        self.toasts = Toasts(self)
         self.selection = SelectionCopy(self, copy_on_select(config))
         self.progress = TerminalProgress(self, terminal_progress(config))
         self.commands: list[CommandInfo] = []
@@ -392,12 +398,11 @@ class PideckApp(CommandKeys, App[int]):
         for placement, container_id in (("aboveEditor", "#widgets-above"), ("belowEditor", "#widgets-below")):
             container = self.query_one(container_id, Vertical)
             await container.remove_children()
-            lines = [
-                safe("\n".join(widget.lines))
-                for _, widget in sorted(self.model.widgets.items())
-                if widget.placement == placement
-            ]
-            await container.mount_all(Static(text, classes="extension-widget") for text in lines)
+            widgets = [widget for _, widget in sorted(self.model.widgets.items()) if widget.placement == placement]
+            texts = [widget_text(widget.lines) for widget in widgets[:MAX_WIDGETS]]
+            if len(widgets) > MAX_WIDGETS:
+                texts.append(more_widgets(len(widgets) - MAX_WIDGETS))
+            await container.mount_all(Static(text, classes="extension-widget") for text in texts)
 
     def set_terminal_title(self, title: str) -> None:
         """An extension's setTitle: the terminal title, with control characters removed."""
@@ -715,6 +720,17 @@ class PideckApp(CommandKeys, App[int]):
 
     def action_focus_editor(self) -> None:
         self.query_one(PromptEditor).focus()
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast, pideck's and extensions', goes through the notification center
+        (app.notifications): a few at once, cut short, all of them kept for F8."""
+        self.toasts.notify(message, title, severity, timeout, markup)
+
+    def action_notifications(self) -> None:
+        """F8: /notifications."""
+        if len(self.screen_stack) == 1:
+            self.run_worker(notifications_command(self, ""), name="/notifications", group="slash")
 
     async def action_transcript(self, move: str) -> None:
         """Move around the transcript from wherever the focus is (as pi's keys do)."""
