@@ -452,14 +452,23 @@ class PideckApp(CommandKeys, App[int]):
         """Transcript, queue and stats from pi (after start, switch, fork, clone, new)."""
         if state is None:
             state = await self.client.call(GetState())
-        messages = await self.client.call(GetMessages())
-        if state.session_file and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None:
-            self.cwd = cwd
-        self.model.set_state(state)
-        self.model.load_messages(messages.messages)
-        if not state.pending_message_count:  # a session pi switched to starts with an empty queue
-            self.model.apply(QueueUpdate(steering=[], follow_up=[]))
-        await self._apply_changes()
+        status = self.query_one(StatusLine)  # "loading session… N MB" until the messages are shown
+        status.loading_since, status.received = time.monotonic(), lambda: self.client.receiving
+        status.refresh_status()
+        ticking = self.set_interval(0.25, status.refresh_status)
+        try:
+            messages = await self.client.call(GetMessages())
+            if state.session_file and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None:
+                self.cwd = cwd
+            self.model.set_state(state)
+            self.model.load_messages(messages.messages)
+            if not state.pending_message_count:  # a session pi switched to starts with an empty queue
+                self.model.apply(QueueUpdate(steering=[], follow_up=[]))
+            await self._apply_changes()
+        finally:
+            ticking.stop()
+            status.loading_since = None
+            status.refresh_status()
         self.refresh_stats()
 
     @work(group="stats")

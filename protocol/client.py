@@ -44,6 +44,7 @@ TIMEOUTS: dict[str, float | None] = {
     "bash": None,
     "new_session": 120.0,
     "switch_session": 120.0,
+    "get_messages": 120.0,  # a session of hundreds of MB
     "fork": 120.0,
     "clone": 120.0,
     "export_html": 120.0,
@@ -129,6 +130,7 @@ class RpcClient:
         self._transport: asyncio.SubprocessTransport | None = None
         self._exit: asyncio.Future[None] | None = None
         self._stdout_closed: asyncio.Task[None] | None = None
+        self._stdout_framer = LineFramer()
         self._write_lock = asyncio.Lock()
         self._done = asyncio.Event()
 
@@ -181,6 +183,11 @@ class RpcClient:
         return self.process is not None and self.exited is None
 
     @property
+    def receiving(self) -> int:
+        """Bytes read so far of a stdout line not yet complete (a long answer on its way)."""
+        return self._stdout_framer.pending
+
+    @property
     def stderr_tail(self) -> str:
         return "\n".join(self.stderr)
 
@@ -225,7 +232,7 @@ class RpcClient:
     async def _read_stdout(self) -> None:
         assert self.process is not None and self.process.stdout is not None
         stream = self.process.stdout
-        framer = LineFramer()
+        framer = self._stdout_framer
         while True:
             try:
                 chunk = await stream.read(1 << 20)
@@ -239,6 +246,7 @@ class RpcClient:
                 return
             for line in framer.feed(chunk):
                 self._handle_line(line)
+            line = b""  # not kept while the next chunk is awaited: it may be hundreds of MB
             if framer.pending > MAX_LINE:
                 size = framer.pending
                 head = (framer.flush() or b"")[:65536]

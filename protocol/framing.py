@@ -25,10 +25,11 @@ class LineFramer:
         lines: list[bytes] = []
         start = 0
         search = self._scanned
-        while (end := buffer.find(b"\n", search)) != -1:
-            stop = end - 1 if end > start and buffer[end - 1] == 0x0D else end
-            lines.append(bytes(buffer[start:stop]))
-            start = search = end + 1
+        with memoryview(buffer) as view:  # one copy of each line (a slice of the bytearray would be two)
+            while (end := buffer.find(b"\n", search)) != -1:
+                stop = end - 1 if end > start and buffer[end - 1] == 0x0D else end
+                lines.append(bytes(view[start:stop]))
+                start = search = end + 1
         if start:
             del buffer[:start]
         self._scanned = len(buffer)

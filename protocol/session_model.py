@@ -23,6 +23,7 @@ import msgspec
 from protocol.base import UnknownBlock, UnknownMessage
 from protocol.client import ChildExited
 from protocol.codec import ProtocolError, Unknown
+from protocol.collector import collector_paused
 from protocol.events import (
     AgentEnd,
     AgentSettled,
@@ -721,10 +722,11 @@ class SessionModel:
         self._call_items.clear()
         self.totals = Totals()
         self.changes = Changes(reset=True)
-        for message in messages:
-            if isinstance(message, SystemMessage):
-                continue
-            self._count_usage(self._new_message(message, streaming=False).message)
+        with collector_paused():  # a long session: hundreds of thousands of new objects
+            for message in messages:
+                if isinstance(message, SystemMessage):
+                    continue
+                self._count_usage(self._new_message(message, streaming=False).message)
         self.changes.added.clear()  # reset covers them
 
     def tool_runs(self) -> list[ToolRun]:

@@ -38,6 +38,9 @@ Options (each also readable from an environment variable):
 --hold-state                           answer ``get_state`` (and read nothing after it)
                                        only once the control file has a line
                                        ``#fake:release-state``: a pi slow to start
+--hold-messages                        answer ``get_messages`` with the first half of its
+                                       line, the rest once the control file has a line
+                                       ``#fake:release-messages``: a long answer on its way
 --answer CMD[+N]=JSON                  answer CMD with this JSON as its data (``null``: no
                                        data), after answering it as usual N times (default 0);
                                        repeatable
@@ -93,6 +96,7 @@ def _arg(parser: argparse.ArgumentParser) -> argparse.Namespace:
     parser.add_argument("--session-file", default=env("FAKE_PI_SESSION_FILE", ""))
     parser.add_argument("--answer", action="append", default=[])
     parser.add_argument("--hold-state", action="store_true")
+    parser.add_argument("--hold-messages", action="store_true")
     parser.add_argument("--session", default="")  # as pi's: the session pideck asks to resume
     parser.add_argument("ignored", nargs="*")  # pideck appends "--mode rpc" and pi flags
     options, _ = parser.parse_known_args()
@@ -130,6 +134,7 @@ class FakePi:
         self.state_released = threading.Event()
         if not options.hold_state:
             self.state_released.set()
+        self.messages_released = threading.Event()
         self.assistant: dict[str, Any] | None = None
         self.assistant_text = ""
         self.log = open(options.log, "a", encoding="utf-8") if options.log else None  # noqa: SIM115
@@ -240,6 +245,12 @@ class FakePi:
                 "messageCount": len(self.messages),
                 "pendingMessageCount": len(self.steering) + len(self.follow_up),
             })
+        elif kind == "get_messages" and self.options.hold_messages:
+            line = json.dumps({"id": command.get("id"), "type": "response", "command": kind, "success": True,
+                               "data": {"messages": self.messages}}, separators=(",", ":")).encode() + b"\n"
+            self.write_bytes(line[: len(line) // 2])
+            self.messages_released.wait()
+            self.write_bytes(line[len(line) // 2 :])
         elif kind == "get_messages":
             self.respond(command, {"messages": self.messages})
         elif kind == "get_session_stats":
@@ -375,6 +386,8 @@ class FakePi:
                 self.write_bytes((noise * (size // len(noise) + 1))[:size] + b"\n")
         elif words[0] == "release-state":
             self.state_released.set()
+        elif words[0] == "release-messages":
+            self.messages_released.set()
 
     def run(self) -> int:
         if self.options.control:

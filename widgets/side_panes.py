@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -20,6 +21,7 @@ from widgets.tool_output import ShowToolOutput
 MAX_TOOL_ROWS = 500
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 STATUS_CHARS = 200  # of an extension's status (the line shows less)
+MB = 1024 * 1024
 
 
 def tool_row(run: ToolRun, width: int = 28) -> Text:
@@ -185,6 +187,8 @@ class StatusLine(Static):
         self.frame = 0
         self.notice = ""  # set while pi is not running: shown instead of "ready"
         self.starting_since: float | None = None  # monotonic time pi was started, until it answers
+        self.loading_since: float | None = None  # monotonic time a session's messages were asked for, until shown
+        self.received: Callable[[], int] = lambda: 0  # bytes of pi's answer read so far, while loading
         self.problems = ""  # set by app.problem_monitor: what pi sent that pideck could not use
 
     def refresh_status(self) -> None:
@@ -204,6 +208,10 @@ class StatusLine(Static):
             text.append(" · esc aborts", "dim")
         elif self.notice:  # pi is not running: say so instead of "ready"
             text.append(f"■ {self.notice}", "bold red")
+        elif self.loading_since is not None:
+            received = self.received()
+            so_far = f"{received / MB:,.0f} MB" if received >= MB else f"{int(time.monotonic() - self.loading_since)}s"
+            text.append(f"◌ loading session… {so_far}", "bold yellow")
         elif self.starting_since is not None:
             text.append(f"◌ starting pi… {int(time.monotonic() - self.starting_since)}s", "bold yellow")
         elif model.state is not None and model.state.model is None:

@@ -1,0 +1,185 @@
+"""Opening a large session: pideck started on a session file of SIZE MB (`--session`),
+from asking pi for the messages to the first frame that shows the session's last message.
+
+The session is written by `write_session`: turns of a question, a tool call, a tool
+result of a few KB (the bulk, as in real sessions) and an answer. Measured in one run:
+
+* reference: a bare `RpcClient` on pi started on the same file - from writing
+  `get_messages` to having its answer (read and decoded);
+* pideck: `PideckApp` headless at 120x40 on the same file - from writing `get_messages`
+  to the first compositor update showing the last answer's unique token
+  (`harness.PaintWatch`), and the process's RSS after it, against the RSS of the idle
+  app (a fake client, before it opened anything).
+
+SIZE is 50 MB; `PIDECK_BENCH_SESSION_MB=218` (or any size) sets it.
+
+Run: `python -m benchmarks large_session`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks import harness as h
+from benchmarks.table import Row
+
+SIZE_MB = float(os.environ.get("PIDECK_BENCH_SESSION_MB", "50"))
+RESULT_BYTES = 4_000  # of each tool result
+LAST = "ZZLASTANSWER"
+USAGE = {"input": 1200, "output": 80, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1280,
+         "cost": {"input": 0.0012, "output": 0.0004, "cacheRead": 0, "cacheWrite": 0, "total": 0.0016}}
+
+
+def _entry(kind_id: str, parent: str | None, stamp: int, message: dict[str, Any]) -> str:
+    iso = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(stamp / 1000))
+    message["timestamp"] = stamp
+    return json.dumps({"type": "message", "id": kind_id, "parentId": parent, "timestamp": iso, "message": message})
+
+
+def write_session(path: Path, megabytes: float, cwd: Path) -> int:
+    """A session file of about `megabytes` MB; returns its message count. The last
+    assistant answer ends with `LAST`."""
+    budget = int(megabytes * 1024 * 1024)
+    stamp = 1_795_000_000_000
+    header = {"type": "session", "version": 3, "id": "0195a1b2-0000-7000-8000-00000000beef",
+              "timestamp": "2026-11-17T09:00:00.000Z", "cwd": str(cwd)}
+    common = {"api": "openai-completions", "provider": "scripted", "model": "scripted-demo", "usage": USAGE}
+    parent: str | None = None
+    written = count = turn = 0
+    with path.open("w", encoding="utf-8") as out:
+        out.write(json.dumps(header) + "\n")
+        while True:
+            last = written >= budget - 3 * RESULT_BYTES
+            line = f"turn {turn} line %04d: build output, a warning or two, paths and numbers\n"
+            output = "".join(line % i for i in range(RESULT_BYTES // len(line % 0) + 1))[:RESULT_BYTES]
+            call = f"call_{turn}"
+            answer = f"Turn {turn} is done — see the log." + (f" {LAST}" if last else "")
+            messages = [
+                {"role": "user", "content": [{"type": "text", "text": f"Question {turn}: build and check the log"}]},
+                {**common, "role": "assistant", "stopReason": "toolUse", "content": [
+                    {"type": "text", "text": f"Running the build for turn {turn}."},
+                    {"type": "toolCall", "id": call, "name": "bash", "arguments": {"command": f"make turn-{turn}"}}]},
+                {"role": "toolResult", "toolCallId": call, "toolName": "bash", "isError": False,
+                 "content": [{"type": "text", "text": output}]},
+                {**common, "role": "assistant", "stopReason": "stop", "content": [{"type": "text", "text": answer}]},
+            ]
+            for index, message in enumerate(messages):
+                entry_id = f"{turn:07x}{index}"
+                text = _entry(entry_id, parent, stamp, message) + "\n"
+                out.write(text)
+                written += len(text)
+                parent, stamp, count = entry_id, stamp + 1, count + 1
+            turn += 1
+            if last:
+                return count
+
+
+def peak_rss_mb() -> float:
+    """The most this process has held resident (VmHWM), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def idle_rss() -> float:
+    from app.pideck_app import PideckApp
+
+    app = PideckApp(h.fake_config(), client=h.FakeClient())  # type: ignore[arg-type]
+    async with app.run_test(size=h.SIZE, headless=True) as pilot:
+        await pilot.pause()
+        gc.collect()
+        return h.rss_mb()
+
+
+async def pideck_opens(pi: Any, argv: list[str]) -> dict[str, float]:
+    """Seconds from writing get_messages to the answer read, and to the last message painted."""
+    from app.pideck_app import PideckApp
+    from protocol.commands import GetMessages
+    from protocol.responses import Response
+
+    app = PideckApp(pi.launch_config(session_dir=pi.root / "sessions", extra_args=argv))
+    marks: dict[str, float] = {}
+    send = app.client.send
+
+    async def timed_send(record: Any) -> None:
+        if isinstance(record, GetMessages):
+            marks["asked"] = time.perf_counter()
+        await send(record)
+
+    def listen(record: Any) -> None:
+        if isinstance(record, Response) and record.command == "get_messages":
+            marks["read"] = time.perf_counter()
+
+    app.client.send = timed_send  # type: ignore[method-assign]
+    app.client.add_listener(listen)
+    watch = h.PaintWatch(app, LAST)
+    async with app.run_test(size=h.SIZE, headless=True):
+        await h.wait_until(lambda: watch.painted is not None, timeout=900, poll=0.01)
+        rss, peak = h.rss_mb(), peak_rss_mb()
+    assert watch.painted is not None
+    return {"read": marks["read"] - marks["asked"], "screen": watch.painted - marks["asked"], "rss": rss, "peak": peak}
+
+
+async def pi_alone(pi: Any, argv: list[str]) -> float:
+    """Seconds from writing get_messages to its answer read and decoded by a bare RpcClient."""
+    from protocol.commands import GetMessages
+
+    client = await pi.start_client(session_dir=pi.root / "sessions", extra_args=argv, ready_timeout=600)
+    try:
+        started = time.perf_counter()
+        await client.call(GetMessages(), timeout=900)
+        return time.perf_counter() - started
+    finally:
+        await pi.close_client(client)
+
+
+async def measure(megabytes: float = SIZE_MB) -> dict[str, Any]:
+    idle = await idle_rss()
+    async with h.real_pi() as pi:
+        path = pi.root / "large.jsonl"
+        messages = write_session(path, megabytes, pi.cwd)
+        size = path.stat().st_size
+        argv = ["--session", str(path)]
+        opened = await pideck_opens(pi, argv)
+        gc.collect()
+        reference = await pi_alone(pi, argv)
+    return {"idle": idle, "reference": reference, "messages": messages, "bytes": size, **opened}
+
+
+def run() -> list[Row]:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-m", "benchmarks.large_session", "--json"], cwd=root,
+                         capture_output=True, text=True, check=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    size = f"{result['bytes'] / 1024 / 1024:,.0f} MB, {result['messages']:,} messages"
+    ref_name = "pi alone: get_messages -> answer read (RpcClient)"
+    reference = result["reference"] * 1000
+    return [
+        Row(f"pideck: get_messages -> last message on screen ({size})", result["screen"] * 1000, "ms",
+            ref_name, reference),
+        Row(ref_name, reference, "ms"),
+        Row("pideck: get_messages -> answer read", result["read"] * 1000, "ms", ref_name, reference),
+        Row("RSS with the session on screen", result["rss"], "MB", "idle app", result["idle"]),
+        Row("peak RSS while opening it", result["peak"], "MB", "idle app", result["idle"]),
+    ]
+
+
+if __name__ == "__main__":
+    import sys
+
+    if "--json" in sys.argv:
+        print(json.dumps(asyncio.run(measure())))
+        raise SystemExit(0)
+    from benchmarks.table import format_table
+
+    print(format_table(("large_session", row) for row in run()))
