@@ -53,7 +53,6 @@ from protocol.commands import (
     Bash,
     Command,
     ExtensionUIResponse,
-    FollowUp,
     GetCommands,
     GetMessages,
     GetSessionStats,
@@ -581,10 +580,9 @@ class PideckApp(CommandKeys, App[int]):
             self.run_worker(command.run(self, args), name=f"/{command.name}", group="slash")
             return
         images = await self.attachments.take(text, queued=self.model.running)
-        if event.mode == "follow_up" and self.model.running:
-            self.send_command(FollowUp(message=text, images=images), restore=text)
-        elif self.model.running:
-            self.send_command(Prompt(message=text, images=images, streaming_behavior="steer"), restore=text)
+        if self.model.running:  # a prompt with its streamingBehavior, which pi runs at once if it has just gone idle
+            behavior = "followUp" if event.mode == "follow_up" else "steer"
+            self.send_command(Prompt(message=text, images=images, streaming_behavior=behavior), restore=text)
         else:  # a new prompt's answer comes at the end: follow it (a steer leaves the reader where they are)
             self.query_one(Transcript).to_bottom()
             self.send_command(Prompt(message=text, images=images), restore=text)

@@ -128,8 +128,9 @@ async def test_enter_running_steers_and_alt_enter_follows_up(tmp_path: Path) -> 
         }
         await type_text(pilot, "later please")
         await pilot.press("alt+enter")
-        follow = await wait_until(pilot, lambda: fake.commands("follow_up"), what="follow_up")
-        assert follow[0]["message"] == "later please"
+        await wait_until(pilot, lambda: len(fake.commands("prompt")) == 3, what="follow-up prompt")
+        assert fake.commands("prompt")[2]["message"] == "later please"
+        assert fake.commands("prompt")[2]["streamingBehavior"] == "followUp"
         await wait_until(pilot, lambda: app.model.follow_up == ["later please"], what="queue pane")
         assert app.model.steering == ["steer this"]
         assert "abort" not in fake.kinds()
@@ -411,12 +412,12 @@ class TmuxPideck:
 
     def send(self, text: str) -> None:
         self.keys("-l", text)
-        time.sleep(0.2)
+        self.wait(lambda: text[-30:] in self.screen(), "the text typed")  # then Enter, not part of the typing
         self.keys("Enter")
 
     def wait_started(self) -> None:
         self.wait(lambda: "get_commands" in self.fake.kinds(), "start-up")
-        time.sleep(0.5)
+        self.wait(lambda: "● ready" in self.screen(), "ready on the status line")
 
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", "t").stdout
@@ -446,9 +447,10 @@ def test_real_terminal_alt_enter_queues_follow_up(tmp_path: Path) -> None:
         term.wait(lambda: fake.commands("prompt"), "prompt")
         term.wait(lambda: "working" in term.screen(), "run to show")
         term.keys("-l", "queued later")
-        time.sleep(0.2)
+        term.wait(lambda: "queued later" in term.screen(), "the text typed")
         term.keys("-H", "1b", "0d")  # ESC CR = Alt+Enter
-        term.wait(lambda: fake.commands("follow_up"), "follow_up")
-        time.sleep(0.5)
-        assert fake.commands("follow_up")[0]["message"] == "queued later"
+        term.wait(lambda: len(fake.commands("prompt")) == 2, "the follow-up")
+        assert fake.commands("prompt")[1]["message"] == "queued later"
+        assert fake.commands("prompt")[1]["streamingBehavior"] == "followUp"
+        term.wait(lambda: "queued later" not in term.screen(), "the editor emptied (the queue pane is hidden at this width)")
         assert "abort" not in fake.kinds() and "clear_queue" not in fake.kinds()

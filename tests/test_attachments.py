@@ -125,8 +125,8 @@ async def test_chips_from_at_paths_refusals_removal_and_sending(tmp_path: Path, 
         await type_text(pilot, "and this")
         editor.focus()
         await pilot.press("alt+enter")
-        await wait_until(pilot, lambda: fake.commands("follow_up"), what="follow_up")
-        sent = fake.commands("follow_up")[0]
-        assert sent["message"] == "and this"
+        await wait_until(pilot, lambda: len(fake.commands("prompt")) == 2, what="follow-up prompt")
+        sent = fake.commands("prompt")[1]
+        assert sent["message"] == "and this" and sent["streamingBehavior"] == "followUp"
         assert sent["images"] == [{"type": "image", "data": base64.b64encode(tiny_png()).decode(), "mimeType": "image/png"}]
         assert not bar.attachments

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_harness import wait_until
+from pi_harness import Fake, wait_until
 from screen_app import ScreenApp
 from test_session_picker import SIZE, summary
 from test_session_tree import fixture_entries
@@ -25,6 +25,7 @@ from protocol.extension_ui import EditorRequest, InputRequest
 from protocol.responses import Model
 from widgets.dialogs import dialog_for
 from widgets.pickers import ModelPicker
+from widgets.prompt_editor import PromptEditor
 from widgets.queue_editor import QueueEditor, QueueItem
 from widgets.session_picker import SessionPicker
 from widgets.tree_view import SessionTreeScreen
@@ -142,3 +143,12 @@ async def test_session_tree_keys_after_a_filter_key_in_one_burst() -> None:
         burst(app, *keys)
 
     assert await cursor(in_one_burst) == await cursor(pressed)
+
+
+async def test_prompt_editor_moves_and_types_in_the_order_of_a_burst(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        editor = pilot.app.query_one(PromptEditor)
+        burst(pilot.app, *typed("abc"), "home", "x", "end", "y", "ctrl+a", "z", "ctrl+e", "alt+b", "w")
+        await wait_until(pilot, lambda: len(editor.text) == 7, what="every key applied")
+        assert editor.text == "wzxabcy", "each move applied before the letter typed after it"

@@ -21,6 +21,8 @@ from textual.binding import Binding
 from textual.widgets import TextArea
 from textual.widgets.text_area import EditResult, Location
 
+from widgets.keys_in_order import KeysInOrder
+
 KILL_RING_SIZE = 30
 
 
@@ -62,7 +64,7 @@ class KillRing:
 _JUMPS = {"ctrl+right_square_bracket": 1, "alt+ctrl+right_square_bracket": -1}
 
 
-class ReadlineTextArea(TextArea):
+class ReadlineTextArea(KeysInOrder, TextArea):
     BINDINGS = [
         Binding("ctrl+b", "cursor_left", "Left", show=False),
         Binding("ctrl+f", "cursor_right", "Right", show=False),
