@@ -1,11 +1,10 @@
 """When pi dies: keep everything on screen, offer a restart, and resume the same session.
 
 pi persists its session file as it goes, so a restart runs the same command with the
-session-choosing flags (`--continue`, `--resume`, `--session`, `--fork`, `--session-id`,
-`--name`) replaced by `--session <file>` from the last `get_state`; the transcript, queue
-and stats then reload from pi. The editor is never touched. A session that was never
-saved (`--no-session`) cannot be resumed: pi restarts on an empty one and the old
-transcript stays on screen above a banner that says so.
+session-choosing flags (`app/pi_args.py`) replaced by `--session <file>` from the last
+`get_state`; the transcript, queue and stats then reload from pi. The editor is never
+touched. A session that was never saved (`--no-session`) cannot be resumed: pi restarts
+on an empty one and the old transcript stays on screen above a banner that says so.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from app.pi_args import opening_session
 from app.slash_commands import slash_command
 from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.commands import GetState
@@ -24,35 +24,17 @@ from widgets.side_panes import StatusLine
 if TYPE_CHECKING:
     from app.pideck_app import PideckApp
 
-# pi flags that choose which session to open, with and without a value.
-SESSION_FLAGS_WITH_VALUE = frozenset({"--session", "--session-id", "--fork", "--name", "-n"})
-SESSION_FLAGS = frozenset({"--continue", "-c", "--resume", "-r"})
-
 
 def resume_argv(argv: Sequence[str], session_file: str | None) -> tuple[str, ...]:
     """`argv` (ending in `--mode rpc PI_ARGS...`) made to open `session_file`.
 
     Without a session file (pi ran with `--no-session`) the command is kept as it was.
-    Arguments after a `--` are pi's positional messages and are kept as they are.
     """
     argv = tuple(argv)
     if session_file is None:
         return argv
     start = next((i + 2 for i in range(len(argv) - 1) if argv[i] == "--mode" and argv[i + 1] == "rpc"), len(argv))
-    kept: list[str] = []
-    rest = argv[start:]
-    index = 0
-    while index < len(rest):
-        arg = rest[index]
-        if arg == "--":
-            break
-        if arg in SESSION_FLAGS_WITH_VALUE:
-            index += 2
-            continue
-        if arg not in SESSION_FLAGS:
-            kept.append(arg)
-        index += 1
-    return (*argv[:start], *kept, "--session", session_file, *rest[index:])
+    return (*argv[:start], *opening_session(argv[start:], session_file))
 
 
 class CrashRecovery:

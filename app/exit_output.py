@@ -22,6 +22,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from app.launch import LaunchConfig
+from app.pi_args import opening_session
 from app.pi_settings import exit_output_setting
 from protocol.messages import BashExecutionMessage
 from protocol.responses import SessionState
@@ -31,8 +32,6 @@ from widgets.safe_text import clean, safe
 from widgets.transcript import hidden_in_transcript
 
 OUTPUT_LINES = 3  # the last lines of a tool's or a command's output
-_SESSION_FLAGS = {"-c": 0, "--continue": 0, "-r": 0, "--resume": 0, "--no-session": 0,
-                  "--session": 1, "--session-id": 1, "--fork": 1}  # pi flags that choose a session: arguments
 
 
 def print_exit_output(model: SessionModel, args: argparse.Namespace, config: LaunchConfig, file: IO[str]) -> None:
@@ -56,16 +55,7 @@ def resume_command(args: argparse.Namespace, state: SessionState | None) -> str 
     for flag, value in (("--pi", args.pi), ("--cwd", args.cwd)):
         if value is not None:
             own += [flag, value]
-    pi_args, skip = [], 0
-    for arg in args.pi_args:
-        name = arg.split("=", 1)[0]
-        if skip:
-            skip -= 1
-        elif name in _SESSION_FLAGS:
-            skip = _SESSION_FLAGS[name] if "=" not in arg else 0
-        else:
-            pi_args.append(arg)
-    return shlex.join(["pideck", *own, "--", *pi_args, "--session", state.session_id])
+    return shlex.join(["pideck", *own, "--", *opening_session(args.pi_args, state.session_id)])
 
 
 def transcript(model: SessionModel) -> Iterator[RenderableType]:

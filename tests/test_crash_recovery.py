@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,9 @@ from pi_harness import SIZE, Fake, PiHarness, kill_group, transcript_text, wait_
 from test_app import ui
 from test_app_real_pi import quiesce, send, started
 
+from app.cli import parse_args
 from app.crash_recovery import resume_argv
+from app.launch import build_launch
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply
 from protocol.client import ChildExited
@@ -188,6 +191,23 @@ async def test_crash_at_rest_then_restart_on_the_same_session(tmp_path: Path) ->
         assert app.query_one(PromptEditor).text == "unsent words"
         assert "not running" not in str(app.query_one(StatusLine).render())
         await type_and_send(pilot, fake)
+
+
+@pytest.mark.parametrize("session_flag", ["--session=abc", "--fork=x"])
+async def test_restart_opens_exactly_one_session(tmp_path: Path, session_flag: str) -> None:
+    """`pideck -- --session=abc` (or `--fork=x`): the restart drops that flag for `--session <file>`."""
+    fake = fake_with_session(tmp_path)
+    args = parse_args(["--pi", shlex.join(fake.argv), "--cwd", str(tmp_path), "--", session_flag, "--verbose"])
+    async with fake.run(PideckApp(build_launch(args))) as pilot:
+        app = pilot.app
+        await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
+        session_file = app.model.state.session_file
+        await crash(pilot)
+        fake.control.write_text("")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "pi restarted" in transcript_text(app), what="restart banner")
+        pi_args = app.client.argv[app.client.argv.index("rpc") + 1 :]
+        assert pi_args == ["--verbose", "--session", session_file], "one session, no second fork"
 
 
 async def type_and_send(pilot: Any, fake: Fake) -> None:

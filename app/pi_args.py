@@ -1,0 +1,38 @@
+"""pi's command-line flags that choose which session it opens, and how to replace them.
+
+A restart after a crash and the resume command printed at exit both open one session with
+`--session X`, so every flag that chose a session is dropped first (both forms, `--fork x`
+and `--fork=x`). `--name`/`-n` is dropped too: pi writes the name into the session when it
+starts, so the session already has it, and passing it again would undo a rename made since.
+`--session-dir` stays: it says where sessions are stored and looked up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# pi's session-choosing flags (`pi --help`), each with the number of values it takes.
+SESSION_FLAGS: dict[str, int] = {
+    "--continue": 0, "-c": 0, "--resume": 0, "-r": 0, "--no-session": 0,
+    "--session": 1, "--session-id": 1, "--fork": 1, "--name": 1, "-n": 1,
+}  # fmt: skip
+
+
+def opening_session(pi_args: Sequence[str], session: str) -> list[str]:
+    """`pi_args` without the flags that chose a session, and with `--session session`.
+
+    Arguments after a `--` are pi's messages: they stay as they are, after `--session`.
+    """
+    kept: list[str] = []
+    index = 0
+    while index < len(pi_args):
+        arg = pi_args[index]
+        if arg == "--":
+            break
+        name, has_value = arg.split("=", 1)[0], "=" in arg
+        if name in SESSION_FLAGS:
+            index += 1 + (0 if has_value else SESSION_FLAGS[name])
+            continue
+        kept.append(arg)
+        index += 1
+    return [*kept, "--session", session, *pi_args[index:]]
