@@ -1,8 +1,8 @@
 """The pideck Textual app: wires the protocol client and session model to the screen.
 
-Records from pi are collected by a listener that never waits on the UI; once per
-frame the batch is folded into the session model and only what changed is
-re-rendered. User actions go back to pi as typed commands.
+Records from pi are queued by the record pump (app/record_pump.py), which never
+waits on the UI; once per frame the batch is folded into the session model and only
+what changed is re-rendered. User actions go back to pi as typed commands.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from textual.binding import Binding
 from textual.driver import Driver
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
-from textual.timer import Timer
 from textual.widgets import Static
 
 from app.attachments import Attachments
@@ -33,6 +32,7 @@ from app.launch import LaunchConfig, no_model_help
 from app.palette import KeyActions, PiCommands, PideckCommands
 from app.notifications import Toasts, notifications_command
 from app.problem_monitor import ProblemMonitor
+from app.record_pump import RecordPump, fold_in_slices
 from app.pi_settings import copy_on_select, scrollbar_setting, terminal_progress, wheel_lines
 from app.selection_copy import SelectionCopy
 from app.terminal_progress import TerminalProgress
@@ -59,7 +59,7 @@ from protocol.commands import (
     GetState,
     Prompt,
 )
-from protocol.events import AgentSettled, MessageUpdate, QueueUpdate
+from protocol.events import AgentSettled, QueueUpdate
 from protocol.extension_ui import DIALOG_REQUESTS, DialogRequest, RefusedDialogRequest, UnknownUIRequest, as_text
 from protocol.protocol_log import ProtocolLog, default_log_path
 from protocol.redact import Redactor
@@ -81,11 +81,6 @@ from widgets.tool_output import ShowToolOutput, ToolOutputScreen
 from widgets.transcript import Transcript
 from widgets.transcript_search import SearchBar
 
-FRAME = 1 / 30  # seconds between flushes of deltas: smooth to read, a quarter less CPU than 1/60
-FLUSH_SLICE = 250  # records folded into the views before the loop is given back
-FLOOD = 120  # records in one flush that make a flood (3,600 a second)
-FLOOD_FRAME = 1 / 10  # seconds between flushes of deltas during a flood
-FOLD_EVERY = 1 / 60  # seconds between folds of the deltas a flood holds (FLUSH_SLICE at a time)
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 SIDE_MIN_WIDTH = 100  # columns below which the side panes hide themselves
 # Seconds a timed dialog must have left when its turn comes to be shown; one with less is
@@ -166,13 +161,11 @@ class PideckApp(CommandKeys, App[int]):
         self.selection = SelectionCopy(self, copy_on_select(config))
         self.progress = TerminalProgress(self, terminal_progress(config))
         self.commands: list[CommandInfo] = []
-        self._pending: list[Any] = []
-        self._flush_timer: Timer | None = None
-        self._flushing = False
-        self._flooding = False
-        self._received = 0  # records since the last flush
-        self._urgent = False  # a record other than a delta is pending
-        self._last_flush = 0.0
+        self.pump = RecordPump(
+            self._apply_records, self._fold_ahead, schedule=self.set_timer, soon=self.call_next,
+            run=lambda flush: self.run_worker(flush, name="flush", group="flush", exit_on_error=True),
+            closed=lambda: self.leaving,
+        )
         self._status_line: StatusLine | None = None
         self._dialogs: asyncio.Queue[tuple[DialogRequest, float | None]] = asyncio.Queue()  # and its deadline
         self._applying = asyncio.Lock()  # one _apply_changes at a time (flush and workers)
@@ -269,79 +262,29 @@ class PideckApp(CommandKeys, App[int]):
 
     # --- pi records -----------------------------------------------------------------------
 
-    def _on_record(self, record: Any) -> None:
-        """Called by the client's reader for every record: queue it, never wait."""
-        if self.leaving:
-            return  # pi closing as pideck exits: the views are going or gone
-        self._pending.append(record)
-        self._received += 1
-        if type(record) is not MessageUpdate and not self._urgent:
-            self._urgent = True  # the end of a message, a tool starting...: shown without waiting
-            if not self._flushing:
-                if self._flush_timer is not None:
-                    self._flush_timer.stop()
-                    self._flush_timer = None
-                self.call_next(self._start_flush)
-                return
-        if self._flush_timer is None:
-            self._flush_after(FRAME)
+    def _fold_ahead(self, records: list[Any]) -> bool:
+        """Fold deltas a flood holds into the model (not while views take changes: they
+        read the model between awaits)."""
+        if self._applying.locked():
+            return False
+        self.model.apply_all(records)
+        return True
 
-    def _flush_after(self, delay: float) -> None:
-        self._flush_timer = self.set_timer(delay, self._start_flush)
-
-    def _start_flush(self) -> None:
-        """Fold the queued records in a task of its own, so the app's message loop (keys,
-        timers) keeps running while the views mount. Not named `_flush`: App._flush is
-        Textual's stdout/stderr capture hook."""
-        self._flush_timer = None
-        if self.leaving:
-            return
-        if self._flushing:
-            self._flush_after(FRAME)
-            return
-        if self._deltas_wait():
-            # Only deltas are queued: fold them now, a little at a time, so that the flush
-            # that shows the end of the reply has only the last few left to fold (not while
-            # views take changes: they read the model between awaits).
-            if not self._applying.locked():
-                records, self._pending = self._pending[:FLUSH_SLICE], self._pending[FLUSH_SLICE:]
-                self.model.apply_all(records)
-            self._flush_after(FOLD_EVERY)
-            return
-        self._flushing = True
-        self._last_flush = time.monotonic()
-        self.run_worker(self._flush_records(), name="flush", group="flush", exit_on_error=True)
-
-    def _deltas_wait(self) -> bool:
-        """While pi floods, deltas are shown FLOOD_FRAME apart: a frame costs about the
-        same however many deltas it shows, and fewer frames leave pi and the keys more CPU
-        (and an ssh link fewer bytes). Any other record (the end of the message above all)
-        is shown at once."""
-        return self._flooding and not self._urgent and time.monotonic() - self._last_flush < FLOOD_FRAME
-
-    async def _flush_records(self) -> None:
-        try:
-            records, self._pending, self._urgent = self._pending, [], False
-            self._flooding, self._received = self._received >= FLOOD, 0
-            for record in records:
-                if isinstance(record, DIALOG_REQUESTS):  # its timeout runs from now, in pi too
-                    self._dialogs.put_nowait((record, record.deadline(time.monotonic())))
-                elif isinstance(record, ChildExited):
-                    self._child_exited(record)
-                elif isinstance(record, (UnknownUIRequest, RefusedDialogRequest)):
-                    self.decline_request(record)
-                elif isinstance(record, AgentSettled):
-                    self.refresh_stats()
-            # A big backlog is folded in slices, so keys get the loop in between; the
-            # views then take the changes of the whole flush at once, for one frame.
-            for start in range(0, len(records), FLUSH_SLICE):
-                if start:
-                    await asyncio.sleep(0)
-                self.model.apply_all(records[start : start + FLUSH_SLICE])
-            self._gc.streaming(self.model.running)
-            await self._apply_changes()
-        finally:
-            self._flushing = False
+    async def _apply_records(self, records: list[Any]) -> None:
+        """A flush: what needs the app is handled, the records are folded into the model
+        and the views take the changes of the whole flush at once, for one frame."""
+        for record in records:
+            if isinstance(record, DIALOG_REQUESTS):  # its timeout runs from now, in pi too
+                self._dialogs.put_nowait((record, record.deadline(time.monotonic())))
+            elif isinstance(record, ChildExited):
+                self._child_exited(record)
+            elif isinstance(record, (UnknownUIRequest, RefusedDialogRequest)):
+                self.decline_request(record)
+            elif isinstance(record, AgentSettled):
+                self.refresh_stats()
+        await fold_in_slices(records, self.model.apply_all)
+        self._gc.streaming(self.model.running)
+        await self._apply_changes()
 
     async def _apply_changes(self) -> None:
         async with self._applying:  # views mounting for one batch are not touched by another
@@ -498,7 +441,7 @@ class PideckApp(CommandKeys, App[int]):
         if client is not self.client:
             self.problems.client_replaced()
             self.client = client
-        self._remove_listener = client.add_listener(self._on_record)
+        self._remove_listener = client.add_listener(self.pump.feed)
 
     def action_restart_pi(self) -> None:
         self.run_worker(self.recovery.restart(), name="restart", group="restart", exclusive=True)

@@ -270,10 +270,10 @@ async def test_pi_exiting_as_pideck_exits_is_dropped_quietly(tmp_path: Path) -> 
     async with fake.run() as pilot:
         app = pilot.app
         app.exit(0)
-        app._on_record(ChildExited(returncode=0, stderr_tail=""))  # as pi closes under the exit
-        assert not app.query_one(CrashBar).display and not app._pending
+        app.pump.feed(ChildExited(returncode=0, stderr_tail=""))  # as pi closes under the exit
+        assert not app.query_one(CrashBar).display and not app.pump.pending
     exited = ChildExited(returncode=None, stderr_tail="", error="late")
-    app._on_record(exited)  # the views are gone now
-    app._start_flush()
-    await app._flush_records()
-    assert app.return_code == 0 and not app._pending
+    app.pump.feed(exited)  # the views are gone now
+    app.pump._start_flush()  # a frame's timer, late
+    await app._apply_records([exited])  # a flush, late
+    assert app.return_code == 0 and not app.pump.pending

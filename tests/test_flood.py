@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app import pideck_app
+from app import record_pump
 from protocol import decode
 from protocol.events import MessageEnd, MessageUpdate
 from protocol.session_model import MessageItem
@@ -38,39 +38,38 @@ def recorded_reply() -> tuple[list[object], object]:
 async def test_a_flood_waits_for_its_frame_and_the_end_of_the_message_does_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pideck_app, "FLOOD_FRAME", 3600.0)  # however slow the machine, deltas wait
+    monkeypatch.setattr(record_pump, "FLOOD_FRAME", 3600.0)  # however slow the machine, deltas wait
     records, end = recorded_reply()
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
+        pump = app.pump
         applied: list[int] = []
         apply_now = app._apply_changes_now
 
         async def counting() -> None:
-            applied.append(len(app._pending))
+            applied.append(pump.pending)
             await apply_now()
 
         app._apply_changes_now = counting  # type: ignore[method-assign]
-        first, rest = records[: pideck_app.FLOOD + 1], records[pideck_app.FLOOD + 1 :]
+        first, rest = records[: record_pump.FLOOD + 1], records[record_pump.FLOOD + 1 :]
         for record in first:  # all at once, as a reader catching up would hand them over
-            app._on_record(record)
-        await wait_until(pilot, lambda: applied and not app._flushing, what="the first flush")
-        assert app._flooding, "more than FLOOD records in one flush is a flood"
+            pump.feed(record)
+        await wait_until(pilot, lambda: applied and not pump.flushing, what="the first flush")
+        assert pump.flooding, "more than FLOOD records in one flush is a flood"
 
-        for record in rest[:50]:
-            app._on_record(record)
-        assert app._deltas_wait(), "deltas wait for the next flood frame"
-        app._start_flush()
         flushes = len(applied)
-        assert not app._pending and len(applied) == flushes, "folded into the model, not yet shown"
+        for record in rest[:50]:
+            pump.feed(record)
+        await wait_until(pilot, lambda: not pump.pending, what="the deltas folded ahead")
+        assert len(applied) == flushes, "folded into the model, not yet shown"
         item = app.model.items[-1]
         block = app.query(TextBlock).last()
         assert isinstance(item, MessageItem) and len(item.blocks[0].text) > len(block.text)
 
         for record in rest[50:]:
-            app._on_record(record)
-        app._on_record(end)
-        assert app._urgent and not app._deltas_wait(), "the end of the message is shown at once"
+            pump.feed(record)
+        pump.feed(end)  # the end of the message is shown at once
         await wait_until(pilot, lambda: block.text == end.message.content[0].text, what="the whole reply")
         assert len(applied) - flushes <= 3, f"the rest of the flood took {len(applied) - flushes} flushes"
         assert transcript_text(app).rstrip().endswith(end.message.content[0].text.split()[-1])
@@ -88,10 +87,10 @@ async def test_a_message_whose_start_and_end_are_shown_apart_keeps_what_its_plai
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
-        app._on_record(decode(json.dumps({"type": "message_start", "message": message}).encode()))
+        app.pump.feed(decode(json.dumps({"type": "message_start", "message": message}).encode()))
         await wait_until(pilot, lambda: "Look at this" in transcript_text(app), what="the message")
-        app._on_record(decode(json.dumps({"type": "message_end", "message": message}).encode()))
-        await wait_until(pilot, lambda: not app._pending and not app._flushing, what="the end shown")
+        app.pump.feed(decode(json.dumps({"type": "message_end", "message": message}).encode()))
+        await wait_until(pilot, lambda: app.pump.idle, what="the end shown")
         await pilot.pause()
         text = transcript_text(app)
         assert "[image: png 5 B]" in text and "[unknown block pideck does not show]" in text, text

@@ -121,7 +121,7 @@ async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keep
                     {"type": "message_end", "message": {**COMMON, "role": "assistant", "stopReason": "stop",
                                                         "timestamp": 1795952999000,
                                                         "content": [{"type": "text", "text": "A late answer."}]}})
-        await wait_until(pilot, lambda: len(app.model.items) == TURNS * 4 + 1 and not app._pending and not app._flushing,
+        await wait_until(pilot, lambda: len(app.model.items) == TURNS * 4 + 1 and app.pump.idle,
                          what="the new message applied")
         assert len(transcript.views) == views + 1
         assert block.is_attached and transcript.hidden_before == 1

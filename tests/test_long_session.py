@@ -155,11 +155,11 @@ async def test_a_stalled_screen_never_stalls_reading_from_pi(tmp_path: Path) -> 
         assert count * len('{"type":"turn_start"}\n') > PIPE_SIZE
         before = app.client.records_read
         fake.inject('{"type":"turn_start"}')
-        await wait_until(pilot, lambda: app._flushing, what="the screen stuck on the first record")
+        await wait_until(pilot, lambda: app.pump.flushing, what="the screen stuck on the first record")
         fake.inject(*(['{"type":"turn_start"}'] * (count - 1)))
         await wait_until(pilot, lambda: app.client.records_read >= before + count, timeout=30, what="stdout drained")
-        assert app._pending, "the screen is behind while the reader is not"
+        assert app.pump.pending, "the screen is behind while the reader is not"
         await pilot.press("o", "k")
         assert app.query_one(PromptEditor).text == "ok", "keys are handled while the screen catches up"
         gate.set()
-        await wait_until(pilot, lambda: app.model.turns == count and not app._pending, timeout=60, what="screen caught up")
+        await wait_until(pilot, lambda: app.model.turns == count and not app.pump.pending, timeout=60, what="screen caught up")
