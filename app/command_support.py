@@ -46,7 +46,3 @@ async def refresh_state(app: PideckApp) -> None:
 def parse_on_off(args: str) -> bool | None:
     """True/False for on/off (yes/no, true/false, 1/0); None for anything else."""
     return ON_WORDS.get(args.strip().lower())
-
-
-def on_off(enabled: bool) -> str:
-    return "on" if enabled else "off"

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from app.command_support import on_off, refresh_state
+from app.command_support import refresh_state
 from app.hotkeys import hotkey_sections, hotkeys_table
 from app.launch import interactive_pi
 from app.slash_commands import REGISTRY, slash_command
+from protocol.formatting import cost, on_off, tokens
 from protocol.responses import SessionState, SessionStats
 from widgets.info_screen import InfoScreen
 from widgets.pickers import ChoicePicker, model_key
@@ -58,10 +59,6 @@ for _name, (_, _reason) in NOT_OVER_RPC.items():
     _not_over_rpc(_name, _reason)
 
 
-def _tokens(count: int | None) -> str:
-    return "?" if count is None else f"{count:,}"
-
-
 def session_table(state: SessionState, stats: SessionStats, auto_retry: bool | None) -> Table:
     table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
     table.add_column("what", style="dim", no_wrap=True)
@@ -78,14 +75,14 @@ def session_table(state: SessionState, stats: SessionStats, auto_retry: bool | N
     row("Thinking", state.thinking_level)
     row("Messages", f"{stats.user_messages} user · {stats.assistant_messages} assistant · {stats.tool_calls} "
                     f"tool calls · {stats.tool_results} tool results · {stats.total_messages} in all")
-    tokens = stats.tokens
-    row("Tokens", f"{tokens.input:,} in · {tokens.output:,} out · {tokens.cache_read:,} cache read · "
-                  f"{tokens.cache_write:,} cache write · {tokens.total:,} in all")
-    row("Cost", f"${stats.cost:.4f}")
+    counts = stats.tokens
+    row("Tokens", f"{tokens(counts.input)} in · {tokens(counts.output)} out · {tokens(counts.cache_read)} cache "
+                  f"read · {tokens(counts.cache_write)} cache write · {tokens(counts.total)} in all")
+    row("Cost", cost(stats.cost))
     usage = stats.context_usage
     if usage is not None:
         percent = f" ({usage.percent:.1f}%)" if usage.percent is not None else ""
-        row("Context", f"{_tokens(usage.tokens)} of {usage.context_window:,} tokens{percent}")
+        row("Context", f"{tokens(usage.tokens)} of {tokens(usage.context_window)} tokens{percent}")
     row("Queue", f"steering {state.steering_mode} · follow-up {state.follow_up_mode} · "
                  f"{state.pending_message_count} waiting")
     retry = "unknown (pi does not report it)" if auto_retry is None else on_off(auto_retry)

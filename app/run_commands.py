@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.command_support import guarded, on_off, parse_on_off, refresh_state
+from app.command_support import guarded, parse_on_off, refresh_state
 from app.slash_commands import slash_command
 from protocol.commands import (
     AbortRetry,
@@ -22,16 +22,13 @@ from protocol.commands import (
     SetSteeringMode,
 )
 from protocol.events import CompactionResult
+from protocol.formatting import on_off
+from protocol.session_model import compaction_outcome
 
 if TYPE_CHECKING:
     from app.pideck_app import PideckApp
 
 MODES: dict[str, QueueMode] = {"all": "all", "one-at-a-time": "one-at-a-time", "one": "one-at-a-time"}
-
-
-def compaction_outcome(result: CompactionResult) -> str:
-    after = result.estimated_tokens_after
-    return f"{result.tokens_before:,} tokens → " + (f"~{after:,}" if after is not None else "?")
 
 
 @slash_command("compact", "Compact the context now, optionally with instructions for the summary",

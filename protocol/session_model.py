@@ -32,6 +32,7 @@ from protocol.events import (
     AutoRetryStart,
     BashExecutionUpdate,
     CompactionEnd,
+    CompactionResult,
     CompactionStart,
     EntryAppended,
     ExtensionError,
@@ -67,6 +68,7 @@ from protocol.extension_ui import (
     SetWidgetRequest,
     UnknownUIRequest,
 )
+from protocol.formatting import tokens
 from protocol.joined_text import JoinedText
 from protocol.messages import (
     AssistantMessage,
@@ -564,8 +566,7 @@ class SessionModel:
         self.compaction = None
         banner.active = False
         if event.result is not None:
-            after = event.result.estimated_tokens_after
-            banner.outcome = f"done: {event.result.tokens_before:,} tokens" + (f" → ~{after:,}" if after is not None else "")
+            banner.outcome = f"done: {compaction_outcome(event.result)}"
             banner.detail = event.result.summary
         elif event.aborted:
             banner.outcome = "aborted"
@@ -731,6 +732,12 @@ class SessionModel:
 
     def tool_runs(self) -> list[ToolRun]:
         return sorted(self.tools.values(), key=lambda run: run.order)
+
+
+def compaction_outcome(result: CompactionResult) -> str:
+    """What a compaction did: "150k tokens → ~32k" (no estimate after it when pi gives none)."""
+    after = result.estimated_tokens_after
+    return f"{tokens(result.tokens_before)} tokens" + (f" → ~{tokens(after)}" if after is not None else "")
 
 
 def exit_reason(exited: ChildExited) -> str:

@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from protocol.formatting import duration, tokens
 from protocol.images import describe
 from protocol.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ImageContent, ToolResultMessage
 from protocol.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
@@ -46,12 +47,6 @@ def tail_lines(text: str, count: int) -> tuple[str, int]:
     if len(lines) <= count:
         return "\n".join(lines), 0
     return "\n".join(lines[-count:]), len(lines) - count
-
-
-def duration(ms: float | None) -> str:
-    if ms is None:
-        return ""
-    return f"{ms:.0f}ms" if ms < 1000 else f"{ms / 1000:.1f}s"
 
 
 class TextBlock(StreamingText):
@@ -163,7 +158,7 @@ def message_label(item: MessageItem) -> Text:
     elif isinstance(message, CustomMessage):
         text.append(f"◆ {clean(message.custom_type) or 'extension'}", "bold blue")
     elif item.role == "compactionSummary":
-        text.append(f"⧉ compaction summary  ({message.tokens_before:,} tokens before)", "bold yellow")
+        text.append(f"⧉ compaction summary  ({tokens(message.tokens_before)} tokens before)", "bold yellow")
     elif item.role == "branchSummary":
         text.append("⑂ branch summary", "bold yellow")
     elif isinstance(message, ToolResultMessage):

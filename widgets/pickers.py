@@ -24,6 +24,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from protocol.formatting import tokens
 from protocol.responses import Model
 from widgets.keys_in_order import OrderedInput, OrderedOptionList
 from widgets.safe_text import clean
@@ -167,17 +168,11 @@ def model_key(model: Model) -> str:
     return f"{model.provider}/{model.id}"
 
 
-def _tokens(count: int) -> str:
-    if count >= 1_000_000:
-        return f"{count / 1_000_000:g}M"
-    return f"{count / 1000:g}k" if count >= 1000 else str(count)
-
-
 def model_label(model: Model, current: bool) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("● " if current else "  ", "bold green")
     text.append(clean(model_key(model)), "bold" if current else "")
-    details = [f"{_tokens(model.context_window)} context"] if model.context_window else []
+    details = [f"{tokens(model.context_window)} context"] if model.context_window else []
     if model.reasoning:
         details.append("reasoning")
     if "image" in model.input:

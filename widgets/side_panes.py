@@ -12,8 +12,9 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from protocol.formatting import cost, duration, on_off, tokens
 from protocol.session_model import SessionModel, ToolRun
-from widgets.message_views import duration, run_mark, tool_summary
+from widgets.message_views import run_mark, tool_summary
 from widgets.pickers import model_key
 from widgets.safe_text import clean
 from widgets.tool_output import ShowToolOutput
@@ -126,10 +127,6 @@ class QueuePane(Static):
 _MODES = {"one-at-a-time": "one", "all": "all"}  # queue delivery modes, short
 
 
-def _tokens(count: int) -> str:
-    return f"{count / 1000:.1f}k" if count >= 10_000 else f"{count:,}"
-
-
 class StatsPane(Static):
     """Model, thinking level, tokens, cost, context use and session identity."""
 
@@ -154,25 +151,25 @@ class StatsPane(Static):
             row("thinking", state.thinking_level)
             row("queue", f"steer {_MODES.get(state.steering_mode, state.steering_mode)} · "
                          f"follow {_MODES.get(state.follow_up_mode, state.follow_up_mode)}")
-            retry = "" if model.auto_retry is None else f" · retry {'on' if model.auto_retry else 'off'}"
-            row("auto", f"compact {'on' if state.auto_compaction_enabled else 'off'}{retry}")
+            retry = "" if model.auto_retry is None else f" · retry {on_off(model.auto_retry)}"
+            row("auto", f"compact {on_off(state.auto_compaction_enabled)}{retry}")
             row("session", state.session_name or "(unnamed)")
             row("id", (state.session_id or "")[:18], "dim")
         if stats is not None:
-            tokens = stats.tokens
-            row("tokens", f"↑{_tokens(tokens.input)} ↓{_tokens(tokens.output)}")
-            row("cache", f"R {_tokens(tokens.cache_read)} W {_tokens(tokens.cache_write)}")
-            row("cost", f"${stats.cost:.4f}")
+            counts = stats.tokens
+            row("tokens", f"↑{tokens(counts.input)} ↓{tokens(counts.output)}")
+            row("cache", f"R {tokens(counts.cache_read)} W {tokens(counts.cache_write)}")
+            row("cost", cost(stats.cost))
             usage = stats.context_usage
             if usage is not None and usage.percent is not None:
                 style = "red" if usage.percent > 85 else "yellow" if usage.percent > 60 else "green"
-                row("context", f"{usage.percent:.0f}% of {_tokens(usage.context_window)}", style)
+                row("context", f"{usage.percent:.0f}% of {tokens(usage.context_window)}", style)
             elif usage is not None:
-                row("context", f"? of {_tokens(usage.context_window)}")
+                row("context", f"? of {tokens(usage.context_window)}")
         else:
             totals = model.totals
-            row("tokens", f"↑{_tokens(totals.input)} ↓{_tokens(totals.output)}")
-            row("cost", f"${totals.cost:.4f}")
+            row("tokens", f"↑{tokens(totals.input)} ↓{tokens(totals.output)}")
+            row("cost", cost(totals.cost))
         if text != self._shown:  # usage arrives with every delta; repaint only what changed
             self._shown = text
             self.update(text)

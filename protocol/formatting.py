@@ -1,0 +1,37 @@
+"""How pideck writes a number for people, the same in every pane, command and banner.
+
+Token counts read as pi's own footer writes them ("999", "1.2k", "12k", "1.5M"), so one
+number looks the same in pideck and in pi.
+"""
+
+from __future__ import annotations
+
+
+def tokens(count: float | None) -> str:
+    """A token count, short: "?" when unknown."""
+    if count is None:
+        return "?"
+    if count < 1000:
+        return f"{count:.0f}"
+    if count < 10_000:
+        return f"{count / 1000:.1f}k"
+    if count < 1_000_000:
+        return f"{int(count / 1000 + 0.5)}k"
+    if count < 10_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    return f"{int(count / 1_000_000 + 0.5)}M"
+
+
+def duration(ms: float | None) -> str:
+    """A duration in milliseconds: "850ms", "2.5s"; "" when unknown."""
+    if ms is None:
+        return ""
+    return f"{ms:.0f}ms" if ms < 1000 else f"{ms / 1000:.1f}s"
+
+
+def cost(dollars: float) -> str:
+    return f"${dollars:.4f}"
+
+
+def on_off(enabled: bool) -> str:
+    return "on" if enabled else "off"
