@@ -19,6 +19,18 @@ from widgets.safe_text import clean
 
 
 class Chip(Static, can_focus=True):
+    DEFAULT_CSS = """
+    Chip {
+        width: auto;
+        height: 1;
+        margin-right: 1;
+        padding: 0 1;
+        background: $warning 20%;
+    }
+    Chip:focus {
+        background: $accent 50%;
+    }
+    """
     BINDINGS = [Binding("delete,backspace,enter", "remove", "Remove image")]
 
     @dataclass
@@ -43,6 +55,8 @@ class Chip(Static, can_focus=True):
 
 
 class AttachmentBar(Horizontal):
+    DEFAULT_CSS = "AttachmentBar { height: auto; padding: 0 1; }"
+
     def on_mount(self) -> None:
         self.display = False
 

@@ -67,6 +67,15 @@ def _paths(partial: str, cwd: Path) -> list[Candidate]:
 class CompletionMenu(OptionList):
     """Candidates for the word at the editor's cursor."""
 
+    DEFAULT_CSS = """
+    CompletionMenu, CompletionMenu:focus {  /* focused, it keeps its border */
+        height: auto;
+        max-height: 8;
+        border: round $accent;
+        padding: 0;
+    }
+    """
+
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.candidates: list[Candidate] = []

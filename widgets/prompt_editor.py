@@ -24,6 +24,18 @@ PasteHandler = Callable[[str], Awaitable[bool]]  # True: the paste was taken (e.
 
 
 class PromptEditor(ReadlineTextArea):
+    DEFAULT_CSS = """
+    PromptEditor {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+        border: round $panel-lighten-2;
+        border-title-color: $text-muted;
+    }
+    PromptEditor:focus {
+        border: round $accent;
+    }
+    """
     BINDINGS = [
         Binding("enter", "submit('enter')", "Send", priority=False),
         Binding("alt+enter", "submit('follow_up')", "Follow-up"),

@@ -48,6 +48,17 @@ class ToolLog(OptionList):
     """Every tool execution of the session; Enter jumps to it in the transcript, o shows its output.
     It follows the newest tool until the user scrolls up or highlights an older one."""
 
+    DEFAULT_CSS = """
+    ToolLog {
+        height: 1fr;
+        padding: 0;
+        border: round $panel-lighten-2;
+        border-title-color: $accent;
+    }
+    ToolLog:focus {
+        border: round $accent;
+    }
+    """
     BINDINGS = [Binding("o", "show_output", "Full output")]
 
     @dataclass
@@ -104,6 +115,16 @@ class ToolLog(OptionList):
 class QueuePane(Static):
     """Steering and follow-up messages waiting in pi's queue."""
 
+    DEFAULT_CSS = """
+    QueuePane {
+        height: auto;
+        max-height: 10;
+        padding: 0 1;
+        border: round $panel-lighten-2;
+        border-title-color: $accent;
+    }
+    """
+
     def __init__(self, model: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.model = model
@@ -129,6 +150,15 @@ _MODES = {"one-at-a-time": "one", "all": "all"}  # queue delivery modes, short
 
 class StatsPane(Static):
     """Model, thinking level, tokens, cost, context use and session identity."""
+
+    DEFAULT_CSS = """
+    StatsPane {
+        height: auto;
+        padding: 0 1;
+        border: round $panel-lighten-2;
+        border-title-color: $accent;
+    }
+    """
 
     def __init__(self, model: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -177,6 +207,8 @@ class StatsPane(Static):
 
 class StatusLine(Static):
     """One line: run state, protocol problems, extension statuses."""
+
+    DEFAULT_CSS = "StatusLine { height: 1; padding: 0 1; background: $panel; }"
 
     def __init__(self, model: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
+from pathlib import Path
 
 from rich.text import Text
 from textual import events
@@ -65,6 +66,8 @@ class NewOutputMarker(Widget):
 
 
 class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
+    DEFAULT_CSS = "\n".join(  # its own rules, then those of the views it shows (widgets/message_views.py)
+        Path(__file__).with_name(sheet).read_text() for sheet in ("transcript.tcss", "message_views.tcss"))
     FOCUS_ON_CLICK = False  # a click or a drag (selecting text) leaves the prompt focused, to type on
 
     def __init__(self, model: SessionModel, wheel_lines: int | None = None, **kwargs: object) -> None:

@@ -109,6 +109,24 @@ def _index_of(matches: list[Match], match: Match) -> int | None:
 class SearchBar(Horizontal):
     """The search field and its count; `transcript` is the widget searched (set by the app)."""
 
+    DEFAULT_CSS = """
+    SearchBar {
+        display: none;
+        height: 1;
+        background: $boost;
+    }
+    SearchBar #search-input {
+        border: none;
+        height: 1;
+        width: 1fr;
+        padding: 0 1;
+    }
+    SearchBar #search-count {
+        width: auto;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    """
     BINDINGS = [
         Binding("escape", "close", "Close search", show=False),
         Binding("down,ctrl+g", "step(1)", "Next match", show=False),
