@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 from urllib.parse import unquote, urlparse
 
+from textual.app import App
+
+from app.notifier import Notifier
 from protocol.images import Attachment, ImageError, decoded_size, image_key, is_image_file, load_image
 from protocol.messages import ImageContent
 from widgets.attachments import AttachmentBar
 from widgets.prompt_editor import PromptEditor
-
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
 
 MAX_QUEUED = 32  # queued messages whose images are kept
 MAX_PASTED_PATHS = 16_384  # a longer paste is text, not file names
@@ -54,9 +55,13 @@ def pasted_paths(text: str) -> list[Path] | None:
 
 
 class Attachments:
-    def __init__(self, app: PideckApp) -> None:
+    """`names` are the session model's image names; `cwd` gives pi's working directory."""
+
+    def __init__(self, app: App[Any], names: dict[str, str], cwd: Callable[[], Path]) -> None:
         self.app = app
-        self.names: dict[str, str] = app.model.image_names
+        self.names = names
+        self._cwd = cwd
+        self._tell = Notifier(app.notify)
         self._queued: dict[str, list[ImageContent]] = {}
         self._refused: set[str] = set()  # @words already reported, not to repeat the notice per key
         # @words that named no image file: not looked up again on every key (a 2 MB text from an
@@ -74,7 +79,7 @@ class Attachments:
             try:
                 loaded.append(load_image(path))
             except ImageError as exc:
-                self.app.notify(str(exc), title="image not attached", severity="error", markup=False)
+                self._tell.fail(str(exc), title="image not attached")
         await self.bar.add(*loaded)
         return bool(loaded)
 
@@ -90,7 +95,7 @@ class Attachments:
             return text
         if final:
             self._not_images.clear()
-        cwd = self.app.cwd
+        cwd = self._cwd()
         kept: list[str] = []
         found: list[Attachment] = []
         last = 0
@@ -109,7 +114,7 @@ class Attachments:
             except ImageError as exc:  # the word stays text
                 if word not in self._refused:
                     self._refused.add(word)
-                    self.app.notify(str(exc), title="image not attached", severity="error", markup=False)
+                    self._tell.fail(str(exc), title="image not attached")
                 continue
             kept.append(text[last : match.start()])
             last = match.end("path") + (match["ended"] == " ")  # the word and the space after it

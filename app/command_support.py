@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from app.slash_commands import Handler
+from app.command_context import CommandContext, Handler
 from protocol.client import RpcError
 from widgets.safe_text import clean
-
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
 
 ON_WORDS = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
 
@@ -26,11 +23,11 @@ def guarded(title: str) -> Callable[[Handler], Handler]:
 
     def wrap(handler: Handler) -> Handler:
         @functools.wraps(handler)
-        async def run(app: PideckApp, args: str) -> Any:
+        async def run(ctx: CommandContext, args: str) -> Any:
             try:
-                return await handler(app, args)
+                return await handler(ctx, args)
             except RpcError as exc:
-                app.notify(clean(str(exc)), title=title, severity="error", markup=False)
+                ctx.fail(clean(str(exc)), title=title)
                 return None
 
         return run
@@ -38,9 +35,9 @@ def guarded(title: str) -> Callable[[Handler], Handler]:
     return wrap
 
 
-async def refresh_state(app: PideckApp) -> None:
+async def refresh_state(ctx: CommandContext) -> None:
     """Read pi's state and session stats again and show them (model, thinking, modes)."""
-    await app.refresh_stats().wait()
+    await ctx.refresh().wait()
 
 
 def parse_on_off(args: str) -> bool | None:

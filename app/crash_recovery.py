@@ -9,20 +9,21 @@ on an empty one and the old transcript stays on screen above a banner that says 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
+from textual.app import App
+
+from app.notifier import Notifier
+from app.launch import LaunchConfig
 from app.pi_args import opening_session
-from app.slash_commands import slash_command
 from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.commands import GetState
-from protocol.session_model import exit_reason
+from protocol.responses import SessionState
+from protocol.session_model import SessionModel, exit_reason
 from widgets.crash_bar import CrashBar
-from widgets.dialogs import ExtensionDialog
+from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine
-
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
 
 
 def resume_argv(argv: Sequence[str], session_file: str | None) -> tuple[str, ...]:
@@ -38,10 +39,32 @@ def resume_argv(argv: Sequence[str], session_file: str | None) -> tuple[str, ...
 
 
 class CrashRecovery:
-    """The app's side of pi exiting and being restarted (one per app)."""
+    """The app's side of pi exiting and being restarted (one per app).
 
-    def __init__(self, app: PideckApp) -> None:
-        self.app = app
+    `client` gives the app's pi and `attach_client` replaces it; `forget_dialogs` drops
+    the extension questions of a pi that exited; `apply_changes` shows the session
+    model's changes.
+    """
+
+    def __init__(
+        self,
+        app: App[Any],
+        config: LaunchConfig,
+        session: SessionModel,
+        *,
+        client: Callable[[], RpcClient],
+        attach_client: Callable[[RpcClient], None],
+        reload_session: Callable[[SessionState], Awaitable[None]],
+        load_commands: Callable[[], Awaitable[None]],
+        apply_changes: Callable[[], Awaitable[None]],
+        forget_dialogs: Callable[[], None],
+        bad_answer: Callable[[RpcDataError], None],
+    ) -> None:
+        self.app, self.config, self.session = app, config, session
+        self._client, self._attach_client = client, attach_client
+        self._reload_session, self._load_commands, self._apply_changes = reload_session, load_commands, apply_changes
+        self._forget_dialogs, self._bad_answer = forget_dialogs, bad_answer
+        self._tell = Notifier(app.notify)
         self.restarting = False
         self._starting: RpcClient | None = None  # a restarted pi that has not answered yet
 
@@ -49,7 +72,7 @@ class CrashRecovery:
         """pi exited after the session was loaded: say why and offer a restart."""
         app = self.app
         reason = exit_reason(exited)
-        if self._starting is not None and self._starting is app.client:
+        if self._starting is not None and self._starting is self._client():
             reason = f"pi could not be restarted — {reason}"
         tail = exited.stderr_tail.strip().splitlines()[-1:] if exited.stderr_tail.strip() else []
         detail = (f"stderr: {tail[0][:300]}\n" if tail else "") + (
@@ -59,41 +82,38 @@ class CrashRecovery:
         status = app.query_one(StatusLine)
         status.notice = "pi is not running — ctrl+r restarts it"
         status.refresh_status()
-        while not app._dialogs.empty():  # extension questions from the dead pi cannot be answered
-            app._dialogs.get_nowait()
-        if isinstance(app.screen, ExtensionDialog):
-            app.screen.dismiss(None)
+        self._forget_dialogs()  # extension questions from the dead pi cannot be answered
         app.refresh_bindings()
 
     async def restart(self) -> None:
         """Start pi again on the session it had open and reload the transcript from it."""
-        app = self.app
-        if app.client.running or self.restarting:
-            if app.client.running:
-                app.notify("pi is running; there is nothing to restart", markup=False)
+        running = self._client().running
+        if running or self.restarting:
+            if running:
+                self._tell.say("pi is running; there is nothing to restart")
             return
         self.restarting = True
         try:
             await self._restart()
         finally:
             self.restarting = False
-            app.refresh_bindings()
+            self.app.refresh_bindings()
 
     async def _restart(self) -> None:
-        app = self.app
-        state = app.model.state
+        app, config, session = self.app, self.config, self.session
+        state = session.state
         session_file = state.session_file if state is not None else None
         app.query_one(CrashBar).restarting()
-        old = app.client
+        old = self._client()
         await old.close()  # it has exited; this only releases its pipes
         client = RpcClient(
-            resume_argv(app.config.argv, session_file),
-            env=app.config.env,
-            cwd=app.config.cwd,
+            resume_argv(config.argv, session_file),
+            env=config.env,
+            cwd=config.cwd,
             protocol_log=old.protocol_log,
             redactor=old.redactor,
         )
-        app.attach_client(client)
+        self._attach_client(client)
         self._starting = client
         await client.start()
         if client.exited is not None:
@@ -101,33 +121,28 @@ class CrashRecovery:
         try:
             state = await client.call(GetState(), timeout=60)
             if session_file is not None:
-                await app.reload_session(state)
+                await self._reload_session(state)
         except RpcError as exc:
             if isinstance(exc, RpcDataError):
-                app.problems.bad_answer(exc)
+                self._bad_answer(exc)
             if client.exited is None:  # started but does not answer: stop it; its exit shows the reason
                 await client.close(grace=0.5, term_grace=0.5)
             return
         self._starting = None
         if session_file is None:
-            app.model.set_state(state)
-            app.model.banner(
+            session.set_state(state)
+            session.banner(
                 "error",
                 "pi restarted on a new, empty session",
                 "This session was not saved (--no-session), so pi could not resume it: "
                 "the messages above are not in the new session's context.",
             )
         else:
-            app.model.banner("restart", "pi restarted", f"resumed session {session_file}")
-        await app._apply_changes()
+            session.banner("restart", "pi restarted", f"resumed session {session_file}")
+        await self._apply_changes()
         app.query_one(CrashBar).hide()
-        app.action_focus_editor()
+        app.query_one(PromptEditor).focus()
         status = app.query_one(StatusLine)
         status.notice = ""
         status.refresh_status()
-        await app.load_commands()
-
-
-@slash_command("restart", "Start pi again after it exited, resuming the same session")
-async def restart_command(app: PideckApp, args: str) -> None:
-    await app.recovery.restart()
+        await self._load_commands()

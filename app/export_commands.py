@@ -8,35 +8,28 @@ tmux's `set-clipboard` allows it); Textual's `App.copy_to_clipboard` writes it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from app.command_context import CommandContext, SlashCommand
 from app.command_support import guarded
-from app.slash_commands import slash_command
 from protocol.commands import ExportHtml, GetLastAssistantText
 from widgets.markdown_stream import PARSER
 
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
 
-
-def resolve(app: PideckApp, path: str) -> Path:
+def resolve(ctx: CommandContext, path: str) -> Path:
     """`path` as pi will write it: `~` expanded, relative to pi's working directory."""
-    return Path(app.config.cwd) / Path(path).expanduser()
+    return Path(ctx.config.cwd) / Path(path).expanduser()
 
 
-@slash_command("export", "Save the session as an HTML file (default name in pi's working directory)",
-               usage="[path.html]")
 @guarded("/export failed")
-async def export_command(app: PideckApp, args: str) -> None:
+async def export_command(ctx: CommandContext, args: str) -> None:
     if args.lower().endswith(".jsonl"):
-        state = app.model.state
+        state = ctx.session.state
         where = f" The session file itself is {state.session_file}." if state and state.session_file else ""
-        app.notify(f"pi's RPC exports HTML only, not JSONL.{where}", title="/export", severity="warning",
-                   markup=False)
+        ctx.warn(f"pi's RPC exports HTML only, not JSONL.{where}", title="/export")
         return
-    target = str(resolve(app, args)) if args else None
-    result = await app.client.call(ExportHtml(output_path=target))
-    app.notify(f"Exported to {resolve(app, result.path)}", title="/export", markup=False, timeout=10)
+    target = str(resolve(ctx, args)) if args else None
+    result = await ctx.client.call(ExportHtml(output_path=target))
+    ctx.say(f"Exported to {resolve(ctx, result.path)}", title="/export", timeout=10)
 
 
 def code_blocks(markdown: str) -> list[str]:
@@ -49,30 +42,44 @@ def _lines(text: str) -> str:
     return f"{lines} line{'s' * (lines != 1)}"
 
 
-@slash_command("copy", "Copy the last assistant answer to the clipboard (Ctrl+X; OSC 52, works over ssh); "
-               "`code` copies its last code block, `code N` its Nth", usage="[code [N]]")
 @guarded("/copy failed")
-async def copy_command(app: PideckApp, args: str) -> None:
+async def copy_command(ctx: CommandContext, args: str) -> None:
     words = args.split()
     if words and (words[0] != "code" or len(words) > 2 or (len(words) == 2 and not words[1].isdigit())):
-        app.notify("Usage: /copy, /copy code, or /copy code N (the Nth code block of the last answer).",
-                   title="/copy", severity="warning", markup=False)
+        ctx.warn("Usage: /copy, /copy code, or /copy code N (the Nth code block of the last answer).", title="/copy")
         return
-    last = await app.client.call(GetLastAssistantText())
+    last = await ctx.client.call(GetLastAssistantText())
     text = last.text if last is not None else None
     if not text:
-        app.notify("There is no assistant answer to copy yet.", title="/copy", severity="warning", markup=False)
+        ctx.warn("There is no assistant answer to copy yet.", title="/copy")
         return
     if not words:
-        app.copy_to_clipboard(text)
-        app.notify(f"Copied the last answer ({len(text):,} characters, {_lines(text)}).", title="/copy", markup=False)
+        ctx.copy(text)
+        ctx.say(f"Copied the last answer ({len(text):,} characters, {_lines(text)}).", title="/copy")
         return
     blocks = code_blocks(text)
     number = int(words[1]) if len(words) == 2 else len(blocks)
     if not 1 <= number <= len(blocks):
         have = f"has {len(blocks)} code block{'s' * (len(blocks) != 1)}" if blocks else "has no code block"
-        app.notify(f"The last answer {have}.", title="/copy", severity="warning", markup=False)
+        ctx.warn(f"The last answer {have}.", title="/copy")
         return
     code = blocks[number - 1].removesuffix("\n")
-    app.copy_to_clipboard(code)
-    app.notify(f"Copied code block {number} of {len(blocks)} ({_lines(code)}).", title="/copy", markup=False)
+    ctx.copy(code)
+    ctx.say(f"Copied code block {number} of {len(blocks)} ({_lines(code)}).", title="/copy")
+
+
+COMMANDS = (
+    SlashCommand(
+        "export",
+        "Save the session as an HTML file (default name in pi's working directory)",
+        export_command,
+        usage="[path.html]",
+    ),
+    SlashCommand(
+        "copy",
+        "Copy the last assistant answer to the clipboard (Ctrl+X; OSC 52, works over ssh); "
+        "`code` copies its last code block, `code N` its Nth",
+        copy_command,
+        usage="[code [N]]",
+    ),
+)

@@ -13,14 +13,12 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
-from textual.app import SuspendNotSupported
+from textual.app import App, SuspendNotSupported
 
+from app.notifier import Notifier
 from widgets.prompt_editor import PromptEditor
-
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
 
 
 class EditorFailed(Exception):
@@ -57,17 +55,17 @@ def run_editor(text: str, env: Mapping[str, str]) -> str:
     return edited.removesuffix("\n")
 
 
-def edit_prompt(app: PideckApp, env: Mapping[str, str]) -> None:
+def edit_prompt(app: App[Any], env: Mapping[str, str]) -> None:
     """Suspend the app, run the editor on the prompt, load the result into the editor."""
     editor = app.query_one(PromptEditor)
     try:
         with app.suspend():
             edited = run_editor(editor.text, env)
     except SuspendNotSupported:
-        app.notify("This terminal cannot hand the screen to an external editor.", severity="error", markup=False)
+        Notifier(app.notify).fail("This terminal cannot hand the screen to an external editor.")
         return
     except EditorFailed as exc:
-        app.notify(str(exc), title="external editor", severity="error", markup=False)
+        Notifier(app.notify).fail(str(exc), title="external editor")
         return
     editor.load(edited)
     editor.focus()

@@ -8,23 +8,18 @@ are extensions pi reports through `get_commands`, so they go to pi.)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.table import Table
 
+from app.command_context import CommandContext, SlashCommand
 from app.command_support import refresh_state
 from app.hotkeys import hotkey_sections, hotkeys_table
 from app.launch import interactive_pi
-from app.slash_commands import REGISTRY, slash_command
 from protocol.formatting import cost, on_off, tokens
 from protocol.responses import SessionState, SessionStats
 from widgets.info_screen import InfoScreen
 from widgets.pickers import ChoicePicker, model_key
-from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import safe
 
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
 
 _TERMINAL = "run {pi} in a terminal and use it there"  # {pi}: the command that runs pi here
 NOT_OVER_RPC: dict[str, tuple[str, str]] = {
@@ -46,17 +41,12 @@ NOT_OVER_RPC: dict[str, tuple[str, str]] = {
 }
 
 
-def _not_over_rpc(name: str, reason: str) -> None:
-    async def explain(app: PideckApp, args: str) -> None:
-        text = reason.replace("{pi}", f"`{interactive_pi(app.config)}`")
-        app.notify(f"/{name} is not available over pi's RPC: {text}.", title=f"/{name}",
-                   severity="warning", markup=False, timeout=10)
+def _not_over_rpc(name: str, reason: str) -> SlashCommand:
+    async def explain(ctx: CommandContext, args: str) -> None:
+        text = reason.replace("{pi}", f"`{interactive_pi(ctx.config)}`")
+        ctx.warn(f"/{name} is not available over pi's RPC: {text}.", title=f"/{name}", timeout=10)
 
-    slash_command(name, f"{NOT_OVER_RPC[name][0]} (not over RPC)")(explain)
-
-
-for _name, (_, _reason) in NOT_OVER_RPC.items():
-    _not_over_rpc(_name, _reason)
+    return SlashCommand(name, f"{NOT_OVER_RPC[name][0]} (not over RPC)", explain)
 
 
 def session_table(state: SessionState, stats: SessionStats, auto_retry: bool | None) -> Table:
@@ -90,26 +80,22 @@ def session_table(state: SessionState, stats: SessionStats, auto_retry: bool | N
     return table
 
 
-@slash_command("session", "Show the session's file, ID, messages, tokens, cost and settings")
-async def session_command(app: PideckApp, args: str) -> None:
-    await refresh_state(app)
-    state, stats = app.model.state, app.model.stats
+async def session_command(ctx: CommandContext, args: str) -> None:
+    await refresh_state(ctx)
+    state, stats = ctx.session.state, ctx.session.stats
     if state is None or stats is None:
-        app.notify("pi did not report the session's state.", title="/session", severity="error", markup=False)
+        ctx.fail("pi did not report the session's state.", title="/session")
         return
-    await app.push_screen_wait(InfoScreen("Session", session_table(state, stats, app.model.auto_retry),
-                                          id="session-info"))
+    await ctx.ask(InfoScreen("Session", session_table(state, stats, ctx.session.auto_retry), id="session-info"))
 
 
-@slash_command("hotkeys", "Show every key binding")
-async def hotkeys_command(app: PideckApp, args: str) -> None:
-    sections = hotkey_sections(app._bindings, app.query_one(PromptEditor)._bindings)
-    await app.push_screen_wait(InfoScreen("Keys", hotkeys_table(sections), id="hotkeys"))
+async def hotkeys_command(ctx: CommandContext, args: str) -> None:
+    sections = hotkey_sections(*ctx.key_bindings())
+    await ctx.ask(InfoScreen("Keys", hotkeys_table(sections), id="hotkeys"))
 
 
-@slash_command("quit", "Quit pideck (pi stops with it)")
-async def quit_command(app: PideckApp, args: str) -> None:
-    app.exit(app.return_code or 0)
+async def quit_command(ctx: CommandContext, args: str) -> None:
+    ctx.quit()
 
 
 # /settings: what pi's RPC can change, each entry running the command that changes it.
@@ -123,11 +109,11 @@ _SETTINGS: list[tuple[str, str]] = [
 ]
 
 
-def _setting_values(app: PideckApp) -> dict[str, str]:
-    state = app.model.state
+def _setting_values(ctx: CommandContext) -> dict[str, str]:
+    state = ctx.session.state
     if state is None:
         return {}
-    retry = app.model.auto_retry
+    retry = ctx.session.auto_retry
     return {
         "model": model_key(state.model) if state.model else "none",
         "thinking": state.thinking_level,
@@ -138,20 +124,31 @@ def _setting_values(app: PideckApp) -> dict[str, str]:
     }
 
 
-@slash_command("settings", "Change what pi's RPC can change: model, thinking, queue modes, auto-compaction/retry")
-async def settings_command(app: PideckApp, args: str) -> None:
-    values = _setting_values(app)
+async def settings_command(ctx: CommandContext, args: str) -> None:
+    values = _setting_values(ctx)
     labels = [f"{label}: {values.get(name, '?')}" for name, label in _SETTINGS]
     title = "Settings pi's RPC can change (the others live in pi's settings.json or pi's own /settings)"
-    picked = await app.push_screen_wait(ChoicePicker(title, labels))
+    picked = await ctx.ask(ChoicePicker(title, labels))
     if picked is None:
         return
     name = _SETTINGS[labels.index(picked)][0]
     value = ""
     if name == "auto-retry":  # pi does not report it, so ask rather than toggle
-        known = app.model.auto_retry
-        value = await app.push_screen_wait(ChoicePicker("Automatic retry", ["on", "off"], None if known is None
-                                                        else on_off(known))) or ""
+        known = ctx.session.auto_retry
+        value = await ctx.ask(ChoicePicker("Automatic retry", ["on", "off"], None if known is None
+                                           else on_off(known))) or ""
         if not value:
             return
-    await REGISTRY[name].run(app, value)
+    await ctx.commands[name].run(ctx, value)
+
+
+COMMANDS = (
+    *(_not_over_rpc(name, reason) for name, (_, reason) in NOT_OVER_RPC.items()),
+    SlashCommand("session", "Show the session's file, ID, messages, tokens, cost and settings", session_command),
+    SlashCommand("hotkeys", "Show every key binding", hotkeys_command),
+    SlashCommand("quit", "Quit pideck (pi stops with it)", quit_command),
+    SlashCommand(
+        "settings", "Change what pi's RPC can change: model, thinking, queue modes, auto-compaction/retry",
+        settings_command,
+    ),
+)

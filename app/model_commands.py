@@ -7,10 +7,8 @@ has any); the backward step is a `set_model` to the model before the current one
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from app.command_context import CommandContext, SlashCommand
 from app.command_support import guarded, refresh_state
-from app.slash_commands import slash_command
 from protocol.commands import (
     CycleModel,
     CycleThinkingLevel,
@@ -22,12 +20,9 @@ from protocol.commands import (
 from protocol.responses import CycleModelResult, Model
 from widgets.pickers import ChoicePicker, ModelPicker, model_key
 
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
 
-
-def current_model(app: PideckApp) -> Model | None:
-    state = app.model.state
+def current_model(ctx: CommandContext) -> Model | None:
+    state = ctx.session.state
     return state.model if state is not None else None
 
 
@@ -40,96 +35,98 @@ def find_model(models: list[Model], wanted: str) -> Model | None:
     return found[0] if len(found) == 1 else None
 
 
-async def switch_model(app: PideckApp, model: Model) -> None:
-    await app.client.call(SetModel(provider=model.provider, model_id=model.id))
-    await refresh_state(app)
-    state = app.model.state
+async def switch_model(ctx: CommandContext, model: Model) -> None:
+    await ctx.client.call(SetModel(provider=model.provider, model_id=model.id))
+    await refresh_state(ctx)
+    state = ctx.session.state
     level = state.thinking_level if state is not None else "?"
-    app.notify(f"Model: {model_key(model)} · thinking {level}", title="Model", markup=False)
+    ctx.say(f"Model: {model_key(model)} · thinking {level}", title="Model")
 
 
-@slash_command("model", "Select a model (Ctrl+L): pick from pi's available models", usage="[provider/model]")
 @guarded("/model failed")
-async def model_command(app: PideckApp, args: str) -> None:
+async def model_command(ctx: CommandContext, args: str) -> None:
     """With an exact name, switch at once; otherwise open the picker, filtered by `args`."""
-    models = (await app.client.call(GetAvailableModels())).models
+    models = (await ctx.client.call(GetAvailableModels())).models
     if not models:
-        app.notify(
-            "pi has no available models: log in with pi's own /login, or set a provider API key.",
-            title="/model", severity="warning", markup=False,
-        )
+        ctx.warn("pi has no available models: log in with pi's own /login, or set a provider API key.", title="/model")
         return
     chosen = find_model(models, args) if args else None
     if chosen is None:
-        chosen = await app.push_screen_wait(ModelPicker(models, current_model(app), args))
+        chosen = await ctx.ask(ModelPicker(models, current_model(ctx), args))
     if chosen is not None:
-        await switch_model(app, chosen)
+        await switch_model(ctx, chosen)
 
 
 @guarded("Cycle model failed")
-async def cycle_model(app: PideckApp, _: str = "") -> None:
+async def cycle_model(ctx: CommandContext, _: str = "") -> None:
     """Ctrl+P: pi's `cycle_model` (next of the scoped models, or of all available ones)."""
-    result: CycleModelResult | None = await app.client.call(CycleModel())
+    result: CycleModelResult | None = await ctx.client.call(CycleModel())
     if result is None:
-        app.notify("Only one model is available.", title="Model", markup=False)
+        ctx.say("Only one model is available.", title="Model")
         return
-    await refresh_state(app)
+    await refresh_state(ctx)
     scope = " (scoped)" if result.is_scoped else ""
-    app.notify(f"Model{scope}: {model_key(result.model)} · thinking {result.thinking_level}", title="Model",
-               markup=False)
+    ctx.say(f"Model{scope}: {model_key(result.model)} · thinking {result.thinking_level}", title="Model")
 
 
 @guarded("Cycle model failed")
-async def cycle_model_back(app: PideckApp, _: str = "") -> None:
+async def cycle_model_back(ctx: CommandContext, _: str = "") -> None:
     """Shift+Ctrl+P: switch to the model before the current one in pi's available list."""
-    models = (await app.client.call(GetAvailableModels())).models
+    models = (await ctx.client.call(GetAvailableModels())).models
     if len(models) < 2:
-        app.notify("Only one model is available.", title="Model", markup=False)
+        ctx.say("Only one model is available.", title="Model")
         return
-    current = current_model(app)
+    current = current_model(ctx)
     keys = [model_key(m) for m in models]
     index = keys.index(model_key(current)) if current is not None and model_key(current) in keys else 0
-    await switch_model(app, models[index - 1])
+    await switch_model(ctx, models[index - 1])
 
 
 @guarded("Thinking level failed")
-async def cycle_thinking(app: PideckApp, _: str = "") -> None:
+async def cycle_thinking(ctx: CommandContext, _: str = "") -> None:
     """Shift+Tab: pi's `cycle_thinking_level`."""
-    result = await app.client.call(CycleThinkingLevel())
+    result = await ctx.client.call(CycleThinkingLevel())
     if result is None:
-        app.notify(_no_thinking(app), title="Thinking", markup=False)
+        ctx.say(_no_thinking(ctx), title="Thinking")
         return
-    await refresh_state(app)
-    app.notify(f"Thinking level: {result.level}", title="Thinking", markup=False)
+    await refresh_state(ctx)
+    ctx.say(f"Thinking level: {result.level}", title="Thinking")
 
 
-def _no_thinking(app: PideckApp) -> str:
-    model = current_model(app)
+def _no_thinking(ctx: CommandContext) -> str:
+    model = current_model(ctx)
     return f"{model_key(model) if model else 'The current model'} does not support thinking levels."
 
 
-@slash_command("thinking", "Set the thinking level (Shift+Tab cycles)", usage="[level]")
 @guarded("/thinking failed")
-async def thinking_command(app: PideckApp, args: str) -> None:
-    levels = (await app.client.call(GetAvailableThinkingLevels())).levels
-    state = app.model.state
+async def thinking_command(ctx: CommandContext, args: str) -> None:
+    levels = (await ctx.client.call(GetAvailableThinkingLevels())).levels
+    state = ctx.session.state
     current = state.thinking_level if state is not None else None
     if args:
         level = args.strip().lower()
         if level not in levels:
-            app.notify(
-                f"{args!r} is not a thinking level of this model. Levels: {', '.join(levels)}",
-                title="/thinking", severity="error", markup=False,
-            )
+            ctx.fail(f"{args!r} is not a thinking level of this model. Levels: {', '.join(levels)}", title="/thinking")
             return
     elif levels == ["off"]:
-        app.notify(_no_thinking(app), title="Thinking", markup=False)
+        ctx.say(_no_thinking(ctx), title="Thinking")
         return
     else:
-        picked = await app.push_screen_wait(ChoicePicker("Thinking level", levels, current))
+        picked = await ctx.ask(ChoicePicker("Thinking level", levels, current))
         if picked is None:
             return
         level = picked
-    await app.client.call(SetThinkingLevel(level=level))
-    await refresh_state(app)
-    app.notify(f"Thinking level: {level}", title="Thinking", markup=False)
+    await ctx.client.call(SetThinkingLevel(level=level))
+    await refresh_state(ctx)
+    ctx.say(f"Thinking level: {level}", title="Thinking")
+
+
+COMMANDS = (
+    SlashCommand(
+        "model",
+        "Select a model (Ctrl+L): pick from pi's available models",
+        model_command,
+        usage="[provider/model]",
+    ),
+    SlashCommand("thinking", "Set the thinking level (Shift+Tab cycles)", thinking_command, usage="[level]"),
+)

@@ -9,29 +9,31 @@ toast, replaced at most every `SUMMARY_EVERY` seconds however fast they come. F8
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.notifications import Notification, Notify
 from textual.timer import Timer
 
+from app.command_context import CommandContext, SlashCommand
 from widgets.notification_center import NotificationCenter
-from app.slash_commands import slash_command
 from widgets.notification_list import NotificationList
 from widgets.tool_output import ToolOutputScreen
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
-    from app.pideck_app import PideckApp
-
 SUMMARY_EVERY = 0.5  # seconds between two updates of the "+N more" toast
 LIST_KEY = "F8"  # the key bound to action_notifications in PideckApp.BINDINGS
 
 
 class Toasts:
-    def __init__(self, app: PideckApp) -> None:
+    """`unnotify` takes a toast off the screen (the App's `_unnotify`)."""
+
+    def __init__(self, app: App[Any], unnotify: Callable[[Notification], None]) -> None:
         self.app = app
+        self._unnotify = unnotify
         self.center = NotificationCenter()
         self._summary: Notification | None = None
         self._summary_timer: Timer | None = None
@@ -51,7 +53,7 @@ class Toasts:
         self._summary_timer = None
         app = self.app
         if self._summary is not None:
-            app._unnotify(self._summary)
+            self._unnotify(self._summary)
         timeout = app.NOTIFICATION_TIMEOUT
         text = self.center.summary(timeout, LIST_KEY)
         severity = self.center.hidden_severity
@@ -59,14 +61,21 @@ class Toasts:
         app.post_message(Notify(self._summary))
 
 
-@slash_command("notifications", f"List the notifications, newest first, with their full text ({LIST_KEY})")
-async def notifications_command(app: PideckApp, args: str) -> None:
-    center = app.toasts.center
+async def notifications_command(ctx: CommandContext, args: str) -> None:
+    center = ctx.notices
     while True:
         notices = list(center.entries)
-        picked = await app.push_screen_wait(NotificationList(notices, center.total))
+        picked = await ctx.ask(NotificationList(notices, center.total))
         if picked is None:
             return
         notice = notices[picked]
         when = time.strftime("%H:%M:%S", time.localtime(notice.at))
-        await app.push_screen_wait(ToolOutputScreen(f"{when} {notice.title or notice.severity}", notice.message))
+        await ctx.ask(ToolOutputScreen(f"{when} {notice.title or notice.severity}", notice.message))
+
+
+COMMANDS = (
+    SlashCommand(
+        "notifications", f"List the notifications, newest first, with their full text ({LIST_KEY})",
+        notifications_command,
+    ),
+)

@@ -8,21 +8,32 @@ text), it is typed into the prompt for the user to finish and send.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import Any, Protocol, cast
 
 from rich.text import Text
+from textual.app import App
+from textual.binding import BindingsMap
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from app.command_context import CommandContext, SlashCommand
 from app.hotkeys import describe, key_label
-from app.slash_commands import REGISTRY, SlashCommand
+from app.slash_commands import REGISTRY
+from protocol.responses import CommandInfo
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
+
+class PaletteHost(Protocol):
+    """What the palette reads of the app, besides Textual's App."""
+
+    command_context: CommandContext
+    commands: list[CommandInfo]  # pi's
+
+    @property
+    def key_bindings(self) -> BindingsMap: ...
 
 
-def _type_into_prompt(app: PideckApp, text: str) -> Callable[[], None]:
+def _type_into_prompt(app: App[Any], text: str) -> Callable[[], None]:
     def fill() -> None:
         editor = app.query_one(PromptEditor)
         editor.load(text)
@@ -33,8 +44,8 @@ def _type_into_prompt(app: PideckApp, text: str) -> Callable[[], None]:
 
 class _Provider(Provider):
     @property
-    def deck(self) -> PideckApp:
-        return cast("PideckApp", self.app)
+    def deck(self) -> PaletteHost:
+        return cast(PaletteHost, self.app)
 
     def entries(self) -> list[tuple[str, str, Callable[[], object]]]:
         """(name shown and matched, help line, what selecting it does)."""
@@ -61,21 +72,20 @@ class PideckCommands(_Provider):
         return [(f"/{c.name}", c.description, self._runner(c)) for c in sorted(REGISTRY.values(), key=lambda c: c.name)]
 
     def _runner(self, command: SlashCommand) -> Callable[[], object]:
-        app = self.deck
+        app, ctx = self.app, self.deck.command_context
         if command.usage.startswith("<"):
             return _type_into_prompt(app, f"/{command.name} ")
-        return lambda: app.run_worker(command.run(app, ""), name=f"/{command.name}", group="slash")
+        return lambda: app.run_worker(command.run(ctx, ""), name=f"/{command.name}", group="slash")
 
 
 class PiCommands(_Provider):
     """pi's commands (`get_commands`): typed into the prompt, to add arguments and send."""
 
     def entries(self) -> list[tuple[str, str, Callable[[], object]]]:
-        app = self.deck
         return [
             (f"/{clean(c.name)}", f"{clean(c.source)}: {clean(c.description or '')}",
-             _type_into_prompt(app, f"/{c.name} "))
-            for c in app.commands
+             _type_into_prompt(self.app, f"/{c.name} "))
+            for c in self.deck.commands
             if c.name not in REGISTRY
         ]
 
@@ -84,14 +94,13 @@ class KeyActions(_Provider):
     """The app's key bindings, by what they do."""
 
     def entries(self) -> list[tuple[str, str, Callable[[], object]]]:
-        app = self.deck
         found: dict[str, tuple[str, list[str]]] = {}
-        for key, binding in app._bindings:
+        for key, binding in self.deck.key_bindings:
             if binding.system or binding.action in ("command_palette", "quit"):
                 continue
             found.setdefault(binding.action, (describe(binding), []))[1].append(key_label(key))
         return [(name, ", ".join(keys), self._runner(action)) for action, (name, keys) in found.items()]
 
     def _runner(self, action: str) -> Callable[[], object]:
-        app = self.deck
+        app = self.app
         return lambda: app.run_worker(app.run_action(action), name=action, group="palette")

@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import RenderableType
 from textual import events, on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
 from textual.driver import Driver
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
@@ -31,20 +31,15 @@ from app.keys import install_alt_arrows, install_alt_keys
 from app.launch import LaunchConfig, no_model_help
 from app.palette import KeyActions, PiCommands, PideckCommands
 from app.notifications import Toasts, notifications_command
+from app.notifier import Notifier
 from app.problem_monitor import ProblemMonitor
 from app.record_pump import RecordPump, fold_in_slices
 from app.pi_settings import copy_on_select, scrollbar_setting, terminal_progress, wheel_lines
 from app.selection_copy import SelectionCopy
 from app.terminal_progress import TerminalProgress
 from app.slash_commands import REGISTRY, parse
-
-# Modules that register `/` commands with app.slash_commands are imported here, one per line.
 from app import queue_actions
-from app import session_commands  # noqa: F401
-from app import model_commands  # noqa: F401
-from app import run_commands  # noqa: F401
-from app import export_commands  # noqa: F401
-from app import info_commands  # noqa: F401
+from app.command_context import CommandContext
 from app.crash_recovery import CrashRecovery
 from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.commands import (
@@ -69,7 +64,7 @@ from protocol.session_model import SessionModel
 from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
 from widgets.crash_bar import CrashBar
-from widgets.dialogs import dialog_for
+from widgets.dialogs import ExtensionDialog, dialog_for
 from widgets.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
 from widgets.key_footer import KeyFooter
 from widgets.message_views import tool_summary
@@ -148,18 +143,33 @@ class PideckApp(CommandKeys, App[int]):
         # pi's working directory (`@` paths, /resume's folder): where it was started, then the
         # one its session records, as a switch to a session of another directory moves pi there
         self.cwd = Path(config.cwd)
-        self.attachments = Attachments(self)
+        self.attachments = Attachments(self, self.model.image_names, lambda: self.cwd)
         redactor = Redactor.from_env(config.env)
         self.client = client or RpcClient(
             config.argv, env=config.env, cwd=config.cwd, redactor=redactor,
             protocol_log=ProtocolLog(config.protocol_log, redactor=redactor, fallback=default_log_path()),
         )
         self._remove_listener = lambda: None
-        self.recovery = CrashRecovery(self)
-        self.problems = ProblemMonitor(self)
-        self.toasts = Toasts(self)
-        self.selection = SelectionCopy(self, copy_on_select(config))
-        self.progress = TerminalProgress(self, terminal_progress(config))
+        self.tell = Notifier(self.notify)  # toasts of pideck's own, markup off
+        self.problems = ProblemMonitor(self, self.model, lambda: self.client,
+                                       closing=lambda: not self.is_running or self._closing)
+        self.recovery = CrashRecovery(
+            self, config, self.model, client=lambda: self.client, attach_client=self.attach_client,
+            reload_session=self.reload_session, load_commands=self.load_commands, apply_changes=self._apply_changes,
+            forget_dialogs=self._forget_dialogs, bad_answer=self.problems.bad_answer,
+        )
+        self.toasts = Toasts(self, self._unnotify)
+        self.selection = SelectionCopy(self, copy_on_select(config), lambda: self.searching)
+        self.progress = TerminalProgress(self.set_interval, self._write_to_terminal, terminal_progress(config))
+        self.command_context = CommandContext(
+            notify=self.notify, config=config, session=self.model, attachments=self.attachments,
+            client=lambda: self.client, cwd=lambda: self.cwd, editor=lambda: self.query_one(PromptEditor),
+            ask=self.push_screen_wait, reload=self.reload_session, load_commands=self.load_commands,
+            refresh=self.refresh_stats, bad_answer=self.problems.bad_answer, notices=lambda: self.toasts.center,
+            key_bindings=lambda: (self.key_bindings, self.query_one(PromptEditor).key_bindings),
+            copy=self.copy_to_clipboard, restart=self.recovery.restart, quit=lambda: self.exit(self.return_code or 0),
+            commands=REGISTRY,
+        )
         self.commands: list[CommandInfo] = []
         self.pump = RecordPump(
             self._apply_records, self._fold_ahead, schedule=self.set_timer, soon=self.call_next,
@@ -181,6 +191,11 @@ class PideckApp(CommandKeys, App[int]):
 
     def get_driver_class(self) -> type[Driver]:
         return terminal_driver(super().get_driver_class())
+
+    @property
+    def key_bindings(self) -> BindingsMap:
+        """The app's key bindings (for the palette and /hotkeys)."""
+        return self._bindings
 
     # --- layout ---------------------------------------------------------------------------
 
@@ -346,6 +361,10 @@ class PideckApp(CommandKeys, App[int]):
                 texts.append(more_widgets(len(widgets) - MAX_WIDGETS))
             await container.mount_all(Static(text, classes="extension-widget") for text in texts)
 
+    def _write_to_terminal(self, sequence: str) -> None:
+        if self._driver is not None:
+            self._driver.write(sequence)
+
     def set_terminal_title(self, title: str) -> None:
         """An extension's setTitle: the terminal title, with control characters removed."""
         self.title = clean(title).replace("\n", " ")[:200]
@@ -461,8 +480,8 @@ class PideckApp(CommandKeys, App[int]):
         except RpcError:
             pass
         if isinstance(request, RefusedDialogRequest):
-            self.notify(f"An extension's {request.method} dialog could not be shown, so pideck cancelled it: "
-                        f"{request.reason}", title="Dialog cancelled", severity="warning", markup=False)
+            self.tell.warn(f"An extension's {request.method} dialog could not be shown, so pideck cancelled it: "
+                           f"{request.reason}", title="Dialog cancelled")
 
     def _show_startup_error(self, reason: str) -> None:
         self._exit_status = 1
@@ -487,14 +506,20 @@ class PideckApp(CommandKeys, App[int]):
                 try:
                     await self.client.send(response)
                 except RpcError as exc:
-                    self.notify(f"could not answer the extension: {exc}", severity="error", markup=False)
+                    self.tell.fail(f"could not answer the extension: {exc}")
+
+    def _forget_dialogs(self) -> None:
+        """Drop the extension dialogs waiting for their turn, and close the one shown (pi exited)."""
+        while not self._dialogs.empty():
+            self._dialogs.get_nowait()
+        if isinstance(self.screen, ExtensionDialog):
+            self.screen.dismiss(None)
 
     def dialog_timed_out(self, request: DialogRequest) -> None:
         """Report a dialog whose timeout ran out before its turn came."""
         title = " ".join(clean(as_text(request.title)).split())[:80]
-        self.notify(f"An extension's {type(request).__struct_config__.tag} dialog “{title}” timed out before "
-                    "pideck could show it; pi went on without an answer",
-                    title="Dialog timed out", severity="warning", markup=False)
+        self.tell.warn(f"An extension's {type(request).__struct_config__.tag} dialog “{title}” timed out before "
+                       "pideck could show it; pi went on without an answer", title="Dialog timed out")
 
     # --- sending --------------------------------------------------------------------------
 
@@ -502,8 +527,8 @@ class PideckApp(CommandKeys, App[int]):
     async def submit(self, event: PromptEditor.Submitted) -> None:
         text = event.text
         if not self._session_ready and parse(text) is None:
-            self.notify("pi is still starting: the prompt stays here; send it once the status line says ready.",
-                        title="Not sent yet", severity="warning", markup=False)
+            self.tell.warn("pi is still starting: the prompt stays here; send it once the status line says ready.",
+                           title="Not sent yet")
             return
         if "@" in text:
             text = await self.attachments.scan(self.query_one(PromptEditor), final=True)
@@ -520,7 +545,7 @@ class PideckApp(CommandKeys, App[int]):
         invoked = parse(text)
         if invoked is not None:
             command, args = invoked
-            self.run_worker(command.run(self, args), name=f"/{command.name}", group="slash")
+            self.run_worker(command.run(self.command_context, args), name=f"/{command.name}", group="slash")
             return
         images = await self.attachments.take(text, queued=self.model.running)
         if self.model.running:  # a prompt with its streamingBehavior, which pi runs at once if it has just gone idle
@@ -547,7 +572,7 @@ class PideckApp(CommandKeys, App[int]):
         except RpcDataError as exc:  # pi took the message; only its answer could not be read
             self.problems.bad_answer(exc)
         except RpcError as exc:
-            self.notify(str(exc), title="pi refused", severity="error", markup=False)
+            self.tell.fail(str(exc), title="pi refused")
             editor = self.query_one(PromptEditor)
             if restore and not editor.text:
                 editor.load(restore)  # never lose what the user typed
@@ -581,7 +606,8 @@ class PideckApp(CommandKeys, App[int]):
         try:
             if self.model.running:
                 try:
-                    await queue_actions.put_in_editor(self, await queue_actions.take_queue(self))
+                    context = self.command_context
+                    await queue_actions.put_in_editor(context, await queue_actions.take_queue(context))
                 except RpcDataError as exc:  # pi emptied its queue but the answer is unreadable: abort all the same
                     self.problems.bad_answer(exc)
                 await self.client.call(Abort())
@@ -590,16 +616,16 @@ class PideckApp(CommandKeys, App[int]):
             elif self.model.bash_running:
                 await self.client.call(AbortBash())
         except RpcError as exc:
-            self.notify(str(exc), title="abort failed", severity="error", markup=False)
+            self.tell.fail(str(exc), title="abort failed")
 
     async def action_restore_queue(self) -> None:
         """Alt+Up: the queued messages back into the editor, without aborting."""
         if len(self.screen_stack) == 1:
-            await queue_actions.restore_queue(self)
+            await queue_actions.restore_queue(self.command_context)
 
     def action_edit_queue(self) -> None:
         if len(self.screen_stack) == 1:
-            self.run_worker(queue_actions.edit_queue(self), name="edit queue", group="queue-editor")
+            self.run_worker(queue_actions.edit_queue(self.command_context), name="edit queue", group="queue-editor")
 
     def action_external_editor(self) -> None:
         """Ctrl+G: edit the prompt in $VISUAL / $EDITOR."""
@@ -680,7 +706,7 @@ class PideckApp(CommandKeys, App[int]):
     def action_notifications(self) -> None:
         """F8: /notifications."""
         if len(self.screen_stack) == 1:
-            self.run_worker(notifications_command(self, ""), name="/notifications", group="slash")
+            self.run_worker(notifications_command(self.command_context, ""), name="/notifications", group="slash")
 
     async def action_transcript(self, move: str) -> None:
         """Move around the transcript from wherever the focus is (as pi's keys do)."""
@@ -711,7 +737,7 @@ class PideckApp(CommandKeys, App[int]):
     def show_tool_output(self, event: ShowToolOutput) -> None:
         run = self.model.tools.get(event.tool_call_id)
         if run is None or not run.output:
-            self.notify("This tool has printed nothing yet.", markup=False)
+            self.tell.say("This tool has printed nothing yet.")
             return
         self.push_screen(ToolOutputScreen(f"{run.name} {tool_summary(run.name, run.args)}", run.output))
 

@@ -10,14 +10,16 @@ per `INTERVAL` seconds however fast pi misbehaves.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any
 
-from protocol.client import RpcDataError
+from textual.app import App
+
+from app.notifier import Notifier
+from protocol.client import RpcClient, RpcDataError
+from protocol.session_model import SessionModel
 from widgets.safe_text import clean
 from widgets.side_panes import StatusLine
-
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
 
 INTERVAL = 5.0  # seconds between two toasts
 STDERR_FLOOD = 200  # stderr lines within one interval that earn a toast
@@ -31,8 +33,14 @@ _LABELS = {
 
 
 class ProblemMonitor:
-    def __init__(self, app: PideckApp) -> None:
-        self.app = app
+    """`client` gives the app's pi (a restart replaces it); `closing` is true once the app
+    is closing, when the status line is left alone."""
+
+    def __init__(self, app: App[Any], session: SessionModel, client: Callable[[], RpcClient],
+                 closing: Callable[[], bool]) -> None:
+        self.app, self.session = app, session
+        self._client, self._closing = client, closing
+        self._tell = Notifier(app.notify)
         self.reported: dict[str, int] = dict.fromkeys(_LABELS, 0)
         self.last_toast = float("-inf")
         self._earlier_clients = {"stray": 0, "stderr": 0}  # totals of clients replaced by a restart
@@ -41,7 +49,7 @@ class ProblemMonitor:
         self._bad_answers: set[str] = set()
 
     def counts(self) -> dict[str, int]:
-        model, client = self.app.model, self.app.client
+        model, client = self.session, self._client()
         return {
             "unreadable": model.protocol_errors,
             "unknown": model.unknown_records,
@@ -51,20 +59,21 @@ class ProblemMonitor:
 
     def client_replaced(self) -> None:
         """Call before the app's client is replaced, so its totals are not lost."""
-        self._earlier_clients["stray"] += self.app.client.unexpected_responses
-        self._earlier_clients["stderr"] += self.app.client.stderr_total
+        client = self._client()
+        self._earlier_clients["stray"] += client.unexpected_responses
+        self._earlier_clients["stderr"] += client.stderr_total
 
     def check_log(self) -> None:
         """At start-up: say if the protocol log cannot be written, and where problem lines go instead."""
-        log = self.app.client.protocol_log
+        log = self._client().protocol_log
         if log is not None:
             log.probe()
             if log.failure is not None:
-                self.app.notify(f"Lines from pi that pideck cannot use will be kept {self._kept()}.",
-                                title="The protocol log cannot be written", severity="warning", markup=False)
+                self._tell.warn(f"Lines from pi that pideck cannot use will be kept {self._kept()}.",
+                                title="The protocol log cannot be written")
 
     def _log_where(self) -> str:
-        log = self.app.client.protocol_log
+        log = self._client().protocol_log
         return log.where if log is not None else "nowhere"
 
     def _kept(self) -> str:
@@ -77,11 +86,11 @@ class ProblemMonitor:
         message = str(error)
         if message not in self._bad_answers:
             self._bad_answers.add(message)
-            self.app.notify(clean(message), title="pi's answer could not be read", severity="error", markup=False)
+            self._tell.fail(clean(message), title="pi's answer could not be read")
 
     def check(self) -> None:
         """Update the status line; toast what is new unless a toast went out < INTERVAL ago."""
-        if not self.app.is_running or self.app._closing:
+        if self._closing():
             return
         counts = self.counts()
         self._update_status(counts)
@@ -89,7 +98,7 @@ class ProblemMonitor:
         if now - self.last_toast < INTERVAL:
             return
         new = {kind: counts[kind] - self.reported[kind] for kind in counts if counts[kind] > self.reported[kind]}
-        stderr_total = self._earlier_clients["stderr"] + self.app.client.stderr_total
+        stderr_total = self._earlier_clients["stderr"] + self._client().stderr_total
         flood = stderr_total - self._stderr_reported
         if not new and flood < STDERR_FLOOD:
             return
@@ -100,7 +109,7 @@ class ProblemMonitor:
         if flood >= STDERR_FLOOD:
             parts.append(f"{flood:,} lines on stderr (the last ones show when pi exits)")
         where = f"; kept {self._kept()}" if new else ""
-        self.app.notify(f"pi sent {', '.join(parts)}{where}", title="pi misbehaved", severity="warning", markup=False)
+        self._tell.warn(f"pi sent {', '.join(parts)}{where}", title="pi misbehaved")
 
     def _update_status(self, counts: dict[str, int]) -> None:
         shown = [f"{counts[kind]:,} {kind}" for kind in _LABELS if counts[kind]]

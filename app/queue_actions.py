@@ -1,5 +1,6 @@
 """Taking messages back out of pi's queue: into the prompt editor (Alt+Up, and Esc before
-it aborts) or into the queue editor (F5, `/queue`), which sends them back in order.
+it aborts) or into the queue editor (F5, `/queue` in `app/run_commands.py`), which sends
+them back in order.
 
 pi's `clear_queue` returns the queued texts only; `Attachments` gives back the images
 pideck queued with them.
@@ -7,74 +8,67 @@ pideck queued with them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from app.slash_commands import slash_command
+from app.command_context import CommandContext
 from protocol.client import RpcDataError, RpcError
 from protocol.commands import ClearQueue, Prompt
 from protocol.responses import QueueContents
-from widgets.prompt_editor import PromptEditor
 from widgets.queue_editor import QueueEditor, QueueItem
 
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
 
-
-async def take_queue(app: PideckApp) -> list[QueueItem]:
+async def take_queue(ctx: CommandContext) -> list[QueueItem]:
     """Empty pi's queue (`clear_queue`); its messages, steering first, as pi delivers them."""
-    cleared: QueueContents = await app.client.call(ClearQueue())
+    cleared: QueueContents = await ctx.client.call(ClearQueue())
     return [
-        *(QueueItem("steer", text, app.attachments.queued_images(text)) for text in cleared.steering),
-        *(QueueItem("follow_up", text, app.attachments.queued_images(text)) for text in cleared.follow_up),
+        *(QueueItem("steer", text, ctx.attachments.queued_images(text)) for text in cleared.steering),
+        *(QueueItem("follow_up", text, ctx.attachments.queued_images(text)) for text in cleared.follow_up),
     ]
 
 
-async def put_in_editor(app: PideckApp, items: list[QueueItem]) -> None:
+async def put_in_editor(ctx: CommandContext, items: list[QueueItem]) -> None:
     """The items' texts into the prompt editor, before what it holds; their images as chips."""
     texts = [item.text for item in items if item.text.strip()]
     if texts:
-        app.query_one(PromptEditor).put_before(texts)
+        ctx.editor.put_before(texts)
     for item in items:
-        await app.attachments.restore(item.images)
+        await ctx.attachments.restore(item.images)
 
 
-async def _take_or_say(app: PideckApp, failed: str, empty: str) -> list[QueueItem]:
+async def _take_or_say(ctx: CommandContext, failed: str, empty: str) -> list[QueueItem]:
     """`take_queue`, or no items after a toast: `failed` titles pi's error, `empty` says none were queued."""
-    if not app.client.running:
+    if not ctx.client.running:
         return []
     try:
-        items = await take_queue(app)
+        items = await take_queue(ctx)
     except RpcError as exc:
-        app.notify(str(exc), title=failed, severity="error", markup=False)
+        ctx.fail(str(exc), title=failed)
         return []
     if not items:
-        app.notify(empty, markup=False)
+        ctx.say(empty)
     return items
 
 
-async def restore_queue(app: PideckApp) -> None:
+async def restore_queue(ctx: CommandContext) -> None:
     """Alt+Up (pi's dequeue): the queued messages back into the editor; the run goes on."""
-    items = await _take_or_say(app, "could not take the queue back", "Nothing is queued.")
+    items = await _take_or_say(ctx, "could not take the queue back", "Nothing is queued.")
     if items:
-        await put_in_editor(app, items)
+        await put_in_editor(ctx, items)
 
 
-@slash_command("queue", "Edit the queued steering and follow-up messages (also F5)")
-async def edit_queue(app: PideckApp, args: str = "") -> None:
+async def edit_queue(ctx: CommandContext, args: str = "") -> None:
     """Take the queue out of pi, let the user edit it, send it back (the originals on Esc).
 
     Runs in a worker (it waits for the editor screen).
     """
     items = await _take_or_say(
-        app, "could not take the queue", "Nothing is queued: Enter while pi works steers, Alt+Enter queues a follow-up."
+        ctx, "could not take the queue", "Nothing is queued: Enter while pi works steers, Alt+Enter queues a follow-up."
     )
     if not items:
         return
-    edited = await app.push_screen_wait(QueueEditor(items))
-    await requeue(app, items if edited is None else edited)
+    edited = await ctx.ask(QueueEditor(items))
+    await requeue(ctx, items if edited is None else edited)
 
 
-async def requeue(app: PideckApp, items: list[QueueItem]) -> None:
+async def requeue(ctx: CommandContext, items: list[QueueItem]) -> None:
     """Send the items back in order, each as what it is (steering or follow-up).
 
     Each is a `prompt` with its `streamingBehavior`, as Enter sends a steer while pi
@@ -88,17 +82,12 @@ async def requeue(app: PideckApp, items: list[QueueItem]) -> None:
         behavior = "steer" if item.kind == "steer" else "followUp"
         command = Prompt(message=item.text, images=item.images or None, streaming_behavior=behavior)
         try:
-            await app.client.call(command)
+            await ctx.client.call(command)
         except RpcDataError as exc:  # queued; only pi's answer could not be read
-            app.problems.bad_answer(exc)
+            ctx.bad_answer(exc)
         except RpcError as exc:
-            await put_in_editor(app, items[position:])
-            app.notify(
-                f"{exc}\nThe messages not queued again are in the editor.",
-                title="pi refused a queued message",
-                severity="error",
-                markup=False,
-            )
+            await put_in_editor(ctx, items[position:])
+            ctx.fail(f"{exc}\nThe messages not queued again are in the editor.", title="pi refused a queued message")
             return
         if item.images:
-            app.attachments.remember_queued(item.text, item.images)
+            ctx.attachments.remember_queued(item.text, item.images)

@@ -4,22 +4,28 @@ setting is false, and with Ctrl+C, which then also ends the selection."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
+from textual.app import App
+
+from app.notifier import Notifier
 
 
 class SelectionCopy:
-    def __init__(self, app: PideckApp, on_select: bool) -> None:
+    """`searching` says the transcript's search marks its matches as selections (not copied)."""
+
+    def __init__(self, app: App[Any], on_select: bool, searching: Callable[[], bool]) -> None:
         self.app = app
         self.on_select = on_select
+        self._searching = searching
+        self._tell = Notifier(app.notify)
         self._copied: Any = None  # the screen's selections last copied, not to copy them twice
 
     def selected(self) -> None:
         """A mouse button went up: copy what a drag selected, if anything, once."""
         screen = self.app.screen
-        if self.on_select and screen.selections is not self._copied and not self.app.searching:
+        if self.on_select and screen.selections is not self._copied and not self._searching():
             self._copied = screen.selections
             if text := screen.get_selected_text():
                 self._copy(text)
@@ -36,4 +42,4 @@ class SelectionCopy:
 
     def _copy(self, text: str) -> None:
         self.app.copy_to_clipboard(text)
-        self.app.notify(f"Copied {len(text):,} characters", timeout=2)
+        self._tell.say(f"Copied {len(text):,} characters", timeout=2)

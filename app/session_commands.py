@@ -10,10 +10,10 @@ Switching while pi works is refused: pi would abort the run and drop queued mess
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from app.command_context import CommandContext, SlashCommand
 from app.command_support import guarded
-from app.slash_commands import slash_command
 from protocol.client import RpcError
 from protocol.commands import (
     Clone,
@@ -27,84 +27,71 @@ from protocol.commands import (
     SwitchSession,
 )
 from protocol.session_files import session_place
-from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 from widgets.session_picker import ForkPicker, SessionPicker, one_line
 from widgets.tree_view import SessionTreeScreen
 
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
 
-
-def _idle(app: PideckApp, what: str) -> bool:
+def _idle(ctx: CommandContext, what: str) -> bool:
     """False (and says why) while pi works or holds queued messages."""
-    if app.model.running or app.model.steering or app.model.follow_up:
-        app.notify(
+    if ctx.session.running or ctx.session.steering or ctx.session.follow_up:
+        ctx.warn(
             f"pi is working: press Esc to stop it first (queued messages come back to the editor), then {what} again.",
             title=f"{what} not now",
-            severity="warning",
-            markup=False,
         )
         return False
     return True
 
 
-async def _change_session(app: PideckApp, command: Command, what: str, event: str, done: str) -> Any:
+async def _change_session(ctx: CommandContext, command: Command, what: str, event: str, done: str) -> Any:
     """Send a command that changes pi's session; on success reload and say `done`.
 
     Its result, or None when an extension cancelled it (`event` names the hook).
     """
-    result = await app.client.call(command)
+    result = await ctx.client.call(command)
     if result.cancelled:
-        app.notify(
-            f"An extension cancelled {what} ({event}); the session is unchanged.",
-            title=f"{what} cancelled",
-            severity="warning",
-            markup=False,
-        )
+        ctx.warn(f"An extension cancelled {what} ({event}); the session is unchanged.", title=f"{what} cancelled")
         return None
-    await _reload(app, done)
+    await _reload(ctx, done)
     return result
 
 
-async def _reload(app: PideckApp, message: str) -> None:
+async def _reload(ctx: CommandContext, message: str) -> None:
     """Transcript, queue, stats and commands of the session pi has now."""
     try:
-        await app.reload_session()
+        await ctx.reload()
     except RpcError as exc:
-        app.notify(f"could not reload the session: {exc}", severity="error", markup=False)
+        ctx.fail(f"could not reload the session: {exc}")
         return
-    await app.load_commands()
-    app.notify(message, markup=False)
+    await ctx.load_commands()
+    ctx.say(message)
 
 
-@slash_command("new", "Start a new session")
 @guarded("/new failed")
-async def new_session(app: PideckApp, args: str) -> None:
-    if _idle(app, "/new"):
-        await _change_session(app, NewSession(), "/new", "session_before_switch", "New session started.")
+async def new_session(ctx: CommandContext, args: str) -> None:
+    if _idle(ctx, "/new"):
+        await _change_session(ctx, NewSession(), "/new", "session_before_switch", "New session started.")
 
 
-@slash_command("resume", "Resume a saved session (searchable picker)", usage="[search words | session file]")
 @guarded("/resume failed")
-async def resume(app: PideckApp, args: str) -> None:
-    if not _idle(app, "/resume"):
+async def resume(ctx: CommandContext, args: str) -> None:
+    if not _idle(ctx, "/resume"):
         return
-    config = app.config
-    state = app.model.state
+    config = ctx.config
+    state = ctx.session.state
     current = state.session_file if state is not None else None
     target = Path(args).expanduser() if args else None
     if target is not None and not target.is_absolute():
-        target = app.cwd / target
+        target = ctx.cwd / target
     if target is None or not target.is_file():  # not a file: the words search the picker
-        place = session_place(config.argv, config.env, config.cwd, here=app.cwd)
+        place = session_place(config.argv, config.env, config.cwd, here=ctx.cwd)
         picker = SessionPicker(
             lambda everywhere: place.sessions(everywhere=everywhere),
             current=current,
             where=str(place.directory),
             query=args,
         )
-        chosen = await app.push_screen_wait(picker)
+        chosen = await ctx.ask(picker)
         if chosen is None:
             return
         target = chosen.path
@@ -112,67 +99,72 @@ async def resume(app: PideckApp, args: str) -> None:
     else:
         title = target.name
     if current is not None and str(target) == current:
-        app.notify("That is the session already open.", markup=False)
+        ctx.say("That is the session already open.")
         return
-    await _change_session(app, SwitchSession(session_path=str(target)), "/resume", "session_before_switch",
+    await _change_session(ctx, SwitchSession(session_path=str(target)), "/resume", "session_before_switch",
                           f"Resumed: {one_line(title)[:80]}")
 
 
-async def _fork(app: PideckApp, entry_id: str) -> None:
+async def _fork(ctx: CommandContext, entry_id: str) -> None:
     """Fork from a user message; its text goes back to the editor, in front of anything typed there."""
-    result = await _change_session(app, Fork(entry_id=entry_id), "/fork", "session_before_fork",
+    result = await _change_session(ctx, Fork(entry_id=entry_id), "/fork", "session_before_fork",
                                    "Forked into a new session; the message is back in the editor.")
     if result is not None and result.text:
-        app.query_one(PromptEditor).put_before([result.text])
+        ctx.editor.put_before([result.text])
 
 
-@slash_command("fork", "Fork a new session from an earlier user message")
 @guarded("/fork failed")
-async def fork(app: PideckApp, args: str) -> None:
-    if not _idle(app, "/fork"):
+async def fork(ctx: CommandContext, args: str) -> None:
+    if not _idle(ctx, "/fork"):
         return
-    messages = await app.client.call(GetForkMessages())
+    messages = await ctx.client.call(GetForkMessages())
     if not messages.messages:
-        app.notify("There is no user message to fork from yet.", markup=False)
+        ctx.say("There is no user message to fork from yet.")
         return
-    entry_id = await app.push_screen_wait(ForkPicker(messages.messages))
+    entry_id = await ctx.ask(ForkPicker(messages.messages))
     if entry_id is not None:
-        await _fork(app, entry_id)
+        await _fork(ctx, entry_id)
 
 
-@slash_command("clone", "Copy the current branch into a new session")
 @guarded("/clone failed")
-async def clone(app: PideckApp, args: str) -> None:
-    if _idle(app, "/clone"):
-        await _change_session(app, Clone(), "/clone", "session_before_fork",
+async def clone(ctx: CommandContext, args: str) -> None:
+    if _idle(ctx, "/clone"):
+        await _change_session(ctx, Clone(), "/clone", "session_before_fork",
                               "Cloned the current branch into a new session.")
 
 
-@slash_command("tree", "Show the session tree; fork from a user message in it")
 @guarded("/tree failed")
-async def tree(app: PideckApp, args: str) -> None:
-    if not _idle(app, "/tree"):
+async def tree(ctx: CommandContext, args: str) -> None:
+    if not _idle(ctx, "/tree"):
         return
-    listing = await app.client.call(GetEntries())
+    listing = await ctx.client.call(GetEntries())
     if not listing.entries:
-        app.notify("The session has no entries yet.", markup=False)
+        ctx.say("The session has no entries yet.")
         return
-    entry_id = await app.push_screen_wait(SessionTreeScreen(listing.entries, listing.leaf_id))
+    entry_id = await ctx.ask(SessionTreeScreen(listing.entries, listing.leaf_id))
     if entry_id is not None:
-        await _fork(app, entry_id)
+        await _fork(ctx, entry_id)
 
 
-@slash_command("name", "Name the session (shown in /resume)", usage="<name>")
 @guarded("/name failed")
-async def name(app: PideckApp, args: str) -> None:
+async def name(ctx: CommandContext, args: str) -> None:
     if not args:
-        current = (await app.client.call(GetState())).session_name
-        app.notify(
+        current = (await ctx.client.call(GetState())).session_name
+        ctx.say(
             f"This session is named {clean(current)!r}. /name <name> renames it." if current
             else "This session has no name. /name <name> names it.",
-            markup=False,
         )  # fmt: skip
         return
-    await app.client.call(SetSessionName(name=args))
-    app.refresh_stats()
-    app.notify(f"Session named {clean(args)!r}.", markup=False)
+    await ctx.client.call(SetSessionName(name=args))
+    ctx.refresh()
+    ctx.say(f"Session named {clean(args)!r}.")
+
+
+COMMANDS = (
+    SlashCommand("new", "Start a new session", new_session),
+    SlashCommand("resume", "Resume a saved session (searchable picker)", resume, usage="[search words | session file]"),
+    SlashCommand("fork", "Fork a new session from an earlier user message", fork),
+    SlashCommand("clone", "Copy the current branch into a new session", clone),
+    SlashCommand("tree", "Show the session tree; fork from a user message in it", tree),
+    SlashCommand("name", "Name the session (shown in /resume)", name, usage="<name>"),
+)

@@ -1,43 +1,37 @@
-"""pideck's own `/` commands (mirroring pi's interactive TUI), kept in one registry.
+"""pideck's own `/` commands (mirroring pi's interactive TUI), gathered in one registry.
 
-A module registers a command with `@slash_command("name", "what it does")` on an
-`async def handler(app, args)`; `PideckApp.submit` runs a registered command in a
-worker instead of sending the text to pi. Every other `/name` goes to pi as a prompt
+Each command module lists its commands in `COMMANDS` (`app.command_context.SlashCommand`);
+`REGISTRY` gathers them here, explicitly. `PideckApp.submit` runs a registered command
+in a worker instead of sending the text to pi. Every other `/name` goes to pi as a prompt
 (its extension commands, prompt templates, skills); a pideck command hides a pi command
 of the same name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
 
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
-
-Handler = Callable[["PideckApp", str], Awaitable[Any]]
+from app import export_commands, info_commands, model_commands, notifications, run_commands, session_commands
+from app.command_context import SlashCommand
 
 
-@dataclass(frozen=True)
-class SlashCommand:
-    name: str
-    description: str
-    run: Handler
-    usage: str = ""  # e.g. "[instructions]"
+def _by_name(*modules: Iterable[SlashCommand]) -> dict[str, SlashCommand]:
+    registry: dict[str, SlashCommand] = {}
+    for command in (command for commands in modules for command in commands):
+        if command.name in registry:
+            raise ValueError(f"slash command /{command.name} is registered twice")
+        registry[command.name] = command
+    return registry
 
 
-REGISTRY: dict[str, SlashCommand] = {}
-
-
-def slash_command(name: str, description: str, usage: str = "") -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
-        if name in REGISTRY:
-            raise ValueError(f"slash command /{name} is registered twice")
-        REGISTRY[name] = SlashCommand(name, description, handler, usage)
-        return handler
-
-    return register
+REGISTRY = _by_name(
+    export_commands.COMMANDS,
+    model_commands.COMMANDS,
+    notifications.COMMANDS,
+    session_commands.COMMANDS,
+    run_commands.COMMANDS,
+    info_commands.COMMANDS,
+)
 
 
 def parse(text: str) -> tuple[SlashCommand, str] | None:

@@ -3,12 +3,9 @@ busy (OSC 9;4, as pi writes it, sent again every second since some terminals let
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from textual.timer import Timer
-
-if TYPE_CHECKING:
-    from app.pideck_app import PideckApp
 
 BUSY = "\x1b]9;4;3\x07"
 CLEAR = "\x1b]9;4;0\x07"
@@ -16,8 +13,11 @@ KEEPALIVE = 1.0  # seconds between two BUSY while pi works
 
 
 class TerminalProgress:
-    def __init__(self, app: PideckApp, enabled: bool) -> None:
-        self.app = app
+    """`set_interval` is the app's timer; `write` sends a sequence to the terminal."""
+
+    def __init__(self, set_interval: Callable[[float, Callable[[], None]], Timer], write: Callable[[str], None],
+                 enabled: bool) -> None:
+        self._set_interval, self._write = set_interval, write
         self.enabled = enabled
         self._keepalive: Timer | None = None
 
@@ -25,7 +25,7 @@ class TerminalProgress:
         if not self.enabled or working == (self._keepalive is not None):
             return
         if working:
-            self._keepalive = self.app.set_interval(KEEPALIVE, self._busy)
+            self._keepalive = self._set_interval(KEEPALIVE, self._busy)
             self._busy()
         else:
             self.clear()
@@ -38,8 +38,3 @@ class TerminalProgress:
 
     def _busy(self) -> None:
         self._write(BUSY)
-
-    def _write(self, sequence: str) -> None:
-        driver = self.app._driver
-        if driver is not None:
-            driver.write(sequence)

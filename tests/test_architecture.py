@@ -3,6 +3,8 @@
 Checked three ways: the import-linter contract in pyproject.toml, a fresh interpreter
 that imports every protocol module, and the import statements in the source itself
 (which also catches imports inside functions that a plain import would not run).
+Above it, app/ sits over widgets/, and inside app/ only the cli imports the App:
+commands and helpers get what they need through their constructor or context.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -99,4 +102,33 @@ def test_no_protocol_source_imports_the_ui() -> None:
     sources = sorted(PROTOCOL.rglob("*.py"))
     assert len(sources) >= 10
     offenders = [f"{path.relative_to(ROOT)}:{line}: {module}" for path in sources for line, module in imports_of(path) if forbidden(module)]
+    assert offenders == []
+
+
+def test_the_contracts_put_app_over_widgets_over_protocol_and_the_app_on_top_of_app() -> None:
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    layers = [c for c in contracts if c["type"] == "layers"]
+    assert any(c["layers"] == ["app", "widgets", "protocol"] and not c.get("containers") for c in layers)
+    inside = [c for c in layers if c.get("containers") == ["app"]]
+    assert inside and inside[0]["layers"][:2] == ["cli", "pideck_app"], "cli, then the App, on top of app/"
+
+
+def test_only_the_cli_imports_the_app_module() -> None:
+    """Commands and helpers get what they need from the App, not the App itself
+    (TYPE_CHECKING imports included): no import circle in app/."""
+    sources = sorted((ROOT / "app").glob("*.py"))
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}" for path in sources if path.stem not in ("pideck_app", "cli")
+        for line, module in imports_of(path) if module == "app.pideck_app"
+    ]
+    assert len(sources) >= 20 and offenders == []
+
+
+def test_no_helper_reaches_into_the_apps_private_attributes() -> None:
+    pattern = re.compile(r"(?<![\w.])app\._\w|self\.app\._\w|\bdeck\._\w")
+    sources = [*sorted((ROOT / "app").glob("*.py")), *sorted((ROOT / "widgets").glob("*.py"))]
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}" for path in sources if path.stem != "pideck_app"
+        for number, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)
+    ]
     assert offenders == []

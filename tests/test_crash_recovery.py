@@ -224,8 +224,8 @@ async def test_restart_when_pi_cannot_start_again(tmp_path: Path) -> None:
     async with fake.run() as pilot:
         app = pilot.app
         await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
-        working = app.config
-        app.config = dataclasses.replace(
+        working = app.recovery.config  # what a restart runs pi with
+        app.recovery.config = dataclasses.replace(
             working, env={**working.env, "FAKE_PI_EXIT": "1", "FAKE_PI_STDERR": "Error: the session disk is on fire"}
         )
         await crash(pilot)
@@ -241,7 +241,7 @@ async def test_restart_when_pi_cannot_start_again(tmp_path: Path) -> None:
         assert app.query_one(PromptEditor).text == "keep me"
         assert app.query_one(CrashBar).query_one("#crash-restart").disabled is False, "it can be tried again"
 
-        app.config = working
+        app.recovery.config = working
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: app.client.running and not app.query_one(CrashBar).display, what="restart")
         await wait_until(pilot, lambda: "pi restarted" in transcript_text(app), what="restart banner")

@@ -33,7 +33,8 @@ async def test_requeue_as_the_run_ends_delivers_every_message(pi_harness: PiHarn
                 await wait_until(pilot, lambda: not app.model.running and pi_harness.model.requests, what="run ended")
                 app.model.running = True
             pi_harness.model.queue(Reply(text=f"Steered {round_}."), Reply(text=f"Followed {round_}."))
-            await requeue(app, [QueueItem("steer", f"steer {round_}"), QueueItem("follow_up", f"follow {round_}")])
+            items = [QueueItem("steer", f"steer {round_}"), QueueItem("follow_up", f"follow {round_}")]
+            await requeue(app.command_context, items)
             await wait_until(
                 pilot, lambda r=round_: f"Followed {r}." in transcript_text(app) and not app.model.running,
                 timeout=30, what=f"both messages of round {round_} delivered",

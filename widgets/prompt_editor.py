@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from textual import events
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
 from textual.message import Message
 from textual.widgets import TextArea
 from textual.widgets.text_area import Location
@@ -60,6 +60,11 @@ class PromptEditor(ReadlineTextArea):
         self.completer: Completer | None = None
         self.paste_handler: PasteHandler | None = None
         self._completion_start: Location = (0, 0)
+
+    @property
+    def key_bindings(self) -> BindingsMap:
+        """The editor's bindings, its own and those it inherits (for /hotkeys)."""
+        return self._bindings
 
     async def _on_key(self, event: events.Key) -> None:
         if self.take_jump(event):
