@@ -33,17 +33,26 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import signal
+import struct
+import subprocess
 import sys
 import time
+import uuid
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tests.snapshot_plugin import settle
+import msgspec
+from rich.console import Group
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
+
+from tests.snapshot_plugin import settle
 
 from app.launch import LaunchConfig
 from app.pideck_app import PideckApp
@@ -51,19 +60,27 @@ from app.runtime import PiRuntime, ensure_runtime
 from app.scripted_model.agent_dir import pi_model_args, write_agent_dir
 from app.scripted_model.server import ScriptedModel
 from protocol.client import ChildExited, RpcClient
+from protocol.codec import dec_hook
 from protocol.commands import Abort, ClearQueue, GetState, NewSession
+from protocol.entries import EntryUnion
 from protocol.events import AgentSettled
 from protocol.protocol_log import ProtocolLog
 from protocol.responses import SessionState
+from protocol.session_files import SessionSummary
 from widgets.markdown_stream import StreamingText
+from widgets.prompt_editor import PromptEditor
+from widgets.side_panes import StatsPane
 from widgets.transcript import Transcript
 
 TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 EXTENSIONS_DIR = TESTS / "extensions"
 UI_EVERYTHING = EXTENSIONS_DIR / "ui_everything.ts"
 FAKE_PI = TESTS / "fake_pi.py"
 STREAMS = TESTS / "fixtures" / "streams"
+SESSIONS = TESTS / "fixtures" / "sessions"
 SIZE = (120, 36)  # the terminal of the app tests
+PICKER_SIZE = (100, 26)  # the terminal of the session picker tests
 
 # Merged into the agent dir's settings.json: retries after 50 ms instead of 2 s, so a
 # test of a retried 5xx/529 stays fast.
@@ -72,6 +89,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {"retry": {"baseDelayMs": 50}}
 READY_TIMEOUT = 30.0
 
 T = TypeVar("T")
+
+_entry_decoder = msgspec.json.Decoder(EntryUnion, dec_hook=dec_hook)
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -446,3 +465,201 @@ async def ready(pilot: Pilot[Any], fake: Fake) -> None:
     """Wait until pideck loaded the session (get_commands is its last start-up call)."""
     await wait_until(pilot, lambda: "get_commands" in fake.kinds() and pilot.app._session_ready, what="start-up")
     await pilot.pause()
+
+
+# --- driving pideck: typing, sending, extension requests, recorded streams -------------------
+
+async def type_text(pilot: Any, text: str) -> None:
+    editor = pilot.app.query_one(PromptEditor)
+    editor.insert(text)
+    await pilot.pause()
+
+
+def ui(method: str, request_id: str | None = None, **fields: Any) -> dict[str, Any]:
+    return {"type": "extension_ui_request", "id": request_id or uuid.uuid4().hex, "method": method, **fields}
+
+
+def derive_stream(dest: Path, source: str, replace: dict[str, str] | None = None,
+                  edit: Callable[[dict[str, Any]], None] | None = None) -> Path:
+    """A copy of a recorded stream with strings replaced and records edited."""
+    replace = replace or {}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            for old, new in replace.items():
+                value = value.replace(old, new)
+            return value
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    lines = []
+    for line in (STREAMS / source).read_text().splitlines():
+        record = walk(json.loads(line))
+        if edit is not None:
+            edit(record)
+        lines.append(json.dumps(record))
+    dest.write_text("\n".join(lines) + "\n")
+    return dest
+
+
+def bash_error(record: dict[str, Any]) -> None:
+    """Make the recorded bash tool call of thinking_tools.jsonl fail."""
+    if record.get("toolCallId") == "call_bash_1" and record.get("type") == "tool_execution_end":
+        record["isError"] = True
+        record["result"]["content"] = [{"type": "text", "text": "bash: permission denied\n"}]
+    message = record.get("message")
+    if isinstance(message, dict) and message.get("toolCallId") == "call_bash_1":
+        message["isError"] = True
+        message["content"] = [{"type": "text", "text": "bash: permission denied\n"}]
+
+
+async def start_run(pilot: Any, fake: Fake, text: str = "Write a long answer slowly.", running: bool = True) -> None:
+    before = len(fake.commands("prompt"))
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: len(fake.commands("prompt")) > before, what="prompt sent")
+    if running:
+        await wait_until(pilot, lambda: pilot.app.model.running, what="run to start")
+
+
+def crash_text(app: PideckApp) -> str:
+    return str(app.query_one("#crash-reason").render())
+
+
+def make_app(harness: PiHarness) -> PideckApp:
+    """pideck on a new child of `harness`, with tests/extensions/ui_everything.ts loaded."""
+    return PideckApp(harness.launch_config(extensions=[UI_EVERYTHING]))
+
+
+async def started(pilot: Any) -> None:
+    await wait_until(pilot, lambda: pilot.app._session_ready and pilot.app.commands, timeout=30, what="pi start-up")
+
+
+async def send(pilot: Any, text: str, key: str = "enter") -> None:
+    editor = pilot.app.query_one(PromptEditor)
+    editor.load(text)
+    await pilot.pause()
+    await pilot.press(key)
+
+
+async def quiesce(pilot: Any) -> None:
+    """Let short workers (stats refresh, sends) finish before the app is torn down.
+
+    A stats refresh still running while the app unmounts fails with NoMatches (see report).
+    """
+    await wait_until(
+        pilot,
+        lambda: not [w for w in pilot.app.workers if w.group not in ("dialogs", "session") and w.is_running],
+        what="workers",
+    )
+    await pilot.pause(0.1)
+
+
+def notes(app: PideckApp) -> list[str]:
+    """Every notification so far (a toast shows only the first few of a burst)."""
+    return [n.message for n in app.toasts.center.entries]
+
+
+def stats_text(app: PideckApp) -> str:
+    return str(app.query_one(StatsPane).render())
+
+
+class TmuxPideck:
+    """The installed `pideck` over `fake` in a real terminal: a private tmux server, 120×36,
+    xterm-256color. `keys` presses keys (tmux send-keys arguments), `send` types a line and
+    presses Enter, `screen` is what the terminal shows."""
+
+    def __init__(self, fake: Fake, wrapper: tuple[str, ...] = (), typed: bool = False) -> None:
+        """`wrapper`: a command that runs pideck (its arguments follow). `typed`: the command
+        is typed into an interactive bash, as a user starts it (job control)."""
+        self.fake = fake
+        self.socket = f"pideck-test-{uuid.uuid4().hex[:10]}"
+        pideck = ROOT / ".venv" / "bin" / "pideck"
+        command = shlex.join([*wrapper, str(pideck), "--pi", shlex.join(fake.argv), "--protocol-log",
+                              str(fake.dir / "p.log")])
+        started = self._tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "36", "-e", "TERM=xterm-256color",
+                             "-c", str(ROOT), "bash --norc --noprofile -i" if typed else command)
+        assert started.returncode == 0, started.stderr
+        self.socket_path = self._tmux("display-message", "-p", "#{socket_path}").stdout.strip()
+        if typed:
+            self.keys("-l", command)
+            self.keys("Enter")
+
+    def _tmux(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10)
+
+    def keys(self, *args: str) -> None:
+        self._tmux("send-keys", "-t", "t", *args)
+
+    def send(self, text: str) -> None:
+        self.keys("-l", text)
+        self.wait(lambda: text[-30:] in self.screen(), "the text typed")  # then Enter, not part of the typing
+        self.keys("Enter")
+
+    def wait_started(self) -> None:
+        self.wait(lambda: "get_commands" in self.fake.kinds(), "start-up")
+        self.wait(lambda: "● ready" in self.screen(), "ready on the status line")
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", "t").stdout
+
+    def wait(self, condition: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen()}\nlog: {self.fake.kinds()}")
+            time.sleep(0.1)
+
+    def __enter__(self) -> TmuxPideck:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._tmux("kill-server")  # only this test's private server
+        if self.socket_path.endswith(self.socket):
+            Path(self.socket_path).unlink(missing_ok=True)
+
+
+# --- widgets and fixture data ----------------------------------------------------------------
+
+
+def option_text(options: OptionList, index: int) -> str:
+    """The text of an option: one line (a Text) or, highlighted, all of it (a Group of one Text)."""
+    prompt = options.get_option_at_index(index).prompt
+    return (prompt.renderables[0] if isinstance(prompt, Group) else prompt).plain
+
+
+def summary(name: str | None, first: str, cwd: str = "/home/ada/p", minute: int = 0) -> SessionSummary:
+    when = datetime(2025, 3, 1, 9, minute, tzinfo=UTC)
+    return SessionSummary(
+        path=Path(f"/s/{first[:5]}.jsonl"), id=f"id-{first[:5]}", cwd=cwd, modified=when,
+        size=2048, name=name, first_message=first,
+    )  # fmt: skip
+
+
+def fixture_entries(name: str = "branched.jsonl") -> list[Any]:
+    return [_entry_decoder.decode(line) for line in (SESSIONS / name).read_bytes().splitlines()[1:]]
+
+
+def copy_session(name: str, directory: Path, cwd: Path) -> Path:
+    """A fixture session under `directory`, its header's cwd set to `cwd` (pi needs it to exist)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    lines = (SESSIONS / name).read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["cwd"] = str(cwd)
+    path = directory / name
+    path.write_text(json.dumps(header, separators=(",", ":")) + "\n" + "".join(lines[1:]))
+    return path
+
+
+def tiny_png(width: int = 2, height: int = 2) -> bytes:
+    """A valid PNG (red pixels), made without an imaging library."""
+    raw = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")

@@ -1,0 +1,344 @@
+"""PideckApp driven by Pilot against the fake pi child (tests/fake_pi.py); no real pi."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.pi_harness import (
+    SIZE,
+    Fake,
+    TmuxPideck,
+    derive_stream,
+    ready,
+    start_run,
+    transcript_text,
+    type_text,
+    ui,
+    wait_until,
+)
+
+from app.keys import install_alt_keys
+from widgets.message_views import ToolCallBlock
+from widgets.prompt_editor import PromptEditor
+from widgets.side_panes import StatusLine, ToolLog
+from widgets.transcript import Transcript
+
+# --- sending -----------------------------------------------------------------------------------
+
+
+async def test_esc_clears_queue_then_aborts_and_restores_texts(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--stop-after", "10", "--queue-on-prompt", stream="steer_abort.jsonl")
+    async with fake.run() as pilot:
+        app = pilot.app
+        await start_run(pilot, fake)
+        await wait_until(pilot, lambda: app.model.steering and app.model.follow_up, what="queue")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "abort" in fake.kinds(), what="abort")
+        kinds = fake.kinds()
+        assert kinds.index("clear_queue") < kinds.index("abort")
+        await wait_until(pilot, lambda: not app.model.running, what="run to end")
+        text = app.query_one(PromptEditor).text
+        assert "Actually, be brief." in text and "Then summarize." in text
+        await wait_until(pilot, lambda: "aborted" in transcript_text(app).lower(), what="aborted mark")
+
+
+async def test_enter_idle_sends_prompt(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        await type_text(pilot, "hello there")
+        await pilot.press("enter")
+        prompts = await wait_until(pilot, lambda: fake.commands("prompt"), what="prompt")
+        assert prompts[0]["message"] == "hello there"
+        assert "streamingBehavior" not in prompts[0]
+        assert app.query_one(PromptEditor).text == ""
+
+
+async def test_enter_running_steers_and_alt_enter_follows_up(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--stop-after", "10", stream="steer_abort.jsonl")
+    async with fake.run() as pilot:
+        app = pilot.app
+        await start_run(pilot, fake)
+        await type_text(pilot, "steer this")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(fake.commands("prompt")) == 2, what="steer prompt")
+        assert fake.commands("prompt")[1] == {
+            "id": fake.commands("prompt")[1]["id"], "type": "prompt", "message": "steer this",
+            "streamingBehavior": "steer",
+        }
+        await type_text(pilot, "later please")
+        await pilot.press("alt+enter")
+        await wait_until(pilot, lambda: len(fake.commands("prompt")) == 3, what="follow-up prompt")
+        assert fake.commands("prompt")[2]["message"] == "later please"
+        assert fake.commands("prompt")[2]["streamingBehavior"] == "followUp"
+        await wait_until(pilot, lambda: app.model.follow_up == ["later please"], what="queue pane")
+        assert app.model.steering == ["steer this"]
+        assert "abort" not in fake.kinds()
+
+
+async def test_start_up_says_starting_and_keeps_an_early_prompt(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--hold-state")  # pi does not answer get_state until released
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        status = app.query_one(StatusLine)
+        await wait_until(pilot, lambda: "get_state" in fake.kinds(), what="pideck asked for pi's state")
+        await wait_until(pilot, lambda: "starting pi… 1s" in str(status.render()), what="seconds counted")
+        assert "ready" not in str(status.render())
+        await type_text(pilot, "hello early")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("still starting" in str(n.message) for n in app._notifications),
+                         what="a note why it was not sent")
+        assert app.query_one(PromptEditor).text == "hello early"
+        fake.inject("#fake:release-state")
+        await ready(pilot, fake)
+        assert "ready" in str(status.render()) and not fake.commands("prompt")
+        await pilot.press("enter")
+        prompts = await wait_until(pilot, lambda: fake.commands("prompt"), what="the prompt, sent now")
+        assert prompts[0]["message"] == "hello early"
+
+
+async def test_ctrl_c_quits_while_pi_is_starting(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--hold-state")
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "get_state" in fake.kinds(), what="pideck asked for pi's state")
+        await pilot.press("ctrl+c", "ctrl+c")
+        await wait_until(pilot, lambda: app._exit, what="quit")
+    assert app.return_code == 0 and not app._session_ready
+
+
+async def test_ctrl_j_newline_and_history(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        editor = app.query_one(PromptEditor)
+        await pilot.press("a", "ctrl+j", "b")
+        assert editor.text == "a\nb"
+        assert not fake.commands("prompt")
+        editor.load("")
+        for text in ("first", "second"):
+            await type_text(pilot, text)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda t=text: any(p["message"] == t for p in fake.commands("prompt")))
+            await wait_until(pilot, lambda: not app.model.running)
+        await type_text(pilot, "draft")
+        await pilot.press("up")
+        assert editor.text == "second"
+        await pilot.press("up")
+        assert editor.text == "first"
+        await pilot.press("down")
+        assert editor.text == "second"
+        await pilot.press("down")
+        assert editor.text == "draft"
+
+
+async def test_ctrl_c_clears_then_quits_and_ctrl_d(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    exits: list[Any] = []
+    async with fake.run() as pilot:
+        app = pilot.app
+        app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
+        editor = app.query_one(PromptEditor)
+        await type_text(pilot, "some text")
+        await pilot.press("ctrl+d")
+        assert not exits and editor.text == "some text"
+        await pilot.press("ctrl+c")
+        assert editor.text == "" and not exits
+        await pilot.press("ctrl+c")
+        assert not exits  # the first ctrl+c on an empty editor only warns
+        await pilot.press("ctrl+c")
+        assert len(exits) == 1
+        await pilot.press("ctrl+d")
+        assert len(exits) == 2
+
+
+async def test_bash_and_bash_excluded(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        await type_text(pilot, "!ls")
+        await pilot.press("enter")
+        first = await wait_until(pilot, lambda: fake.commands("bash"), what="bash")
+        assert first[0]["command"] == "ls" and not first[0].get("excludeFromContext")
+        await type_text(pilot, "!!ls -la")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(fake.commands("bash")) == 2, what="second bash")
+        second = fake.commands("bash")[1]
+        assert second["command"] == "ls -la" and second["excludeFromContext"] is True
+        await wait_until(pilot, lambda: "fake output of ls -la" in transcript_text(app), what="bash output")
+        assert not fake.commands("prompt")
+
+
+# --- toggles, panes, extension UI ---------------------------------------------------------------
+
+
+async def test_toggles_and_side_panes(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, stream="thinking_tools.jsonl")
+    async with fake.run() as pilot:
+        app = pilot.app
+        await start_run(pilot, fake, "list files", running=False)
+        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 2 and not app.model.running)
+        transcript = app.query_one(Transcript)
+        await pilot.press("ctrl+t")
+        assert transcript.has_class("-thinking-collapsed")
+        await pilot.press("ctrl+t")
+        assert not transcript.has_class("-thinking-collapsed")
+        await pilot.press("ctrl+o")
+        assert all(block.expanded for block in app.query(ToolCallBlock))
+        await pilot.press("ctrl+o")
+        assert not any(block.expanded for block in app.query(ToolCallBlock))
+        side = app.query_one("#side")
+        assert side.display
+        await pilot.press("f2")
+        assert not side.display
+        await pilot.press("f2")
+        assert side.display
+        assert app.query_one(ToolLog).option_count == 2
+
+
+async def test_side_panes_make_room_when_the_terminal_narrows_unless_f2_chose(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run(size=(120, 30)) as pilot:
+        app = pilot.app
+        side = app.query_one("#side")
+        assert side.display
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: not side.display, what="the panes to hide at 80 columns")
+        assert app.query_one(Transcript).size.width > 70, "the conversation keeps the width"
+        await pilot.resize_terminal(120, 30)
+        await wait_until(pilot, lambda: side.display, what="the panes back at 120 columns")
+        await pilot.press("f2")  # the user hides them: a wider terminal does not bring them back
+        assert not side.display
+        await pilot.resize_terminal(140, 30)
+        await pilot.pause(0.1)
+        assert not side.display
+        await pilot.press("f2")
+        await pilot.resize_terminal(80, 24)  # shown by choice, even when narrow
+        await pilot.pause(0.1)
+        assert side.display
+
+
+async def test_notify_status_widgets_and_editor_text(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        fake.inject(
+            ui("notify", message="hello [bold]toast[/]", notifyType="warning"),
+            ui("setStatus", statusKey="ext", statusText="status from ext"),
+            ui("setWidget", widgetKey="w1", widgetLines=["above line 1", "above line 2"], widgetPlacement="aboveEditor"),
+            ui("setWidget", widgetKey="w2", widgetLines=["below line"], widgetPlacement="belowEditor"),
+            ui("set_editor_text", text="prefilled by ext"),
+        )
+        await wait_until(pilot, lambda: app.query_one(PromptEditor).text == "prefilled by ext", what="editor text")
+        await wait_until(pilot, lambda: any("toast" in str(n.message) for n in app._notifications), what="toast")
+        toast = next(n for n in app._notifications if "toast" in str(n.message))
+        assert toast.message == "hello [bold]toast[/]" and toast.severity == "warning"
+        assert "status from ext" in str(app.query_one(StatusLine).render())
+        above = " ".join(str(w.render()) for w in app.query("#widgets-above Static"))
+        below = " ".join(str(w.render()) for w in app.query("#widgets-below Static"))
+        assert "above line 1" in above and "above line 2" in above
+        assert "below line" in below and "above" not in below
+
+
+async def test_dialog_answer_and_two_pending_dialogs(tmp_path: Path) -> None:
+    from widgets.dialogs import ConfirmDialog, InputDialog, SelectDialog
+
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        fake.inject(ui("select", "sel-1", title="Pick one", options=["Allow", "Block"]))
+        await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="select dialog")
+        await pilot.press("down", "enter")
+        answers = await wait_until(pilot, lambda: fake.commands("extension_ui_response"), what="response")
+        assert answers == [{"type": "extension_ui_response", "id": "sel-1", "value": "Block"}]
+        fake.inject(
+            ui("confirm", "conf-2", title="Really?", message="Sure?"),
+            ui("input", "inp-3", title="Your name", placeholder="type"),
+        )
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="confirm dialog")
+        await pilot.pause(0.2)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, InputDialog), what="input dialog")
+        await pilot.press("A", "d", "a", "enter")
+        await wait_until(pilot, lambda: len(fake.commands("extension_ui_response")) == 3, what="three responses")
+        answers = fake.commands("extension_ui_response")
+        assert answers[1] == {"type": "extension_ui_response", "id": "conf-2", "confirmed": True}
+        assert answers[2] == {"type": "extension_ui_response", "id": "inp-3", "value": "Ada"}
+        assert not isinstance(app.screen, (SelectDialog, ConfirmDialog, InputDialog))
+
+
+async def test_markup_and_escape_sequences_render_literally(tmp_path: Path) -> None:
+    markup = "[bold]x[/] [link=http://e]y[/] [@click=app.quit]z[/] "
+    nasty = "\x1b[31mRED\x1b[0m \x1b]52;c;aGVsbG8=\x07clip \x1b]0;evil title\x07done\n"
+    stream = derive_stream(
+        tmp_path / "nasty.jsonl", "thinking_tools.jsonl",
+        replace={"The project ": markup, "line 1\nline 2\nline 3\n": nasty},
+    )
+    fake = Fake(tmp_path, stream=stream)
+    exits: list[Any] = []
+    async with fake.run() as pilot:
+        app = pilot.app
+        original_exit = app.exit
+        app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
+        await start_run(pilot, fake, "go", running=False)
+        await wait_until(pilot, lambda: not app.model.running and "done" in transcript_text(app), what="run")
+        text = transcript_text(app)
+        assert "[bold]x[/]" in text and "[link=http://e]y[/]" in text and "[@click=app.quit]z[/]" in text
+        assert "RED clip done" in text
+        assert "\x1b" not in text and "aGVsbG8" not in text and "evil title" not in text
+        rows = [str(app.query_one(ToolLog).get_option_at_index(i).prompt) for i in range(2)]
+        assert all("\x1b" not in row for row in rows)
+        # clicking around the rendered text must not run the [@click] action
+        await pilot.click(Transcript)
+        await pilot.pause()
+        assert not exits and app.is_running
+        app.exit = original_exit  # type: ignore[method-assign]
+
+
+async def test_non_json_line_warns_and_app_survives(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        fake.inject("this is not json {", ui("setStatus", statusKey="after", statusText="still alive"))
+        await wait_until(pilot, lambda: "still alive" in str(app.query_one(StatusLine).render()), what="later record")
+        await wait_until(pilot, lambda: any("could not read" in str(n.message) for n in app._notifications),
+                         what="warning toast")
+        assert "unreadable" in str(app.query_one(StatusLine).render())
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: fake.commands("prompt"), what="prompt after garbage")
+
+
+# --- Alt+Enter as ESC CR --------------------------------------------------------------------------
+
+
+def test_xterm_parser_reads_esc_cr_as_alt_enter() -> None:
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    install_alt_keys()
+    parser = XTermParser()
+    produced = [*parser.feed("\x1b\r"), *parser.feed("")]
+    keys = [event.key for event in produced if isinstance(event, events.Key)]
+    assert keys == ["alt+enter"]
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_real_terminal_alt_enter_queues_follow_up(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--stop-after", "10", stream="steer_abort.jsonl")
+    with TmuxPideck(fake) as term:
+        term.wait_started()
+        term.send("start the run")
+        term.wait(lambda: fake.commands("prompt"), "prompt")
+        term.wait(lambda: "working" in term.screen(), "run to show")
+        term.keys("-l", "queued later")
+        term.wait(lambda: "queued later" in term.screen(), "the text typed")
+        term.keys("-H", "1b", "0d")  # ESC CR = Alt+Enter
+        term.wait(lambda: len(fake.commands("prompt")) == 2, "the follow-up")
+        assert fake.commands("prompt")[1]["message"] == "queued later"
+        assert fake.commands("prompt")[1]["streamingBehavior"] == "followUp"
+        term.wait(lambda: "queued later" not in term.screen(), "the editor emptied (the queue pane is hidden at this width)")
+        assert "abort" not in fake.kinds() and "clear_queue" not in fake.kinds()

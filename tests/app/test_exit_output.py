@@ -1,0 +1,104 @@
+"""What quitting leaves in the terminal, as pi's fullscreen mode does: the conversation as
+text (nothing from the model read as markup or passed through as control sequences),
+then the command that resumes the session; pi's `fullscreenExitOutput: "resume-hint"`
+keeps only the command."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+import shutil
+from pathlib import Path
+
+import pytest
+from tests.fake_pi import SESSION_ID
+from tests.pi_harness import Fake, TmuxPideck
+
+from app.cli import parse_args
+from app.exit_output import print_exit_output, resume_command
+from protocol.messages import (
+    AssistantMessage,
+    BashExecutionMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from protocol.responses import SessionState
+from protocol.session_model import SessionModel
+
+
+def session(tmp_path: Path) -> tuple[SessionModel, Path]:
+    model = SessionModel()
+    model.load_messages([
+        UserMessage(content="Is [bold]this[/bold] literal?"),
+        AssistantMessage(content=[TextContent(text="## Plan\nRun **make**.\x1b]52;c;aGk=\x07"),
+                                  ToolCall(id="c1", name="bash", arguments={"command": "make all"})], stop_reason="toolUse"),
+        ToolResultMessage(tool_call_id="c1", tool_name="bash",
+                          content=[TextContent(text="\n".join(f"line {n}" for n in range(10)))]),
+        BashExecutionMessage(command="git status", output="clean\n", exit_code=1),
+        AssistantMessage(content=[TextContent(text="Partial")], stop_reason="error", error_message="overloaded"),
+    ])
+    file = tmp_path / "session.jsonl"
+    file.write_text("{}\n")
+    model.state = SessionState(session_file=str(file), session_id=SESSION_ID)
+    return model, file
+
+
+def printed(model: SessionModel, argv: list[str], cwd: Path) -> str:
+    out = io.StringIO()
+    config = Fake(cwd).config({"PI_CODING_AGENT_DIR": str(cwd / "agent")})
+    print_exit_output(model, parse_args(argv), config, out)
+    return out.getvalue()
+
+
+def test_the_conversation_then_how_to_resume_it(tmp_path: Path) -> None:
+    model, _ = session(tmp_path)
+    text = printed(model, ["--cwd", str(tmp_path), "--", "--provider", "x", "-c", "--session", "old", "--session-dir", "d"], tmp_path)
+    assert "\x1b" not in text and "aGk=" not in text, "no control sequence reaches the terminal"
+    lines = [line.rstrip() for line in text.splitlines()]
+    assert "❯ you" in lines and "  Is [bold]this[/bold] literal?" in lines, "the text as typed, not markup"
+    assert "  Plan" in lines and "  Run make." in lines, "markdown rendered"
+    assert "  ✓ bash  make all" in lines and "  … 7 more lines" in lines and "  line 9" in lines
+    assert not any("line 6" in line for line in lines), "a tool's output ends in its last lines"
+    assert "$ git status" in lines and "  exit code 1" in lines
+    assert "  ✗ error: overloaded" in lines
+    assert lines[-2:] == ["To resume this session:",
+                          f"pideck --cwd {tmp_path} -- --provider x --session-dir d --session {SESSION_ID}"], \
+        "pi's flags that chose a session give way to --session"
+
+
+def test_resume_hint_only_and_no_hint_for_a_session_not_saved(tmp_path: Path) -> None:
+    model, file = session(tmp_path)
+    (tmp_path / ".pi").mkdir()
+    (tmp_path / ".pi" / "settings.json").write_text(json.dumps({"fullscreenExitOutput": "resume-hint"}))
+    assert printed(model, ["--demo"], tmp_path).splitlines() == [
+        "To resume this session:", f"pideck --demo -- --session {SESSION_ID}"]
+    file.unlink()  # the demo's sessions go with its scratch directory, and --no-session saves none
+    assert printed(model, [], tmp_path) == ""
+    assert resume_command(parse_args(["--", "--fork=abc"]), None) is None
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_quitting_in_a_real_terminal_leaves_the_conversation_and_the_resume_command(tmp_path: Path) -> None:
+    file = tmp_path / "saved.jsonl"
+    file.write_text("{}\n")
+    messages = tmp_path / "messages.json"
+    messages.write_text(json.dumps([
+        {"role": "user", "content": [{"type": "text", "text": "What is JSONL?"}], "timestamp": 1795952825000},
+        {"role": "assistant", "content": [{"type": "text", "text": "One **JSON** value per line."}], "stopReason": "stop",
+         "api": "openai-completions", "provider": "scripted", "model": "scripted-demo", "timestamp": 1795952826000},
+    ]))
+    fake = Fake(tmp_path, "--messages", str(messages), "--session-file", str(file))
+    with TmuxPideck(fake, typed=True) as term:
+        term.wait_started()
+        term.wait(lambda: "One JSON value per line." in term.screen(), "the session shown")
+        term.keys("C-c")
+        time.sleep(0.3)
+        term.keys("C-c")
+        term.wait(lambda: "To resume this session:" in term.screen(), "the resume hint after pideck quit")
+        screen = term._tmux("capture-pane", "-p", "-J", "-t", "t").stdout  # lines the terminal wrapped, joined
+        assert re.search(r"❯ you\s+What is JSONL\?\s+● pi\s+One JSON value per line\.", screen)
+        assert re.search(rf"\npideck --pi .+ -- --session {SESSION_ID}\n", screen), "on a line of its own"

@@ -1,0 +1,148 @@
+"""A session longer than the transcript mounts (fake pi child): search, the tool log and
+Ctrl+Up reach the messages it leaves out by mounting them, and while the user reads up
+there, new messages do not trim them away."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.pi_harness import Fake, ready, wait_until
+from textual.widgets import Input, Static
+
+from widgets.message_views import MessageView, ToolCallBlock
+from widgets.transcript import MAX_VIEWS, Transcript
+from widgets.transcript_search import SearchBar
+
+TURNS = 150  # x 4 messages = 600: the oldest 200 are left out
+USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+COMMON = {"api": "openai-completions", "provider": "scripted", "model": "scripted-demo", "usage": USAGE}
+RARE = {10: "quokka", 140: "quokka", 5: "aardvark"}  # words only these turns' questions have
+
+
+def session_messages() -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    stamp = 1795952825000
+    for turn in range(TURNS):
+        call_id = f"call_{turn}"
+        question = f"Question {turn}" + (f" about the {RARE[turn]}" if turn in RARE else "")
+        messages += [
+            {"role": "user", "content": [{"type": "text", "text": question}], "timestamp": stamp},
+            {**COMMON, "role": "assistant", "stopReason": "toolUse", "timestamp": stamp + 1, "content": [
+                {"type": "toolCall", "id": call_id, "name": "bash", "arguments": {"command": f"make turn-{turn}"}}]},
+            {"role": "toolResult", "toolCallId": call_id, "toolName": "bash", "isError": False, "timestamp": stamp + 2,
+             "content": [{"type": "text", "text": f"built turn {turn}\n"}]},
+            {**COMMON, "role": "assistant", "stopReason": "stop", "timestamp": stamp + 3,
+             "content": [{"type": "text", "text": f"Answer {turn}."}]},
+        ]
+        stamp += 10
+    return messages
+
+
+def long_session(tmp_path: Path) -> Fake:
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps(session_messages()))
+    return Fake(tmp_path, "--messages", str(path))
+
+
+def user_view(transcript: Transcript, turn: int) -> MessageView | None:
+    """The mounted view of turn `turn`'s question."""
+    for view in transcript.views.values():
+        if isinstance(view, MessageView) and view.item.role == "user":
+            content = view.item.message.content
+            text = content if isinstance(content, str) else content[0].text
+            if text.split(" about")[0] == f"Question {turn}":
+                return view
+    return None
+
+
+def in_view(transcript: Transcript, widget: Any) -> bool:
+    """Whether `widget` is on screen inside the transcript."""
+    return widget.is_attached and bool(widget.region) and transcript.region.overlaps(widget.region)
+
+
+async def loaded(pilot: Any, fake: Fake) -> Transcript:
+    await ready(pilot, fake)
+    app = pilot.app
+    await wait_until(pilot, lambda: len(app.model.items) == TURNS * 4, timeout=30, what="session loaded")
+    transcript = app.query_one(Transcript)
+    await wait_until(pilot, lambda: transcript.hidden_before == TURNS * 4 - MAX_VIEWS, what="the newest views mounted")
+    assert user_view(transcript, 10) is None and user_view(transcript, 140) is not None
+    return transcript
+
+
+async def test_search_counts_and_reaches_the_messages_left_out(tmp_path: Path) -> None:
+    fake = long_session(tmp_path)
+    async with fake.app().run_test(size=(100, 30)) as pilot:
+        app = pilot.app
+        transcript = await loaded(pilot, fake)
+        count = app.query_one("#search-count", Static)
+        await pilot.press("ctrl+s")
+        await pilot.press(*"quokka")
+        await wait_until(pilot, lambda: str(count.visual) == "1/1 · 1 earlier", what=f"the count, not {count.visual}")
+        assert next(iter(app.screen.selections)).parent is user_view(transcript, 140)
+
+        await pilot.press("up")  # back past the first match shown: the one left out
+        await wait_until(pilot, lambda: str(count.visual) == "1/2", what=f"the earlier match, not {count.visual}")
+        earlier = user_view(transcript, 10)
+        assert earlier is not None and next(iter(app.screen.selections)).parent is earlier
+        await wait_until(pilot, lambda: in_view(transcript, earlier), what="the earlier match scrolled to")
+        assert transcript.hidden_before == 10 * 4, "mounted down to that message, not further"
+
+        await pilot.press("up")  # no more left out: wraps round to the newest
+        await wait_until(pilot, lambda: str(count.visual) == "2/2", what="wrapped round")
+
+        search = app.query_one(SearchBar).query_one(Input)
+        search.value = "aardvark"  # only in a message still left out
+        await wait_until(pilot, lambda: str(count.visual) == "1/1", what=f"found at once, not {count.visual}")
+        assert next(iter(app.screen.selections)).parent is user_view(transcript, 5)
+        search.value = "okapi"
+        await wait_until(pilot, lambda: str(count.visual) == "no match", what="no match anywhere")
+
+
+async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keeps_them(tmp_path: Path) -> None:
+    fake = long_session(tmp_path)
+    async with fake.app().run_test(size=(100, 30)) as pilot:
+        app = pilot.app
+        transcript = await loaded(pilot, fake)
+        shown = transcript.hidden_before
+
+        await pilot.press("f3", "home", "enter")  # the first tool run, left out
+        block = await wait_until(pilot, lambda: transcript.view_for_tool("call_0"), what="the first call mounted")
+        assert isinstance(block, ToolCallBlock) and transcript.hidden_before == 1, "mounted down to its message"
+        await wait_until(pilot, lambda: in_view(transcript, block), what="the first call scrolled to")
+
+        # pi goes on while the user reads up there: the views they read are not trimmed
+        views = len(transcript.views)
+        fake.inject({"type": "message_start", "message": {**COMMON, "role": "assistant", "stopReason": "stop",
+                                                          "timestamp": 1795952999000, "content": []}},
+                    {"type": "message_end", "message": {**COMMON, "role": "assistant", "stopReason": "stop",
+                                                        "timestamp": 1795952999000,
+                                                        "content": [{"type": "text", "text": "A late answer."}]}})
+        await wait_until(pilot, lambda: len(app.model.items) == TURNS * 4 + 1 and app.pump.idle,
+                         what="the new message applied")
+        assert len(transcript.views) == views + 1
+        assert block.is_attached and transcript.hidden_before == 1
+
+        await pilot.press("f4", "ctrl+end")  # back at the end: the next change trims again
+        await wait_until(pilot, lambda: transcript.scroll_y >= transcript.max_scroll_y > 0, what="at the end")
+        fake.inject({"type": "message_end", "message": {**COMMON, "role": "assistant", "stopReason": "stop",
+                                                        "timestamp": 1795952999001,
+                                                        "content": [{"type": "text", "text": "Another."}]}})
+        await wait_until(pilot, lambda: len(transcript.views) == MAX_VIEWS, what="trimmed back")
+        assert not block.is_attached and transcript.hidden_before == TURNS * 4 + 2 - MAX_VIEWS
+        assert transcript.hidden_before > shown
+
+        # Ctrl+Up from the first question shown goes on to the one before it, left out
+        first = min(view.item.key for view in transcript.views.values()
+                    if isinstance(view, MessageView) and view.item.role == "user")
+        transcript.scroll_to(y=transcript.views[first].virtual_region.y, animate=False)
+        await wait_until(pilot, lambda: in_view(transcript, transcript.views[first]), what="the first question shown")
+        hidden = transcript.hidden_before
+        await pilot.press("ctrl+up")
+        await wait_until(pilot, lambda: transcript.hidden_before < hidden, what="the question before, mounted")
+        before = max(view.item.key for view in transcript.views.values()
+                     if isinstance(view, MessageView) and view.item.role == "user" and view.item.key < first)
+        await wait_until(pilot, lambda: in_view(transcript, transcript.views[before]), what="scrolled to it")

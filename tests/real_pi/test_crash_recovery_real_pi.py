@@ -1,0 +1,90 @@
+"""pi killed with -9 mid-stream, then restarted: every message pi had saved comes back.
+The REAL pi with a session directory (tests/app/test_crash_recovery.py has the fake child's cases)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.pi_harness import SIZE, PiHarness, crash_text, kill_group, quiesce, send, started, transcript_text, wait_until
+
+from app.pideck_app import PideckApp
+from app.scripted_model.server import Reply
+from protocol.commands import GetMessages
+from widgets.crash_bar import CrashBar
+from widgets.prompt_editor import PromptEditor
+from widgets.side_panes import StatusLine
+
+
+def message_key(message: Any) -> tuple[str, int]:
+    role = message["role"] if isinstance(message, dict) else type(message).__struct_config__.tag
+    stamp = message["timestamp"] if isinstance(message, dict) else message.timestamp
+    return role, stamp
+
+
+def persisted_messages(session_file: str) -> list[dict[str, Any]]:
+    entries = [json.loads(line) for line in Path(session_file).read_text().splitlines() if line.strip()]
+    return [entry["message"] for entry in entries if entry.get("type") == "message"]
+
+
+async def test_kill_mid_stream_then_restart_resumes_every_persisted_message(
+    pi_harness: PiHarness, tmp_path: Path
+) -> None:
+    pi_harness.reset_model()
+    pi_harness.model.queue(
+        Reply(text="First answer, saved to the session."),
+        Reply(text="slow " * 400, chunk_chars=2, delay=0.03),
+        Reply(text="Answer after the restart."),
+    )
+    app = PideckApp(pi_harness.launch_config(session_dir=tmp_path / "sessions"))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "First question.")
+        await wait_until(pilot, lambda: "First answer" in transcript_text(app) and not app.model.running, what="answer 1")
+        await send(pilot, "Second question, cut short.")
+        await wait_until(pilot, lambda: app.model.running and "slow slow" in transcript_text(app), what="streaming")
+        session_file = app.model.state.session_file
+        assert session_file is not None
+        old = app.client
+
+        kill_group(old)  # kill -9 of pi's whole process group
+
+        bar, status = app.query_one(CrashBar), app.query_one(StatusLine)
+        await wait_until(  # the bar shows at once; the banner and the status line once the records are applied
+            pilot, lambda: bar.display and "pi was killed (SIGKILL" in transcript_text(app)
+            and "pi is not running" in str(status.render()),
+            what="the exit on the crash bar, in the transcript and on the status line",
+        )  # fmt: skip
+        assert "SIGKILL" in crash_text(app) and "ctrl+r" in crash_text(app)
+        assert not app.model.running
+        text = transcript_text(app)
+        assert "First answer, saved" in text and "Second question, cut short." in text and "slow slow" in text
+        assert "ready" not in str(status.render())
+        assert app.main.check_action("restart_pi", ()) is True
+        editor = app.query_one(PromptEditor)
+        editor.load("a draft typed while pi was down")
+        persisted = persisted_messages(session_file)
+        assert [m["role"] for m in persisted if m["role"] != "system"] == ["user", "assistant", "user"]
+
+        await pilot.press("ctrl+r")
+
+        await wait_until(
+            pilot, lambda: app.client is not old and not bar.display and "pi restarted" in transcript_text(app),
+            timeout=30, what="restart",
+        )
+        assert app.client.running and app.client.argv[-2:] == ["--session", session_file]
+        resumed = (await app.client.call(GetMessages())).messages
+        assert [message_key(m) for m in resumed] == [message_key(m) for m in persisted]
+        text = transcript_text(app)
+        for shown in ("First question.", "First answer, saved to the session.", "Second question, cut short."):
+            assert shown in text
+        assert editor.text == "a draft typed while pi was down"
+        assert app.main.check_action("restart_pi", ()) is False
+
+        await send(pilot, "Third question.")
+        await wait_until(pilot, lambda: "Answer after the restart." in transcript_text(app) and not app.model.running,
+                         what="answer after restart")
+        roles = [m["role"] for m in persisted_messages(session_file) if m["role"] != "system"]
+        assert roles == ["user", "assistant", "user", "user", "assistant"], "the restarted pi appends to the same file"
+        await quiesce(pilot)
