@@ -1,6 +1,6 @@
 """pi RPC protocol: typed records, framing, the asyncio client and the session model.
 
-Nothing in this package imports Textual (tests/test_architecture.py checks it).
+Nothing in this package imports Textual (tests/unit/test_architecture.py checks it).
 """
 
 from protocol.codec import KNOWN_TYPES, ProtocolError, Unknown, decode, encode

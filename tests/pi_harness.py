@@ -26,6 +26,12 @@ the harness; `Fake` is one fake child, and
 
 `wait_until` polls a condition between frames; `transcript_text` is what the
 transcript shows.
+
+This is the one module of shared test helpers (imported as `tests.pi_harness`; no test
+module imports another): besides the above, typing and sending (`type_text`, `start_run`,
+`send`, `started`, `quiesce`), extension requests (`ui`), recorded streams edited for a
+test (`derive_stream`), pideck in a real terminal (`TmuxPideck`), and fixture data
+(`fixture_entries`, `copy_session`, `summary`, `tiny_png`).
 """
 
 from __future__ import annotations

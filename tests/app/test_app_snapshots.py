@@ -1,7 +1,7 @@
 """SVG snapshots of the whole PideckApp driven by the fake pi child (tests/fake_pi.py).
 
 The SVGs are in snapshots/test_app_snapshots/ (see tests/snapshot_plugin.py).
-Update with `.venv/bin/pytest tests/test_app_snapshots.py --snapshot-update`, then look.
+Update with `.venv/bin/pytest tests/app/test_app_snapshots.py --snapshot-update`, then look.
 """
 
 from __future__ import annotations

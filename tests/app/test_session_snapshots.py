@@ -1,6 +1,6 @@
 """SVG snapshots of the /resume picker and the /tree view, each in a tiny app on fixed data
 (tests/fixtures/sessions, file times set here). SVGs in snapshots/test_session_snapshots/.
-Update with `.venv/bin/pytest tests/test_session_snapshots.py --snapshot-update`, then look.
+Update with `.venv/bin/pytest tests/app/test_session_snapshots.py --snapshot-update`, then look.
 """
 
 from __future__ import annotations
