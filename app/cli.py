@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             config.close()
         if code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
             try:
-                print_exit_output(app.model, args, config, sys.stdout)
+                print_exit_output(app.session, args, config, sys.stdout)
             except OSError:
                 pass  # it went away meanwhile
         if (fd := stdin_fd()) is not None:

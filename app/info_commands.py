@@ -12,7 +12,7 @@ from rich.table import Table
 
 from app.command_context import CommandContext, SlashCommand
 from app.command_support import refresh_state
-from app.hotkeys import hotkey_sections, hotkeys_table
+from app.hotkeys_table import hotkey_sections, hotkeys_table
 from app.launch import interactive_pi
 from protocol.formatting import cost, on_off, tokens
 from protocol.responses import SessionState, SessionStats

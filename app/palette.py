@@ -16,7 +16,7 @@ from textual.binding import BindingsMap
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from app.command_context import CommandContext, SlashCommand
-from app.hotkeys import describe, key_label
+from app.hotkeys_table import describe, key_label
 from app.slash_commands import REGISTRY
 from protocol.responses import CommandInfo
 from widgets.prompt_editor import PromptEditor

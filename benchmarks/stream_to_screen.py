@@ -105,7 +105,7 @@ async def wait_settled(app: Any) -> None:
     """Until the run is over and its records are shown, and the stats refresh that
     agent_settled starts has finished (a stats worker still running when the app closes
     fails on the removed StatsPane)."""
-    await h.wait_until(lambda: not app.model.running and not app.pump.pending, timeout=60, poll=0.01)
+    await h.wait_until(lambda: not app.session.running and not app.pump.pending, timeout=60, poll=0.01)
     await h.wait_until(lambda: not any(w.group in ("stats", "flush", "send") and not w.is_finished
                                        for w in app.workers), timeout=30, poll=0.01)
 
@@ -118,7 +118,7 @@ async def wait_idle(app: Any) -> None:
     from widgets.markdown_stream import StreamingText
 
     await h.wait_until(lambda: not any(block.pending for block in app.query(StreamingText)), timeout=30, poll=0.01)
-    await h.wait_until(lambda: not app.model.running, timeout=30, poll=0.01)
+    await h.wait_until(lambda: not app.session.running, timeout=30, poll=0.01)
     await asyncio.sleep(SETTLE + 0.2)
     gc.collect()
 

@@ -528,7 +528,7 @@ async def start_run(pilot: Any, fake: Fake, text: str = "Write a long answer slo
     await pilot.press("enter")
     await wait_until(pilot, lambda: len(fake.commands("prompt")) > before, what="prompt sent")
     if running:
-        await wait_until(pilot, lambda: pilot.app.model.running, what="run to start")
+        await wait_until(pilot, lambda: pilot.app.session.running, what="run to start")
 
 
 def crash_text(app: PideckApp) -> str:

@@ -19,7 +19,7 @@ class CrashBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static(id="crash-reason")
-        yield Button("Restart pi (ctrl+r)", id="crash-restart", variant="warning", action="app.restart_pi")
+        yield Button("Restart pi (ctrl+r)", id="crash-restart", variant="warning", action="screen.restart_pi")
 
     def show(self, reason: str, detail: str = "") -> None:
         text = Text()

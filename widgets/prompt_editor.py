@@ -40,9 +40,9 @@ class PromptEditor(ReadlineTextArea):
         Binding("enter", "submit('enter')", "Send", priority=False),
         Binding("alt+enter", "submit('follow_up')", "Follow-up"),
         Binding("ctrl+j", "newline", "Newline", show=False),
-        Binding("pageup", "app.transcript('page_up')", "Page up", show=False,
+        Binding("pageup", "screen.transcript('page_up')", "Page up", show=False,
                 tooltip="Scroll the transcript up a page (it stops following the stream)"),
-        Binding("pagedown", "app.transcript('page_down')", "Page down", show=False,
+        Binding("pagedown", "screen.transcript('page_down')", "Page down", show=False,
                 tooltip="Scroll the transcript down a page"),
     ]
 

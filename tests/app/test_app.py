@@ -20,7 +20,7 @@ from tests.pi_harness import (
     wait_until,
 )
 
-from app.keys import install_alt_keys
+from app.terminal_keys import install_alt_keys
 from widgets.message_views import ToolCallBlock
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine, ToolLog
@@ -34,12 +34,12 @@ async def test_esc_clears_queue_then_aborts_and_restores_texts(tmp_path: Path) -
     async with fake.run() as pilot:
         app = pilot.app
         await start_run(pilot, fake)
-        await wait_until(pilot, lambda: app.model.steering and app.model.follow_up, what="queue")
+        await wait_until(pilot, lambda: app.session.steering and app.session.follow_up, what="queue")
         await pilot.press("escape")
         await wait_until(pilot, lambda: "abort" in fake.kinds(), what="abort")
         kinds = fake.kinds()
         assert kinds.index("clear_queue") < kinds.index("abort")
-        await wait_until(pilot, lambda: not app.model.running, what="run to end")
+        await wait_until(pilot, lambda: not app.session.running, what="run to end")
         text = app.query_one(PromptEditor).text
         assert "Actually, be brief." in text and "Then summarize." in text
         await wait_until(pilot, lambda: "aborted" in transcript_text(app).lower(), what="aborted mark")
@@ -74,8 +74,8 @@ async def test_enter_running_steers_and_alt_enter_follows_up(tmp_path: Path) -> 
         await wait_until(pilot, lambda: len(fake.commands("prompt")) == 3, what="follow-up prompt")
         assert fake.commands("prompt")[2]["message"] == "later please"
         assert fake.commands("prompt")[2]["streamingBehavior"] == "followUp"
-        await wait_until(pilot, lambda: app.model.follow_up == ["later please"], what="queue pane")
-        assert app.model.steering == ["steer this"]
+        await wait_until(pilot, lambda: app.session.follow_up == ["later please"], what="queue pane")
+        assert app.session.steering == ["steer this"]
         assert "abort" not in fake.kinds()
 
 
@@ -123,7 +123,7 @@ async def test_ctrl_j_newline_and_history(tmp_path: Path) -> None:
             await type_text(pilot, text)
             await pilot.press("enter")
             await wait_until(pilot, lambda t=text: any(p["message"] == t for p in fake.commands("prompt")))
-            await wait_until(pilot, lambda: not app.model.running)
+            await wait_until(pilot, lambda: not app.session.running)
         await type_text(pilot, "draft")
         await pilot.press("up")
         assert editor.text == "second"
@@ -180,7 +180,7 @@ async def test_toggles_and_side_panes(tmp_path: Path) -> None:
     async with fake.run() as pilot:
         app = pilot.app
         await start_run(pilot, fake, "list files", running=False)
-        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 2 and not app.model.running)
+        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 2 and not app.session.running)
         transcript = app.query_one(Transcript)
         await pilot.press("ctrl+t")
         assert transcript.has_class("-thinking-collapsed")
@@ -284,7 +284,7 @@ async def test_markup_and_escape_sequences_render_literally(tmp_path: Path) -> N
         original_exit = app.exit
         app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
         await start_run(pilot, fake, "go", running=False)
-        await wait_until(pilot, lambda: not app.model.running and "done" in transcript_text(app), what="run")
+        await wait_until(pilot, lambda: not app.session.running and "done" in transcript_text(app), what="run")
         text = transcript_text(app)
         assert "[bold]x[/]" in text and "[link=http://e]y[/]" in text and "[@click=app.quit]z[/]" in text
         assert "RED clip done" in text

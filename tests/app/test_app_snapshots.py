@@ -59,7 +59,7 @@ def test_streaming_in_progress(snap_compare: Any, tmp_path: Path) -> None:
 def finished_markdown_answer(fake: Fake) -> Any:
     async def steps(pilot: Any) -> None:
         await start_run(pilot, fake, "Explain how to read a JSONL stream, with code.", running=False)
-        await wait_until(pilot, lambda: not pilot.app.model.running and "Emoji" in transcript_text(pilot.app))
+        await wait_until(pilot, lambda: not pilot.app.session.running and "Emoji" in transcript_text(pilot.app))
 
     return steps
 
@@ -82,8 +82,8 @@ def test_tool_log_success_and_error(snap_compare: Any, tmp_path: Path) -> None:
         await start_run(pilot, fake, "List the files and read the README.", running=False)
         await wait_until(
             pilot,
-            lambda: not pilot.app.model.running and len(pilot.app.query(ToolCallBlock)) == 2
-            and all(run.done for run in pilot.app.model.tools.values()),
+            lambda: not pilot.app.session.running and len(pilot.app.query(ToolCallBlock)) == 2
+            and all(run.done for run in pilot.app.session.tools.values()),
             what="tools done",
         )
 
@@ -97,7 +97,7 @@ def test_queue_with_items(snap_compare: Any, tmp_path: Path) -> None:
         await start_run(pilot, fake)
         await type_text(pilot, "And list sources.")
         await pilot.press("alt+enter")
-        await wait_until(pilot, lambda: len(pilot.app.model.follow_up) == 2, what="queue")
+        await wait_until(pilot, lambda: len(pilot.app.session.follow_up) == 2, what="queue")
 
     assert fake.snap(snap_compare, steps)
 
@@ -116,7 +116,7 @@ def test_extension_dialog_over_app(snap_compare: Any, tmp_path: Path, kind: str)
 
     async def steps(pilot: Any) -> None:
         await start_run(pilot, fake, "How is this project built?", running=False)
-        await wait_until(pilot, lambda: not pilot.app.model.running and "setuptools" in transcript_text(pilot.app))
+        await wait_until(pilot, lambda: not pilot.app.session.running and "setuptools" in transcript_text(pilot.app))
         await settle(pilot)  # the app under the dialog is laid out before the dialog covers it
         fake.inject(DIALOGS[kind])
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExtensionDialog), what="dialog")

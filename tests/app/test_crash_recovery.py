@@ -120,7 +120,7 @@ async def test_restart_opens_exactly_one_session(tmp_path: Path, session_flag: s
     async with fake.run(PideckApp(build_launch(args))) as pilot:
         app = pilot.app
         await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
-        session_file = app.model.state.session_file
+        session_file = app.session.state.session_file
         await crash(pilot)
         fake.control.write_text("")
         await pilot.press("ctrl+r")
@@ -172,7 +172,7 @@ async def test_restart_of_an_unsaved_session_keeps_the_old_transcript(tmp_path: 
     async with fake.run() as pilot:
         app = pilot.app
         await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
-        assert app.model.state is not None and app.model.state.session_file is None
+        assert app.session.state is not None and app.session.state.session_file is None
         await crash(pilot)
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: "new, empty session" in transcript_text(app), what="restart banner")

@@ -292,7 +292,7 @@ async def test_dialog_pideck_cannot_show_is_cancelled_and_explained(tmp_path: Pa
         dialog = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen, what="confirm")
         message = await wait_until(pilot, lambda: dialog.query("#message Static"), what="message")
         assert message.first(Static).visual.plain == "7"
-        assert app.model.protocol_errors == 0
+        assert app.session.protocol_errors == 0
 
 
 async def test_dialog_timeout_counts_from_when_pi_sent_it(tmp_path: Path) -> None:

@@ -63,7 +63,7 @@ async def test_a_flood_waits_for_its_frame_and_the_end_of_the_message_does_not(
             pump.feed(record)
         await wait_until(pilot, lambda: not pump.pending, what="the deltas folded ahead")
         assert len(applied) == flushes, "folded into the model, not yet shown"
-        item = app.model.items[-1]
+        item = app.session.items[-1]
         block = app.query(TextBlock).last()
         assert isinstance(item, MessageItem) and len(item.blocks[0].text) > len(block.text)
 

@@ -109,7 +109,7 @@ async def test_every_kind_of_odd_record_is_survived_shown_and_logged(tmp_path: P
         assert text.count("Text beside a hologram.") == 1, "a duplicate message_end does not add a message"
         assert "LATE" not in text
 
-        model = app.model
+        model = app.session
         assert model.protocol_errors == 4  # not JSON, not UTF-8, noise, missing field
         assert model.unknown_records == 2  # the event type and the UI method
         assert model.odd_records == 2  # the late delta and the duplicate message_end
@@ -143,7 +143,7 @@ async def test_indicator_is_rate_limited_and_sums_up_later(tmp_path: Path, monke
             inject_bytes(fake, *(b"garbage %d-%d" % (burst, n) for n in range(40)))
             inject_bytes(fake, json.dumps(ui("setStatus", statusKey="burst", statusText=f"burst {burst}")).encode())
             await wait_until(pilot, lambda b=burst: f"burst {b}" in status(app), what=f"burst {burst}")
-        assert app.model.protocol_errors == 200
+        assert app.session.protocol_errors == 200
         await wait_until(pilot, lambda: toasts(app), what="the first toast")
         assert len(toasts(app)) == 1, "one toast for five bursts within the interval"
         assert "200 unreadable" in status(app), "the status line keeps the running total"
@@ -169,7 +169,7 @@ async def test_hundred_megabyte_lines_and_a_stderr_flood(tmp_path: Path, monkeyp
         )
         await wait_until(pilot, lambda: "after the flood" in status(app), timeout=60, what="records after 200 MB")
         await wait_until(pilot, lambda: app.client.stderr_total >= 50_000, timeout=30, what="stderr drained")
-        assert app.model.protocol_errors == 1 and app.model.unknown_records == 1
+        assert app.session.protocol_errors == 1 and app.session.unknown_records == 1
         assert len(app.client.stderr) <= 400 and all(len(line) <= 2000 for line in app.client.stderr)
         log = app.config.protocol_log
         assert log.stat().st_size < 1024 * 1024, "a huge line is logged cut, not whole"
@@ -255,7 +255,7 @@ async def test_a_pi_that_closes_stdout_mid_run_shows_the_crash_bar(tmp_path: Pat
         fake.inject("#fake:close-stdout")
         bar = app.query_one(CrashBar)
         await wait_until(pilot, lambda: bar.display, what="the crash bar")
-        assert not app.model.running, "the spinner stops"
+        assert not app.session.running, "the spinner stops"
         assert "closed its stdout but kept running" in transcript_text(app)
         assert not bar.query_one("#crash-restart").disabled
         fake.control.write_text("")  # a new fake child replays its control file from the start

@@ -66,7 +66,7 @@ def in_view(transcript: Transcript, widget: Any) -> bool:
 async def loaded(pilot: Any, fake: Fake) -> Transcript:
     await ready(pilot, fake)
     app = pilot.app
-    await wait_until(pilot, lambda: len(app.model.items) == TURNS * 4, timeout=30, what="session loaded")
+    await wait_until(pilot, lambda: len(app.session.items) == TURNS * 4, timeout=30, what="session loaded")
     transcript = app.query_one(Transcript)
     await wait_until(pilot, lambda: transcript.hidden_before == TURNS * 4 - MAX_VIEWS, what="the newest views mounted")
     assert user_view(transcript, 10) is None and user_view(transcript, 140) is not None
@@ -121,7 +121,7 @@ async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keep
                     {"type": "message_end", "message": {**COMMON, "role": "assistant", "stopReason": "stop",
                                                         "timestamp": 1795952999000,
                                                         "content": [{"type": "text", "text": "A late answer."}]}})
-        await wait_until(pilot, lambda: len(app.model.items) == TURNS * 4 + 1 and app.pump.idle,
+        await wait_until(pilot, lambda: len(app.session.items) == TURNS * 4 + 1 and app.pump.idle,
                          what="the new message applied")
         assert len(transcript.views) == views + 1
         assert block.is_attached and transcript.hidden_before == 1

@@ -89,7 +89,7 @@ async def test_two_thousand_messages_and_fifty_megabytes_of_tool_output(tmp_path
     async with app.run_test(size=SIZE) as pilot:
         # generous deadlines: 50 MB take a while on a busy machine
         await wait_until(pilot, lambda: app._session_ready and "get_commands" in fake.kinds(), timeout=120, what="start")
-        await wait_until(pilot, lambda: len(app.model.items) == 2000, timeout=60, what="session loaded")
+        await wait_until(pilot, lambda: len(app.session.items) == 2000, timeout=60, what="session loaded")
         transcript = app.query_one(Transcript)
         await wait_until(pilot, lambda: transcript.views, timeout=60, what="views mounted")
         assert len(transcript.views) <= MAX_VIEWS
@@ -162,4 +162,4 @@ async def test_a_stalled_screen_never_stalls_reading_from_pi(tmp_path: Path) -> 
         await pilot.press("o", "k")
         assert app.query_one(PromptEditor).text == "ok", "keys are handled while the screen catches up"
         gate.set()
-        await wait_until(pilot, lambda: app.model.turns == count and not app.pump.pending, timeout=60, what="screen caught up")
+        await wait_until(pilot, lambda: app.session.turns == count and not app.pump.pending, timeout=60, what="screen caught up")

@@ -61,7 +61,7 @@ async def test_markup_in_model_text_and_tool_output_is_literal_and_never_clickab
         editor_text = "go"
         app.query_one("#editor").load(editor_text)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: not app.model.running and "Fixture project" in transcript_text(app), what="run")
+        await wait_until(pilot, lambda: not app.session.running and "Fixture project" in transcript_text(app), what="run")
         await pilot.pause()
         text = transcript_text(app)
         assert text.count("[@click=app.quit]z[/]") >= 2 and text.count("[link=https://evil.example]y[/]") >= 2

@@ -41,7 +41,7 @@ async def test_search_steps_through_matches_and_esc_gives_the_prompt_back(tmp_pa
 
         for turn, text in enumerate(("first question", "second question")):
             await start_run(pilot, fake, text, running=False)
-            await wait_until(pilot, lambda: not app.model.running and len(users()) == turn + 1
+            await wait_until(pilot, lambda: not app.session.running and len(users()) == turn + 1
                              and len(app.query(TextBlock)) == turn + 1, what="the answer")
         first, second = users()
         bar = app.query_one(SearchBar)
@@ -81,4 +81,4 @@ async def test_search_steps_through_matches_and_esc_gives_the_prompt_back(tmp_pa
         await pilot.press("escape")
         assert not bar.display and not selected(app)
         assert app.query_one(PromptEditor).has_focus
-        assert app.model.running is False and "abort" not in fake.kinds(), "Esc closed the search, nothing else"
+        assert app.session.running is False and "abort" not in fake.kinds(), "Esc closed the search, nothing else"

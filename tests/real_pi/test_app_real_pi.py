@@ -45,10 +45,10 @@ async def test_prompt_with_tool_call(pi_harness: PiHarness) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "Read the notes.")
-        await wait_until(pilot, lambda: "All done." in transcript_text(app) and not app.model.running, what="answer")
+        await wait_until(pilot, lambda: "All done." in transcript_text(app) and not app.session.running, what="answer")
         text = transcript_text(app)
         assert "alpha note from the file" in text
-        run = app.model.tools["call_app_read"]
+        run = app.session.tools["call_app_read"]
         assert run.done and not run.is_error
 
         def rows() -> list[str]:
@@ -69,13 +69,13 @@ async def test_steer_during_slow_stream(pi_harness: PiHarness) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "Write slowly.")
-        await wait_until(pilot, lambda: app.model.running and "word word" in transcript_text(app), what="streaming")
+        await wait_until(pilot, lambda: app.session.running and "word word" in transcript_text(app), what="streaming")
         await send(pilot, "Be brief instead.")
         await wait_until(pilot, lambda: "Be brief instead." in str(app.query_one(QueuePane).render()), what="queue pane")
-        assert app.model.steering == ["Be brief instead."]
-        await wait_until(pilot, lambda: "Steered answer." in transcript_text(app) and not app.model.running,
+        assert app.session.steering == ["Be brief instead."]
+        await wait_until(pilot, lambda: "Steered answer." in transcript_text(app) and not app.session.running,
                          timeout=20, what="steered answer")
-        assert app.model.steering == []
+        assert app.session.steering == []
         assert "steer" not in str(app.query_one(QueuePane).render()).split("—")[0]
         assert "Be brief instead." in transcript_text(app)
         await quiesce(pilot)
@@ -88,9 +88,9 @@ async def test_esc_during_slow_stream_aborts(pi_harness: PiHarness) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "Write a very long answer.")
-        await wait_until(pilot, lambda: app.model.running and "slow slow" in transcript_text(app), what="streaming")
+        await wait_until(pilot, lambda: app.session.running and "slow slow" in transcript_text(app), what="streaming")
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not app.model.running, what="run to end")
+        await wait_until(pilot, lambda: not app.session.running, what="run to end")
         await wait_until(pilot, lambda: "abort" in transcript_text(app).lower(), what="aborted mark")
         assert transcript_text(app).count("slow") < 200
         await quiesce(pilot)

@@ -41,10 +41,10 @@ async def test_kill_mid_stream_then_restart_resumes_every_persisted_message(
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "First question.")
-        await wait_until(pilot, lambda: "First answer" in transcript_text(app) and not app.model.running, what="answer 1")
+        await wait_until(pilot, lambda: "First answer" in transcript_text(app) and not app.session.running, what="answer 1")
         await send(pilot, "Second question, cut short.")
-        await wait_until(pilot, lambda: app.model.running and "slow slow" in transcript_text(app), what="streaming")
-        session_file = app.model.state.session_file
+        await wait_until(pilot, lambda: app.session.running and "slow slow" in transcript_text(app), what="streaming")
+        session_file = app.session.state.session_file
         assert session_file is not None
         old = app.client
 
@@ -57,7 +57,7 @@ async def test_kill_mid_stream_then_restart_resumes_every_persisted_message(
             what="the exit on the crash bar, in the transcript and on the status line",
         )  # fmt: skip
         assert "SIGKILL" in crash_text(app) and "ctrl+r" in crash_text(app)
-        assert not app.model.running
+        assert not app.session.running
         text = transcript_text(app)
         assert "First answer, saved" in text and "Second question, cut short." in text and "slow slow" in text
         assert "ready" not in str(status.render())
@@ -83,7 +83,7 @@ async def test_kill_mid_stream_then_restart_resumes_every_persisted_message(
         assert app.main.check_action("restart_pi", ()) is False
 
         await send(pilot, "Third question.")
-        await wait_until(pilot, lambda: "Answer after the restart." in transcript_text(app) and not app.model.running,
+        await wait_until(pilot, lambda: "Answer after the restart." in transcript_text(app) and not app.session.running,
                          what="answer after restart")
         roles = [m["role"] for m in persisted_messages(session_file) if m["role"] != "system"]
         assert roles == ["user", "assistant", "user", "user", "assistant"], "the restarted pi appends to the same file"

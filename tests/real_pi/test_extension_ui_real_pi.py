@@ -256,7 +256,7 @@ async def test_dialog_with_numbers_and_nulls_is_shown_and_answered(pi_harness: P
         assert [option_text(options, i) for i in range(4)] == ["1", "2", "null", "x"]
         assert dialog.query_one("#title Static", Static).visual.plain == ""
         assert "closes in 60s" in str(dialog.query_one("#countdown", Static).content)
-        assert app.model.protocol_errors == 0
+        assert app.session.protocol_errors == 0
         await pilot.press("down", "enter")
         assert await wait_until(pilot, lambda: app_report(app, "odd-select"), what="select answer") == 2
         dialog = await wait_until(pilot, lambda: isinstance(app.screen, InputDialog) and app.screen, what="input dialog")

@@ -55,7 +55,7 @@ async def test_pideck_follows_pi_into_a_resumed_sessions_directory(pi_harness: P
 async def resume_elsewhere(pi_harness: PiHarness, sessions: Path, here: Path, there: Path, elsewhere: Path) -> None:
     app = PideckApp(pi_harness.launch_config(session_dir=sessions))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready and app.model.state is not None, timeout=30, what="start-up")
+        await wait_until(pilot, lambda: app._session_ready and app.session.state is not None, timeout=30, what="start-up")
         assert app.cwd == pi_harness.cwd
         assert await completions(pilot, "@only_") == ["only_at_launch.txt"]
 
@@ -68,7 +68,7 @@ async def resume_elsewhere(pi_harness: PiHarness, sessions: Path, here: Path, th
 
         await send(pilot, f"/resume {there}")
         await wait_until(pilot, lambda: "The build uses make" in transcript_text(app), what="the other session")
-        assert app.model.state is not None and app.model.state.session_file == str(there)
+        assert app.session.state is not None and app.session.state.session_file == str(there)
         assert app.cwd == elsewhere
         assert await pwd_of_pi(pilot, "AFTER_RESUME") == str(elsewhere), "pi itself runs there"
         assert await completions(pilot, "@only_") == ["only_elsewhere.txt"]
@@ -84,7 +84,7 @@ async def resume_elsewhere(pi_harness: PiHarness, sessions: Path, here: Path, th
         # a new session is not on disk until pi's first answer: pi (and pideck) stay where they are
         new_sessions = len(list(sessions.iterdir()))
         await send(pilot, "/new")
-        await wait_until(pilot, lambda: app.model.state is not None and app.model.state.session_file != str(there),
+        await wait_until(pilot, lambda: app.session.state is not None and app.session.state.session_file != str(there),
                          what="a new session")  # fmt: skip
         assert app.cwd == elsewhere
         assert await pwd_of_pi(pilot, "AFTER_NEW") == str(elsewhere)

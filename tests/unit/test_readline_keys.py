@@ -7,7 +7,7 @@ from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from app.keys import install_alt_keys
+from app.terminal_keys import install_alt_keys
 from widgets.readline_area import KillRing, ReadlineTextArea
 
 
@@ -106,7 +106,7 @@ async def test_moving_killing_yanking_and_undo_with_pis_keys() -> None:
 def test_hotkeys_show_the_prompts_keys_and_not_the_textual_keys_they_replace() -> None:
     from textual.binding import BindingsMap
 
-    from app.hotkeys import hotkey_sections
+    from app.hotkeys_table import hotkey_sections
     from widgets.prompt_editor import PromptEditor
 
     sections = dict(hotkey_sections(BindingsMap(), PromptEditor._merged_bindings or BindingsMap()))

@@ -1,0 +1,421 @@
+"""The conversation screen: the panes, the conversation's keys, the prompt's submit path,
+and drawing the session model's changes.
+
+The App (app/pideck_app.py) owns pi's client, the record pump, extension dialogs and
+the few global keys (F1, Ctrl+C, Ctrl+Z). Any screen pushed over this one (a dialog,
+a picker, the palette) turns its bindings off, so no action here checks for one.
+The keys that run `/` commands run the same functions with the command context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from textual import events, getters, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingsMap
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Static
+
+from app import queue_actions
+from app.command_context import CommandContext, Handler
+from app.export_commands import copy_command
+from app.external_editor import edit_prompt
+from app.model_commands import cycle_model, cycle_model_back, cycle_thinking, model_command
+from app.notifications import notifications_command
+from app.pi_settings import scrollbar_setting, wheel_lines
+from app.selection_copy import SelectionCopy
+from app.slash_commands import parse
+from protocol.client import RpcDataError, RpcError
+from protocol.commands import Abort, AbortBash, Bash, Command, Prompt
+from protocol.responses import BashResult, CommandInfo
+from protocol.session_model import Changes
+from widgets.attachments import AttachmentBar
+from widgets.completion import CompletionMenu, complete
+from widgets.crash_bar import CrashBar
+from widgets.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
+from widgets.key_footer import KeyFooter
+from widgets.message_views import tool_summary
+from widgets.prompt_editor import PromptEditor
+from widgets.safe_text import clean
+from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
+from widgets.tool_output import ShowToolOutput, ToolOutputScreen
+from widgets.transcript import Transcript
+from widgets.transcript_search import SearchBar
+
+SIDE_MIN_WIDTH = 100  # columns below which the side panes hide themselves
+
+
+class MainScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+l", "select_model", "Model", tooltip="Select a model (/model)"),
+        Binding("ctrl+p", "cycle_model", "Next model", show=False, tooltip="Next model (pi's cycle_model)"),
+        Binding("ctrl+shift+p,alt+p", "cycle_model_back", "Previous model", show=False,
+                tooltip="Previous model (Alt+P where the terminal cannot tell Ctrl+Shift+P)"),
+        Binding("shift+tab", "cycle_thinking", "Thinking level", show=False, priority=True,
+                tooltip="Next thinking level (/thinking sets one)"),
+        Binding("ctrl+x", "copy_last", "Copy answer", show=False, priority=True,
+                tooltip="Copy the last answer (/copy); with a selection in the prompt, cut it"),
+        Binding("escape", "interrupt", "Abort", show=True,
+                tooltip="Abort: clear the queue into the prompt, then stop the run, a retry, a compaction or !cmd"),
+        Binding("alt+up", "restore_queue", "Restore queue", show=False),
+        Binding("f5", "edit_queue", "Edit queue", show=False),
+        Binding("ctrl+g", "external_editor", "External editor", show=False),
+        Binding("ctrl+d", "quit_if_empty", "Quit", show=False, priority=True,
+                tooltip="Quit when the prompt is empty (else delete right)"),
+        Binding("ctrl+t", "toggle_thinking", "Thinking", tooltip="Collapse or show thinking blocks"),
+        Binding("ctrl+o", "toggle_tools", "Tool output", tooltip="Expand or collapse tool output"),
+        Binding("f2", "toggle_side", "Panes", tooltip="Hide or show the side panes"),
+        Binding("f3", "focus_tool_log", "Tool log", tooltip="Focus the tool log (Enter jumps to a tool)"),
+        Binding("f8", "notifications", "Notifications", show=False,
+                tooltip="List the notifications, with the full text of each (/notifications)"),
+        Binding("f4", "focus_editor", "Editor", show=False, tooltip="Back to the prompt"),
+        Binding("ctrl+home", "transcript('top')", "Top", show=False,
+                tooltip="Scroll to the start of the transcript; there, load earlier messages"),
+        Binding("ctrl+end", "transcript('bottom')", "End", show=False,
+                tooltip="Scroll to the end of the transcript and follow new output"),
+        Binding("ctrl+shift+up,ctrl+up", "transcript('previous_prompt')", "Previous prompt", show=False,
+                tooltip="Scroll to your previous message"),
+        Binding("ctrl+shift+down,ctrl+down", "transcript('next_prompt')", "Next prompt", show=False,
+                tooltip="Scroll to your next message (after the last, to the end)"),
+        Binding("ctrl+s,ctrl+shift+f", "search", "Search", show=False,
+                tooltip="Search the transcript (Enter/Down next, Up previous, Esc closes)"),
+        Binding("ctrl+r", "restart_pi", "Restart pi",
+                tooltip="Start pi again after it exited, on the same session (/restart)"),
+    ]
+
+    @property
+    def own_bindings(self) -> BindingsMap:
+        """This screen's keys, not Textual's Screen's, with actions named `screen.…` so the
+        palette runs them here."""
+        return BindingsMap(replace(b, action=f"screen.{b.action}") for b in self.BINDINGS if isinstance(b, Binding))
+
+    transcript = getters.query_one(Transcript)
+    editor = getters.query_one(PromptEditor)
+    search_bar = getters.query_one(SearchBar)
+    crash_bar = getters.query_one(CrashBar)
+    side = getters.query_one("#side", Vertical)
+    stats = getters.query_one(StatsPane)
+    queue = getters.query_one(QueuePane)
+    tool_log = getters.query_one(ToolLog)
+    widgets_above = getters.query_one("#widgets-above", Vertical)
+    widgets_below = getters.query_one("#widgets-below", Vertical)
+
+    def __init__(
+        self,
+        context: CommandContext,
+        selection: SelectionCopy,
+        *,
+        commands: Callable[[], list[CommandInfo]],
+        ready: Callable[[], bool],
+        can_restart: Callable[[], bool],
+        apply_changes: Callable[[], Awaitable[None]],
+        quit: Callable[[], None],
+    ) -> None:
+        super().__init__(id="_default")
+        self.context = context
+        self.session = context.session
+        self.selection = selection
+        self._commands, self._ready, self._can_restart = commands, ready, can_restart
+        self._apply_changes, self._quit = apply_changes, quit
+        self.status: StatusLine = StatusLine(self.session, id="status")  # the tick reaches it without a walk of the DOM
+        self._thinking_collapsed = False
+        self._tools_expanded = False
+        self._side_chosen: bool | None = None  # F2 / F3 showed or hid the side panes
+
+    def compose(self) -> ComposeResult:
+        config = self.context.config
+        with Horizontal(id="main"):
+            with Vertical(id="conversation"):
+                yield Transcript(self.session, wheel_lines=wheel_lines(config), id="transcript",
+                                 classes=f"-scrollbar-{scrollbar_setting(config)}")
+                yield SearchBar(id="search")
+                yield CrashBar(id="crash-bar")
+                yield Vertical(id="widgets-above", classes="extension-widgets")
+                yield CompletionMenu(id="completion")
+                yield AttachmentBar(id="attachments")
+                yield PromptEditor(id="editor")
+                yield Vertical(id="widgets-below", classes="extension-widgets")
+            with Vertical(id="side"):
+                yield StatsPane(self.session, id="stats")
+                yield QueuePane(self.session, id="queue")
+                yield ToolLog(self.session, id="tool-log")
+        yield self.status
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        editor = self.editor
+        editor.focus()
+        editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
+        editor.menu = self.query_one(CompletionMenu)
+        editor.completer = lambda before: complete(before, self._commands(), self.context.cwd)
+        editor.paste_handler = self.context.attachments.paste
+        self.search_bar.transcript = self.transcript
+        self._fit_side(self.app.size.width)
+        self.refresh_panes()
+
+    # --- drawing the model's changes ------------------------------------------------------
+
+    async def show_changes(self, changes: Changes) -> None:
+        """Bring the panes up to date with what changed in the session model."""
+        await self.transcript.apply(changes)
+        if changes.tools or changes.reset:  # a loaded session brings its tool runs
+            self.tool_log.refresh_runs()
+        if changes.queue:
+            self.queue.refresh_queue()
+        if changes.session or changes.usage:
+            self.stats.refresh_stats()
+        if changes.extension_ui:
+            await self._refresh_extension_widgets()
+        if changes.run or changes.extension_ui or changes.protocol_errors or changes.session:
+            self.status.refresh_status()  # (session: a model chosen, or none)
+        if changes.editor_text is not None:
+            self.editor.load(clean(changes.editor_text))  # no terminal controls back to pi
+
+    def animate(self) -> None:
+        """The spinner and running tools' durations (the App's tick)."""
+        if self.session.running or self.status.starting_since is not None:
+            self.status.refresh_status()
+            if any(not run.done for run in self.session.tools.values()):
+                self.tool_log.refresh_runs()
+
+    def refresh_panes(self) -> None:
+        self.stats.refresh_stats()
+        self.queue.refresh_queue()
+        self.tool_log.refresh_runs()
+        self.status.refresh_status()
+
+    async def _refresh_extension_widgets(self) -> None:
+        for placement, container in (("aboveEditor", self.widgets_above), ("belowEditor", self.widgets_below)):
+            await container.remove_children()
+            widgets = [widget for _, widget in sorted(self.session.widgets.items()) if widget.placement == placement]
+            texts = [widget_text(widget.lines) for widget in widgets[:MAX_WIDGETS]]
+            if len(widgets) > MAX_WIDGETS:
+                texts.append(more_widgets(len(widgets) - MAX_WIDGETS))
+            await container.mount_all(Static(text, classes="extension-widget") for text in texts)
+
+    # --- sending --------------------------------------------------------------------------
+
+    @on(PromptEditor.Submitted)
+    async def submit(self, event: PromptEditor.Submitted) -> None:
+        text = event.text
+        context, attachments = self.context, self.context.attachments
+        if not self._ready() and parse(text) is None:
+            context.warn("pi is still starting: the prompt stays here; send it once the status line says ready.",
+                         title="Not sent yet")
+            return
+        if "@" in text:
+            text = await attachments.scan(self.editor, final=True)
+        if not text.strip() and not attachments.bar.attachments:
+            return
+        editor = self.editor
+        editor.remember(text)
+        editor.load("")
+        if text.startswith("!"):
+            exclude = text.startswith("!!")
+            self.transcript.to_bottom()  # its output comes at the end: follow it
+            self.run_bash(text[2 if exclude else 1 :].strip(), exclude)
+            return
+        invoked = parse(text)
+        if invoked is not None:
+            command, args = invoked
+            self.app.run_worker(command.run(context, args), name=f"/{command.name}", group="slash")
+            return
+        images = await attachments.take(text, queued=self.session.running)
+        if self.session.running:  # a prompt with its streamingBehavior, which pi runs at once if it has just gone idle
+            behavior = "followUp" if event.mode == "follow_up" else "steer"
+            self.send_command(Prompt(message=text, images=images, streaming_behavior=behavior), restore=text)
+        else:  # a new prompt's answer comes at the end: follow it (a steer leaves the reader where they are)
+            self.transcript.to_bottom()
+            self.send_command(Prompt(message=text, images=images), restore=text)
+
+    @on(PromptEditor.Changed)
+    async def attach_images(self, event: PromptEditor.Changed) -> None:
+        if isinstance(event.text_area, PromptEditor):
+            await self.context.attachments.scan(event.text_area)
+
+    @work(group="send")
+    async def send_command(self, command: Command, restore: str = "") -> None:
+        try:
+            await self.context.client.call(command)
+        except RpcDataError as exc:  # pi took the message; only its answer could not be read
+            self.context.bad_answer(exc)
+        except RpcError as exc:
+            self.context.fail(str(exc), title="pi refused")
+            editor = self.editor
+            if restore and not editor.text:
+                editor.load(restore)  # never lose what the user typed
+            # the whole of pi's answer stays in the transcript, where a toast cuts it and fades
+            self.session.banner("error", "pi refused the message", str(exc))
+            await self._apply_changes()
+            if images := getattr(command, "images", None):
+                await self.context.attachments.restore(images)
+
+    @work(group="bash")
+    async def run_bash(self, command: str, exclude: bool) -> None:
+        if not command:
+            return
+        client = self.context.client
+        request = Bash(command=command, exclude_from_context=exclude, id=client.next_id())
+        self.session.begin_bash(request.id or "", command, exclude)
+        await self._apply_changes()
+        try:
+            result: BashResult = await client.call(request)
+            self.session.end_bash(request.id or "", result)
+        except RpcError as exc:
+            self.session.end_bash(request.id or "", None, str(exc))
+        await self._apply_changes()
+
+    # --- keys -----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Shift+Tab, Ctrl+X and Ctrl+D are priority bindings (the editor binds those keys
+        too): Ctrl+X goes to the editor while the prompt has a selection (cut), Ctrl+D on a
+        non-empty prompt (delete right, as in pi)."""
+        if action == "copy_last" and not self.editor.selection.is_empty:
+            return False
+        if action == "quit_if_empty" and self.editor.text:
+            return False
+        if action == "restart_pi":  # offered (and shown in the footer) only while pi is not running
+            return self._can_restart()
+        return super().check_action(action, parameters)
+
+    def _run(self, handler: Handler, name: str) -> None:
+        self.app.run_worker(handler(self.context, ""), name=name, group="slash")
+
+    def action_select_model(self) -> None:
+        """Ctrl+L: the model picker (/model)."""
+        self._run(model_command, "/model")
+
+    def action_cycle_model(self) -> None:
+        self._run(cycle_model, "cycle model")
+
+    def action_cycle_model_back(self) -> None:
+        self._run(cycle_model_back, "cycle model back")
+
+    def action_cycle_thinking(self) -> None:
+        self._run(cycle_thinking, "cycle thinking")
+
+    def action_copy_last(self) -> None:
+        """Ctrl+X: /copy, the last answer; as in pi, the mouse's selection instead when a
+        drag does not copy it already (`fullscreenCopyOnSelect` false)."""
+        if self.selection.on_select or not self.selection.copy():
+            self._run(copy_command, "/copy")
+
+    async def action_interrupt(self) -> None:
+        """Esc: while pi works, clear_queue (the texts go back into the editor), then abort;
+        otherwise stop a /compact or a running `!cmd`."""
+        context = self.context
+        client = context.client
+        if not client.running:
+            return
+        try:
+            if self.session.running:
+                try:
+                    await queue_actions.put_in_editor(context, await queue_actions.take_queue(context))
+                except RpcDataError as exc:  # pi emptied its queue but the answer is unreadable: abort all the same
+                    context.bad_answer(exc)
+                await client.call(Abort())
+            elif self.session.compaction is not None:  # a /compact: pi's abort stops it
+                await client.call(Abort())
+            elif self.session.bash_running:
+                await client.call(AbortBash())
+        except RpcError as exc:
+            context.fail(str(exc), title="abort failed")
+
+    async def action_restore_queue(self) -> None:
+        """Alt+Up: the queued messages back into the editor, without aborting."""
+        await queue_actions.restore_queue(self.context)
+
+    def action_edit_queue(self) -> None:
+        self.app.run_worker(queue_actions.edit_queue(self.context), name="edit queue", group="queue-editor")
+
+    def action_external_editor(self) -> None:
+        """Ctrl+G: edit the prompt in $VISUAL / $EDITOR."""
+        edit_prompt(self.app, self.context.config.env)
+
+    def action_quit_if_empty(self) -> None:
+        if not self.editor.text:
+            self._quit()
+
+    def action_restart_pi(self) -> None:
+        self.app.run_worker(self.context.restart(), name="restart", group="restart", exclusive=True)
+
+    def action_notifications(self) -> None:
+        """F8: /notifications."""
+        self._run(notifications_command, "/notifications")
+
+    def action_toggle_thinking(self) -> None:
+        self._thinking_collapsed = not self._thinking_collapsed
+        self.transcript.set_thinking_collapsed(self._thinking_collapsed)
+
+    def action_toggle_tools(self) -> None:
+        self._tools_expanded = not self._tools_expanded
+        self.transcript.set_tools_expanded(self._tools_expanded)
+
+    async def action_search(self) -> None:
+        await self.search_bar.open()
+
+    @property
+    def searching(self) -> bool:
+        """The search bar is open (its matches are shown as selections)."""
+        return bool(self.search_bar.display)
+
+    @on(SearchBar.Closed)
+    def _search_closed(self) -> None:
+        self.editor.focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_side(event.size.width)
+
+    def _fit_side(self, width: int) -> None:
+        """Side panes only where the conversation keeps room (at start and on every resize),
+        unless F2 or F3 chose otherwise."""
+        if self._side_chosen is None:
+            self.side.display = width >= SIDE_MIN_WIDTH
+
+    def action_toggle_side(self) -> None:
+        side = self.side
+        side.display = self._side_chosen = not side.display
+
+    def action_focus_tool_log(self) -> None:
+        self.side.display = self._side_chosen = True
+        self.tool_log.focus()
+
+    def action_focus_editor(self) -> None:
+        self.editor.focus()
+
+    async def action_transcript(self, move: str) -> None:
+        """Move around the transcript from wherever the focus is (as pi's keys do)."""
+        transcript = self.transcript
+        if move == "top":
+            await transcript.to_top()
+        elif move == "bottom":
+            transcript.to_bottom()
+        elif move in ("page_up", "page_down"):
+            transcript.page(-1 if move == "page_up" else 1)
+        else:
+            await transcript.jump_prompt(-1 if move == "previous_prompt" else 1)
+
+    @on(ToolLog.Selected)
+    async def jump_to_tool(self, event: ToolLog.Selected) -> None:
+        """To the tool call in the transcript, mounting it first if it was left out."""
+        transcript = self.transcript
+        view = transcript.view_for_tool(event.tool_call_id)
+        key = self.session.call_item(event.tool_call_id)
+        if view is None and key is not None and await transcript.reveal(key):
+            view = transcript.view_for_tool(event.tool_call_id)
+        if view is not None:
+            transcript.show_view(view)
+            view.add_class("-flash")
+            self.set_timer(1.0, lambda: view.remove_class("-flash"))
+
+    @on(ShowToolOutput)
+    def show_tool_output(self, event: ShowToolOutput) -> None:
+        run = self.session.tools.get(event.tool_call_id)
+        if run is None or not run.output:
+            self.context.say("This tool has printed nothing yet.")
+            return
+        self.app.push_screen(ToolOutputScreen(f"{run.name} {tool_summary(run.name, run.args)}", run.output))
