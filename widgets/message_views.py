@@ -93,9 +93,9 @@ def run_mark(run: ToolRun | None) -> tuple[str, str]:
 class ToolCallBlock(Static):
     """A tool call with its arguments and live output (from the model's ToolRun)."""
 
-    def __init__(self, model: SessionModel, block: Block) -> None:
+    def __init__(self, session: SessionModel, block: Block) -> None:
         super().__init__(classes="tool-call")
-        self.model = model
+        self.session = session
         self.block = block
         self.expanded = False
 
@@ -108,7 +108,7 @@ class ToolCallBlock(Static):
 
     def refresh_view(self) -> None:
         call = self.block.tool_call
-        run = self.model.tools.get(self.tool_call_id)
+        run = self.session.tools.get(self.tool_call_id)
         name = call.name if call else "tool"
         args = call.arguments if call and call.arguments else (run.args if run else None)
         text = Text()
@@ -202,9 +202,9 @@ def tail_text(text: str, count: int, style: str = "") -> Text:
 class MessageView(GrowsInPlace, Vertical):
     """A transcript message: a header line, its blocks, and a stop-reason footer."""
 
-    def __init__(self, model: SessionModel, item: MessageItem) -> None:
+    def __init__(self, session: SessionModel, item: MessageItem) -> None:
         super().__init__(classes=f"message role-{item.role}")
-        self.model = model
+        self.session = session
         self.item = item
         self.block_widgets: dict[int, Any] = {}
 
@@ -242,7 +242,7 @@ class MessageView(GrowsInPlace, Vertical):
         if block.kind == "thinking":
             return ThinkingBlock(block.text)
         if block.kind == "toolCall":
-            return ToolCallBlock(self.model, block)
+            return ToolCallBlock(self.session, block)
         if block.kind == "text" and self.item.role in MARKDOWN_ROLES:
             return TextBlock(block.text)
         return Static(self._plain_content(block), classes="plain image" if block.kind == "image" else "plain")
@@ -255,7 +255,7 @@ class MessageView(GrowsInPlace, Vertical):
                 return tail_text(block.text, TOOL_PREVIEW_LINES)
             return safe(block.text[-MAX_RENDERED_OUTPUT:])
         if block.kind == "image":
-            label = describe(block.raw, self.model.image_names) if isinstance(block.raw, ImageContent) else "?"
+            label = describe(block.raw, self.session.image_names) if isinstance(block.raw, ImageContent) else "?"
             return Text(f"[image: {clean(label)}]", "yellow")
         return Text(f"[{block.kind} block pideck does not show]", "dim")
 

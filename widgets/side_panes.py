@@ -65,14 +65,14 @@ class ToolLog(OptionList):
     class Selected(Message):
         tool_call_id: str
 
-    def __init__(self, model: SessionModel, **kwargs: object) -> None:
+    def __init__(self, session: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.model = model
+        self.session = session
         self.border_title = "Tools"
         self._following = True
 
     def refresh_runs(self) -> None:
-        runs = self.model.tool_runs()[-MAX_TOOL_ROWS:]
+        runs = self.session.tool_runs()[-MAX_TOOL_ROWS:]
         highlighted, scroll_y = self.highlighted, self.scroll_y
         if self.size.height:  # shown: the user may have scrolled up or moved the highlight
             self._following = scroll_y >= self.max_scroll_y and highlighted in (None, self.option_count - 1)
@@ -89,7 +89,7 @@ class ToolLog(OptionList):
                 ids = [run.tool_call_id for run in runs]
                 self.highlighted = ids.index(chosen) if chosen in ids else min(highlighted or 0, len(runs) - 1)
             self.scroll_to(y=scroll_y, animate=False, immediate=True)
-        self.border_subtitle = f"{len(self.model.tools)}"
+        self.border_subtitle = f"{len(self.session.tools)}"
 
     def on_show(self) -> None:
         if self._following:
@@ -125,23 +125,23 @@ class QueuePane(Static):
     }
     """
 
-    def __init__(self, model: SessionModel, **kwargs: object) -> None:
+    def __init__(self, session: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.model = model
+        self.session = session
         self.border_title = "Queue"
 
     def refresh_queue(self) -> None:
-        model = self.model
+        session = self.session
         text = Text()
-        if not model.steering and not model.follow_up:
+        if not session.steering and not session.follow_up:
             text.append("empty — Enter while running steers, Alt+Enter queues a follow-up", "dim")
-        for label, style, items in (("steer", "bold yellow", model.steering), ("follow-up", "bold cyan", model.follow_up)):
+        for label, style, items in (("steer", "bold yellow", session.steering), ("follow-up", "bold cyan", session.follow_up)):
             for message in items:
                 if text:
                     text.append("\n")
                 text.append(f"{label} ", style)
                 text.append(clean(message).replace("\n", " ⏎ ")[:300])
-        self.border_subtitle = str(len(model.steering) + len(model.follow_up))
+        self.border_subtitle = str(len(session.steering) + len(session.follow_up))
         self.update(text)
 
 
@@ -160,14 +160,14 @@ class StatsPane(Static):
     }
     """
 
-    def __init__(self, model: SessionModel, **kwargs: object) -> None:
+    def __init__(self, session: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.model = model
+        self.session = session
         self.border_title = "Session"
         self._shown = Text()
 
     def refresh_stats(self) -> None:
-        model, state, stats = self.model, self.model.state, self.model.stats
+        session, state, stats = self.session, self.session.state, self.session.stats
         text = Text()
 
         def row(label: str, value: str, style: str = "") -> None:
@@ -181,7 +181,7 @@ class StatsPane(Static):
             row("thinking", state.thinking_level)
             row("queue", f"steer {_MODES.get(state.steering_mode, state.steering_mode)} · "
                          f"follow {_MODES.get(state.follow_up_mode, state.follow_up_mode)}")
-            retry = "" if model.auto_retry is None else f" · retry {on_off(model.auto_retry)}"
+            retry = "" if session.auto_retry is None else f" · retry {on_off(session.auto_retry)}"
             row("auto", f"compact {on_off(state.auto_compaction_enabled)}{retry}")
             row("session", state.session_name or "(unnamed)")
             row("id", (state.session_id or "")[:18], "dim")
@@ -197,7 +197,7 @@ class StatsPane(Static):
             elif usage is not None:
                 row("context", f"? of {tokens(usage.context_window)}")
         else:
-            totals = model.totals
+            totals = session.totals
             row("tokens", f"↑{tokens(totals.input)} ↓{tokens(totals.output)}")
             row("cost", cost(totals.cost))
         if text != self._shown:  # usage arrives with every delta; repaint only what changed
@@ -210,9 +210,9 @@ class StatusLine(Static):
 
     DEFAULT_CSS = "StatusLine { height: 1; padding: 0 1; background: $panel; }"
 
-    def __init__(self, model: SessionModel, **kwargs: object) -> None:
+    def __init__(self, session: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.model = model
+        self.session = session
         self.frame = 0
         self.notice = ""  # set while pi is not running: shown instead of "ready"
         self.starting_since: float | None = None  # monotonic time pi was started, until it answers
@@ -221,18 +221,18 @@ class StatusLine(Static):
         self.problems = ""  # set by app.problem_monitor: what pi sent that pideck could not use
 
     def refresh_status(self) -> None:
-        model = self.model
+        session = self.session
         text = Text(no_wrap=True, overflow="ellipsis")
-        if model.running:
+        if session.running:
             self.frame += 1
             text.append(f"{SPINNER[self.frame % len(SPINNER)]} working", "bold yellow")
-            text.append(f" · turn {model.turns}", "dim")
-            if model.retry is not None:
-                text.append(f" · {clean(model.retry.title)}", "yellow")
-            if model.compaction is not None:
+            text.append(f" · turn {session.turns}", "dim")
+            if session.retry is not None:
+                text.append(f" · {clean(session.retry.title)}", "yellow")
+            if session.compaction is not None:
                 text.append(" · compacting", "yellow")
             text.append(" · esc aborts", "dim")
-        elif model.compaction is not None:
+        elif session.compaction is not None:
             text.append("⟳ compacting the context", "bold yellow")
             text.append(" · esc aborts", "dim")
         elif self.notice:  # pi is not running: say so instead of "ready"
@@ -243,14 +243,14 @@ class StatusLine(Static):
             text.append(f"◌ loading session… {so_far}", "bold yellow")
         elif self.starting_since is not None:
             text.append(f"◌ starting pi… {int(time.monotonic() - self.starting_since)}s", "bold yellow")
-        elif model.state is not None and model.state.model is None:
+        elif session.state is not None and session.state.model is None:
             text.append("■ no model: pi refuses prompts (the transcript says how to fix it)", "bold yellow")
         else:
             text.append("● ready", "green")
         if self.problems:  # before the extensions' statuses, which may be many and long
             text.append("  │ ", "dim")
             text.append(self.problems, "bold red")
-        for key, value in sorted(model.statuses.items()):
+        for key, value in sorted(session.statuses.items()):
             text.append("  │ ", "dim")
             text.append(clean(value[:STATUS_CHARS]).replace("\n", " "), "")
             text.append(f" ({clean(key[:STATUS_CHARS])})", "dim")

@@ -42,11 +42,11 @@ WELCOME = (
 )
 
 
-def hidden_in_transcript(model: SessionModel, item: MessageItem) -> bool:
+def hidden_in_transcript(session: SessionModel, item: MessageItem) -> bool:
     """Tool results show inside their call; hidden custom messages stay hidden."""
     message = item.message
     if isinstance(message, ToolResultMessage):
-        return model.call_item(message.tool_call_id) is not None
+        return session.call_item(message.tool_call_id) is not None
     return isinstance(message, CustomMessage) and not message.display
 
 
@@ -70,11 +70,11 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         Path(__file__).with_name(sheet).read_text() for sheet in ("transcript.tcss", "message_views.tcss"))
     FOCUS_ON_CLICK = False  # a click or a drag (selecting text) leaves the prompt focused, to type on
 
-    def __init__(self, model: SessionModel, wheel_lines: int | None = None, **kwargs: object) -> None:
+    def __init__(self, session: SessionModel, wheel_lines: int | None = None, **kwargs: object) -> None:
         """`wheel_lines`: lines a wheel step scrolls (pi's `fullscreenWheelScrollLines`);
         None speeds up with the spin."""
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.model = model
+        self.session = session
         self.wheel_lines = wheel_lines
         self.views: dict[int, MessageView | BannerView] = {}
         self._hidden_before = 0
@@ -141,20 +141,20 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         await self._trim()
 
     def _make_view(self, key: int) -> MessageView | BannerView | None:
-        item = self.model.item(key)
+        item = self.session.item(key)
         if item is None or key in self.views:
             return None
         if isinstance(item, Banner):
             view: MessageView | BannerView = BannerView(item)
         else:
-            view = MessageView(self.model, item)
+            view = MessageView(self.session, item)
             if self._hidden(item):
                 view.display = False
         self.views[key] = view
         return view
 
     def _hidden(self, item: MessageItem) -> bool:
-        return hidden_in_transcript(self.model, item)
+        return hidden_in_transcript(self.session, item)
 
     def refresh_tools(self, ids: set[str]) -> None:
         for tool_call_id in ids:
@@ -167,7 +167,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.new_output.display = False
         self.views.clear()
         self._texts.clear()
-        items = self.model.items
+        items = self.session.items
         self._hidden_before = max(0, len(items) - MAX_VIEWS)
         widgets: list[Static | MessageView | BannerView] = []
         if self._hidden_before:
@@ -210,7 +210,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         (or already was). Its view is laid out at the next refresh."""
         if key in self.views:
             return True
-        left_out = self.model.items[: self._hidden_before]
+        left_out = self.session.items[: self._hidden_before]
         index = bisect_left([item.key for item in left_out], key)  # keys grow along the list
         if index == len(left_out) or left_out[index].key != key:
             return False
@@ -221,7 +221,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         """(key, text, lowered text) of each item left out, oldest first, for search. An
         item is left out long after it changed last, so its text is kept once made."""
         texts = []
-        for item in self.model.items[: self._hidden_before]:
+        for item in self.session.items[: self._hidden_before]:
             if (known := self._texts.get(item.key)) is None:
                 text = self._searchable_text(item)
                 known = self._texts[item.key] = (text, text.lower())
@@ -243,7 +243,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
                 parts.append(block.text)
                 continue
             parts.append(f"{call.name}  {tool_summary(call.name, call.arguments)}")
-            run = self.model.tools.get(call.id)
+            run = self.session.tools.get(call.id)
             if run is not None and run.output:
                 parts.append(output_preview(run.output, expanded=False).plain)
         return "\n".join(parts)
@@ -253,7 +253,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         if not self._hidden_before:
             return
         start = max(0, self._hidden_before - count)
-        items = self.model.items[start : self._hidden_before]
+        items = self.session.items[start : self._hidden_before]
         views = [view for item in items if (view := self._make_view(item.key)) is not None]
         self._hidden_before = start
         marker = self.query_one("#more-marker", Static)
@@ -326,7 +326,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         elif direction > 0:
             self.to_bottom()
         else:
-            left_out = reversed(self.model.items[: self._hidden_before])
+            left_out = reversed(self.session.items[: self._hidden_before])
             key = next((item.key for item in left_out if isinstance(item, MessageItem) and item.role == "user"), None)
             if key is not None and await self.reveal(key):
                 self.show_view(self.views[key])
@@ -348,7 +348,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
     def view_for_tool(self, tool_call_id: str) -> ToolCallBlock | None:
         """The shown block of a tool call, found through the model rather than a walk of
         every widget (tool updates arrive every frame while a tool runs)."""
-        key = self.model.call_item(tool_call_id)
+        key = self.session.call_item(tool_call_id)
         view = self.views.get(key) if key is not None else None
         if isinstance(view, MessageView):
             for widget in view.block_widgets.values():
