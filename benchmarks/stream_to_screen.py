@@ -88,7 +88,7 @@ async def stream_once(app: Any, pi: Any, tag: str, deltas: int = DELTAS, during:
     watch = h.PaintWatch(app, token)
     try:
         started = time.perf_counter()
-        app.post_message(PromptEditor.Submitted(f"Stream {deltas} deltas ({tag}).", "enter"))
+        app.main.post_message(PromptEditor.Submitted(f"Stream {deltas} deltas ({tag}).", "enter"))
         side = asyncio.create_task(during(app)) if during is not None else None
         await h.wait_until(lambda: watch.painted is not None, timeout=120)
         shown = watch.painted
