@@ -10,6 +10,8 @@ import shutil
 import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -73,15 +75,23 @@ def orderly_exit(term: TmuxPideck, status: Path, pi: int) -> str:
     return status.read_text()
 
 
-def test_ctrl_c_pressed_again_and_again_while_pi_closes(tmp_path: Path) -> None:
-    fake = running_fake(tmp_path)
+@contextmanager
+def in_a_run(tmp_path: Path) -> Iterator[tuple[TmuxPideck, Path, int, int]]:
+    """pideck in tmux over a pi slow to close, a run going: the terminal, the file its exit
+    status goes to, pideck's pid and pi's."""
     status = tmp_path / "status"
-    with TmuxPideck(SlowToClose(fake), wrapper=(sys.executable, "-c", WRAPPER, str(status))) as term:  # type: ignore[arg-type]
+    fake = SlowToClose(running_fake(tmp_path))
+    with TmuxPideck(fake, wrapper=(sys.executable, "-c", WRAPPER, str(status))) as term:  # type: ignore[arg-type]
         term.wait_started()
         pideck = int(Path(f"{status}.pid").read_text())
         pi = pi_of(pideck)
         term.send("start the run")
         term.wait(lambda: "working" in term.screen(), "the run to show")
+        yield term, status, pideck, pi
+
+
+def test_ctrl_c_pressed_again_and_again_while_pi_closes(tmp_path: Path) -> None:
+    with in_a_run(tmp_path) as (term, status, _, pi):
         for _ in range(8):  # two quit; the others come while pi takes its second to close
             term.keys("C-c")
             time.sleep(0.15)
@@ -90,14 +100,7 @@ def test_ctrl_c_pressed_again_and_again_while_pi_closes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signals_from_outside_again_and_again(tmp_path: Path, sig: signal.Signals) -> None:
-    fake = running_fake(tmp_path)
-    status = tmp_path / "status"
-    with TmuxPideck(SlowToClose(fake), wrapper=(sys.executable, "-c", WRAPPER, str(status))) as term:  # type: ignore[arg-type]
-        term.wait_started()
-        pideck = int(Path(f"{status}.pid").read_text())
-        pi = pi_of(pideck)
-        term.send("start the run")
-        term.wait(lambda: "working" in term.screen(), "the run to show")
+    with in_a_run(tmp_path) as (term, status, pideck, pi):
         for _ in range(8):  # the first leaves; the others come while pi closes and pideck prints
             if not alive(pideck):
                 break
