@@ -19,6 +19,7 @@ from textual.timer import Timer
 from app.command_context import CommandContext, SlashCommand
 from widgets.notification_center import NotificationCenter
 from widgets.notification_list import NotificationList
+from widgets.safe_text import clean
 from widgets.tool_output import ToolOutputScreen
 
 if TYPE_CHECKING:
@@ -41,7 +42,8 @@ class Toasts:
     def notify(self, message: str, title: str, severity: SeverityLevel, timeout: float | None, markup: bool) -> None:
         app = self.app
         timeout = app.NOTIFICATION_TIMEOUT if timeout is None else timeout
-        toast = self.center.add(message, title, severity, timeout)
+        # no terminal control reaches the screen, whatever a toast quotes (pi's errors and paths)
+        toast = self.center.add(clean(message), clean(title), severity, timeout)
         if toast is not None:  # a cut text may have lost the end of its markup: shown plain
             App.notify(app, toast.message, title=toast.title, severity=severity, timeout=timeout,
                        markup=markup and not toast.cut)

@@ -234,7 +234,7 @@ class PideckApp(App[int]):
             if changes.title is not None:
                 self.set_terminal_title(changes.title)
             for severity, message in changes.notifications:
-                self.notify(clean(message), severity=_SEVERITY.get(severity, "information"), markup=False)
+                self.notify(message, severity=_SEVERITY.get(severity, "information"), markup=False)
             self.problems.check()
 
     def _tick(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 import time
 from datetime import UTC, datetime
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import Fake, derive_stream, start_run, transcript_text, ui, wait_until
+from tests.pi_harness import Fake, derive_stream, notes, send, start_run, transcript_text, ui, wait_until
 from rich.console import Console
 from tests.screen_app import ScreenApp
 from textual.app import App
@@ -162,3 +163,13 @@ async def test_the_resume_list_shows_no_bidi_control() -> None:
         await pilot.press("tab")  # every folder: the cwd is shown
         await pilot.pause()
         assert "ada" in screen_text(app) and not bidi_on_screen(app)
+
+
+async def test_a_toast_quoting_pi_shows_no_terminal_control(tmp_path: Path) -> None:
+    path = "/tmp/out\x1b]52;c;aGk=\x07\x1b[31m\u202e.html"  # a clipboard write, a colour, a bidi override
+    fake = Fake(tmp_path, "--answer", "export_html=" + json.dumps({"path": path}))
+    async with fake.run() as pilot:
+        app = pilot.app
+        await send(pilot, "/export")
+        toast = await wait_until(pilot, lambda: [n for n in notes(app) if "Exported to" in n], what="the /export toast")
+        assert toast == ["Exported to /tmp/out.html"]
