@@ -13,13 +13,12 @@ from typing import Any
 
 from app.command_context import CommandContext, Handler
 from protocol.client import RpcError
-from widgets.safe_text import clean
 
 ON_WORDS = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
 
 
 def guarded(title: str) -> Callable[[Handler], Handler]:
-    """Report an RpcError from the handler as an error toast titled `title` (pi's text, cleaned)."""
+    """Report an RpcError from the handler as an error toast titled `title` (pi's text; toasts are cleaned)."""
 
     def wrap(handler: Handler) -> Handler:
         @functools.wraps(handler)
@@ -27,7 +26,7 @@ def guarded(title: str) -> Callable[[Handler], Handler]:
             try:
                 return await handler(ctx, args)
             except RpcError as exc:
-                ctx.fail(clean(str(exc)), title=title)
+                ctx.fail(str(exc), title=title)
                 return None
 
         return run

@@ -251,8 +251,8 @@ class PideckApp(App[int]):
     def set_terminal_title(self, title: str) -> None:
         """An extension's setTitle: the terminal title, with control characters removed."""
         self.title = clean(title).replace("\n", " ")[:200]
-        if self._driver is not None and not self.is_headless:
-            self._driver.write(f"\x1b]2;{self.title}\x07")
+        if not self.is_headless:
+            self._write_to_terminal(f"\x1b]2;{self.title}\x07")
 
     # --- start-up -------------------------------------------------------------------------
 

@@ -18,7 +18,6 @@ from textual.app import App
 from app.notifier import Notifier
 from protocol.client import RpcClient, RpcDataError
 from protocol.session_model import SessionModel
-from widgets.safe_text import clean
 from widgets.side_panes import StatusLine
 
 INTERVAL = 5.0  # seconds between two toasts
@@ -86,7 +85,7 @@ class ProblemMonitor:
         message = str(error)
         if message not in self._bad_answers:
             self._bad_answers.add(message)
-            self._tell.fail(clean(message), title="pi's answer could not be read")
+            self._tell.fail(message, title="pi's answer could not be read")
 
     def check(self) -> None:
         """Update the status line; toast what is new unless a toast went out < INTERVAL ago."""
