@@ -360,7 +360,7 @@ class SessionModel:
             self.tools[message.tool_call_id] = ToolRun(
                 message.tool_call_id, message.tool_name, self._call_args(message.tool_call_id), time.monotonic(), len(self.tools),
                 output=text_of(message.content), is_error=message.is_error, done=True,
-                duration_ms=message.duration_ms,
+                duration_ms=message.duration_ms, result=ToolResult(content=message.content, details=message.details),
             )
         self._add(item)
         return item

@@ -142,3 +142,16 @@ def test_a_loaded_tool_run_has_its_calls_arguments_and_no_made_up_duration() -> 
     assert run.args == {"command": "make all"}, "the tool log shows what the call ran"
     assert run.done and run.elapsed_ms() is None, "not the time since the session was loaded"
     assert model.tools["call_timed"].args is None and model.tools["call_timed"].elapsed_ms() == 1500
+
+
+def test_a_loaded_tool_run_keeps_its_details_for_the_views() -> None:
+    """An edit loaded by /resume shows its diff as a live one does: from `details`."""
+    model = SessionModel()
+    call = ToolCall(id="call_edit", name="edit", arguments={"path": "a.py", "edits": []})
+    details = {"diff": "-1 old\n+1 new", "patch": "--- a.py\n+++ a.py\n@@ -1 +1 @@\n-old\n+new\n", "firstChangedLine": 1}
+    model.load_messages([
+        AssistantMessage(content=[call], stop_reason="toolUse"),
+        ToolResultMessage(tool_call_id="call_edit", tool_name="edit", content=[], details=details),
+    ])
+    result = model.tools["call_edit"].result
+    assert result is not None and result.details == details

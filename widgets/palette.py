@@ -1,0 +1,87 @@
+"""The colours pideck draws foreign text with, by pi's theme role names (pi's
+`docs/themes.md`: `error`, `toolDiffAdded`, `syntaxKeyword`, ...).
+
+Widgets ask `style(role)` instead of naming colours, so a theme recolours them all
+in one place: `use` installs a theme's roles and bumps `generation`, which caches of
+rendered text key on. The defaults are pideck's dark look in the terminal's own
+ANSI colours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Token
+from rich.style import Style
+from rich.syntax import ANSISyntaxTheme, SyntaxTheme
+
+DEFAULT_ROLES: dict[str, str] = {
+    "text": "",
+    "muted": "dim",
+    "dim": "dim",
+    "accent": "magenta",
+    "success": "green",
+    "error": "red",
+    "warning": "yellow",
+    "toolTitle": "bold",
+    "toolPath": "cyan",
+    "toolOutput": "",
+    "toolDiffAdded": "green",
+    "toolDiffRemoved": "red",
+    "toolDiffContext": "dim",
+    "toolDiffEmphasis": "reverse",
+    "lineNumber": "dim",
+    "syntaxComment": "dim italic",
+    "syntaxKeyword": "blue",
+    "syntaxFunction": "yellow",
+    "syntaxVariable": "cyan",
+    "syntaxString": "green",
+    "syntaxNumber": "magenta",
+    "syntaxType": "magenta",
+    "syntaxOperator": "",
+    "syntaxPunctuation": "",
+}
+
+_SYNTAX_TOKENS = {
+    "syntaxComment": Comment,
+    "syntaxKeyword": Keyword,
+    "syntaxFunction": Name.Function,
+    "syntaxVariable": Name.Variable,
+    "syntaxString": String,
+    "syntaxNumber": Number,
+    "syntaxType": Keyword.Type,
+    "syntaxOperator": Operator,
+    "syntaxPunctuation": Punctuation,
+}
+
+generation = 0
+_styles: dict[str, Style] = {}
+_syntax: SyntaxTheme | None = None
+
+
+def use(roles: Mapping[str, str | Style]) -> None:
+    """Draw with `roles` (missing ones keep their defaults) from now on."""
+    global generation, _syntax
+    merged: dict[str, str | Style] = {**DEFAULT_ROLES, **roles}
+    _styles.clear()
+    _styles.update({name: value if isinstance(value, Style) else Style.parse(value) for name, value in merged.items()})
+    _syntax = None
+    generation += 1
+
+
+def style(role: str) -> Style:
+    """The style of a role; a plain style for one no theme names."""
+    return _styles.get(role) or Style.null()
+
+
+def syntax_theme() -> SyntaxTheme:
+    """A Rich syntax theme from the `syntax*` roles, for `rich.syntax.Syntax`."""
+    global _syntax
+    if _syntax is None:
+        _syntax = ANSISyntaxTheme({Token: style("text"), **{token: style(role) for role, token in _SYNTAX_TOKENS.items()},
+                                   Name.Class: style("syntaxType"), Name.Builtin: style("syntaxFunction"),
+                                   Name.Decorator: style("syntaxFunction"), Comment.Preproc: style("syntaxKeyword")})
+    return _syntax
+
+
+use({})
