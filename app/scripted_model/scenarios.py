@@ -240,3 +240,30 @@ def _readme(cwd: str) -> str | None:
         if (Path(cwd) / name).is_file():
             return name
     return None
+
+
+# --- a session that changes files (the Changes view) ------------------------------------------
+
+CHANGES_GREETER = 'def greet(name):\n    return "hello " + name\n\n\ndef main():\n    print(greet("world"))\n'
+
+
+def file_changes() -> list[Reply]:
+    """Replies for one prompt that make pi write and edit files in its working directory:
+    write greeter.py, edit it (two replacements), write notes.txt twice, a failed edit
+    (text not found), edit ./greeter.py again; then a closing answer."""
+    return [
+        Reply(tool_calls=(ToolCallSpec("write", {"path": "greeter.py", "content": CHANGES_GREETER}, id="call_write_greeter"),)),
+        Reply(tool_calls=(ToolCallSpec("edit", {"path": "greeter.py", "edits": [
+            {"oldText": 'return "hello " + name', "newText": 'return f"Hello, {name}!"'},
+            {"oldText": 'print(greet("world"))', "newText": 'print(greet("pideck"))'},
+        ]}, id="call_edit_greeter"),)),
+        Reply(tool_calls=(ToolCallSpec("write", {"path": "notes.txt", "content": "one\ntwo\nthree\n"}, id="call_write_notes"),)),
+        Reply(tool_calls=(ToolCallSpec("write", {"path": "notes.txt", "content": "one\n2\nthree\nfour"}, id="call_rewrite_notes"),)),
+        Reply(tool_calls=(ToolCallSpec("edit", {"path": "notes.txt", "edits": [
+            {"oldText": "not in the file", "newText": "x"},
+        ]}, id="call_edit_missing"),)),
+        Reply(tool_calls=(ToolCallSpec("edit", {"path": "./greeter.py", "edits": [
+            {"oldText": "def main():\n", "newText": "def main() -> None:\n"},
+        ]}, id="call_edit_main"),)),
+        Reply(text="Wrote and edited greeter.py and notes.txt."),
+    ]

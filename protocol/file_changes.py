@@ -1,0 +1,181 @@
+"""The files a session changed through pi's `edit` and `write` tools, for the Changes
+view (`/diff`), read from its tool runs (live or loaded from the session file).
+
+An edit's change is pi's unified patch of the file (`details.patch`,
+`dist/core/tools/edit-diff.js`: `--- path`, `+++ path`, then hunks with 4 lines of
+context). A write is the file's new content, all added, or its diff against what the
+last write of the same file in this session wrote, when nothing changed it since. Failed
+and unfinished runs are left out; files changed by `bash` commands cannot be seen here.
+Changes are kept as hunk lines (`@@ …`, `+…`, `-…`, ` …`, `\\ No newline…`), without
+file headers: `FileChanges.patch` writes one header per change, with the file's path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from difflib import unified_diff
+from typing import Any
+
+from protocol.tool_diffs import detail
+
+CONTEXT_LINES = 4  # as pi's patches have
+NO_NEWLINE = "\\ No newline at end of file"
+_HUNK_LINE_STARTS = ("@@", "+", "-", " ", "\\")
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    tool_call_id: str
+    tool: str  # "edit" or "write"
+    lines: tuple[str, ...]  # hunk lines, no file headers
+    added: int
+    removed: int
+    patch: bool = True  # lines are a patch of the file; False: an edit's own old and new text, or nothing
+    created: bool = False  # a write with nothing earlier to compare with: its patch creates the file
+    note: str = ""  # why there is no patch
+
+
+@dataclass(slots=True)
+class FileChanges:
+    path: str  # relative to pi's working directory when inside it
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def added(self) -> int:
+        return sum(change.added for change in self.changes)
+
+    @property
+    def removed(self) -> int:
+        return sum(change.removed for change in self.changes)
+
+    def patch(self) -> str:
+        """The changes that are patches, one after another, each under its own file
+        headers (to apply in order, e.g. `patch -p0`)."""
+        parts = []
+        for change in self.changes:
+            if change.patch and change.lines:
+                old = "/dev/null" if change.created else self.path
+                parts.append("\n".join((f"--- {old}", f"+++ {self.path}", *change.lines)) + "\n")
+        return "".join(parts)
+
+
+def display_path(path: str, cwd: str) -> str:
+    """`path` as pi resolves it (`@` and `~` expanded, against `cwd`), relative to `cwd`
+    when inside it, so `./a.py` and `a.py` are one file."""
+    path = path.removeprefix("@")
+    if path == "~" or path.startswith("~/"):
+        path = os.path.expanduser(path)
+    full = os.path.normpath(os.path.join(cwd, path))
+    base = os.path.normpath(cwd)
+    inside = full.startswith(base.rstrip(os.sep) + os.sep)
+    return os.path.relpath(full, base) if inside else full
+
+
+def file_changes(runs: Iterable[Any], cwd: str) -> list[FileChanges]:
+    """The files changed by the finished, successful `edit` and `write` runs (given in
+    order), in the order they were last changed, the latest last."""
+    files: dict[str, FileChanges] = {}
+    written: dict[str, str] = {}  # a file's content as the last change (a write) left it
+    for run in runs:
+        if run.name not in ("edit", "write") or not run.done or run.is_error or not isinstance(run.args, dict):
+            continue
+        path = run.args.get("path")
+        if not isinstance(path, str) or not path:
+            continue
+        key = display_path(path, cwd)
+        details = run.result.details if run.result is not None else None
+        if run.name == "edit":
+            change = _edit(run.tool_call_id, details, run.args)
+            written.pop(key, None)
+        else:
+            content = run.args.get("content")
+            if not isinstance(content, str):
+                continue
+            change = _write(run.tool_call_id, written.get(key), content)
+            written[key] = content
+        entry = files.pop(key, None) or FileChanges(key)
+        entry.changes.append(change)
+        files[key] = entry  # to the end: the latest changed last
+    return list(files.values())
+
+
+def patch_lines(patch: str) -> list[str] | None:
+    """The hunk lines of a unified patch, its file headers left out; None when it is not one."""
+    lines = patch.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    start = next((index for index, line in enumerate(lines) if line.startswith("@@")), None)
+    if start is None or not all(line.startswith(_HUNK_LINE_STARTS) for line in lines[start:]):
+        return None
+    return lines[start:]
+
+
+def _counts(lines: list[str]) -> tuple[int, int]:
+    added = sum(1 for line in lines if line.startswith("+"))
+    return added, sum(1 for line in lines if line.startswith("-"))
+
+
+def _edit(call_id: str, details: Any, args: dict[str, Any]) -> Change:
+    patch = detail(details, "patch")
+    lines = patch_lines(patch) if patch is not None else None
+    if lines is not None:
+        return Change(call_id, "edit", tuple(lines), *_counts(lines))
+    asked = [edit for edit in _edits(args) if isinstance(edit.get("oldText"), str) and isinstance(edit.get("newText"), str)]
+    if not asked:
+        return Change(call_id, "edit", (), 0, 0, patch=False, note="pi sent no diff for this edit")
+    lines = []
+    for number, edit in enumerate(asked, 1):
+        lines.append(f"@@ edit {number} of {len(asked)} @@")
+        lines.extend("-" + line for line in edit["oldText"].split("\n"))
+        lines.extend("+" + line for line in edit["newText"].split("\n"))
+    return Change(call_id, "edit", tuple(lines), *_counts(lines), patch=False,
+                  note="pi sent no diff: the text the edit replaced and its replacement")
+
+
+def _edits(args: dict[str, Any]) -> list[dict[str, Any]]:
+    """The replacements an edit asked for (`edits`, or the older single oldText/newText)."""
+    edits = args.get("edits")
+    found = [edit for edit in edits if isinstance(edit, dict)] if isinstance(edits, list) else []
+    if isinstance(edits, dict):
+        found.append(edits)
+    if "oldText" in args:
+        found.append(args)
+    return found
+
+
+def _write(call_id: str, before: str | None, content: str) -> Change:
+    if before is None:
+        new = _split(content)
+        lines = [f"@@ -0,0 +1,{len(new)} @@", *_marked("+", new)] if new else []
+        return Change(call_id, "write", tuple(lines), len(new), 0, created=True)
+    lines = []
+    for line in unified_diff(_split(before), _split(content), n=CONTEXT_LINES, lineterm=""):
+        if line.startswith(("---", "+++")) and not lines:
+            continue
+        lines.append(line)
+    return Change(call_id, "write", tuple(_newline_notes(lines)), *_counts(lines))
+
+
+def _split(text: str) -> list[str]:
+    """Lines with their ends ("\\n" only), so a last line without one differs from one with it."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
+def _marked(mark: str, lines: list[str]) -> list[str]:
+    return list(_newline_notes([mark + line for line in lines]))
+
+
+def _newline_notes(lines: list[str]) -> Iterable[str]:
+    """Lines without their ends; a line that had none is followed by diff's note."""
+    for line in lines:
+        if line.startswith("@@"):
+            yield line.rstrip("\n")
+        elif line.endswith("\n"):
+            yield line[:-1].removesuffix("\r")
+        else:
+            yield line
+            yield NO_NEWLINE
