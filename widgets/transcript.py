@@ -78,6 +78,8 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.wheel_lines = wheel_lines
         self.views: dict[int, MessageView | BannerView] = {}
         self._hidden_before = 0
+        self.welcome: Static | None = None  # the welcome text, until the first message comes
+        self.more_marker: Static | None = None  # says how many items are left out, while some are
         self._wheel = (0.0, WHEEL_LINES)  # when the last wheel step came, and its lines
         self._texts: dict[int, tuple[str, str]] = {}  # searchable text of items left out, and lowered
         self.new_output = NewOutputMarker(id="new-output")  # docked at the foot, shown by apply
@@ -88,7 +90,8 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
 
     def on_mount(self) -> None:
         self.anchor()
-        self.mount(self.new_output, Static(WELCOME, id="welcome", classes="welcome", markup=False))
+        self.welcome = Static(WELCOME, id="welcome", classes="welcome", markup=False)
+        self.mount(self.new_output, self.welcome)
 
     def on_resize(self) -> None:
         """Toasts stay above the prompt however tall it grows: the toast rack's foot is the
@@ -113,8 +116,9 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             await self.rebuild()
             return
         added = set(changes.added)
-        if added and (welcome := self.query("#welcome")):
-            await welcome.remove()
+        if added and self.welcome is not None:  # not a query: that walks every widget of a long transcript
+            await self.welcome.remove()
+            self.welcome = None
         new_views = [view for key in changes.added if (view := self._make_view(key)) is not None]
         if new_views:
             await self.mount_all(new_views)
@@ -170,11 +174,13 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         items = self.session.items
         self._hidden_before = max(0, len(items) - MAX_VIEWS)
         widgets: list[Static | MessageView | BannerView] = []
-        if self._hidden_before:
-            widgets.append(self._more_marker())
+        self.more_marker = self._more_marker() if self._hidden_before else None
+        if self.more_marker is not None:
+            widgets.append(self.more_marker)
         widgets.extend(view for item in items[self._hidden_before :] if (view := self._make_view(item.key)) is not None)
-        if not items:
-            widgets.append(Static(WELCOME, id="welcome", classes="welcome", markup=False))
+        self.welcome = Static(WELCOME, id="welcome", classes="welcome", markup=False) if not items else None
+        if self.welcome is not None:
+            widgets.append(self.welcome)
         await self.mount_all(widgets)
         self.anchor()
 
@@ -194,11 +200,11 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         for key in keys:
             await self.views.pop(key).remove()
         self._hidden_before += excess
-        marker = self.query("#more-marker")
-        if marker:
-            marker.first(Static).update(self._more_text())
+        if self.more_marker is not None:  # not a query: that walks every widget of a long transcript
+            self.more_marker.update(self._more_text())
         else:
-            await self.mount(self._more_marker(), before=0)
+            self.more_marker = self._more_marker()
+            await self.mount(self.more_marker, before=0)
 
     @property
     def hidden_before(self) -> int:
@@ -256,10 +262,12 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         items = self.session.items[start : self._hidden_before]
         views = [view for item in items if (view := self._make_view(item.key)) is not None]
         self._hidden_before = start
-        marker = self.query_one("#more-marker", Static)
+        marker = self.more_marker
+        assert marker is not None, "items are left out, so the marker that says so is shown"
         await self.mount_all(views, after=marker)
         if not start:
             await marker.remove()
+            self.more_marker = None
         else:
             marker.update(self._more_text())
 
