@@ -57,7 +57,8 @@ class CommandContext(Notifier):
         refresh: Callable[[], Worker[None]],
         bad_answer: Callable[[RpcDataError], None],
         notices: Callable[[], NotificationCenter],
-        key_bindings: Callable[[], tuple[BindingsMap, BindingsMap]],
+        key_bindings: Callable[[], tuple[BindingsMap, BindingsMap, list[str]]],
+        reread_settings: Callable[[], None],
         copy: Callable[[str], None],
         restart: Callable[[], Awaitable[None]],
         quit: Callable[[], None],
@@ -72,6 +73,7 @@ class CommandContext(Notifier):
         self._ask = ask
         self.reload, self.load_commands, self._refresh = reload, load_commands, refresh
         self.bad_answer, self._notices, self.key_bindings = bad_answer, notices, key_bindings
+        self.reread_settings = reread_settings  # pi's keybindings.json and display settings (/reload)
         self.copy, self.restart, self.quit = copy, restart, quit
 
     @property

@@ -16,9 +16,10 @@ from rich.text import Text
 from textual.binding import Binding, BindingsMap
 from textual.widgets import TextArea
 
+from widgets.key_footer import UNBOUND
+
 # Keys PromptEditor handles in `_on_key` instead of BINDINGS.
 EDITOR_KEYS: list[tuple[list[str], str]] = [
-    (["shift+enter"], "New line (where the terminal reports Shift+Enter)"),
     (["up", "down"], "Prompt history, on the first / last line of the prompt"),
     (["tab"], "Accept the highlighted completion"),
     (["/"], "Complete commands (pideck's and pi's)"),
@@ -55,7 +56,7 @@ class KeyRow:
 
     @property
     def label(self) -> str:
-        return ", ".join(key_label(key) for key in self.keys)
+        return ", ".join(key_label(key) for key in self.keys) or "(no key)"
 
 
 def binding_rows(
@@ -72,7 +73,7 @@ def binding_rows(
             continue
         description = describe(binding)
         row = rows.setdefault((binding.action, description), KeyRow([], description))
-        if key not in row.keys:
+        if key not in row.keys and key != UNBOUND:
             row.keys.append(key)
     for row in rows.values():
         claimed = [key_label(key) for key in row.keys if key in taken]
@@ -90,8 +91,8 @@ def hotkey_sections(app_bindings: BindingsMap, editor_bindings: BindingsMap) -> 
     text_area = TextArea._merged_bindings or BindingsMap()
     editor = binding_rows(editor_bindings, skip=text_area, taken=taken)
     editor += [KeyRow(list(keys), description) for keys, description in EDITOR_KEYS]
-    textual = {(key, binding.action) for key, binding in text_area}
-    rebound = {key for key, binding in editor_bindings if (key, binding.action) not in textual}
+    in_force = {(key, binding.action) for key, binding in editor_bindings}
+    rebound = {key for key, binding in text_area if (key, binding.action) not in in_force}
     return [
         ("pideck", binding_rows(app_bindings)),
         ("Prompt editor", editor),
@@ -99,7 +100,8 @@ def hotkey_sections(app_bindings: BindingsMap, editor_bindings: BindingsMap) -> 
     ]
 
 
-def hotkeys_table(sections: list[tuple[str, list[KeyRow]]]) -> Table:
+def hotkeys_table(sections: list[tuple[str, list[KeyRow]]], notes: Collection[str] = ()) -> Table:
+    """The sections' keys, then `notes` on pi's keybindings.json (what pideck could not follow)."""
     table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True)
     table.add_column("key", style="bold cyan", max_width=26)
     table.add_column("action", ratio=1)
@@ -112,4 +114,9 @@ def hotkeys_table(sections: list[tuple[str, list[KeyRow]]]) -> Table:
             if row.note:
                 action.append(f"  ({row.note})", "dim")
             table.add_row(row.label, action)
+    if notes:
+        table.add_row("", "")
+        table.add_row(Text("keybindings.json", "bold underline"), "")
+        for note in notes:
+            table.add_row("", Text(note, "yellow"))
     return table

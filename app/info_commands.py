@@ -34,8 +34,6 @@ NOT_OVER_RPC: dict[str, tuple[str, str]] = {
     "share": ("Upload the session and get a viewer link", f"pi's RPC cannot share: use /export, or {_TERMINAL}"),
     "bug": ("Prepare a bug report for the pi developers", f"pi's RPC cannot prepare bug reports: {_TERMINAL}"),
     "trust": ("Save a project trust decision", f"pi's RPC cannot record trust decisions: {_TERMINAL}"),
-    "reload": ("Reload keybindings, extensions, skills, templates and context files",
-               "pi's RPC has no reload: restart pideck (with `-- --continue` to keep the session)"),
     "changelog": ("Show pi's changelog", f"pi's RPC cannot show the changelog: {_TERMINAL}"),
     "debug": ("Write pi's debug log", f"pi's RPC has no debug dump: {_TERMINAL}"),
 }
@@ -90,8 +88,16 @@ async def session_command(ctx: CommandContext, args: str) -> None:
 
 
 async def hotkeys_command(ctx: CommandContext, args: str) -> None:
-    sections = hotkey_sections(*ctx.key_bindings())
-    await ctx.ask(InfoScreen("Keys", hotkeys_table(sections), id="hotkeys"))
+    app_keys, editor_keys, notes = ctx.key_bindings()
+    table = hotkeys_table(hotkey_sections(app_keys, editor_keys), notes)
+    await ctx.ask(InfoScreen("Keys", table, id="hotkeys"))
+
+
+async def reload_command(ctx: CommandContext, args: str) -> None:
+    ctx.reread_settings()
+    ctx.say("Read pi's keybindings.json and display settings again. pi's RPC cannot reload extensions, skills, "
+            "prompt templates or context files: restart pideck (with `-- --continue` to keep the session) for those.",
+            title="/reload")
 
 
 async def quit_command(ctx: CommandContext, args: str) -> None:
@@ -147,6 +153,7 @@ COMMANDS = (
     SlashCommand("session", "Show the session's file, ID, messages, tokens, cost and settings", session_command),
     SlashCommand("hotkeys", "Show every key binding", hotkeys_command),
     SlashCommand("quit", "Quit pideck (pi stops with it)", quit_command),
+    SlashCommand("reload", "Read pi's keybindings.json and display settings again", reload_command),
     SlashCommand(
         "settings", "Change what pi's RPC can change: model, thinking, queue modes, auto-compaction/retry",
         settings_command,

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from textual import events, getters, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingsMap
+from textual.binding import Binding, BindingsMap, Keymap
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
@@ -36,7 +36,7 @@ from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
 from widgets.crash_bar import CrashBar
 from widgets.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
-from widgets.key_footer import KeyFooter
+from widgets.key_footer import UNBOUND, KeyFooter
 from widgets.message_views import tool_summary
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
@@ -50,40 +50,50 @@ SIDE_MIN_WIDTH = 100  # columns below which the side panes hide themselves
 
 class MainScreen(Screen[None]):
     BINDINGS = [
-        Binding("ctrl+l", "select_model", "Model", tooltip="Select a model (/model)"),
-        Binding("ctrl+p", "cycle_model", "Next model", show=False, tooltip="Next model (pi's cycle_model)"),
+        Binding("ctrl+l", "select_model", "Model", tooltip="Select a model (/model)", id="app.model.select"),
+        Binding("ctrl+p", "cycle_model", "Next model", show=False, tooltip="Next model (pi's cycle_model)",
+                id="app.model.cycleForward"),
         Binding("ctrl+shift+p,alt+p", "cycle_model_back", "Previous model", show=False,
-                tooltip="Previous model (Alt+P where the terminal cannot tell Ctrl+Shift+P)"),
+                tooltip="Previous model (Alt+P where the terminal cannot tell Ctrl+Shift+P)",
+                id="app.model.cycleBackward"),
         Binding("shift+tab", "cycle_thinking", "Thinking level", show=False, priority=True,
-                tooltip="Next thinking level (/thinking sets one)"),
+                tooltip="Next thinking level (/thinking sets one)", id="app.thinking.cycle"),
         Binding("ctrl+x", "copy_last", "Copy answer", show=False, priority=True,
-                tooltip="Copy the last answer (/copy); with a selection in the prompt, cut it"),
+                tooltip="Copy the last answer (/copy); with a selection in the prompt, cut it", id="app.message.copy"),
         Binding("escape", "interrupt", "Abort", show=True,
-                tooltip="Abort: clear the queue into the prompt, then stop the run, a retry, a compaction or !cmd"),
-        Binding("alt+up", "restore_queue", "Restore queue", show=False),
+                tooltip="Abort: clear the queue into the prompt, then stop the run, a retry, a compaction or !cmd",
+                id="app.interrupt"),
+        Binding("alt+up", "restore_queue", "Restore queue", show=False, id="app.message.dequeue"),
         Binding("f5", "edit_queue", "Edit queue", show=False),
-        Binding("ctrl+g", "external_editor", "External editor", show=False),
+        Binding("ctrl+g", "external_editor", "External editor", show=False, id="app.editor.external"),
         Binding("ctrl+d", "quit_if_empty", "Quit", show=False, priority=True,
-                tooltip="Quit when the prompt is empty (else delete right)"),
-        Binding("ctrl+t", "toggle_thinking", "Thinking", tooltip="Collapse or show thinking blocks"),
-        Binding("ctrl+o", "toggle_tools", "Tool output", tooltip="Expand or collapse tool output"),
+                tooltip="Quit when the prompt is empty (else delete right)", id="app.exit"),
+        Binding("ctrl+t", "toggle_thinking", "Thinking", tooltip="Collapse or show thinking blocks",
+                id="app.thinking.toggle"),
+        Binding("ctrl+o", "toggle_tools", "Tool output", tooltip="Expand or collapse tool output",
+                id="app.tools.expand"),
         Binding("f2", "toggle_side", "Panes", tooltip="Hide or show the side panes"),
         Binding("f3", "focus_tool_log", "Tool log", tooltip="Focus the tool log (Enter jumps to a tool)"),
         Binding("f8", "notifications", "Notifications", show=False,
                 tooltip="List the notifications, with the full text of each (/notifications)"),
         Binding("f4", "focus_editor", "Editor", show=False, tooltip="Back to the prompt"),
         Binding("ctrl+home", "transcript('top')", "Top", show=False,
-                tooltip="Scroll to the start of the transcript; there, load earlier messages"),
+                tooltip="Scroll to the start of the transcript; there, load earlier messages", id="tui.altScreen.top"),
         Binding("ctrl+end", "transcript('bottom')", "End", show=False,
-                tooltip="Scroll to the end of the transcript and follow new output"),
+                tooltip="Scroll to the end of the transcript and follow new output", id="tui.altScreen.bottom"),
         Binding("ctrl+shift+up,ctrl+up", "transcript('previous_prompt')", "Previous prompt", show=False,
-                tooltip="Scroll to your previous message"),
+                tooltip="Scroll to your previous message", id="tui.altScreen.previousPrompt"),
         Binding("ctrl+shift+down,ctrl+down", "transcript('next_prompt')", "Next prompt", show=False,
-                tooltip="Scroll to your next message (after the last, to the end)"),
+                tooltip="Scroll to your next message (after the last, to the end)", id="tui.altScreen.nextPrompt"),
         Binding("ctrl+s,ctrl+shift+f", "search", "Search", show=False,
-                tooltip="Search the transcript (Enter/Down next, Up previous, Esc closes)"),
+                tooltip="Search the transcript (Enter/Down next, Up previous, Esc closes)", id="tui.altScreen.search"),
         Binding("ctrl+r", "restart_pi", "Restart pi",
                 tooltip="Start pi again after it exited, on the same session (/restart)"),
+        # pi's session actions, without a key unless keybindings.json gives them one
+        Binding(UNBOUND, "session_command('new')", "New session", show=False, id="app.session.new"),
+        Binding(UNBOUND, "session_command('tree')", "Session tree", show=False, id="app.session.tree"),
+        Binding(UNBOUND, "session_command('fork')", "Fork", show=False, id="app.session.fork"),
+        Binding(UNBOUND, "session_command('resume')", "Resume a session", show=False, id="app.session.resume"),
     ]
 
     @property
@@ -113,6 +123,7 @@ class MainScreen(Screen[None]):
         can_restart: Callable[[], bool],
         apply_changes: Callable[[], Awaitable[None]],
         quit: Callable[[], None],
+        keymap: Callable[[], Keymap],
     ) -> None:
         super().__init__(id="_default")
         self.context = context
@@ -120,6 +131,7 @@ class MainScreen(Screen[None]):
         self.selection = selection
         self._commands, self._ready, self._can_restart = commands, ready, can_restart
         self._apply_changes, self._quit = apply_changes, quit
+        self._keymap = keymap  # pi's keybindings.json, as Textual's keymap
         self.status: StatusLine = StatusLine(self.session, id="status")  # the tick reaches it without a walk of the DOM
         self._thinking_collapsed = False
         self._tools_expanded = False
@@ -148,6 +160,7 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         editor = self.editor
         editor.focus()
+        editor.use_keymap(self._keymap())
         editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
         editor.menu = self.query_one(CompletionMenu)
         editor.completer = lambda before: complete(before, self._commands(), self.context.cwd)
@@ -342,6 +355,10 @@ class MainScreen(Screen[None]):
 
     def action_restart_pi(self) -> None:
         self.app.run_worker(self.context.restart(), name="restart", group="restart", exclusive=True)
+
+    def action_session_command(self, name: str) -> None:
+        """/new, /tree, /fork or /resume (pi's app.session.* actions)."""
+        self._run(self.context.commands[name].run, f"/{name}")
 
     def action_notifications(self) -> None:
         """F8: /notifications."""

@@ -27,6 +27,7 @@ from app.gc_pause import StreamingGC
 from app.exit_signals import ExitSignals
 from app.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_driver, watch_hangup
 from app.terminal_keys import install_alt_arrows, install_alt_keys
+from app.keybindings import pi_keymap
 from app.launch import LaunchConfig, no_model_help
 from app.main_screen import MainScreen
 from app.palette import KeyActions, PiCommands, PideckCommands
@@ -47,9 +48,10 @@ from protocol.extension_ui import DIALOG_REQUESTS, DialogRequest, RefusedDialogR
 from protocol.protocol_log import ProtocolLog, default_log_path
 from protocol.redact import Redactor
 from protocol.responses import CommandInfo, SessionState
-from protocol.session_files import session_cwd
+from protocol.session_files import agent_dir, session_cwd
 from protocol.session_model import SessionModel
 from widgets.dialogs import ExtensionDialog, dialog_for
+from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 from widgets.startup_error import StartupErrorScreen
 
@@ -71,9 +73,9 @@ class PideckApp(App[int]):
         Binding("f1", "command_palette", "Commands", show=False, priority=True,
                 tooltip="Command palette: pideck's and pi's commands, and the actions of these keys"),
         Binding("ctrl+c", "clear_or_quit", "Clear/Quit", priority=True,
-                tooltip="Copy the selection; else clear the prompt, twice to quit"),
+                tooltip="Copy the selection; else clear the prompt, twice to quit", id="app.clear"),
         Binding("ctrl+z", "suspend_process", "Suspend", show=False, priority=True,
-                tooltip="Suspend pideck to the shell (fg brings it back); pi keeps its state"),
+                tooltip="Suspend pideck to the shell (fg brings it back); pi keeps its state", id="app.suspend"),
     ]
 
     def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None) -> None:
@@ -109,13 +111,15 @@ class PideckApp(App[int]):
             client=lambda: self.client, cwd=lambda: self.cwd, editor=lambda: self.main.editor,
             ask=self.push_screen_wait, reload=self.reload_session, load_commands=self.load_commands,
             refresh=self.refresh_stats, bad_answer=self.problems.bad_answer, notices=lambda: self.toasts.center,
-            key_bindings=lambda: (self.key_bindings, self.main.editor.key_bindings),
+            key_bindings=lambda: (self.key_bindings, self.main.editor.key_bindings, self.keys.notes),
+            reread_settings=self.reread_settings,
             copy=self.copy_to_clipboard, restart=self.recovery.restart, quit=lambda: self.exit(self.return_code or 0),
             commands=REGISTRY,
         )
         self.main = MainScreen(
             self.command_context, self.selection, commands=self.all_commands, ready=lambda: self._session_ready,
             can_restart=self._can_restart, apply_changes=self._apply_changes, quit=lambda: self.exit(self._exit_status),
+            keymap=lambda: self.keys.keymap,
         )
         self.commands: list[CommandInfo] = []
         self.pump = RecordPump(
@@ -131,6 +135,7 @@ class PideckApp(App[int]):
         self._session_ready = False
         self._exit_status = 0
         self._exit_signals: ExitSignals | None = None
+        self.read_keybindings()
 
     def get_driver_class(self) -> type[Driver]:
         return terminal_driver(super().get_driver_class())
@@ -140,12 +145,34 @@ class PideckApp(App[int]):
 
     @property
     def key_bindings(self) -> BindingsMap:
-        """pideck's keys, the global ones then the main screen's (for the palette and
-        /hotkeys); the main screen's actions are named `screen.…`."""
-        return BindingsMap.merge([self._bindings, self.main.own_bindings])
+        """pideck's keys in force, the global ones then the main screen's (for the palette
+        and /hotkeys); the main screen's actions are named `screen.…`."""
+        bindings = BindingsMap.merge([self._bindings, self.main.own_bindings])
+        bindings.apply_keymap(self.keys.keymap)
+        return bindings
+
+    def read_keybindings(self) -> None:
+        """pi's keybindings.json onto pideck's keys (before start-up and on /reload; the
+        editor reads the keys it handles itself when it mounts)."""
+        ours = BindingsMap.merge([self._bindings, BindingsMap(MainScreen.BINDINGS), PromptEditor._merged_bindings])
+        self.keys = pi_keymap(agent_dir(self.config.env), (binding for _, binding in ours))
+        self.set_keymap(self.keys.keymap)
+        if self.main.is_mounted:
+            self.main.editor.use_keymap(self.keys.keymap)
+
+    def reread_settings(self) -> None:
+        """/reload: pi's keybindings.json and display settings again."""
+        self.read_keybindings()
+        self.say_keybinding_problems()
+
+    def say_keybinding_problems(self) -> None:
+        """What keybindings.json asks that pideck cannot do, once in a toast (and in /hotkeys)."""
+        if self.keys.problems:
+            self.tell.warn("pideck left these out: " + "; ".join(self.keys.problems), title="keybindings.json")
 
     def on_mount(self) -> None:
         self.main.status.starting_since = time.monotonic()  # "starting pi… Ns" until get_state answers
+        self.say_keybinding_problems()
         self.attach_client(self.client)
         self.set_interval(0.25, self._tick)
         self.app_resume_signal.subscribe(self, self._resumed)

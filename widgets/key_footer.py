@@ -2,7 +2,8 @@
 
 Textual's Footer lays its keys out in a row and cuts the row at the screen's edge, mid-word
 ("f3 Too"). This one leaves out the keys, from the last, that would not fit entirely; their
-bindings work as before (`/hotkeys` and the F1 palette list them all).
+bindings work as before (`/hotkeys` and the F1 palette list them all). A binding whose key
+is `UNBOUND` (an action the user's keybindings.json left without a key) is not shown.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
+
+UNBOUND = "unbound"  # the key of a binding with none: no key is called this
 
 
 def _width(widget: Widget) -> int:
@@ -31,8 +34,11 @@ class KeyFooter(Footer):
         self._fit()
 
     def _fit(self) -> None:
-        keys = [child for child in self.children if not child.has_class("-command-palette")]
-        room = self.size.width - sum(_width(child) for child in self.children if child not in keys)
+        shown = [child for child in self.children if not (isinstance(child, FooterKey) and child.key == UNBOUND)]
+        for child in self.children:
+            child.display = child in shown
+        keys = [child for child in shown if not child.has_class("-command-palette")]
+        room = self.size.width - sum(_width(child) for child in shown if child not in keys)
         fits = True
         for child in keys:
             room -= _width(child)

@@ -37,13 +37,14 @@ class PromptEditor(ReadlineTextArea):
     }
     """
     BINDINGS = [
-        Binding("enter", "submit('enter')", "Send", priority=False),
-        Binding("alt+enter", "submit('follow_up')", "Follow-up"),
-        Binding("ctrl+j", "newline", "Newline", show=False),
-        Binding("pageup", "screen.transcript('page_up')", "Page up", show=False,
+        Binding("enter", "submit('enter')", "Send", priority=False, id="tui.input.submit"),
+        Binding("alt+enter", "submit('follow_up')", "Follow-up", id="app.message.followUp"),
+        Binding("ctrl+j,shift+enter", "newline", "Newline", show=False, id="tui.input.newLine",
+                tooltip="New line (Shift+Enter where the terminal reports it)"),
+        Binding("pageup", "screen.transcript('page_up')", "Page up", show=False, id="tui.altScreen.pageUp",
                 tooltip="Scroll the transcript up a page (it stops following the stream)"),
         Binding("pagedown", "screen.transcript('page_down')", "Page down", show=False,
-                tooltip="Scroll the transcript down a page"),
+                id="tui.altScreen.pageDown", tooltip="Scroll the transcript down a page"),
     ]
 
     @dataclass
@@ -63,8 +64,8 @@ class PromptEditor(ReadlineTextArea):
 
     @property
     def key_bindings(self) -> BindingsMap:
-        """The editor's bindings, its own and those it inherits (for /hotkeys)."""
-        return self._bindings
+        """The editor's bindings in force, its own and those it inherits (for /hotkeys)."""
+        return self.keymapped
 
     async def _on_key(self, event: events.Key) -> None:
         if self.take_jump(event):
@@ -83,15 +84,14 @@ class PromptEditor(ReadlineTextArea):
             else:
                 menu.hide()
             return
-        if key in ("enter", "alt+enter"):
+        action = self.key_actions.get(key)
+        if action in ("submit('enter')", "submit('follow_up')", "newline"):  # before TextArea types Enter
             event.stop()
             event.prevent_default()
-            self.action_submit("enter" if key == "enter" else "follow_up")
-            return
-        if key in ("ctrl+j", "shift+enter"):
-            event.stop()
-            event.prevent_default()
-            self.action_newline()
+            if action == "newline":
+                self.action_newline()
+            else:
+                self.action_submit("enter" if action == "submit('enter')" else "follow_up")
             return
         if key == "up" and self.cursor_location[0] == 0 and self._browse(-1):
             event.stop()

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from textual import events
-from textual.binding import Binding
+from textual.binding import Binding, Keymap
 from textual.widgets import TextArea
 from textual.widgets.text_area import EditResult, Location
 
@@ -61,25 +61,39 @@ class KillRing:
         return self.entries[self._yank]
 
 
-_JUMPS = {"ctrl+right_square_bracket": 1, "alt+ctrl+right_square_bracket": -1}
+_JUMPS = {"jump(1)": 1, "jump(-1)": -1}
 
 
 class ReadlineTextArea(KeysInOrder, TextArea):
+    # pi's editor actions, by pi's ids (keybindings.json rebinds them), over TextArea's keys
     BINDINGS = [
-        Binding("ctrl+b", "cursor_left", "Left", show=False),
-        Binding("ctrl+f", "cursor_right", "Right", show=False),
-        Binding("alt+left,alt+b", "cursor_word_left", "Word left", show=False),
-        Binding("alt+right,alt+f", "cursor_word_right", "Word right", show=False),
-        Binding("alt+d", "delete_word_right", "Delete word right", show=False),
-        Binding("ctrl+y", "yank", "Yank", show=False,
+        Binding("left,ctrl+b", "cursor_left", "Left", show=False, id="tui.editor.cursorLeft"),
+        Binding("right,ctrl+f", "cursor_right", "Right", show=False, id="tui.editor.cursorRight"),
+        Binding("alt+left,ctrl+left,alt+b", "cursor_word_left", "Word left", show=False,
+                id="tui.editor.cursorWordLeft"),
+        Binding("alt+right,ctrl+right,alt+f", "cursor_word_right", "Word right", show=False,
+                id="tui.editor.cursorWordRight"),
+        Binding("home,ctrl+a", "cursor_line_start", "Line start", show=False, id="tui.editor.cursorLineStart"),
+        Binding("end,ctrl+e", "cursor_line_end", "Line end", show=False, id="tui.editor.cursorLineEnd"),
+        Binding("backspace", "delete_left", "Delete left", show=False, id="tui.editor.deleteCharBackward"),
+        Binding("delete,ctrl+d", "delete_right", "Delete right", show=False, id="tui.editor.deleteCharForward"),
+        Binding("ctrl+w,alt+backspace,ctrl+backspace", "delete_word_left", "Delete word left", show=False,
+                id="tui.editor.deleteWordBackward"),
+        Binding("alt+d,alt+delete", "delete_word_right", "Delete word right", show=False,
+                id="tui.editor.deleteWordForward"),
+        Binding("ctrl+u", "delete_to_start_of_line", "Delete to line start", show=False,
+                id="tui.editor.deleteToLineStart"),
+        Binding("ctrl+k", "delete_to_end_of_line_or_delete_line", "Delete to line end", show=False,
+                id="tui.editor.deleteToLineEnd"),
+        Binding("ctrl+y", "yank", "Yank", show=False, id="tui.editor.yank",
                 tooltip="Put back the text the last word or line deletion removed"),
-        Binding("alt+y", "yank_pop", "Yank older", show=False,
+        Binding("alt+y", "yank_pop", "Yank older", show=False, id="tui.editor.yankPop",
                 tooltip="Right after Ctrl+Y: put back the deletion before that one instead"),
-        Binding("ctrl+underscore,ctrl+minus", "undo", "Undo", show=False),
-        Binding("ctrl+right_square_bracket", "jump(1)", "Jump to character", show=False,
+        Binding("ctrl+underscore,ctrl+minus", "undo", "Undo", show=False, id="tui.editor.undo"),
+        Binding("ctrl+right_square_bracket", "jump(1)", "Jump to character", show=False, id="tui.editor.jumpForward",
                 tooltip="Move to the next occurrence of the character typed next"),
         Binding("alt+ctrl+right_square_bracket", "jump(-1)", "Jump back to character", show=False,
-                tooltip="Move to the previous occurrence of the character typed next"),
+                id="tui.editor.jumpBackward", tooltip="Move to the previous occurrence of the character typed next"),
     ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -89,6 +103,14 @@ class ReadlineTextArea(KeysInOrder, TextArea):
         self._after_kill: object = None  # the edit state a kill left: a kill from there joins it
         self._yanked: tuple[Location, Location, object] | None = None  # range put back, state after
         self._jumping = 0  # after Ctrl+] (1) or Ctrl+Alt+] (-1): the next key is where to jump
+        self.use_keymap({})
+
+    def use_keymap(self, keymap: Keymap) -> None:
+        """The app's keymap (pi's keybindings.json): `keymapped` holds the keys in force,
+        `key_actions` what the keys this editor reads itself do."""
+        self.keymapped = self._bindings.copy()
+        self.keymapped.apply_keymap(keymap)
+        self.key_actions = {key: binding.action for key, binding in self.keymapped}
 
     def _edit_state(self) -> object:
         return (self.text, self.selection)
@@ -156,8 +178,8 @@ class ReadlineTextArea(KeysInOrder, TextArea):
         jump keys start it here as well as through their bindings, which run later: a
         character typed right after them (a paste, a fast typist) would otherwise be
         inserted first."""
-        if event.key in _JUMPS:
-            self._jumping = _JUMPS[event.key]
+        if (jump := _JUMPS.get(self.key_actions.get(event.key, ""))) is not None:
+            self._jumping = jump
             return False
         direction, self._jumping = self._jumping, 0
         if not direction or not (event.is_printable and event.character):
