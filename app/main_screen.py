@@ -37,10 +37,10 @@ from widgets.completion import CompletionMenu, complete
 from widgets.crash_bar import CrashBar
 from widgets.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
 from widgets.key_footer import UNBOUND, KeyFooter
-from widgets.message_views import tool_summary
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
+from widgets.tool_kinds import Call, kind_of
 from widgets.tool_output import ShowToolOutput, ToolOutputScreen
 from widgets.transcript import Transcript
 from widgets.transcript_search import SearchBar
@@ -435,4 +435,6 @@ class MainScreen(Screen[None]):
         if run is None or not run.output:
             self.context.say("This tool has printed nothing yet.")
             return
-        self.app.push_screen(ToolOutputScreen(f"{run.name} {tool_summary(run.name, run.args)}", run.output))
+        call = Call(run.name, run.args, run, self.session.cwd)
+        full = kind_of(run.name).full(call)
+        self.app.push_screen(ToolOutputScreen(kind_of(run.name).title(call), full.text, full.style))

@@ -88,6 +88,7 @@ class PideckApp(App[int]):
         # pi's working directory (`@` paths, /resume's folder): where it was started, then the
         # one its session records, as a switch to a session of another directory moves pi there
         self.cwd = Path(config.cwd)
+        self.session.cwd = str(self.cwd)
         self.attachments = Attachments(self, self.session.image_names, lambda: self.cwd)
         redactor = Redactor.from_env(config.env)
         self.client = client or RpcClient(
@@ -331,6 +332,7 @@ class PideckApp(App[int]):
             messages = await self.client.call(GetMessages())
             if state.session_file and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None:
                 self.cwd = cwd
+                self.session.cwd = str(cwd)
             self.session.set_state(state)
             self.session.load_messages(messages.messages)
             if not state.pending_message_count:  # a session pi switched to starts with an empty queue

@@ -298,6 +298,7 @@ class SessionModel:
         self.compaction: Banner | None = None
         self.totals = Totals()
         self.state: SessionState | None = None
+        self.cwd = ""  # pi's working directory, that tool paths are shown relative to (set by the App)
         self.stats: SessionStats | None = None
         self.auto_retry: bool | None = None  # get_state does not report it: known once pideck set it
         self.statuses: dict[str, str] = {}

@@ -7,7 +7,6 @@ Assistant text and reasoning are `StreamingText` widgets that only ever get
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -20,25 +19,21 @@ from protocol.formatting import duration, tokens
 from protocol.images import describe
 from protocol.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ImageContent, ToolResultMessage
 from protocol.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
+from widgets import palette
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_stream import StreamingText
 from widgets.safe_text import clean, safe
-from widgets.tool_output import ShowToolOutput, output_preview
+from widgets.tool_kinds import Call, Kind, kind_of
+from widgets.tool_output import ShowToolOutput
 
 TOOL_PREVIEW_LINES = 8
 MARKDOWN_ROLES = ("assistant", "compactionSummary", "branchSummary", "custom")  # their text is markdown
 MAX_RENDERED_OUTPUT = 200_000
 
 
-def tool_summary(name: str, args: Any) -> str:
-    """The key argument of a tool call, on one line."""
-    if isinstance(args, dict):
-        for key in ("command", "path", "file_path", "pattern", "query", "url"):
-            if isinstance(args.get(key), str):
-                return args[key][:1000].splitlines()[0] if args[key] else ""
-        if args:
-            return json.dumps(args, ensure_ascii=False)[:200]
-    return ""
+def tool_summary(name: str, args: Any, cwd: str = "") -> str:
+    """The key argument of a tool call, on one line (a path relative to `cwd`)."""
+    return kind_of(name).summary(Call(name, args, None, cwd))
 
 
 def tail_lines(text: str, count: int) -> tuple[str, int]:
@@ -91,13 +86,16 @@ def run_mark(run: ToolRun | None) -> tuple[str, str]:
 
 
 class ToolCallBlock(Static):
-    """A tool call with its arguments and live output (from the model's ToolRun)."""
+    """A tool call drawn by its kind (`tool_kinds`): a title line and a body from its
+    arguments and its run (the model's ToolRun), collapsed or expanded (Ctrl+O)."""
 
     def __init__(self, session: SessionModel, block: Block) -> None:
         super().__init__(classes="tool-call")
         self.session = session
         self.block = block
         self.expanded = False
+        self._body_key: tuple[Any, ...] = ()
+        self._body = Text()
 
     @property
     def tool_call_id(self) -> str:
@@ -107,31 +105,35 @@ class ToolCallBlock(Static):
         self.refresh_view()
 
     def refresh_view(self) -> None:
-        call = self.block.tool_call
+        block_call = self.block.tool_call
         run = self.session.tools.get(self.tool_call_id)
-        name = call.name if call else "tool"
-        args = call.arguments if call and call.arguments else (run.args if run else None)
+        name = block_call.name if block_call else "tool"
+        args = block_call.arguments if block_call and block_call.arguments else (run.args if run else None)
+        call = Call(name, args, run, self.session.cwd)
+        kind = kind_of(name)
         text = Text()
         text.append(*run_mark(run))
-        text.append(name, "bold")
-        summary = tool_summary(name, args) or (self.block.text if not self.block.done else "")
-        if summary:
+        text.append_text(kind.title(call))
+        if not kind.summary(call) and not self.block.done and self.block.text:
             text.append("  ")
-            text.append(clean(summary[:300]), "cyan")
+            text.append(clean(self.block.text[:300]), palette.style("toolPath"))
         if run is not None and run.done:
-            text.append(f"  {duration(run.duration_ms)}", "dim")
-        if isinstance(args, dict) and self.expanded and len(args) > 1:
+            text.append(f"  {duration(run.duration_ms)}", palette.style("muted"))
+        body = self._rendered_body(kind, call)
+        if body:
             text.append("\n")
-            text.append(clean(json.dumps(args, indent=2, ensure_ascii=False)[:MAX_RENDERED_OUTPUT]), "dim")
-        output = run.output if run is not None else ""
-        if output:
-            text.append("\n")
-            self._append_output(text, output, run)
-        self.set_class(run is not None and run.is_error, "-error")
+            text.append_text(body)
+        self.set_class(call.failed, "-error")
         self.update(text)
 
-    def _append_output(self, text: Text, output: str, run: ToolRun | None) -> None:
-        text.append_text(output_preview(output, self.expanded, "red" if run is not None and run.is_error else ""))
+    def _rendered_body(self, kind: Kind, call: Call) -> Text:
+        """The body, rendered again only when what it is drawn from changed."""
+        run = call.run
+        key = (kind, call.args, run and run.result, run and len(run.output), run and run.done, self.expanded,
+               palette.generation, call.cwd)  # fmt: skip
+        if len(key) != len(self._body_key) or any(a is not b and a != b for a, b in zip(key, self._body_key, strict=True)):
+            self._body_key, self._body = key, kind.body(call, self.expanded)
+        return self._body
 
     def on_click(self) -> None:
         """Open everything the tool printed (the block shows only part of a long output)."""

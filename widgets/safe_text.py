@@ -18,6 +18,7 @@ shows as plain text rather than swallowing the remainder of the output.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from rich.text import Text
 
@@ -37,6 +38,11 @@ _CONTROL = re.compile(
 def clean(text: str) -> str:
     """`text` without terminal control sequences or control characters."""
     return _CONTROL.sub("", text).replace("\u2028", "\n").replace("\u2029", "\n")
+
+
+def controls(text: str) -> Iterator[re.Match[str]]:
+    """The control sequences and characters `clean` strips from `text`, in order."""
+    return _CONTROL.finditer(text)
 
 
 def safe(text: str, style: str = "") -> Text:

@@ -14,9 +14,10 @@ from textual.widgets.option_list import Option
 
 from protocol.formatting import cost, duration, on_off, tokens
 from protocol.session_model import SessionModel, ToolRun
-from widgets.message_views import run_mark, tool_summary
+from widgets.message_views import run_mark
 from widgets.pickers import model_key
 from widgets.safe_text import clean
+from widgets.tool_kinds import Call, kind_of
 from widgets.tool_output import ShowToolOutput
 
 MAX_TOOL_ROWS = 500
@@ -25,13 +26,10 @@ STATUS_CHARS = 200  # of an extension's status (the line shows less)
 MB = 1024 * 1024
 
 
-def tool_row(run: ToolRun, width: int = 28) -> Text:
+def tool_row(run: ToolRun, width: int = 28, cwd: str = "") -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(*run_mark(run))
-    text.append(clean(run.name), "bold")
-    summary = tool_summary(run.name, run.args)
-    if summary:
-        text.append(" " + clean(summary).replace("\n", " ")[:width], "cyan")
+    text.append_text(kind_of(run.name).title(Call(run.name, run.args, run, cwd, width=max(8, width - 14))))
     text.truncate(width, overflow="ellipsis")
     if took := duration(run.elapsed_ms()):
         text.append(f" {took}", "dim")
@@ -79,7 +77,7 @@ class ToolLog(OptionList):
         chosen = self.get_option_at_index(highlighted).id if highlighted is not None else None
         self.clear_options()  # scrolls to the top
         width = max(12, self.size.width - 12)
-        self.add_options(Option(tool_row(run, width), id=run.tool_call_id) for run in runs)
+        self.add_options(Option(tool_row(run, width, self.session.cwd), id=run.tool_call_id) for run in runs)
         if self._following:
             if chosen is not None:
                 self.highlighted = len(runs) - 1

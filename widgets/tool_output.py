@@ -10,6 +10,7 @@ tool call (or `o` in the tool log) and scrolls through everything.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.cells import cell_len, chop_cells
@@ -27,7 +28,7 @@ from textual.strip import Strip
 from textual.widgets import Footer, Static
 
 from widgets.markdown_lines import _one_cell_each
-from widgets.safe_text import clean
+from widgets.safe_text import clean, safe
 from widgets.selection_marks import mark_selection
 
 PREVIEW_LINES = 8  # collapsed: the last lines
@@ -76,25 +77,27 @@ def _last_lines(text: str, count: int) -> list[str]:
     return lines[::-1]
 
 
-def output_preview(output: str, expanded: bool, style: str = "") -> Text:
-    """At most PREVIEW_LINES (or EXPANDED_HEAD + EXPANDED_TAIL) lines of `output`, cleaned,
-    with a note of how many lines were left out. Work is bounded by what is shown, not by
-    the size of `output` (apart from counting its lines)."""
+def output_preview(output: str, expanded: bool, style: str = "", render: Callable[[str, str], Text] | None = None) -> Text:
+    """At most PREVIEW_LINES (or EXPANDED_HEAD + EXPANDED_TAIL) lines of `output`, cleaned
+    (or made into text by `render(lines, style)`, which must clean them), with a note of how
+    many lines were left out. Work is bounded by what is shown, not by the size of `output`
+    (apart from counting its lines)."""
+    shown = render or safe
     output = output[:-1] if output.endswith("\n") else output
     total = output.count("\n") + 1
     text = Text()
     if expanded and total > EXPANDED_HEAD + EXPANDED_TAIL:
         head, tail = _first_lines(output, EXPANDED_HEAD), _last_lines(output, EXPANDED_TAIL)
-        text.append(clean("\n".join(map(_cut, head))) + "\n", style)
+        text.append_text(shown("\n".join(map(_cut, head)), style))
         hidden = total - EXPANDED_HEAD - EXPANDED_TAIL
-        text.append(f"… {hidden:,} lines hidden · click to see all …\n", "dim italic")
-        text.append(clean("\n".join(map(_cut, tail))), style)
+        text.append(f"\n… {hidden:,} lines hidden · click to see all …\n", "dim italic")
+        text.append_text(shown("\n".join(map(_cut, tail)), style))
     elif expanded:
-        text.append(clean("\n".join(map(_cut, _first_lines(output, total)))), style)
+        text.append_text(shown("\n".join(map(_cut, _first_lines(output, total))), style))
     else:
         if total > PREVIEW_LINES:
             text.append(f"… {total - PREVIEW_LINES:,} more lines (ctrl+o expands, click shows all)\n", "dim")
-        text.append(clean("\n".join(map(_cut, _last_lines(output, PREVIEW_LINES)))), style)
+        text.append_text(shown("\n".join(map(_cut, _last_lines(output, PREVIEW_LINES))), style))
     return text
 
 
@@ -134,15 +137,23 @@ def _row_count(line: str, width: int) -> int:
     return len(_pieces(line, width))
 
 
+RowStyler = Callable[[int, str], Text]
+STYLED_ROWS = 2000  # styled rows kept; scrolling far away styles them again
+
+
 class LargeTextView(ScrollView, can_focus=True):
-    """Read-only plain text of any size, its lines wrapped at the view's width: only the
-    rows in view are cleaned and rendered (each line is measured once per width)."""
+    """Read-only text of any size, its lines wrapped at the view's width: only the rows in
+    view are cleaned and rendered (each line is measured once per width). With `styler`,
+    a row in view is styled by `styler(index, row as shown)` (once: the result is kept),
+    which must keep the row's characters (a row it changes shows plain)."""
 
     DEFAULT_CSS = "LargeTextView { overflow-x: hidden; scrollbar-gutter: stable; }"
 
-    def __init__(self, text: str, **kwargs: object) -> None:
+    def __init__(self, text: str, styler: RowStyler | None = None, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.rows = output_rows(text)
+        self.styler = styler
+        self._styled: dict[int, Text] = {}
         self._width = 0  # the width the lines are wrapped at
         self._ends: list[int] = []  # per line, the screen rows it and the lines above take
 
@@ -176,9 +187,26 @@ class LargeTextView(ScrollView, can_focus=True):
         pieces = _pieces(self._shown(index), width)
         part = row - (self._ends[index - 1] if index else 0)
         start = sum(map(len, pieces[:part]))
-        strip = Strip([Segment(pieces[part], style)]).crop_extend(0, width, style)
+        if self.styler is None:
+            strip = Strip([Segment(pieces[part], style)])
+        else:
+            piece = self._styled_row(index)[start : start + len(pieces[part])]
+            strip = Strip(Segment.apply_style(piece.render(self.app.console, end=""), style))
+        strip = strip.crop_extend(0, width, style)
         strip = mark_selection(self, self.text_selection, index, strip, origin=start)
         return strip.apply_offsets(start, index)  # after the selection split it: each piece its own offset
+
+    def _styled_row(self, index: int) -> Text:
+        styled = self._styled.get(index)
+        if styled is None:
+            shown = self._shown(index)
+            styled = self.styler(index, shown) if self.styler is not None else Text(shown)
+            if styled.plain != shown:
+                styled = Text(shown)
+            if len(self._styled) >= STYLED_ROWS:
+                self._styled.clear()
+            self._styled[index] = styled
+        return styled
 
     def _shown(self, index: int) -> str:
         """Line `index` as shown: cleaned, tabs expanded."""
@@ -199,15 +227,16 @@ class ToolOutputScreen(ModalScreen[None]):
     CSS_PATH = "tool_output.tcss"
     BINDINGS = [Binding("escape,q", "dismiss", "Close")]
 
-    def __init__(self, title: str, output: str) -> None:
+    def __init__(self, title: str | Text, output: str, styler: RowStyler | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.output = output
+        self.styler = styler
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tool-output"):
-            view = LargeTextView(self.output, id="tool-output-text")
-            header = Text(clean(self.title_text)[:200], "bold")
+            view = LargeTextView(self.output, self.styler, id="tool-output-text")
+            header = self.title_text[:200] if isinstance(self.title_text, Text) else Text(clean(self.title_text)[:200], "bold")
             header.append(f"   {len(view.rows):,} lines · {len(self.output):,} characters", "dim")
             yield Static(header, id="tool-output-title")
             yield view

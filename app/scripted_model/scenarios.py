@@ -267,3 +267,47 @@ def file_changes() -> list[Reply]:
         ]}, id="call_edit_main"),)),
         Reply(text="Wrote and edited greeter.py and notes.txt."),
     ]
+
+
+# --- every built-in tool once, on a scratch project (tool calls drawn by kind) ---------------
+
+TOUR_LONG_LINES = 120  # long.py: two edits this far apart make pi's diff skip lines ("...")
+TOUR_BIG_WRITE_LINES = 10_000
+TOUR_ANSI = (  # colours to keep, and a clipboard write, a link, cursor moves and a bidi override to strip
+    r"printf '\033[31mred\033[0m \033[1;32mbold green\033[0m \033[38;5;208morange\033[0m\n"
+    r"\033]52;c;aGVsbG8=\007\033]8;;http://example.com\033\\link\033]8;;\033\\ \033[2J\033[5;5H"
+    r"\342\200\256reversed\n'"
+)
+
+
+def write_tour_project(directory: Path) -> None:
+    """The files the tour's tools work on: a long Python file and a binary one."""
+    directory.mkdir(parents=True, exist_ok=True)
+    lines = [f"def step_{n}(value):\n    return value + {n}\n" for n in range(TOUR_LONG_LINES // 2)]
+    (directory / "long.py").write_text("".join(lines))
+    (directory / "data.bin").write_bytes(bytes(range(256)) * 4)
+
+
+def tool_tour(directory: str) -> list[Reply]:
+    """Replies for one prompt that run each built-in tool on `directory` (a path relative to
+    pi's cwd, made by `write_tour_project`): an edit with two distant changes, a failed edit,
+    a short and a 10,000-line write, a read with offset and limit, a binary read, bash with
+    ANSI colours and injected controls, grep, find and ls; then a closing answer."""
+    path = f"{directory}/long.py"
+    big = "".join(f"value_{n} = {n}  # line {n + 1}\n" for n in range(TOUR_BIG_WRITE_LINES))
+    calls = [
+        ToolCallSpec("edit", {"path": path, "edits": [
+            {"oldText": "def step_2(value):", "newText": "def step_two(value):"},
+            {"oldText": "    return value + 50\n", "newText": "    # the fiftieth step\n    return value + 50\n"},
+        ]}, id="tour_edit"),
+        ToolCallSpec("edit", {"path": path, "edits": [{"oldText": "no such text", "newText": "x"}]}, id="tour_edit_missing"),
+        ToolCallSpec("write", {"path": f"{directory}/hello.py", "content": 'def hello():\n    print("hello")\n'}, id="tour_write"),
+        ToolCallSpec("write", {"path": f"{directory}/big.py", "content": big}, id="tour_write_big", chunks=20),
+        ToolCallSpec("read", {"path": path, "offset": 11, "limit": 6}, id="tour_read"),
+        ToolCallSpec("read", {"path": f"{directory}/data.bin"}, id="tour_read_binary"),
+        ToolCallSpec("bash", {"command": TOUR_ANSI}, id="tour_bash"),
+        ToolCallSpec("grep", {"pattern": "return value \\+ 1", "path": directory}, id="tour_grep"),
+        ToolCallSpec("find", {"pattern": "*.py", "path": directory}, id="tour_find"),
+        ToolCallSpec("ls", {"path": directory}, id="tour_ls"),
+    ]  # fmt: skip
+    return [*(Reply(tool_calls=(call,)) for call in calls), Reply(text="Every tool ran once.")]

@@ -1,0 +1,69 @@
+"""Command output with its colours: SGR sequences (`ESC [ … m`) become Rich styles and
+everything else `safe_text.clean` strips is stripped (cursor moves, OSC 52 clipboard
+writes, OSC 8 links, titles, bidi overrides, other control characters).
+
+The text that shows is exactly `clean(text)`: only styles are added. Blink and conceal
+are left out (concealed text would hide output).
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.color import Color
+from rich.style import Style
+from rich.text import Text
+
+from widgets.safe_text import controls
+
+_SGR = re.compile(r"(?:\x1b\[|\x9b)([0-9;:]*)m")
+_PLAIN_STYLES = {
+    1: "bold", 2: "dim", 3: "italic", 4: "underline", 7: "reverse", 9: "strike", 21: "underline2",
+    22: "not dim not bold", 23: "not italic", 24: "not underline", 27: "not reverse", 29: "not strike",
+    39: "default", 49: "on default", 53: "overline", 55: "not overline",
+    **{30 + n: f"color({n})" for n in range(8)}, **{40 + n: f"on color({n})" for n in range(8)},
+    **{90 + n: f"color({n + 8})" for n in range(8)}, **{100 + n: f"on color({n + 8})" for n in range(8)},
+}  # fmt: skip
+
+
+def sgr_style(style: Style, params: str) -> Style:
+    """`style` after one SGR sequence's parameters (`"1;31"`, `"38;5;208"`, `""`)."""
+    codes = [min(255, int(code)) if code.isdigit() else 0 for code in re.split("[;:]", params)]
+    index = 0
+    while index < len(codes):
+        code = codes[index]
+        index += 1
+        if code == 0:
+            style = Style.null()
+        elif code in _PLAIN_STYLES:
+            style += Style.parse(_PLAIN_STYLES[code])
+        elif code in (38, 48) and index < len(codes):
+            kind = codes[index]
+            if kind == 5 and index + 1 < len(codes):
+                color, index = Color.from_ansi(codes[index + 1]), index + 2
+            elif kind == 2 and index + 3 < len(codes):
+                color, index = Color.from_rgb(*codes[index + 1 : index + 4]), index + 4
+            else:
+                break
+            style += Style(color=color) if code == 38 else Style(bgcolor=color)
+    return style
+
+
+def ansi_text(text: str, style: str = "") -> Text:
+    """`text` cleaned of every terminal control, its SGR colours kept as styles."""
+    out = Text(style=style)
+    current, at = Style.null(), 0
+    for match in controls(text):
+        if match.start() > at:
+            out.append(_plain(text[at : match.start()]), current or None)
+        sgr = _SGR.fullmatch(match.group())
+        if sgr is not None:
+            current = sgr_style(current, sgr.group(1))
+        at = match.end()
+    if at < len(text):
+        out.append(_plain(text[at:]), current or None)
+    return out
+
+
+def _plain(piece: str) -> str:
+    return piece.replace("\u2028", "\n").replace("\u2029", "\n")

@@ -1,0 +1,62 @@
+"""Code shown as a tool's output: lines highlighted for a file's language (Pygments
+through Rich's `Syntax`, in the palette's `syntax*` colours) and a line-number gutter.
+
+The text is cleaned of terminal controls before it is highlighted; a file name whose
+language Pygments does not know shows as plain text.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pygments.lexers import get_lexer_for_filename
+from pygments.util import ClassNotFound
+from rich.syntax import Syntax
+from rich.text import Text
+
+from widgets import palette
+from widgets.safe_text import clean
+
+TAB = 4
+
+
+@lru_cache(maxsize=256)
+def lexer_for(path: str) -> str | None:
+    """The Pygments lexer name for a file's name, or None (plain text)."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    try:
+        return get_lexer_for_filename(name).aliases[0]
+    except (ClassNotFound, IndexError, ValueError):
+        return None
+
+
+def code_lines(lines: list[str], lexer: str | None) -> list[Text]:
+    """`lines` cleaned, tabs expanded, highlighted with `lexer` (plain when None)."""
+    shown = [clean(line).expandtabs(TAB) for line in lines]
+    if lexer is None or not shown:
+        return [Text(line) for line in shown]
+    code = "\n".join(shown)
+    try:
+        text = Syntax("", lexer, theme=palette.syntax_theme()).highlight(code)
+    except Exception:  # a lexer Pygments fails on: plain text rather than no text
+        return [Text(line) for line in shown]
+    text.rstrip_end(len(code))  # highlight() adds a final newline
+    parts = text.split("\n", allow_blank=True)
+    return list(parts) if len(parts) == len(shown) else [Text(line) for line in shown]
+
+
+def gutter(number: int | str, width: int) -> Text:
+    """A line number right-aligned in `width` cells, then a space."""
+    return Text(f"{number!s:>{width}} ", palette.style("lineNumber"))
+
+
+def numbered(lines: list[Text], first: int) -> Text:
+    """`lines` under one another, each after its number (counting from `first`)."""
+    width = len(str(first + max(0, len(lines) - 1)))
+    text = Text()
+    for offset, line in enumerate(lines):
+        if offset:
+            text.append("\n")
+        text.append_text(gutter(first + offset, width))
+        text.append_text(line)
+    return text

@@ -1,0 +1,594 @@
+"""Tool calls drawn by kind: pi's built-in tools (edit, write, read, bash, grep, find, ls)
+each have a renderer, every other tool (extension, MCP) the generic one.
+
+A renderer gives a call's title (what follows the run mark in the transcript and the
+tool log: `edit src/app.py +3 −1`, `$ make test`), its body in the transcript (collapsed
+or expanded with Ctrl+O) and what the full-output view shows (`FullOutput`: the text,
+and how to style a row of it when it scrolls into view). Everything is built from the
+call's arguments and pi's result (`content`, `details`); anything missing or not in
+the expected shape falls back to the result's text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+
+from protocol.messages import ImageContent
+from protocol.session_model import ToolRun
+from protocol.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, DiffLine, changed_spans, diff_counts, display_diff, patch_counts
+from widgets import palette
+from widgets.ansi_text import ansi_text
+from widgets.code_lines import code_lines, gutter, lexer_for, numbered
+from widgets.safe_text import clean
+from widgets.tool_output import output_preview
+
+CODE_PREVIEW = 10  # collapsed: a written file's or a read's first lines
+DIFF_PREVIEW = 24  # collapsed: an edit's first diff rows
+EXPANDED_ROWS = 200  # expanded: at most this many (the full view shows all)
+CHUNK = 256  # the full view highlights code this many lines at a time
+MORE = " (ctrl+o expands, click shows all)"
+
+_NOTICE = re.compile(r"\n\n(\[[^\n]*\])\s*$")  # pi's "[Showing lines 1-2000 of 5000…]" at the end
+_EXIT = re.compile(r"(?:\n\n|^)Command exited with code (\d+)\s*$")
+
+
+@dataclass(frozen=True)
+class Call:
+    """What a renderer draws from: the call's name and arguments, its run (None before
+    it starts), pi's working directory (paths inside it are shown relative) and how
+    long a path may be (the tool log's narrow rows)."""
+
+    name: str
+    args: Any
+    run: ToolRun | None
+    cwd: str = ""
+    width: int = 0  # paths longer than this keep their end ("…/src/app.py"); 0: whole
+
+    def arg(self, *keys: str) -> str:
+        """The first of `keys` whose argument is a string; "" when none is."""
+        if isinstance(self.args, dict):
+            for key in keys:
+                if isinstance(value := self.args.get(key), str):
+                    return value
+        return ""
+
+    @property
+    def output(self) -> str:
+        return self.run.output if self.run is not None else ""
+
+    @property
+    def details(self) -> Any:
+        return self.run.result.details if self.run is not None and self.run.result is not None else None
+
+    @property
+    def failed(self) -> bool:
+        return self.run is not None and self.run.done and self.run.is_error
+
+    @property
+    def done(self) -> bool:
+        return self.run is not None and self.run.done
+
+
+Styler = Callable[[int, str], Text]
+
+
+@dataclass(frozen=True)
+class FullOutput:
+    """The full-output view's text and, when it is styled, `style(row index, row) -> Text`
+    (the same characters as the row; the view calls it only for rows in view)."""
+
+    text: str
+    style: Styler | None = None
+
+
+def shown_path(path: str, cwd: str, width: int = 0) -> str:
+    """`path` relative to `cwd` when inside it, `~/…` when under the home directory; its
+    end only ("…/app.py") when it is longer than `width` (0: any length)."""
+    shown = _relative(path, cwd)
+    return "…" + shown[-(width - 1) :] if 1 < width < len(shown) else shown
+
+
+def _relative(path: str, cwd: str) -> str:
+    path = clean(path).replace("\n", " ")
+    if cwd and os.path.isabs(path):
+        try:
+            relative = os.path.relpath(path, cwd)
+        except ValueError:
+            relative = ""
+        if relative and not relative.startswith(".."):
+            return relative
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and path.startswith(home + os.sep):
+        return "~" + path[len(home) :]
+    return path
+
+
+_PLURALS = {"entry": "entries", "match": "matches"}
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number:,} {word if number == 1 else _PLURALS.get(word, word + 's')}"
+
+
+def _lines(text: str, limit: int) -> tuple[list[str], int]:
+    """The first `limit` lines of `text` and how many it has in all (bounded work)."""
+    text = text[:-1] if text.endswith("\n") else text
+    total = text.count("\n") + 1
+    return text.split("\n", limit)[:limit], total
+
+
+def _more(hidden: int, expanded: bool) -> Text:
+    note = f"\n… {hidden:,} more line{'' if hidden == 1 else 's'}" + (" · click to see all" if expanded else MORE)
+    return Text(note, palette.style("muted"))
+
+
+def _notice(output: str) -> tuple[str, str]:
+    """`output` without pi's closing "[…]" notice, and the notice ("" when none)."""
+    match = _NOTICE.search(output)
+    return (output[: match.start()], match.group(1)) if match else (output, "")
+
+
+def _json_lines(value: Any) -> list[str]:
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str).split("\n")
+    except ValueError:
+        return [repr(value)]
+
+
+class Kind:
+    """The generic renderer (any tool pideck has no renderer of its own for)."""
+
+    def title(self, call: Call) -> Text:
+        text = Text(clean(call.name), palette.style("toolTitle"))
+        summary = self.summary(call)
+        if summary:
+            text.append(" ")
+            text.append(summary, palette.style("toolPath"))
+        return text
+
+    def summary(self, call: Call) -> str:
+        """The key argument, on one line."""
+        if isinstance(call.args, dict):
+            for key in ("command", "path", "file_path", "pattern", "query", "url"):
+                if isinstance(value := call.args.get(key), str):
+                    return clean(value[:1000]).split("\n", 1)[0][:300]
+            if call.args:
+                return clean(json.dumps(call.args, ensure_ascii=False, default=str)[:200])
+        return ""
+
+    def body(self, call: Call, expanded: bool) -> Text:
+        text = Text()
+        if isinstance(call.args, dict) and call.args:
+            lines = _json_lines(call.args)
+            limit = EXPANDED_ROWS if expanded else CODE_PREVIEW
+            text.append_text(Text("\n").join(code_lines(lines[:limit], "json")))
+            if len(lines) > limit:
+                text.append_text(_more(len(lines) - limit, expanded))
+        return self._with_output(text, call, expanded)
+
+    def _with_output(self, text: Text, call: Call, expanded: bool) -> Text:
+        if call.output:
+            if text:
+                text.append("\n")
+            text.append_text(self.output(call, expanded))
+        return text
+
+    def output(self, call: Call, expanded: bool) -> Text:
+        """The result's text, its last lines (collapsed) or first and last (expanded)."""
+        return output_preview(call.output, expanded, _error(call))
+
+    def full(self, call: Call) -> FullOutput:
+        text = call.output
+        if isinstance(call.args, dict) and call.args:
+            lines = _json_lines(call.args)
+            return _with_arguments(FullOutput(text), lines)
+        return FullOutput(text)
+
+
+def _error(call: Call) -> str:
+    """The style of a result's text: the error colour when the call failed."""
+    return str(palette.style("error")) if call.failed else ""
+
+
+def _with_arguments(full: FullOutput, lines: list[str]) -> FullOutput:
+    """`full` followed by the call's arguments as highlighted JSON."""
+    head = full.text.rstrip("\n").split("\n") if full.text else []
+    start = len(head) + 1 if head else 1
+    text = "\n".join([*head, *([""] if head else []), "arguments:", *lines])
+    highlighted = _Chunks(lines, "json")
+
+    def style(index: int, row: str) -> Text:
+        if index < start - 1:
+            return full.style(index, row) if full.style is not None else Text(row)
+        if index == start - 1:
+            return Text(row, palette.style("muted"))
+        return highlighted.line(index - start)
+
+    return FullOutput(text, style)
+
+
+class _Chunks:
+    """Code lines highlighted CHUNK lines at a time, when first asked for."""
+
+    def __init__(self, lines: list[str], lexer: str | None, prefix: Callable[[int], Text] | None = None) -> None:
+        self.lines, self.lexer, self.prefix = lines, lexer, prefix
+        self.done: dict[int, list[Text]] = {}
+
+    def line(self, index: int) -> Text:
+        chunk = index // CHUNK
+        if chunk not in self.done:
+            self.done[chunk] = code_lines(self.lines[chunk * CHUNK : (chunk + 1) * CHUNK], self.lexer)
+        rows = self.done[chunk]
+        code = rows[index % CHUNK] if index % CHUNK < len(rows) else Text()
+        return Text.assemble(self.prefix(index), code) if self.prefix is not None else code
+
+
+def _numbered_full(lines: list[str], first: int, lexer: str | None) -> FullOutput:
+    """Code lines with their numbers (from `first`), highlighted when in view."""
+    width = len(str(first + max(0, len(lines) - 1)))
+    text = "\n".join(f"{first + n:>{width}} {clean(line).expandtabs(4)}" for n, line in enumerate(lines))
+    chunks = _Chunks(lines, lexer, lambda index: gutter(first + index, width))
+    return FullOutput(text, lambda index, row: chunks.line(index))
+
+
+class EditKind(Kind):
+    """pi's `edit`: the path, +added −removed, and pi's numbered display diff."""
+
+    def summary(self, call: Call) -> str:
+        return shown_path(call.arg("path", "file_path"), call.cwd, call.width)
+
+    def title(self, call: Call) -> Text:
+        text = super().title(call)
+        counts = self.counts(call)
+        if counts is not None:
+            text.append(f" +{counts[0]}", palette.style("toolDiffAdded"))
+            text.append(f" −{counts[1]}", palette.style("toolDiffRemoved"))
+        elif not call.done and (edits := len(self.edits(call))):
+            text.append(f" · {_count(edits, 'edit')}", palette.style("muted"))
+        return text
+
+    def counts(self, call: Call) -> tuple[int, int] | None:
+        lines = display_diff(call.details)
+        if lines is not None:
+            return diff_counts(lines)
+        patch = call.details.get("patch") if isinstance(call.details, dict) else None
+        return patch_counts(patch) if isinstance(patch, str) and patch else None
+
+    def edits(self, call: Call) -> list[tuple[str, str]]:
+        """The (oldText, newText) pairs asked for (`edits`, or older pi's top-level pair)."""
+        args = call.args if isinstance(call.args, dict) else {}
+        edits = args.get("edits")
+        pairs = [(e.get("oldText"), e.get("newText")) for e in edits if isinstance(e, dict)] if isinstance(edits, list) else []
+        if not pairs and "oldText" in args:
+            pairs = [(args.get("oldText"), args.get("newText"))]
+        return [(old if isinstance(old, str) else "", new if isinstance(new, str) else "") for old, new in pairs]
+
+    def body(self, call: Call, expanded: bool) -> Text:
+        if call.failed:
+            text = self.output(call, expanded)
+            for old, new in self.edits(call):
+                text.append("\n")
+                text.append_text(_asked(old, new))
+            return text
+        lines = display_diff(call.details) if call.done else None
+        if lines is None:
+            return self.output(call, expanded) if call.done else Text()
+        limit = EXPANDED_ROWS if expanded else DIFF_PREVIEW
+        text = Text("\n").join(diff_rows(lines[:limit], lexer_for(call.arg("path", "file_path")), lines))
+        if len(lines) > limit:
+            text.append_text(_more(len(lines) - limit, expanded))
+        return text
+
+    def full(self, call: Call) -> FullOutput:
+        lines = display_diff(call.details)
+        arguments = _json_lines(call.args) if isinstance(call.args, dict) else []
+        if lines is None:
+            return _with_arguments(FullOutput(call.output), arguments)
+        rows = diff_rows(lines, lexer_for(call.arg("path", "file_path")), lines)
+        return _with_arguments(FullOutput("\n".join(row.plain for row in rows), lambda index, row: rows[index]), arguments)
+
+
+def _asked(old: str, new: str) -> Text:
+    """One edit asked for, as a -/+ block."""
+    text = Text()
+    removed, added = palette.style("toolDiffRemoved"), palette.style("toolDiffAdded")
+    rows = [("-", line, removed) for line in clean(old).split("\n")] + [("+", line, added) for line in clean(new).split("\n")]
+    for index, (mark, line, style) in enumerate(rows[: 2 * DIFF_PREVIEW]):
+        text.append(("\n" if index else "") + f"{mark} {line.expandtabs(4)}", style)
+    if len(rows) > 2 * DIFF_PREVIEW:
+        text.append_text(_more(len(rows) - 2 * DIFF_PREVIEW, False))
+    return text
+
+
+def diff_rows(shown: list[DiffLine], lexer: str | None, whole: list[DiffLine]) -> list[Text]:
+    """pi's diff rows styled: removed, added and context lines by their roles, the number
+    column aligned, `...` skips as a separator, the changed words of a lone removed line
+    followed by a lone added line emphasised, context lines highlighted for `lexer`."""
+    width = max((len(line.number.strip()) for line in whole), default=1)
+    pairs = _lone_pairs(whole)
+    context = code_lines([line.text for line in shown if line.kind == CONTEXT], lexer)
+    contexts = iter(context)
+    rows: list[Text] = []
+    base = {ADDED: palette.style("toolDiffAdded"), REMOVED: palette.style("toolDiffRemoved")}
+    emphasis = palette.style("toolDiffEmphasis")
+    for index, line in enumerate(shown):
+        if line.kind == SKIPPED:
+            rows.append(Text(f"{'':>{width}}   ⋯", palette.style("muted")))
+            continue
+        if line.kind == CONTEXT:
+            row = Text(f"  {line.number.strip():>{width}} ", palette.style("lineNumber"))
+            code = next(contexts)
+            code.stylize(palette.style("toolDiffContext"))
+            row.append_text(code)
+            rows.append(row)
+            continue
+        code = clean(line.text)
+        row = Text(f"{line.kind} {line.number.strip():>{width}} ", base[line.kind])
+        body = Text(code.expandtabs(4), base[line.kind])
+        if index in pairs and "\t" not in code:
+            for start, end in pairs[index]:
+                body.stylize(emphasis, start, end)
+        row.append_text(body)
+        rows.append(row)
+    return rows
+
+
+def _lone_pairs(lines: list[DiffLine]) -> dict[int, list[tuple[int, int]]]:
+    """Per removed or added line index, its changed spans, when a lone removed line is
+    followed by a lone added line (as pi's renderIntraLineDiff picks them)."""
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for index in range(len(lines) - 1):
+        first, second = lines[index], lines[index + 1]
+        before = lines[index - 1].kind if index else None
+        after = lines[index + 2].kind if index + 2 < len(lines) else None
+        if first.kind == REMOVED and second.kind == ADDED and before != REMOVED and after != ADDED:
+            old, new = changed_spans(clean(first.text), clean(second.text))
+            spans[index], spans[index + 1] = old, new
+    return spans
+
+
+class WriteKind(Kind):
+    """pi's `write`: the path, its line count and the content highlighted."""
+
+    def summary(self, call: Call) -> str:
+        return shown_path(call.arg("path", "file_path"), call.cwd, call.width)
+
+    def title(self, call: Call) -> Text:
+        text = super().title(call)
+        content = call.arg("content")
+        if content:
+            text.append(f" · {_count(content.count(chr(10)) + (not content.endswith(chr(10))), 'line')}", palette.style("muted"))
+        return text
+
+    def body(self, call: Call, expanded: bool) -> Text:
+        if call.failed:
+            return self.output(call, expanded)
+        content = call.arg("content")
+        if not content:
+            return Text()
+        limit = EXPANDED_ROWS if expanded else CODE_PREVIEW
+        lines, total = _lines(content, limit)
+        text = numbered(code_lines(lines, lexer_for(self.summary(call))), 1)
+        if total > limit:
+            text.append_text(_more(total - limit, expanded))
+        return text
+
+    def full(self, call: Call) -> FullOutput:
+        content = call.arg("content")
+        if not content or call.failed:
+            return FullOutput(call.output)
+        return _numbered_full(content.removesuffix("\n").split("\n"), 1, lexer_for(self.summary(call)))
+
+
+class ReadKind(Kind):
+    """pi's `read`: the path with the range asked for, the text with the file's line numbers."""
+
+    def summary(self, call: Call) -> str:
+        path = shown_path(call.arg("path", "file_path"), call.cwd, call.width)
+        first, limit = self._number(call, "offset"), self._number(call, "limit")
+        if first is None and limit is None:
+            return path
+        start = first or 1
+        return f"{path}:{start}" + (f"-{start + limit - 1}" if limit else "")
+
+    @staticmethod
+    def _number(call: Call, key: str) -> int | None:
+        value = call.args.get(key) if isinstance(call.args, dict) else None
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+    def images(self, call: Call) -> list[str]:
+        """The media types of the images a read returned (an image file)."""
+        result = call.run.result if call.run is not None else None
+        return [clean(block.mime_type) for block in (result.content if result is not None else []) if isinstance(block, ImageContent)]
+
+    def body(self, call: Call, expanded: bool) -> Text:
+        images = self.images(call)
+        if images:
+            return Text("\n").join(Text(f"[image: {mime}]", palette.style("warning")) for mime in images)
+        if call.failed or not call.done or _binary(call.output):
+            return self.output(call, expanded) if call.output else Text()
+        code, notice = _notice(call.output)
+        limit = EXPANDED_ROWS if expanded else CODE_PREVIEW
+        lines, total = _lines(code, limit)
+        text = numbered(code_lines(lines, lexer_for(call.arg("path", "file_path"))), self._number(call, "offset") or 1)
+        if total > limit:
+            text.append_text(_more(total - limit, expanded))
+        if notice:
+            text.append("\n" + clean(notice), palette.style("muted"))
+        return text
+
+    def full(self, call: Call) -> FullOutput:
+        if call.failed or self.images(call) or _binary(call.output):
+            return FullOutput(call.output)
+        code, notice = _notice(call.output)
+        full = _numbered_full(code.removesuffix("\n").split("\n"), self._number(call, "offset") or 1, lexer_for(call.arg("path", "file_path")))
+        if not notice:
+            return full
+        count = full.text.count("\n") + 1
+        style = full.style
+        return FullOutput(f"{full.text}\n\n{notice}", lambda index, row: style(index, row) if style and index < count else Text(row, palette.style("muted")))
+
+
+def _binary(output: str) -> bool:
+    """Whether a read's text looks like a binary file's (NULs or undecodable bytes)."""
+    head = output[:4096]
+    return "\x00" in head or head.count("\ufffd") > 2
+
+
+class BashKind(Kind):
+    """pi's `bash`: `$ command`, the output with its colours, the exit code."""
+
+    def title(self, call: Call) -> Text:
+        command = clean(call.arg("command"))
+        first, _, rest = command.strip("\n").partition("\n")
+        text = Text("$ ", palette.style("success"))
+        text.append(first[:300], palette.style("toolTitle"))
+        if rest:
+            text.append(f" … {_count(rest.count(chr(10)) + 1, 'more line')}", palette.style("muted"))
+        if call.done:
+            code = self.exit_code(call)
+            if code is not None:
+                text.append(f"  exit {code}", palette.style("error" if code else "success"))
+        return text
+
+    def summary(self, call: Call) -> str:
+        return clean(call.arg("command")).strip("\n").split("\n", 1)[0][:300]
+
+    @staticmethod
+    def exit_code(call: Call) -> int | None:
+        match = _EXIT.search(call.output[-200:])
+        if match is not None:
+            return int(match.group(1))
+        return None if call.failed else 0
+
+    def body(self, call: Call, expanded: bool) -> Text:
+        return self.output(call, expanded) if call.output else Text()
+
+    def output(self, call: Call, expanded: bool) -> Text:
+        return output_preview(call.output, expanded, "", render=ansi_text)
+
+    def full(self, call: Call) -> FullOutput:
+        rows: dict[int, Text] = {}
+        lines = call.output.split("\n")
+
+        def style(index: int, row: str) -> Text:
+            if index not in rows:
+                rows[index] = ansi_text(lines[index]) if index < len(lines) else Text(row)
+            return rows[index]
+
+        return FullOutput(call.output, style)
+
+
+class GrepKind(Kind):
+    """pi's `grep`: `path:line: text` rows with the path and number styled, matches counted."""
+
+    def title(self, call: Call) -> Text:
+        text = Text("grep ", palette.style("toolTitle"))
+        text.append(f"/{clean(call.arg('pattern'))[:200]}/", palette.style("accent"))
+        text.append(f" in {shown_path(call.arg('path') or '.', call.cwd, call.width)}", palette.style("toolPath"))
+        if call.done and not call.failed:
+            code, _ = _notice(call.output)
+            matches = sum(1 for line in code.split("\n") if _GREP.match(line) and _GREP.match(line).group(2) == ":")
+            text.append(f" · {_count(matches, 'match')}" if matches else " · no matches", palette.style("muted"))
+        return text
+
+    def summary(self, call: Call) -> str:
+        return clean(call.arg("pattern"))[:200]
+
+    def body(self, call: Call, expanded: bool) -> Text:
+        return self.output(call, expanded) if call.output else Text()
+
+    def output(self, call: Call, expanded: bool) -> Text:
+        return output_preview(call.output, expanded, _error(call), render=None if call.failed else grep_line)
+
+    def full(self, call: Call) -> FullOutput:
+        return FullOutput(call.output, lambda index, row: grep_line(row))
+
+
+_GREP = re.compile(r"(.+?)([:-])(\d+)\2 ")
+
+
+def grep_line(line: str, style: str = "") -> Text:
+    """Lines of grep's output, path and line number styled (context lines dimmed)."""
+    text = Text(style=style)
+    for index, row in enumerate(clean(line).split("\n")):
+        if index:
+            text.append("\n")
+        match = _GREP.match(row)
+        if match is None:
+            text.append(row, palette.style("muted") if row.startswith("[") else "")
+            continue
+        path, mark, number = match.groups()
+        text.append(path, palette.style("toolPath"))
+        text.append(f"{mark}{number}{mark}", palette.style("lineNumber"))
+        text.append(row[match.end() - 1 :], "" if mark == ":" else palette.style("muted"))
+    return text
+
+
+class ListKind(Kind):
+    """pi's `find` and `ls`: one path a line, directories marked, entries counted."""
+
+    def __init__(self, noun: str) -> None:
+        self.noun = noun
+
+    def title(self, call: Call) -> Text:
+        text = Text(clean(call.name), palette.style("toolTitle"))
+        pattern = call.arg("pattern")
+        if pattern:
+            text.append(f" {clean(pattern)[:200]}", palette.style("accent"))
+        text.append(f" in {shown_path(call.arg('path') or '.', call.cwd, call.width)}" if pattern else f" {shown_path(call.arg('path') or '.', call.cwd, call.width)}",
+                    palette.style("toolPath"))  # fmt: skip
+        if call.done and not call.failed:
+            code, _ = _notice(call.output)
+            entries = [line for line in code.split("\n") if line.strip() and not line.startswith("(")]
+            text.append(f" · {_count(len(entries), self.noun)}", palette.style("muted"))
+        return text
+
+    def summary(self, call: Call) -> str:
+        return clean(call.arg("pattern") or call.arg("path"))[:200]
+
+    def body(self, call: Call, expanded: bool) -> Text:
+        return self.output(call, expanded) if call.output else Text()
+
+    def output(self, call: Call, expanded: bool) -> Text:
+        return output_preview(call.output, expanded, _error(call), render=None if call.failed else path_lines)
+
+    def full(self, call: Call) -> FullOutput:
+        return FullOutput(call.output, lambda index, row: path_lines(row))
+
+
+def path_lines(lines: str, style: str = "") -> Text:
+    """One path a line: directories (ending in /) bold in the path colour, a file's
+    folder dimmed, pi's notes ([…]) muted."""
+    text = Text(style=style)
+    for index, row in enumerate(clean(lines).split("\n")):
+        if index:
+            text.append("\n")
+        if row.startswith("[") or row.startswith("("):
+            text.append(row, palette.style("muted"))
+        elif row.endswith("/"):
+            text.append(row, palette.style("toolPath") + palette.style("toolTitle"))
+        else:
+            folder, slash, name = row.rpartition("/")
+            text.append(folder + slash, palette.style("muted"))
+            text.append(name, palette.style("toolPath"))
+    return text
+
+
+GENERIC = Kind()
+KINDS: dict[str, Kind] = {
+    "edit": EditKind(), "write": WriteKind(), "read": ReadKind(), "bash": BashKind(),
+    "grep": GrepKind(), "find": ListKind("file"), "ls": ListKind("entry"),
+}  # fmt: skip
+
+
+def kind_of(name: str) -> Kind:
+    return KINDS.get(name, GENERIC)
+
