@@ -27,6 +27,10 @@ async def export_command(ctx: CommandContext, args: str) -> None:
         where = f" The session file itself is {state.session_file}." if state and state.session_file else ""
         ctx.warn(f"pi's RPC exports HTML only, not JSONL.{where}", title="/export")
         return
+    if (host := ctx.config.remote) is not None:  # pi resolves the path on its host
+        result = await ctx.client.call(ExportHtml(output_path=args or None))
+        ctx.say(f"Exported on {host} to {result.path}", title="/export", timeout=10)
+        return
     target = str(resolve(ctx, args)) if args else None
     result = await ctx.client.call(ExportHtml(output_path=target))
     ctx.say(f"Exported to {resolve(ctx, result.path)}", title="/export", timeout=10)

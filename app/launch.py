@@ -10,6 +10,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.remote_pi import ssh_destination
 from app.runtime import MIN_PI_VERSION, NODE_VERSION, PI_VERSION, Progress, ensure_runtime, pi_version, runtime_dir
 from app.scripted_model.demo import Demo, start_demo
 
@@ -31,6 +32,8 @@ class LaunchConfig:
     pi_source: str = ""
     """Where pi comes from, for people: `--pi ...`, pi on PATH, or the pinned runtime."""
     demo_server: Demo | None = field(default=None, repr=False, compare=False)
+    remote: str | None = None
+    """The host pi runs on when the command that runs it is `ssh ...` (app/remote_pi.py)."""
 
     def close(self) -> None:
         """Stop the demo model (if any) and remove its scratch directory."""
@@ -102,6 +105,7 @@ def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> 
         protocol_log=protocol_log,
         pi_source=_describe(args.pi, command),
         demo_server=demo,
+        remote=ssh_destination(command),
     )
 
 

@@ -26,6 +26,7 @@ from app.external_editor import edit_prompt
 from app.model_commands import cycle_model, cycle_model_back, cycle_thinking, model_command
 from app.notifications import notifications_command
 from app.pi_settings import scrollbar_setting, wheel_lines
+from app.remote_pi import without_local_files
 from app.selection_copy import SelectionCopy
 from app.slash_commands import parse
 from protocol.client import RpcDataError, RpcError
@@ -164,6 +165,8 @@ class MainScreen(Screen[None]):
         editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
         editor.menu = self.query_one(CompletionMenu)
         editor.completer = lambda before: complete(before, self._commands(), self.context.cwd)
+        if (host := self.context.config.remote) is not None:
+            editor.completer = without_local_files(editor.completer, host, lambda text: self.context.warn(text, "@"))
         editor.paste_handler = self.context.attachments.paste
         self.search_bar.transcript = self.transcript
         self._fit_side(self.app.size.width)

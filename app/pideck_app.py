@@ -330,7 +330,8 @@ class PideckApp(App[int]):
         ticking = self.set_interval(0.25, status.refresh_status)
         try:
             messages = await self.client.call(GetMessages())
-            if state.session_file and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None:
+            if (state.session_file and self.config.remote is None  # pi's file is on its host
+                    and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None):
                 self.cwd = cwd
                 self.session.cwd = str(cwd)
             self.session.set_state(state)

@@ -14,6 +14,7 @@ from typing import Any
 
 from app.command_context import CommandContext, SlashCommand
 from app.command_support import guarded
+from app.remote_pi import needs_local_pi
 from protocol.client import RpcError
 from protocol.commands import (
     Clone,
@@ -80,6 +81,9 @@ async def resume(ctx: CommandContext, args: str) -> None:
     config = ctx.config
     state = ctx.session.state
     current = state.session_file if state is not None else None
+    if config.remote is not None:
+        await _resume_remote(ctx, args, config.remote, current)
+        return
     target = Path(args).expanduser() if args else None
     if target is not None and not target.is_absolute():
         target = ctx.cwd / target
@@ -103,6 +107,19 @@ async def resume(ctx: CommandContext, args: str) -> None:
         return
     await _change_session(ctx, SwitchSession(session_path=str(target)), "/resume", "session_before_switch",
                           f"Resumed: {one_line(title)[:80]}")
+
+
+async def _resume_remote(ctx: CommandContext, path: str, host: str, current: str | None) -> None:
+    """/resume FILE with pi on another host: the path goes as typed, for pi to find there."""
+    if not path.endswith(".jsonl"):
+        ctx.warn(f"{needs_local_pi('The /resume picker', host)} Give /resume the session file's path there "
+                 "(/session shows the current one's), or start pideck with -- --continue.", title="/resume")  # fmt: skip
+        return
+    if path == current:
+        ctx.say("That is the session already open.")
+        return
+    await _change_session(ctx, SwitchSession(session_path=path), "/resume", "session_before_switch",
+                          f"Resumed: {one_line(path)[-80:]}")
 
 
 async def _fork(ctx: CommandContext, entry_id: str) -> None:

@@ -25,6 +25,14 @@ def shown_argv(argv: Any) -> str:
 
 def fix_hints(config: Any) -> list[str]:
     argv = shown_argv(getattr(config, "argv", ()))
+    if (host := getattr(config, "remote", None)) is not None:
+        return [
+            f"pi runs on {host} through ssh (--pi starts with ssh); ssh's own message is above.",
+            "ssh cannot ask anything here (a password, a new host key, a key's passphrase): run the",
+            "same ssh command in a terminal once to answer it, or use a key that ssh-agent holds.",
+            "Then start pideck again (with -- --continue for the last session there).",
+            f"command tried: {argv}",
+        ]
     return [
         "pideck --demo                      start on the built-in demo model (no API key)",
         'pideck --pi "node /path/cli.js"    use another pi (split like a shell, not run by one)',
