@@ -60,6 +60,7 @@ class CommandContext(Notifier):
         key_bindings: Callable[[], tuple[BindingsMap, BindingsMap, list[str]]],
         reread_settings: Callable[[], None],
         copy: Callable[[str], None],
+        show_tool_call: Callable[[str], Awaitable[None]],
         restart: Callable[[], Awaitable[None]],
         quit: Callable[[], None],
         commands: Mapping[str, SlashCommand],
@@ -75,6 +76,7 @@ class CommandContext(Notifier):
         self.bad_answer, self._notices, self.key_bindings = bad_answer, notices, key_bindings
         self.reread_settings = reread_settings  # pi's keybindings.json and display settings (/reload)
         self.copy, self.restart, self.quit = copy, restart, quit
+        self.show_tool_call = show_tool_call  # scroll the transcript to a tool call (by its id)
 
     @property
     def client(self) -> RpcClient:

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from app import queue_actions
+from app.changes_commands import diff_command
 from app.command_context import CommandContext, Handler
 from app.export_commands import copy_command
 from app.external_editor import edit_prompt
@@ -75,6 +76,8 @@ class MainScreen(Screen[None]):
                 id="app.tools.expand"),
         Binding("f2", "toggle_side", "Panes", tooltip="Hide or show the side panes"),
         Binding("f3", "focus_tool_log", "Tool log", tooltip="Focus the tool log (Enter jumps to a tool)"),
+        Binding("f9", "changes", "Changes",
+                tooltip="The files this session changed through edit and write, with their diffs (/diff)"),
         Binding("f8", "notifications", "Notifications", show=False,
                 tooltip="List the notifications, with the full text of each (/notifications)"),
         Binding("f4", "focus_editor", "Editor", show=False, tooltip="Back to the prompt"),
@@ -363,6 +366,10 @@ class MainScreen(Screen[None]):
         """/new, /tree, /fork or /resume (pi's app.session.* actions)."""
         self._run(self.context.commands[name].run, f"/{name}")
 
+    def action_changes(self) -> None:
+        """F9: /diff."""
+        self._run(diff_command, "/diff")
+
     def action_notifications(self) -> None:
         """F8: /notifications."""
         self._run(notifications_command, "/notifications")
@@ -421,12 +428,15 @@ class MainScreen(Screen[None]):
 
     @on(ToolLog.Selected)
     async def jump_to_tool(self, event: ToolLog.Selected) -> None:
+        await self.show_tool_call(event.tool_call_id)
+
+    async def show_tool_call(self, tool_call_id: str) -> None:
         """To the tool call in the transcript, mounting it first if it was left out."""
         transcript = self.transcript
-        view = transcript.view_for_tool(event.tool_call_id)
-        key = self.session.call_item(event.tool_call_id)
+        view = transcript.view_for_tool(tool_call_id)
+        key = self.session.call_item(tool_call_id)
         if view is None and key is not None and await transcript.reveal(key):
-            view = transcript.view_for_tool(event.tool_call_id)
+            view = transcript.view_for_tool(tool_call_id)
         if view is not None:
             transcript.show_view(view)
             view.add_class("-flash")

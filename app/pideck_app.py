@@ -115,6 +115,7 @@ class PideckApp(App[int]):
             key_bindings=lambda: (self.key_bindings, self.main.editor.key_bindings, self.keys.notes),
             reread_settings=self.reread_settings,
             copy=self.copy_to_clipboard, restart=self.recovery.restart, quit=lambda: self.exit(self.return_code or 0),
+            show_tool_call=lambda tool_call_id: self.main.show_tool_call(tool_call_id),
             commands=REGISTRY,
         )
         self.main = MainScreen(

@@ -83,16 +83,20 @@ def test_failed_and_unfinished_runs_and_other_tools_are_left_out() -> None:
 def test_a_write_after_an_edit_shows_the_whole_new_content() -> None:
     runs = [
         run("write", {"path": "a", "content": "1\n"}),
-        run("edit", {"path": "a", "edits": [{"oldText": "1", "newText": "2"}]}, {"patch": "--- a\n+++ a\n@@ -1 +1 @@\n-1\n+2\n"}),
+        run("edit", {"path": "a", "edits": [{"oldText": "1", "newText": "2"}]},
+            {"patch": "--- a\n+++ a\n@@ -1 +1 @@\n-1\n+2\n"}),
         run("write", {"path": "a", "content": "3\n"}),
     ]
     last = file_changes(runs, CWD)[0].changes[-1]
     assert last.created and last.lines == ("@@ -0,0 +1,1 @@", "+3")
 
 
-@pytest.mark.parametrize("details", [None, "a string", {"patch": 7}, {"patch": "not a diff"}, {"patch": "@@ -1 +1 @@\nnonsense"}])
+@pytest.mark.parametrize("details", [
+    None, "a string", {"patch": 7}, {"patch": "not a diff"}, {"patch": "@@ -1 +1 @@\nnonsense"},
+])
 def test_an_edit_without_pis_patch_shows_what_it_asked_for(details: Any) -> None:
-    edit = run("edit", {"path": "a", "edits": [{"oldText": "old\nline", "newText": "new"}], "oldText": "x", "newText": "y"}, details)
+    asked = {"path": "a", "edits": [{"oldText": "old\nline", "newText": "new"}], "oldText": "x", "newText": "y"}
+    edit = run("edit", asked, details)
     change = file_changes([edit], CWD)[0].changes[0]
     assert change.lines == ("@@ edit 1 of 2 @@", "-old", "-line", "+new", "@@ edit 2 of 2 @@", "-x", "+y")
     assert (change.added, change.removed, change.patch) == (2, 3, False)

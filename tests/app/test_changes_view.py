@@ -1,0 +1,161 @@
+"""The Changes view (/diff, F9) over the fake child, on the messages of a session recorded
+from real pi writing and editing files (tests/fixtures/sessions/changes.jsonl), and its SVG
+snapshot in a tiny app (snapshots/test_changes_view/; update with `--snapshot-update`, then look)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from rich.style import Style
+from tests.pi_harness import SESSIONS, Fake, fixture_entries, send, wait_until
+from tests.screen_app import ScreenApp
+from tests.snapshot_plugin import settle
+
+from protocol.entries import MessageEntry
+from protocol.file_changes import file_changes
+from protocol.session_model import SessionModel
+from widgets import palette
+from widgets.changes_screen import BASH_NOTE, EMPTY, ChangesScreen, DiffView
+from widgets.transcript import Transcript
+
+
+def changes_fake(tmp_path: Path, edit_details: Any = "keep") -> Fake:
+    """The fake child answering get_messages with the recorded session's messages;
+    `edit_details` replaces the details of the edit results unless "keep"."""
+    messages = []
+    for line in (SESSIONS / "changes.jsonl").read_text().splitlines()[1:]:
+        entry = json.loads(line)
+        if entry.get("type") == "message":
+            message = entry["message"]
+            if edit_details != "keep" and message.get("toolName") == "edit":
+                message["details"] = edit_details
+            messages.append(message)
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps(messages))
+    return Fake(tmp_path, "--messages", str(path))
+
+
+def rows_text(view: DiffView) -> list[str]:
+    return [view.render_line(y).text.rstrip() for y in range(view.scrollable_content_region.height)]
+
+
+def segment_style(view: DiffView, y: int, text: str) -> Style:
+    """The style of the segment of screen row `y` that holds `text`."""
+    for segment in view.render_line(y):
+        if text in segment.text:
+            return segment.style or Style.null()
+    raise AssertionError(f"{text!r} not on row {y}: {view.render_line(y).text!r}")
+
+
+async def open_changes(pilot: Any, key: str | None = None) -> ChangesScreen:
+    if key:
+        await pilot.press(key)
+    else:
+        await send(pilot, "/diff")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChangesScreen), what="the Changes view")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ChangesScreen)
+    return screen
+
+
+async def test_changes_lists_files_in_order_of_last_change_with_coloured_diffs(tmp_path: Path) -> None:
+    fake = changes_fake(tmp_path)
+    async with fake.run() as pilot:
+        screen = await open_changes(pilot, "f9")
+        files = screen.query_one("#changes-files")
+        prompts = [str(files.get_option_at_index(i).prompt) for i in range(files.option_count)]
+        assert prompts == ["notes.txt\n+5 −1 · 2 changes", "greeter.py\n+9 −3 · 3 changes"]
+        view = screen.query_one(DiffView)
+        rows = rows_text(view)
+        assert rows[:3] == ["notes.txt  +5 −1 · 2 changes", "  write +3 −0 · new content", "@@ -0,0 +1,3 @@"]
+        assert "-2 two" in rows and "+4 four" in rows and "\\ No newline at end of file" in rows
+        removed, added = rows.index("-2 two"), rows.index("+4 four")
+        assert segment_style(view, removed, "two").color == palette.style("toolDiffRemoved").color
+        assert segment_style(view, added, "four").color == palette.style("toolDiffAdded").color
+        assert segment_style(view, rows.index(" 1 one", 4), "one").dim  # context after the second write's hunk
+        assert segment_style(view, 2, "@@").color == palette.style("accent").color
+        assert str(screen.query_one("#changes-note").render()) == BASH_NOTE
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, ChangesScreen), what="closed")
+
+
+async def test_copy_writes_the_files_combined_patch_through_osc52(tmp_path: Path) -> None:
+    fake = changes_fake(tmp_path)
+    async with fake.run() as pilot:
+        written: list[str] = []
+        driver = pilot.app._driver
+        assert driver is not None
+        original = driver.write
+        driver.write = lambda data: (written.append(data), original(data))[1]  # type: ignore[method-assign]
+        screen = await open_changes(pilot)
+        screen.query_one("#changes-files").highlighted = 1  # greeter.py
+        await wait_until(pilot, lambda: screen.selected() is not None and screen.selected().path == "greeter.py",
+                         what="greeter.py selected")
+        await pilot.press("c")
+        payloads = [m[1] for data in written for m in re.finditer(r"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07", data)]
+        expected = file_changes(pilot.app.session.tool_runs(), str(tmp_path))[1].patch()
+        assert [base64.b64decode(p).decode() for p in payloads] == [expected]
+        assert expected.count("+++ greeter.py\n") == 3
+        await wait_until(pilot, lambda: any("Copied the patch of greeter.py: 3 changes, +9 −3." in n.message
+                                            for n in pilot.app.toasts.center.entries), what="the toast")
+
+
+async def test_enter_on_a_hunk_jumps_to_its_tool_call(tmp_path: Path) -> None:
+    fake = changes_fake(tmp_path)
+    async with fake.run(size=(120, 30)) as pilot:
+        transcript = pilot.app.query_one(Transcript)
+        transcript.scroll_end(animate=False, immediate=True)
+        screen = await open_changes(pilot)
+        view = screen.query_one(DiffView)
+        rows = rows_text(view)
+        target = rows.index("  write +3 −0 · new content")  # notes.txt's first write: near the top of the transcript
+        view.move_to(target + 2)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, ChangesScreen), what="closed")
+        tool = transcript.view_for_tool("call_write_notes")
+        assert tool is not None
+        await wait_until(pilot, lambda: transcript.region.y <= tool.region.y < transcript.region.bottom,
+                         what="the call in view")
+
+
+async def test_an_empty_session_says_nothing_was_changed(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        screen = await open_changes(pilot)
+        assert str(screen.query_one("#changes-empty").render()) == EMPTY
+        await pilot.press("c")
+        await wait_until(pilot, lambda: any("nothing to copy" in n.message for n in pilot.app.toasts.center.entries),
+                         what="the toast")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: not isinstance(pilot.app.screen, ChangesScreen), what="closed")
+
+
+async def test_edits_without_pis_details_show_what_they_asked_for(tmp_path: Path) -> None:
+    fake = changes_fake(tmp_path, edit_details="not a dict")
+    async with fake.run() as pilot:
+        screen = await open_changes(pilot)
+        view = screen.query_one(DiffView)
+        view.show_file(1)
+        await pilot.pause()
+        rows = rows_text(view)
+        assert "pi sent no diff: the text the edit replaced and its replacement" in rows
+        assert '-2     return "hello " + name' not in rows  # not pi's numbered patch: the edit's own text
+        assert '-  return "hello " + name' in rows and "@@ edit 1 of 2 @@" in rows
+
+
+def test_changes_view_snapshot(snap_compare: Any) -> None:
+    session = SessionModel()
+    session.load_messages(entry.message for entry in fixture_entries("changes.jsonl") if isinstance(entry, MessageEntry))
+    screen = ChangesScreen(file_changes(session.tool_runs(), "/home/ada/p"), copy=lambda text: None)
+
+    async def run_before(pilot: Any) -> None:
+        await wait_until(pilot, lambda: screen.query_one(DiffView).size.height > 0, what="the diff")
+        await pilot.press("down", "down", "down")
+        await settle(pilot)
+
+    assert snap_compare(ScreenApp(screen), run_before=run_before, terminal_size=(100, 30))

@@ -1,0 +1,282 @@
+"""The Changes view (`/diff`): the files this session changed through `edit` and `write`
+(protocol/file_changes.py) beside their diffs, one file after another.
+
+The diff view draws only the rows in view, so a session of large diffs opens at once.
+Up/Down move its cursor, Enter on a change's rows closes the screen with that change's
+tool call id (the caller jumps to it in the transcript); `c` copies the file's combined
+patch. Paths and file text are data: cleaned and drawn as plain text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
+from textual.message import Message
+from textual.screen import Screen
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from protocol.file_changes import Change, FileChanges
+from widgets import palette
+from widgets.key_footer import KeyFooter
+from widgets.safe_text import clean
+
+BASH_NOTE = "Files changed by bash commands are not shown: only edit and write calls."
+EMPTY = "Nothing was changed through edit or write in this session yet."
+
+FILE, CHANGE, NOTE, HUNK, ADDED, REMOVED, CONTEXT, GAP = "file", "change", "note", "hunk", "+", "-", " ", "gap"
+_HUNK = re.compile(r"@@ -(\d+)(?:,\d+)? \+(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    kind: str
+    text: str
+    file: int  # index of its file
+    call_id: str  # the tool call of its change (a file's title: its latest change)
+    number: int | None = None  # the line's number in the file (the old file's for a removed line)
+
+
+def counts(added: int, removed: int) -> Text:
+    return Text.assemble((f"+{added}", palette.style("toolDiffAdded")), " ", (f"−{removed}", palette.style("toolDiffRemoved")))
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def change_rows(change: Change, file: int) -> list[Row]:
+    """A change's header, its note if any, and its lines, numbered from its hunk headers."""
+    rows = [Row(CHANGE, "", file, change.tool_call_id)]
+    if change.note:
+        rows.append(Row(NOTE, change.note, file, change.tool_call_id))
+    old = new = 0
+    for line in change.lines:
+        kind, text = line[:1], line[1:]
+        if line.startswith("@@"):
+            if match := _HUNK.match(line):
+                old, new = int(match[1]), int(match[2])
+            rows.append(Row(HUNK, line, file, change.tool_call_id))
+        elif kind in (ADDED, REMOVED, CONTEXT):
+            number = old if kind == REMOVED else new
+            rows.append(Row(kind, text, file, change.tool_call_id, number or None))
+            old, new = old + (kind != ADDED), new + (kind != REMOVED)
+        else:  # "\ No newline at end of file"
+            rows.append(Row(NOTE, line, file, change.tool_call_id))
+    return rows
+
+
+def diff_rows(files: list[FileChanges]) -> list[Row]:
+    rows: list[Row] = []
+    for index, file in enumerate(files):
+        if index:
+            rows.append(Row(GAP, "", index, file.changes[-1].tool_call_id))
+        rows.append(Row(FILE, file.path, index, file.changes[-1].tool_call_id))
+        for change in file.changes:
+            rows.extend(change_rows(change, index))
+    return rows
+
+
+class DiffView(ScrollView, can_focus=True):
+    """The diff rows, coloured by kind with pi's theme roles, and a cursor row."""
+
+    COMPONENT_CLASSES = {"diff-view--cursor"}
+    BINDINGS = [
+        Binding("enter", "jump", "Go to call", tooltip="Close and show this change's tool call in the transcript"),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "move(-1_000_000_000)", "First", show=False),
+        Binding("end", "move(1_000_000_000)", "Last", show=False),
+    ]
+
+    @dataclass
+    class Moved(Message):
+        file: int
+
+    @dataclass
+    class Jump(Message):
+        tool_call_id: str
+
+    def __init__(self, files: list[FileChanges], **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.files = files
+        self.rows = diff_rows(files)
+        self.cursor = 0
+        self._starts = {row.file: index for index, row in reversed(list(enumerate(self.rows)))}
+        self._changes = {change.tool_call_id: change for file in files for change in file.changes}
+        number = max((row.number or 0 for row in self.rows), default=0)
+        self._gutter = len(str(number)) if number else 0
+        width = max((len(row.text) for row in self.rows), default=0) + self._gutter + 2
+        self.virtual_size = Size(width, len(self.rows))
+
+    @property
+    def row(self) -> Row | None:
+        return self.rows[self.cursor] if self.rows else None
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if index >= len(self.rows):
+            return Strip.blank(width, base)
+        style = base + self.get_component_rich_style("diff-view--cursor") if index == self.cursor else base
+        text = self._text(self.rows[index])
+        line = style + text.style if isinstance(text.style, Style) else style  # render leaves the Text's own style out
+        segments = [Segment(segment.text, line + segment.style if segment.style else line)
+                    for segment in text.render(self.app.console, end="")]
+        x = self.scroll_offset.x
+        return Strip(segments).crop_extend(x, x + width, style)
+
+    def _text(self, row: Row) -> Text:
+        kind = row.kind
+        if kind == FILE:
+            file = self.files[row.file]
+            path = Text(clean(row.text), palette.style("toolPath") + Style(bold=True))
+            return Text.assemble(path, "  ", counts(file.added, file.removed),
+                                 (f" · {_plural(len(file.changes), 'change')}", palette.style("muted")))
+        if kind == CHANGE:
+            change = self._changes[row.call_id]
+            what = "new content" if change.created else ("its diff" if change.tool == "write" else "")
+            return Text.assemble("  ", (change.tool, palette.style("toolTitle")), " ", counts(change.added, change.removed),
+                                 (f" · {what}" if what else "", palette.style("muted")))
+        if kind == HUNK:
+            return Text(clean(row.text), palette.style("accent"))
+        if kind in (NOTE, GAP):
+            return Text(clean(row.text), palette.style("muted"))
+        role = {ADDED: "toolDiffAdded", REMOVED: "toolDiffRemoved"}.get(kind, "toolDiffContext")
+        number = str(row.number or "").rjust(self._gutter)
+        return Text.assemble((kind, palette.style(role)), (number, palette.style("lineNumber")), " ",
+                             (clean(row.text).expandtabs(4), palette.style(role)))
+
+    def move_to(self, index: int, *, top: bool = False) -> None:
+        """Put the cursor on row `index`, scrolled into view (with `top`, to the top)."""
+        if not self.rows:
+            return
+        self.cursor = max(0, min(index, len(self.rows) - 1))
+        height = self.scrollable_content_region.height
+        y = self.scroll_offset.y
+        if top or self.cursor < y:
+            y = self.cursor
+        elif self.cursor >= y + height:
+            y = self.cursor - height + 1
+        self.scroll_to(y=y, animate=False, immediate=True)
+        self.refresh()
+        self.post_message(self.Moved(self.rows[self.cursor].file))
+
+    def show_file(self, file: int) -> None:
+        if file in self._starts and (self.row is None or self.row.file != file):
+            self.move_to(self._starts[file], top=True)
+
+    def action_move(self, by: int) -> None:
+        self.move_to(self.cursor + by)
+
+    def action_page(self, by: int) -> None:
+        self.move_to(self.cursor + by * max(1, self.scrollable_content_region.height - 1))
+
+    def action_jump(self) -> None:
+        if self.row is not None:
+            self.post_message(self.Jump(self.row.call_id))
+
+    def on_click(self, event: events.Click) -> None:
+        self.move_to(self.scroll_offset.y + event.y)
+
+
+class ChangesScreen(Screen[str | None]):
+    """Dismissed with the tool call id to show in the transcript, or None."""
+
+    CSS_PATH = "changes_screen.tcss"
+    BINDINGS = [
+        Binding("escape,q", "dismiss(None)", "Close"),
+        Binding("c", "copy_patch", "Copy patch", tooltip="Copy the file's changes as one patch (OSC 52)"),
+    ]
+
+    def __init__(self, files: list[FileChanges], copy: Callable[[str], None]) -> None:
+        super().__init__()
+        self.files = files
+        self._copy = copy
+
+    def compose(self) -> ComposeResult:
+        files = self.files
+        title = Text("Changes", "bold")
+        if files:
+            changes = sum(len(file.changes) for file in files)
+            title.append(f"   {_plural(len(files), 'file')} · {_plural(changes, 'change')} · ")
+            title.append_text(counts(sum(f.added for f in files), sum(f.removed for f in files)))
+        with Vertical(id="changes"):
+            yield Static(title, id="changes-title")
+            if files:
+                with Horizontal(id="changes-body"):
+                    yield OptionList(*(self._option(file) for file in files), id="changes-files")
+                    yield DiffView(files, id="changes-diff")
+            else:
+                yield Static(EMPTY, id="changes-empty")
+            yield Static(BASH_NOTE, id="changes-note")
+        yield KeyFooter()
+
+    @staticmethod
+    def _option(file: FileChanges) -> Option:
+        text = Text(clean(file.path), palette.style("toolPath"), no_wrap=True, overflow="ellipsis")
+        text.append_text(Text.assemble("\n", counts(file.added, file.removed),
+                                       (f" · {_plural(len(file.changes), 'change')}", palette.style("muted"))))
+        return Option(text)
+
+    def on_mount(self) -> None:
+        if self.files:
+            self.query_one(DiffView).focus()
+            self.query_one(OptionList).highlighted = 0
+
+    @on(OptionList.OptionHighlighted, "#changes-files")
+    def _file_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.query_one(DiffView).show_file(event.option_index)
+
+    @on(OptionList.OptionSelected, "#changes-files")
+    def _file_selected(self, event: OptionList.OptionSelected) -> None:
+        self.query_one(DiffView).focus()
+
+    @on(DiffView.Moved)
+    def _diff_moved(self, event: DiffView.Moved) -> None:
+        files = self.query_one(OptionList)
+        if files.highlighted != event.file:
+            files.highlighted = event.file
+
+    @on(DiffView.Jump)
+    def _jump(self, event: DiffView.Jump) -> None:
+        self.dismiss(event.tool_call_id)
+
+    def selected(self) -> FileChanges | None:
+        """The file of the diff's cursor (which the list follows)."""
+        if not self.files:
+            return None
+        row = self.query_one(DiffView).row
+        return self.files[row.file] if row is not None else None
+
+    def action_copy_patch(self) -> None:
+        file = self.selected()
+        if file is None:
+            self.notify("There is nothing to copy yet.", title="/diff", markup=False)
+            return
+        patch = file.patch()
+        if not patch:
+            self.notify(f"pi sent no patch for the changes of {clean(file.path)}.", title="/diff",
+                        severity="warning", markup=False)
+            return
+        self._copy(patch)
+        copied = [change for change in file.changes if change.patch and change.lines]
+        left_out = len(file.changes) - len(copied)
+        note = f" ({_plural(left_out, 'change')} without a patch left out)" if left_out else ""
+        self.notify(f"Copied the patch of {clean(file.path)}: {_plural(len(copied), 'change')}, "
+                    f"+{sum(c.added for c in copied)} −{sum(c.removed for c in copied)}{note}.", title="/diff", markup=False)
