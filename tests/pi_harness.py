@@ -612,6 +612,10 @@ class TmuxPideck:
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", "t").stdout
 
+    def pipe_output(self, path: Path) -> None:
+        """Append everything pideck writes to the terminal from now on to `path`."""
+        self._tmux("pipe-pane", "-t", "t", f"cat >> {shlex.quote(str(path))}")
+
     def wait(self, condition: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
         deadline = time.monotonic() + timeout
         while not condition():

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from textual import events
 from textual.binding import Binding, BindingsMap
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import TextArea
 from textual.widgets.text_area import Location
 
@@ -46,6 +47,10 @@ class PromptEditor(ReadlineTextArea):
         Binding("pagedown", "screen.transcript('page_down')", "Page down", show=False,
                 id="tui.altScreen.pageDown", tooltip="Scroll the transcript down a page"),
     ]
+
+    # A steady cursor, as pi's editor draws by default: a blinking one is redrawn twice a
+    # second, bytes on the wire (an ssh link) while nothing changes.
+    cursor_blink = reactive(False, init=False)
 
     @dataclass
     class Submitted(Message):
