@@ -16,6 +16,7 @@ from typing import Any
 
 from rich.console import RenderableType
 from textual import work
+from textual._compositor import CompositorUpdate
 from textual.app import App
 from textual.binding import Binding, BindingsMap
 from textual.driver import Driver
@@ -38,6 +39,7 @@ from app.record_pump import RecordPump, fold_in_slices
 from app.pi_settings import copy_on_select, terminal_progress
 from app.selection_copy import SelectionCopy
 from app.terminal_progress import TerminalProgress
+from app.unchanged_lines import TerminalLines, UnchangedLeftOut
 from app.slash_commands import REGISTRY
 from app.command_context import CommandContext
 from app.crash_recovery import CrashRecovery
@@ -107,6 +109,7 @@ class PideckApp(App[int]):
         self.toasts = Toasts(self, self._unnotify)
         self.selection = SelectionCopy(self, copy_on_select(config), lambda: self.main.searching)
         self.progress = TerminalProgress(self.set_interval, self._write_to_terminal, terminal_progress(config))
+        self.terminal_lines = TerminalLines()
         self.command_context = CommandContext(
             notify=self.notify, config=config, session=self.session, attachments=self.attachments,
             client=lambda: self.client, cwd=lambda: self.cwd, editor=lambda: self.main.editor,
@@ -187,6 +190,7 @@ class PideckApp(App[int]):
 
     def _resumed(self, _: object) -> None:
         """Back from Ctrl+Z: the shell had the terminal, so all of it is painted again."""
+        self.terminal_lines.forget()
         self.refresh(layout=True)
 
     def _hang_up(self) -> None:
@@ -272,6 +276,16 @@ class PideckApp(App[int]):
             return  # the app is closing: its widgets are going away
         self.problems.check()
         self.main.animate()
+
+    def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
+        """Textual's, sending only the pieces of lines the terminal does not show yet."""
+        if (isinstance(renderable, CompositorUpdate) and self._running and not self._closed and not self._batch_count
+                and self._driver is not None and not self.is_headless and not self.is_inline):
+            text = self.terminal_lines.render(renderable, self.console, self.size)
+            if not text:
+                return
+            renderable = UnchangedLeftOut(text)
+        super()._display(screen, renderable)
 
     def _write_to_terminal(self, sequence: str) -> None:
         if self._driver is not None:
