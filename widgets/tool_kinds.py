@@ -16,6 +16,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from rich.text import Text
@@ -200,16 +201,16 @@ def _error(call: Call) -> str:
 def _with_arguments(full: FullOutput, lines: list[str]) -> FullOutput:
     """`full` followed by the call's arguments as highlighted JSON."""
     head = full.text.rstrip("\n").split("\n") if full.text else []
-    start = len(head) + 1 if head else 1
+    label = len(head) + 1 if head else 0  # the row saying "arguments:", after a blank one
     text = "\n".join([*head, *([""] if head else []), "arguments:", *lines])
     highlighted = _Chunks(lines, "json")
 
     def style(index: int, row: str) -> Text:
-        if index < start - 1:
+        if index < len(head):
             return full.style(index, row) if full.style is not None else Text(row)
-        if index == start - 1:
+        if index <= label:
             return Text(row, palette.style("muted"))
-        return highlighted.line(index - start)
+        return highlighted.line(index - label - 1)
 
     return FullOutput(text, style)
 
@@ -255,7 +256,7 @@ class EditKind(Kind):
         return text
 
     def counts(self, call: Call) -> tuple[int, int] | None:
-        lines = display_diff(call.details)
+        lines = _diff(call.details)
         if lines is not None:
             return diff_counts(lines)
         patch = call.details.get("patch") if isinstance(call.details, dict) else None
@@ -277,7 +278,7 @@ class EditKind(Kind):
                 text.append("\n")
                 text.append_text(_asked(old, new))
             return text
-        lines = display_diff(call.details) if call.done else None
+        lines = _diff(call.details) if call.done else None
         if lines is None:
             return self.output(call, expanded) if call.done else Text()
         limit = EXPANDED_ROWS if expanded else DIFF_PREVIEW
@@ -287,12 +288,23 @@ class EditKind(Kind):
         return text
 
     def full(self, call: Call) -> FullOutput:
-        lines = display_diff(call.details)
+        lines = _diff(call.details)
         arguments = _json_lines(call.args) if isinstance(call.args, dict) else []
         if lines is None:
             return _with_arguments(FullOutput(call.output), arguments)
         rows = diff_rows(lines, lexer_for(call.arg("path", "file_path")), lines)
         return _with_arguments(FullOutput("\n".join(row.plain for row in rows), lambda index, row: rows[index]), arguments)
+
+
+def _diff(details: Any) -> list[DiffLine] | None:
+    """pi's display diff in `details`, read once per diff (the tool log redraws every row)."""
+    diff = details.get("diff") if isinstance(details, dict) else None
+    return _read_diff(diff) if isinstance(diff, str) else None
+
+
+@lru_cache(maxsize=256)
+def _read_diff(diff: str) -> list[DiffLine] | None:
+    return display_diff({"diff": diff})
 
 
 def _asked(old: str, new: str) -> Text:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from app.scripted_model.agent_dir import pi_model_args, write_agent_dir
@@ -24,8 +25,9 @@ class Demo:
 
 
 def start_demo(workdir: Path) -> Demo:
-    """Start the demo model; its agent dir and sessions live in `workdir` (a scratch directory)."""
-    model = ScriptedModel(demo_responder).start()
+    """Start the demo model; its agent dir, sessions and the file it writes and edits live
+    in `workdir` (a scratch directory)."""
+    model = ScriptedModel(partial(demo_responder, scratch=workdir / "scratch")).start()
     agent_dir = write_agent_dir(workdir / "agent", model.base_url)
     env = {"PI_CODING_AGENT_DIR": str(agent_dir), "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1"}
     pi_args = [*pi_model_args(), "--session-dir", str(workdir / "sessions")]

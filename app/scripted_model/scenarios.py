@@ -94,17 +94,27 @@ _CLOSINGS = (
 )
 
 
-def demo_responder(body: dict[str, Any]) -> Reply:
-    """The demo model: tool calls for a fresh prompt, a summary once tool results arrive."""
+def demo_responder(body: dict[str, Any], scratch: Path | None = None) -> Reply:
+    """The demo model: tool calls for a fresh prompt, a summary once tool results arrive.
+    With `scratch` (a directory of the demo's own, never the user's), it also writes a
+    file there and edits it, so the edit's diff shows."""
     messages: list[dict[str, Any]] = body.get("messages") or []
     round_index = max(0, sum(1 for m in messages if m.get("role") == "user") - 1)
     prompt = _one_line(_last_user_text(messages))
     if messages and messages[-1].get("role") == "tool":
         return _summary(messages, prompt, round_index)
-    return _plan(body, prompt, round_index)
+    return _plan(body, prompt, round_index, scratch)
 
 
-def _plan(body: dict[str, Any], prompt: str, round_index: int) -> Reply:
+DEMO_FILE = "greeter.py"
+DEMO_CONTENT = 'def greet(name):\n    return "hello " + name\n\n\nif __name__ == "__main__":\n    print(greet("world"))\n'
+DEMO_EDITS = [
+    {"oldText": 'def greet(name):\n    return "hello " + name', "newText": 'def greet(name: str) -> str:\n    return f"Hello, {name}!"'},
+    {"oldText": 'print(greet("world"))', "newText": 'print(greet("pideck"))'},
+]
+
+
+def _plan(body: dict[str, Any], prompt: str, round_index: int, scratch: Path | None = None) -> Reply:
     tools = {t.get("function", {}).get("name") for t in body.get("tools") or []}
     cwd = _cwd(body.get("messages") or [])
     readme = _readme(cwd)
@@ -119,6 +129,11 @@ def _plan(body: dict[str, Any], prompt: str, round_index: int) -> Reply:
     if "bash" in tools:
         calls.append(ToolCallSpec("bash", {"command": STEPS_COMMAND}))
         steps.append("- run a short loop, so you can watch its output arrive")
+    if scratch is not None and {"write", "edit"} <= tools:  # pi runs a file's writes and edits in order
+        path = str(scratch / DEMO_FILE)
+        calls.append(ToolCallSpec("write", {"path": path, "content": DEMO_CONTENT}))
+        calls.append(ToolCallSpec("edit", {"path": path, "edits": DEMO_EDITS}))
+        steps.append(f"- write `{DEMO_FILE}` in a scratch folder of the demo's own, then edit it, so you can see the diff")
     reasoning = (
         f"The user wrote \u201c{prompt}\u201d. I don't know this workspace yet, so I should look "
         f"before answering: {len(calls)} quick tool calls, run in parallel, then a summary."
@@ -148,6 +163,9 @@ def _summary(messages: list[dict[str, Any]], prompt: str, round_index: int) -> R
             facts.append(f"- **{_escape(what)}** starts with \u201c{_escape(_one_line(first))}\u201d.")
         elif name == "bash" and what == STEPS_COMMAND:
             facts.append(f"- **Live output:** the loop printed {', '.join(f'`{line}`' for line in lines)}.")
+        elif name in ("write", "edit"):
+            done = "wrote" if name == "write" else "edited"
+            facts.append(f"- **{name}:** {done} `{_cell(Path(what).name)}` in the demo's scratch folder ({_escape(_one_line(output))}).")
         else:
             facts.append(f"- **{name}** returned {len(lines)} lines.")
     text = (

@@ -139,6 +139,21 @@ def test_demo_plans_tool_calls_for_a_fresh_prompt(tmp_path):
     ]
 
 
+def test_demo_writes_and_edits_a_file_in_its_scratch_folder_only(tmp_path):
+    scratch = tmp_path / "demo-scratch"
+    reply = scenarios.demo_responder(fresh_prompt(tmp_path), scratch=scratch)
+    calls = [(c.name, c.arguments.get("path")) for c in reply.tool_calls if c.name in ("write", "edit")]
+    assert calls == [("write", str(scratch / "greeter.py")), ("edit", str(scratch / "greeter.py"))]
+    content = reply.tool_calls[-2].arguments["content"]
+    for edit in reply.tool_calls[-1].arguments["edits"]:
+        assert content.count(edit["oldText"]) == 1
+        content = content.replace(edit["oldText"], edit["newText"])
+    assert 'return f"Hello, {name}!"' in content
+    body = fresh_prompt(tmp_path)
+    body["tools"] = [tool for tool in TOOLS if tool["function"]["name"] != "edit"]
+    assert not any(c.name == "write" for c in scenarios.demo_responder(body, scratch=scratch).tool_calls)
+
+
 def test_demo_skips_the_read_without_a_readme_and_tools_that_are_off(tmp_path):
     assert [c.name for c in scenarios.demo_responder(fresh_prompt(tmp_path)).tool_calls] == ["bash", "bash"]
     body = fresh_prompt(tmp_path)
