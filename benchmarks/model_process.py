@@ -6,7 +6,9 @@ GIL, and pi would stream slower inside the app run than in the reference run: th
 ratio would then measure that contention, not pideck.
 
 The child (`python -m benchmarks.model_process`) prints its port, then reads one
-JSON command per line on stdin: `{"queue": [deltas, delay]}`, `{"reset": true}`.
+JSON command per line on stdin: `{"queue": [deltas, delay]}`, `{"reset": true}`,
+`{"last_sent": true}` (it prints the `time.monotonic()` at which it last sent a delta, or 0:
+the clock is the machine's, so the benchmark process can compare it with its own).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+from typing import Any
 
 from app.scripted_model.server import Reply, ScriptedModel
 
@@ -51,6 +55,12 @@ class ModelProcess:
     def reset(self) -> None:
         self._send({"reset": True})
 
+    def last_sent(self) -> float:
+        """`time.monotonic()` when the model last sent a delta (0: none yet)."""
+        self._send({"last_sent": True})
+        assert self._process.stdout is not None
+        return float(self._process.stdout.readline())
+
     def stop(self) -> None:
         if self._process.stdin is not None:
             self._process.stdin.close()
@@ -60,8 +70,28 @@ class ModelProcess:
             self._process.kill()
 
 
+class TimedModel(ScriptedModel):
+    """Notes when it last wrote a chunk of text (a delta) to pi."""
+
+    last_sent = 0.0
+
+    async def _stream(self, writer: Any, *args: Any) -> None:
+        model = self
+
+        class Timed:
+            def write(self, data: bytes) -> None:
+                writer.write(data)
+                if b'"content": "' in data and b'"content": ""' not in data:
+                    model.last_sent = time.monotonic()
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(writer, name)
+
+        await super()._stream(Timed(), *args)
+
+
 def serve() -> None:
-    model = ScriptedModel().start()
+    model = TimedModel().start()
     print(model.port, flush=True)
     try:
         for line in sys.stdin:
@@ -72,6 +102,8 @@ def serve() -> None:
             elif command.get("reset"):
                 model.replies.clear()
                 model.requests.clear()
+            elif command.get("last_sent"):
+                print(model.last_sent, flush=True)
     finally:
         model.stop()
 

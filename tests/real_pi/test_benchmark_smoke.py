@@ -7,7 +7,7 @@ import math
 
 from app.runtime import PiRuntime
 from benchmarks import harness as h
-from benchmarks import stream_to_screen
+from benchmarks import stream_to_screen, versus_pi_tui
 
 
 async def test_the_stream_benchmark_runs_a_short_reply_to_the_screen(pi_runtime: PiRuntime) -> None:
@@ -17,3 +17,15 @@ async def test_the_stream_benchmark_runs_a_short_reply_to_the_screen(pi_runtime:
             await stream_to_screen.wait_ready(app)
             result = await stream_to_screen.stream_once(app, pi, "smoke", 60)
     assert not math.isnan(result["pi"]) and 0 < result["pi"] <= result["screen"], "the last token shows after pi sent it"
+
+
+def test_the_benchmark_against_pis_tui_runs_one_short_round(pi_runtime: PiRuntime) -> None:
+    shape = versus_pi_tui.Shape(flood=60, paced=5, paced_delay=0.02, idle=0.5, quiet=0.5)
+    results = versus_pi_tui.measure(1, shape)
+    for program in ("pi", "pideck"):
+        (figures,) = results[program]
+        assert figures["startup"] > 0 and figures["idle"] >= 0
+        for reply in ("direct flood", "direct paced", "throttled flood", "throttled paced"):
+            assert figures[f"{reply} bytes"] > 0 and figures[f"{reply} to_token"] > 0, (program, reply, figures)
+            assert figures[f"{reply} cpu"] >= 0 and figures[f"{reply} after"] >= 0
+    assert len(versus_pi_tui.rows(results)) == 12
