@@ -59,6 +59,7 @@ class CommandContext(Notifier):
         notices: Callable[[], NotificationCenter],
         key_bindings: Callable[[], tuple[BindingsMap, BindingsMap, list[str]]],
         reread_settings: Callable[[], None],
+        run_in_terminal: Callable[[list[str]], int | None],
         copy: Callable[[str], None],
         show_tool_call: Callable[[str], Awaitable[None]],
         restart: Callable[[], Awaitable[None]],
@@ -75,6 +76,7 @@ class CommandContext(Notifier):
         self.reload, self.load_commands, self._refresh = reload, load_commands, refresh
         self.bad_answer, self._notices, self.key_bindings = bad_answer, notices, key_bindings
         self.reread_settings = reread_settings  # pi's keybindings.json and display settings (/reload)
+        self.run_in_terminal = run_in_terminal  # pideck suspended meanwhile: its status, None if it cannot be
         self.copy, self.restart, self.quit = copy, restart, quit
         self.show_tool_call = show_tool_call  # scroll the transcript to a tool call (by its id)
 

@@ -24,12 +24,8 @@ from widgets.safe_text import safe
 _TERMINAL = "run {pi} in a terminal and use it there"  # {pi}: the command that runs pi here
 NOT_OVER_RPC: dict[str, tuple[str, str]] = {
     "scoped-models": ("Configure the models Ctrl+P cycles through",
-                      f"pi's RPC cannot change scoped models: start pideck with `-- --models a,b`, or {_TERMINAL}"),
-    "login": ("Add provider authentication",
-              "logging in needs pi's own interactive UI: run {pi} in a terminal, type /login there, "
-              "then restart pideck"),
-    "logout": ("Remove provider authentication",
-               "logging out needs pi's own interactive UI: run {pi} in a terminal and type /logout there"),
+                      "pi's RPC cannot change scoped models, and pi's own UI cannot be started straight into "
+                      f"/scoped-models: start pideck with `-- --models a,b`, or {_TERMINAL}"),
     "import": ("Import a JSONL session", "pi's RPC has no import: open the file with `pideck -- --session PATH`"),
     "share": ("Upload the session and get a viewer link", f"pi's RPC cannot share: use /export, or {_TERMINAL}"),
     "bug": ("Prepare a bug report for the pi developers", f"pi's RPC cannot prepare bug reports: {_TERMINAL}"),

@@ -53,12 +53,17 @@ def resolve_pi_command(pi_flag: str | None, progress: Progress | None = None) ->
     return ensure_runtime(progress).argv
 
 
-def interactive_pi(config: LaunchConfig) -> str:
-    """The shell command that starts pi's own interactive UI (for /login) as pideck runs pi:
-    `pi` when that is the pi on PATH, else the whole command (the pinned runtime's Node and
-    cli.js, or `--pi`'s), quoted."""
+def pi_command(config: LaunchConfig) -> list[str]:
+    """The command that runs pi, without the flags pideck adds and passes (`--mode rpc` and after)."""
     argv = list(config.argv)
-    command = argv[: argv.index("--mode")] if "--mode" in argv else argv[:1]
+    return argv[: argv.index("--mode")] if "--mode" in argv else argv[:1]
+
+
+def interactive_pi(config: LaunchConfig) -> str:
+    """The shell command that starts pi's own interactive UI as pideck runs pi: `pi` when
+    that is the pi on PATH, else the whole command (the pinned runtime's Node and cli.js,
+    or `--pi`'s), quoted."""
+    command = pi_command(config)
     if len(command) == 1 and command[0] == shutil.which("pi"):
         return "pi"
     return shlex.join(command)
@@ -70,9 +75,8 @@ def no_model_help(config: LaunchConfig) -> str:
     return "\n".join([
         "pi found no provider it can use (no login, no API key), so it refuses every prompt. "
         "Any one of these fixes it:",
-        "• log in once with pi's own UI, then start pideck again: in a terminal, run",
-        f"    {interactive_pi(config)}",
-        "  and type /login",
+        "• log in here with pi's own sign-in, then pick a model with /model:",
+        "    /login PROVIDER            (add --api-key to give an API key; /login alone: pi's own UI)",
         "• set a provider's API key before starting pideck (pi's docs/providers.md lists them):",
         "    export ANTHROPIC_API_KEY=...",
         "• choose a provider and model you can use:",

@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import RenderableType
 from textual import work
 from textual._compositor import CompositorUpdate
-from textual.app import App
+from textual.app import App, SuspendNotSupported
 from textual.binding import Binding, BindingsMap
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
@@ -30,6 +30,7 @@ from app.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_dr
 from app.terminal_keys import install_alt_arrows, install_alt_keys
 from app.keybindings import pi_keymap
 from app.launch import LaunchConfig, no_model_help
+from app.pi_login import run_in_foreground
 from app.main_screen import MainScreen
 from app.palette import KeyActions, PiCommands, PideckCommands
 from app.notifications import Toasts
@@ -116,7 +117,7 @@ class PideckApp(App[int]):
             ask=self.push_screen_wait, reload=self.reload_session, load_commands=self.load_commands,
             refresh=self.refresh_stats, bad_answer=self.problems.bad_answer, notices=lambda: self.toasts.center,
             key_bindings=lambda: (self.key_bindings, self.main.editor.key_bindings, self.keys.notes),
-            reread_settings=self.reread_settings,
+            reread_settings=self.reread_settings, run_in_terminal=self.run_in_terminal,
             copy=self.copy_to_clipboard, restart=self.recovery.restart, quit=lambda: self.exit(self.return_code or 0),
             show_tool_call=lambda tool_call_id: self.main.show_tool_call(tool_call_id),
             commands=REGISTRY,
@@ -169,6 +170,15 @@ class PideckApp(App[int]):
         """/reload: pi's keybindings.json and display settings again."""
         self.read_keybindings()
         self.say_keybinding_problems()
+
+    def run_in_terminal(self, argv: list[str]) -> int | None:
+        """Hand the terminal to `argv` (pi's /login), as Ctrl+Z hands it to the shell; its exit
+        status, or None where the app cannot be suspended."""
+        try:
+            with self.suspend():
+                return run_in_foreground(argv, self.config.env, self.cwd)
+        except SuspendNotSupported:
+            return None
 
     def say_keybinding_problems(self) -> None:
         """What keybindings.json asks that pideck cannot do, once in a toast (and in /hotkeys)."""

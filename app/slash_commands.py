@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from app import changes_commands, export_commands, info_commands, model_commands, notifications, run_commands, session_commands
+from app import pi_login
 from app.command_context import SlashCommand
 
 
@@ -31,6 +32,7 @@ REGISTRY = _by_name(
     session_commands.COMMANDS,
     run_commands.COMMANDS,
     info_commands.COMMANDS,
+    pi_login.COMMANDS,
     changes_commands.COMMANDS,
 )
 

@@ -432,10 +432,10 @@ async def test_hotkeys_lists_every_binding(pilot: Any) -> None:
 
 async def test_command_not_possible_over_rpc_says_so(pilot: Any, scripted_model: ScriptedModel) -> None:
     app: PideckApp = pilot.app
-    await send(pilot, "/login anthropic")
-    await wait_until(pilot, lambda: noted(app, "/login is not available over pi's RPC"), what="plain answer")
+    await send(pilot, "/share")
+    await wait_until(pilot, lambda: noted(app, "/share is not available over pi's RPC"), what="plain answer")
     assert scripted_model.requests == []  # nothing went to the model
-    assert "/login" not in transcript_text(app)
+    assert "/share" not in transcript_text(app)
     await quiesce(pilot)
 
 
