@@ -50,7 +50,8 @@ class Row:
 
 
 def counts(added: int, removed: int) -> Text:
-    return Text.assemble((f"+{added}", palette.style("toolDiffAdded")), " ", (f"−{removed}", palette.style("toolDiffRemoved")))
+    added_text, removed_text = (f"+{added}", palette.style("toolDiffAdded")), (f"−{removed}", palette.style("toolDiffRemoved"))
+    return Text.assemble(added_text, " ", removed_text)
 
 
 def _plural(count: int, word: str) -> str:
@@ -122,6 +123,12 @@ class DiffView(ScrollView, can_focus=True):
         self._gutter = len(str(number)) if number else 0
         width = max((len(row.text) for row in self.rows), default=0) + self._gutter + 2
         self.virtual_size = Size(width, len(self.rows))
+        self._strips: dict[tuple[int, bool], Strip] = {}  # rows drawn, by index and cursor, while the styles last
+        self._styles: tuple[int, Style, Style] | None = None  # palette generation, base and cursor styles
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = None
 
     @property
     def row(self) -> Row | None:
@@ -130,16 +137,26 @@ class DiffView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        if self._styles is None or self._styles[0] != palette.generation:
+            base = self.rich_style
+            self._styles = (palette.generation, base, base + self.get_component_rich_style("diff-view--cursor"))
+            self._strips.clear()
+        base = self._styles[1]
         if index >= len(self.rows):
             return Strip.blank(width, base)
-        style = base + self.get_component_rich_style("diff-view--cursor") if index == self.cursor else base
-        text = self._text(self.rows[index])
-        line = style + text.style if isinstance(text.style, Style) else style  # render leaves the Text's own style out
-        segments = [Segment(segment.text, line + segment.style if segment.style else line)
-                    for segment in text.render(self.app.console, end="")]
+        on_cursor = index == self.cursor
+        style = self._styles[2] if on_cursor else base
+        strip = self._strips.get((index, on_cursor))
+        if strip is None:
+            if len(self._strips) > 1000:
+                self._strips.clear()
+            text = self._text(self.rows[index])
+            line = style + text.style if isinstance(text.style, Style) else style  # render leaves the Text's own style out
+            strip = self._strips[index, on_cursor] = Strip(
+                Segment(segment.text, line + segment.style if segment.style else line)
+                for segment in text.render(self.app.console, end=""))
         x = self.scroll_offset.x
-        return Strip(segments).crop_extend(x, x + width, style)
+        return strip.crop_extend(x, x + width, style)
 
     def _text(self, row: Row) -> Text:
         kind = row.kind

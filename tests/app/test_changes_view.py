@@ -17,7 +17,8 @@ from tests.snapshot_plugin import settle
 
 from protocol.entries import MessageEntry
 from protocol.file_changes import file_changes
-from protocol.session_model import SessionModel
+from protocol.messages import ToolResult
+from protocol.session_model import SessionModel, ToolRun
 from widgets import palette
 from widgets.changes_screen import BASH_NOTE, EMPTY, ChangesScreen, DiffView
 from widgets.transcript import Transcript
@@ -159,3 +160,16 @@ def test_changes_view_snapshot(snap_compare: Any) -> None:
         await settle(pilot)
 
     assert snap_compare(ScreenApp(screen), run_before=run_before, terminal_size=(100, 30))
+
+
+async def test_a_large_diff_draws_only_the_rows_in_view() -> None:
+    big = "".join(f"line {i}\n" for i in range(10_000))
+    run = ToolRun("call_big", "write", {"path": "big.txt", "content": big}, 0.0, 0, result=ToolResult(), done=True)
+    screen = ChangesScreen(file_changes([run], "/p"), copy=lambda text: None)
+    async with ScreenApp(screen).run_test(size=(100, 30)) as pilot:
+        view = await wait_until(pilot, lambda: screen.is_mounted and screen.query_one(DiffView), what="the view")
+        await wait_until(pilot, lambda: view.size.height > 0 and view._strips, what="drawn")
+        assert len(view.rows) == 10_003 and len(view._strips) <= view.size.height
+        await pilot.press("end")
+        await wait_until(pilot, lambda: "+10000 line 9999" in rows_text(view), what="the last line")
+        assert len(view._strips) <= 3 * view.size.height
