@@ -9,6 +9,7 @@ from typing import NoReturn
 
 from app.launch import LaunchError, build_launch
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
+from app.serve import DEFAULT_HOST, DEFAULT_PORT, serve, served_in_browser, tell_server_how_to_resume
 from protocol.protocol_log import default_log_path
 
 DESCRIPTION = """\
@@ -31,7 +32,17 @@ examples:
   pideck -- --session-dir /tmp/sessions --name review -e ./ext.ts
   pideck -- --no-session
   pideck --pi 'node /opt/pi/dist/cli.js' -- --model sonnet:high
-  PI_CODING_AGENT_DIR=~/.pi/work pideck   use another pi config directory"""
+  PI_CODING_AGENT_DIR=~/.pi/work pideck   use another pi config directory
+  pideck serve --demo                     the same in a web browser: open the URL it prints
+                                          (pideck serve --help says more)"""
+
+SERVE_DESCRIPTION = """\
+Serve pideck to web browsers: each page that opens the printed URL gets a pideck of its
+own, run with the same OPTIONS and PI_ARGS as `pideck` takes. The URL holds a random token;
+requests without it are refused (403). The server listens on 127.0.0.1 unless --host says
+otherwise, and whoever can reach it with the token can run commands as you.
+
+Everything after `--` is passed to pi unchanged."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,18 +55,24 @@ class _Parser(argparse.ArgumentParser):
                 message = f"unknown option {first} (pi options go after --)"
             else:
                 message = f"unexpected argument {first!r} (pi arguments go after --)"
-        self.exit(2, f"pideck: {message}; see pideck --help\n")
+        self.exit(2, f"pideck: {message}; see {self.prog} --help\n")
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(serve: bool = False) -> argparse.ArgumentParser:
+    """pideck's flags; with `serve`, those of `pideck serve` (the same and where to listen)."""
     p = _Parser(
-        prog="pideck",
-        usage="pideck [OPTIONS] [-- PI_ARGS...]",
-        description=DESCRIPTION,
-        epilog=EPILOG,
+        prog="pideck serve" if serve else "pideck",
+        usage=("pideck serve [--host HOST] [--port PORT] [OPTIONS] [-- PI_ARGS...]" if serve else
+               "pideck [OPTIONS] [-- PI_ARGS...]\n       pideck serve [--host HOST] [--port PORT] [OPTIONS] [-- PI_ARGS...]"),
+        description=SERVE_DESCRIPTION if serve else DESCRIPTION,
+        epilog=None if serve else EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
+    if serve:
+        p.add_argument("--host", default=DEFAULT_HOST,
+                       help="address to listen on (default: %(default)s, this machine only; 0.0.0.0 is every network)")
+        p.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to listen on (default: %(default)s; 0: any free one)")
     p.add_argument("--pi", metavar="CMD", help="command that runs pi, split like a shell would (never run by one)")
     p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no API key, no network)")
     p.add_argument("--cwd", metavar="DIR", help="working directory of pi (default: the current directory)")
@@ -74,9 +91,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    """pideck's own flags, and in `pi_args` everything after the first `--`, verbatim."""
+    """pideck's own flags, `serve` true for `pideck serve`, and in `pi_args` everything after
+    the first `--`, verbatim."""
     own, pi_args = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
-    args = parser().parse_args(own)
+    serve = own[:1] == ["serve"]
+    args = parser(serve).parse_args(own[1:] if serve else own)
+    args.serve = serve
     args.pi_args = pi_args
     return args
 
@@ -94,7 +114,10 @@ def main(argv: list[str] | None = None) -> int:
         args = parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as exc:  # --help, --version, a usage error
         return exc.code if isinstance(exc.code, int) else 0
-    if (stream := not_a_terminal()) is not None:
+    if args.serve:
+        return serve(args)
+    in_browser = served_in_browser()
+    if not in_browser and (stream := not_a_terminal()) is not None:
         print(f"pideck: {stream} is not a terminal; pideck runs full screen in one", file=sys.stderr)
         return 2
     try:
@@ -125,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
                 print_exit_output(app.session, args, config, sys.stdout)
             except OSError:
                 pass  # it went away meanwhile
+        elif in_browser:
+            tell_server_how_to_resume(args, app.session.state)
         if (fd := stdin_fd()) is not None:
             release_interrupt_key(fd)
     return code

@@ -89,9 +89,7 @@ def no_model_help(config: LaunchConfig) -> str:
 def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> LaunchConfig:
     """Combine pideck's parsed flags (`pi`, `demo`, `cwd`, `protocol_log`, `pi_args`) into a launch."""
     cwd = _working_dir(args.cwd)
-    protocol_log = Path(args.protocol_log).expanduser()
-    if protocol_log.is_dir():
-        raise LaunchError(f"--protocol-log {args.protocol_log}: is a directory; give a file path")
+    protocol_log = _protocol_log(args.protocol_log)
     _check_pi_args(args.pi_args)
     command = resolve_pi_command(args.pi, progress)
     env = dict(os.environ)
@@ -124,6 +122,22 @@ def _split_pi_flag(pi_flag: str) -> list[str]:
     if found is None:
         raise LaunchError(f"--pi: {argv[0]!r} is not an executable file or a command on PATH")
     return [os.path.abspath(found), *argv[1:]]
+
+
+def check_launch(args: argparse.Namespace, progress: Progress | None = None) -> None:
+    """Refuse what `build_launch` refuses and find pi (installing the pinned runtime if it is
+    missing), but start nothing: `pideck serve` checks once what each page's pideck will run."""
+    _working_dir(args.cwd)
+    _protocol_log(args.protocol_log)
+    _check_pi_args(args.pi_args)
+    resolve_pi_command(args.pi, progress)
+
+
+def _protocol_log(value: str) -> Path:
+    path = Path(value).expanduser()
+    if path.is_dir():
+        raise LaunchError(f"--protocol-log {value}: is a directory; give a file path")
+    return path
 
 
 def _working_dir(value: str | None) -> Path:

@@ -1,0 +1,226 @@
+"""`pideck serve` in the system's headless Chromium, driven by Playwright: the page loads, a
+prompt streams the demo model's answer, an extension's dialog is answered, a page closed
+mid-stream ends its pideck and pi and leaves a resumable session, and requests without the
+printed token get 403. Also: a port in use, and the warning of a --host other than loopback.
+
+What the page shows is read from the terminal output its websocket receives (xterm.js draws
+on a canvas), with the escape sequences taken out."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"  # the system's package (.ci/run installs it); Playwright downloads none
+EXTENSION = ROOT / "tests" / "extensions" / "ui_everything.ts"
+ESCAPES = re.compile(r"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-B]|\x1b[=>78]")
+
+
+def wait(condition: Callable[[], Any], what: str, timeout: float = 60.0, detail: Callable[[], str] = str) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}{detail()}")
+        time.sleep(0.1)
+    return value
+
+
+class Served:
+    """`pideck serve --port 0 ARGS` in `workdir`; every process it starts carries `mark` in
+    its environment, so the ones left over can be found."""
+
+    def __init__(self, workdir: Path, *args: str) -> None:
+        self.mark = uuid.uuid4().hex
+        self.log_path = workdir / "serve.log"
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "app", "serve", "--port", "0", *args],
+                cwd=workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                env={**os.environ, "PIDECK_TEST_MARK": self.mark, "PYTHONPATH": str(ROOT)},
+            )
+        found = wait(lambda: re.search(r"serving on (http://\S+)", self.log()) or self.process.poll() is not None,
+                     "the URL", detail=lambda: f"; log:\n{self.log()}")
+        assert isinstance(found, re.Match), f"pideck serve ended: {self.log()}"
+        self.url = found.group(1)
+        self.origin = self.url.split("/?", 1)[0]
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def processes(self) -> list[int]:
+        """Every process started under this server, the server too."""
+        found = []
+        for environ in Path("/proc").glob("[0-9]*/environ"):
+            try:
+                if f"PIDECK_TEST_MARK={self.mark}".encode() in environ.read_bytes().split(b"\0"):
+                    found.append(int(environ.parent.name))
+            except OSError:
+                continue
+        return found
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(10)
+        wait(lambda: not self.processes(), "every process of the server to end", timeout=30)
+
+
+class Screen:
+    """A page of the server and what its terminal received."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.received: list[bytes] = []
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+    def _frame(self, frame: str | bytes) -> None:
+        self.received.append(frame if isinstance(frame, bytes) else frame.encode())
+
+    def text(self, since: int = 0) -> str:
+        """What the terminal received (from the `since`-th frame on), without escape sequences."""
+        return ESCAPES.sub("", b"".join(self.received[since:]).decode("utf-8", "replace"))
+
+    def wait_for(self, *texts: str, since: int = 0, timeout: float = 60.0) -> None:
+        """Until one of `texts` has been received (after the `since`-th frame)."""
+        deadline = time.monotonic() + timeout
+        while not any(text in self.text(since) for text in texts):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {texts} on the page; it received:\n{self.text()[-3000:]}")
+            self.page.wait_for_timeout(100)  # lets Playwright deliver the frames meanwhile
+
+    def type(self, text: str, then: str = "Enter") -> None:
+        self.page.keyboard.type(text)
+        self.page.keyboard.press(then)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], timeout=120_000)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    workdir = tmp_path_factory.mktemp("served")
+    (workdir / "sessions").mkdir()
+    server = Served(workdir, "--demo", "--", "-e", str(EXTENSION), "--session-dir", str(workdir / "sessions"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.timeout(400)
+def test_a_page_streams_an_answer_answers_a_dialog_and_its_close_ends_pideck(browser: Browser, served: Served) -> None:
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    screen = Screen(context.new_page())
+    response = screen.page.goto(served.url, timeout=60_000)
+    assert response is not None and response.status == 200
+    screen.page.wait_for_selector("body.-first-byte", timeout=60_000)  # the app's first bytes arrived
+    screen.wait_for("● ready")
+    screen.page.click("#terminal")
+
+    screen.type("hello from the browser")
+    screen.wait_for("Here is what I found", timeout=120.0)
+
+    screen.type("/ui-dialogs")
+    screen.wait_for("Pick a colour")
+    screen.page.keyboard.press("ArrowDown")
+    screen.page.keyboard.press("Enter")
+    screen.wait_for('select="green"')  # the extension's report of the choice made in the page
+    screen.wait_for("Proceed?")
+    screen.page.keyboard.press("Escape")
+    screen.wait_for("confirm=false")
+    screen.wait_for("Your name")
+    screen.page.keyboard.press("Escape")
+    screen.wait_for("Edit the text")
+    mark = len(screen.received)
+    screen.page.keyboard.press("Escape")
+    # its report, or the count of those it hides; typing before a lone Esc is read would make it Alt
+    screen.wait_for("editor=", "more notification", since=mark)
+
+    pages = served.processes()
+    assert len(pages) >= 3, f"the server, the page's pideck and its pi: {pages}"
+    screen.type("a second question, cut short")
+    screen.wait_for("cut short\u201d")  # the model thinks about it: the stream has started
+    context.close()  # the browser goes away mid-stream
+
+    wait(lambda: served.processes() == [served.process.pid], "the page's pideck and pi to end", timeout=30,
+         detail=lambda: f"; left: {served.processes()}; log:\n{served.log()}")
+    log = served.log()
+    assert "a page from 127.0.0.1 closed; its pideck and pi have ended" in log
+    resume = re.search(r"to resume it: (pideck .*--session (\S+))", log)
+    assert resume is not None, log
+    files = list((served.log_path.parent / "sessions").rglob(f"*{resume.group(2)}*.jsonl"))
+    assert len(files) == 1, files
+    assert "hello from the browser" in files[0].read_text() and "a second question" in files[0].read_text()
+
+
+def status(url: str, headers: dict[str, str] | None = None) -> int:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=30) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_requests_without_the_token_get_403(browser: Browser, served: Served) -> None:
+    page = browser.new_page()
+    try:
+        for url in (f"{served.origin}/?token=wrong", f"{served.origin}/"):
+            response = page.goto(url, timeout=60_000)
+            assert response is not None and response.status == 403, url
+            assert "wrong or missing token" in page.content()
+    finally:
+        page.close()
+    token = served.url.split("token=", 1)[1]
+    assert status(f"{served.origin}/static/js/textual.js") == 403
+    assert status(f"{served.origin}/static/js/textual.js?token={token}") == 200
+    assert status(f"{served.origin}/static/js/textual.js", {"Cookie": f"pideck_token={token}"}) == 200
+    assert status(f"{served.origin}/ws") == 403
+    upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Cookie": f"pideck_token={token}"}
+    assert status(f"{served.origin}/ws", {**upgrade, "Origin": "http://evil.example"}) == 403, "another site's page"
+
+
+def test_a_port_in_use_is_named(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "app", "serve", "--demo", "--port", str(port)],
+                                cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 1
+    assert f"pideck: port {port} on 127.0.0.1 is in use; choose another with --port" in result.stderr
+
+
+def test_listening_beyond_this_machine_warns(tmp_path: Path) -> None:
+    server = Served(tmp_path, "--host", "0.0.0.0", "--demo")
+    try:
+        assert "anyone who can reach this port and has the URL can run commands as you" in server.log()
+        assert server.url.startswith(f"http://{socket.gethostname()}:")
+    finally:
+        server.stop()
