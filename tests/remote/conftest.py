@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -106,6 +107,21 @@ class SshServer:
         return [SSH or "ssh", *(["-t"] if tty else []), "-p", str(self.port), "-i", str(key or self.user_key),
                 *SSH_OPTIONS, host]  # fmt: skip
 
+    def drop_connections(self) -> None:
+        """Kill the server's side of every open connection, as a link that drops."""
+        assert self.process is not None
+        below = [self.process.pid]
+        while below:
+            pid = below.pop()
+            try:
+                children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            except OSError:
+                continue
+            for child in map(int, children):
+                if Path(f"/proc/{child}/comm").read_text().startswith("sshd"):
+                    below.append(child)
+                    os.kill(child, signal.SIGKILL)
+
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()  # sessions still open keep their own processes, ended by the tests
@@ -150,8 +166,9 @@ def pi_env(harness: PiHarness) -> list[str]:
 
 def pideck_over_ssh(harness: PiHarness, sessions: Path, log: Path, pi_args: Sequence[str] = ()) -> str:
     """The remote command that runs pideck from this checkout on the harness's pi and model,
-    saving sessions in `sessions`."""
-    pideck = [*pi_env(harness), str(PIDECK), "--pi", shlex.join(harness.runtime.argv), "--cwd", str(harness.cwd),
+    saving sessions in `sessions`; `sessions` is in the environment of pideck and pi too
+    (PIDECK_TEST_MARK: pi's command line is only its title, "pi")."""
+    pideck = [*pi_env(harness), f"PIDECK_TEST_MARK={sessions}", str(PIDECK), "--pi", shlex.join(harness.runtime.argv), "--cwd", str(harness.cwd),
               "--protocol-log", str(log), "--", *pi_model_args(), "--session-dir", str(sessions), *pi_args]  # fmt: skip
     return f"cd {shlex.quote(str(ROOT))} && exec {shlex.join(pideck)}"
 

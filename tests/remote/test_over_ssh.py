@@ -37,25 +37,25 @@ def reply_to(body: dict[str, Any]) -> Reply:
 
 
 def processes_with(marker: str) -> list[int]:
-    """Live processes whose command line holds `marker` (a test's own temp path), but for the
-    tmux server (its command line keeps the command it started with)."""
+    """Live processes whose command line or environment holds `marker` (a test's own temp
+    path), but for the tmux server (its command line keeps the command it started with)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            held = (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes()
             name, state = (entry / "stat").read_text().rsplit(")", 1)
         except OSError:
             continue
-        if marker in cmdline and state.split()[0] != "Z" and not name.partition("(")[2].startswith("tmux"):
+        if marker.encode() in held and state.split()[0] != "Z" and not name.partition("(")[2].startswith("tmux"):
             found.append(int(entry.name))
     return found
 
 
 def describe(pid: int) -> str:
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:300]
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()[:300]
     except OSError:
         return f"{pid} (gone)"
 
@@ -149,6 +149,9 @@ def test_pideck_over_ssh_streams_queues_aborts_copies_resizes_and_survives_a_dro
               and "prompt" in term.screen().splitlines()[-5] + term.screen().splitlines()[-4],
               "the screen laid out again at 90×30")  # fmt: skip
 
+    running = [describe(pid) for pid in processes_with(str(sessions))]
+    assert "pi" in [command.split()[0] for command in running], f"pi (its title) not found: {running}"
+    assert [command for command in running if "/.venv/bin/pideck" in command], f"pideck not found: {running}"
     os.kill(term.pane_pid, signal.SIGKILL)  # the ssh client: the connection drops
     took, left = wait_gone(str(sessions), 20)
     assert not left, f"outlived the connection: {left}"

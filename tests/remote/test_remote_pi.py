@@ -126,3 +126,37 @@ async def test_ssh_that_cannot_connect_says_why_and_what_to_do(
         assert "pi runs on" in hints and "ssh cannot ask anything here" in hints
         await pilot.press("q")
         await wait_until(pilot, lambda: app.return_value == 1, what="pideck to leave with status 1")
+
+
+async def test_a_connection_dropped_mid_stream_is_reported_and_restarts_on_the_session(
+    sshd: Any, remote_pi: PiHarness, tmp_path: Path
+) -> None:
+    remote_pi.reset_model()
+    sessions = tmp_path / "sessions"
+    config = launch(tmp_path, remote_pi_command(sshd.ssh(), remote_pi), *pi_model_args(), "--session-dir", str(sessions))
+    app = PideckApp(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app._session_ready and app.session.state is not None, timeout=60,
+                         what="pi started over ssh")  # fmt: skip
+        remote_pi.model.queue(Reply(text="The first answer is kept."),
+                              Reply(text=" ".join(f"word{n}" for n in range(400)), chunk_chars=6, delay=0.1))
+        await send(pilot, "first question")
+        await wait_until(pilot, lambda: "The first answer is kept." in transcript_text(app) and not app.session.running,
+                         timeout=30, what="the first answer")  # fmt: skip
+        await send(pilot, "second question")
+        await wait_until(pilot, lambda: "word3" in transcript_text(app), timeout=30, what="the second answer streaming")
+        app.query_one(PromptEditor).insert("a draft in the prompt")
+
+        sshd.drop_connections()
+        await wait_until(pilot, lambda: "pi exited (code 255)" in transcript_text(app), timeout=30,
+                         what="the drop reported")  # fmt: skip
+        await pilot.press("ctrl+r")  # the same ssh command, on the session pi had saved
+        await wait_until(pilot, lambda: app.client.running and app._session_ready and not app.session.running
+                         and "The first answer is kept." in transcript_text(app), timeout=60,
+                         what="pi back over ssh on the session")  # fmt: skip
+        assert app.query_one(PromptEditor).text == "a draft in the prompt"
+        remote_pi.model.queue(Reply(text="Still talking over ssh."))
+        await send(pilot, "third question")
+        await wait_until(pilot, lambda: "Still talking over ssh." in transcript_text(app), timeout=30,
+                         what="a prompt after the restart")  # fmt: skip
+        await quiesce(pilot)
