@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from pathlib import Path
 
 from textual import events, getters, on, work
 from textual.app import ComposeResult
@@ -38,6 +39,7 @@ from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
 from widgets.crash_bar import CrashBar
 from widgets.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
+from widgets.file_index import FileCache, FileIndex, list_entries
 from widgets.key_footer import UNBOUND, KeyFooter
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
@@ -140,6 +142,7 @@ class MainScreen(Screen[None]):
         self._thinking_collapsed = False
         self._tools_expanded = False
         self._side_chosen: bool | None = None  # F2 / F3 showed or hid the side panes
+        self.files = FileCache(self._list_files)  # for `@` completion
 
     def compose(self) -> ComposeResult:
         config = self.context.config
@@ -167,13 +170,27 @@ class MainScreen(Screen[None]):
         editor.use_keymap(self._keymap())
         editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
         editor.menu = self.query_one(CompletionMenu)
-        editor.completer = lambda before: complete(before, self._commands(), self.context.cwd)
+        editor.completer = lambda before: complete(
+            before, self._commands(), self.context.cwd,
+            lambda query, limit: self.files.search(self.context.cwd, query, limit),
+        )  # fmt: skip
         if (host := self.context.config.remote) is not None:
             editor.completer = without_local_files(editor.completer, host, lambda text: self.context.warn(text, "@"))
         editor.paste_handler = self.context.attachments.paste
         self.search_bar.transcript = self.transcript
         self._fit_side(self.app.size.width)
         self.refresh_panes()
+
+    @work(thread=True, group="file-index", exit_on_error=False)
+    def _list_files(self, folder: Path, generation: int) -> None:
+        index = FileIndex(list_entries(folder))
+        self.app.call_from_thread(self._files_listed, folder, generation, index)
+
+    def _files_listed(self, folder: Path, generation: int, index: FileIndex) -> None:
+        self.files.store(folder, generation, index)
+        editor = self.editor
+        if (editor.menu is not None and editor.menu.display) or "@" in editor.document.get_line(editor.cursor_location[0]):
+            editor.update_completion()  # the fuzzy candidates for the word being typed
 
     # --- drawing the model's changes ------------------------------------------------------
 
@@ -182,6 +199,8 @@ class MainScreen(Screen[None]):
         await self.transcript.apply(changes)
         if changes.tools or changes.reset:  # a loaded session brings its tool runs
             self.tool_log.refresh_runs()
+        if any((run := self.session.tools.get(key)) is not None and run.done for key in changes.tools):
+            self.files.changed()  # a tool may have written files
         if changes.queue:
             self.queue.refresh_queue()
         if changes.session or changes.usage:

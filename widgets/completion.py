@@ -1,13 +1,17 @@
 """Completion for the prompt editor: `/` commands from pi's `get_commands`, `@` file paths.
 
 `complete` is pure: given the text before the cursor it returns where the word
-being completed starts and the candidates. `CompletionMenu` shows them above the
-editor; the editor drives it (Up/Down move, Tab accepts, Esc closes).
+being completed starts and the candidates. `@` paths are searched fuzzily over the
+whole tree by `files` (widgets/file_index.py); until it has a listing (None), the
+folder the word names is listed by prefix. A path with a space is quoted, `@"a b.txt"`,
+as pi's editor does, and `@"` completes inside the quotes. `CompletionMenu` shows the
+candidates above the editor; the editor drives it (Up/Down move, Tab accepts, Esc closes).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,9 +20,12 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from protocol.responses import CommandInfo
+from widgets.file_index import Entry
 from widgets.safe_text import clean
 
 MAX_CANDIDATES = 50
+
+FileSearch = Callable[[str, int], "list[Entry] | None"]  # (query, limit): None while not listed
 
 
 @dataclass(frozen=True)
@@ -28,7 +35,9 @@ class Candidate:
     detail: str = ""
 
 
-def complete(before_cursor: str, commands: list[CommandInfo], cwd: Path) -> tuple[int, list[Candidate]]:
+def complete(
+    before_cursor: str, commands: list[CommandInfo], cwd: Path, files: FileSearch | None = None
+) -> tuple[int, list[Candidate]]:
     """(offset in `before_cursor` where the completed word starts, candidates)."""
     if before_cursor.startswith("/") and " " not in before_cursor and "\n" not in before_cursor:
         prefix = before_cursor[1:].lower()
@@ -38,27 +47,47 @@ def complete(before_cursor: str, commands: list[CommandInfo], cwd: Path) -> tupl
             if command.name.lower().startswith(prefix)
         ]
         return 0, found[:MAX_CANDIDATES]
+    quote = before_cursor.rfind('@"')
+    if quote != -1 and '"' not in before_cursor[quote + 2 :] and (quote == 0 or before_cursor[quote - 1].isspace()):
+        return quote, _paths(before_cursor[quote + 2 :], cwd, files)
     start = max(before_cursor.rfind(" "), before_cursor.rfind("\n")) + 1
     word = before_cursor[start:]
     if word.startswith("@"):
-        return start, _paths(word[1:], cwd)
+        return start, _paths(word[1:], cwd, files)
     return start, []
 
 
-def _paths(partial: str, cwd: Path) -> list[Candidate]:
+def _paths(partial: str, cwd: Path, files: FileSearch | None) -> list[Candidate]:
+    outside = partial.startswith(("/", "~", "../"))  # not in the listed tree: that folder's entries
+    found = files(partial, MAX_CANDIDATES) if files is not None and not outside else None
+    if found is None:
+        found = _folder_entries(partial, cwd)
+    return [_path_candidate(entry) for entry in found]
+
+
+def _path_candidate(entry: Entry) -> Candidate:
+    """A folder's insert ends in "/" (completion goes on inside it), a file's in a space."""
+    path = entry.path + ("/" if entry.is_dir else "")
+    if any(char.isspace() for char in path):
+        insert = f'@"{path}' if entry.is_dir else f'@"{path}" '
+    else:
+        insert = f"@{path}" if entry.is_dir else f"@{path} "
+    return Candidate(insert, path, "folder" if entry.is_dir else "")
+
+
+def _folder_entries(partial: str, cwd: Path) -> list[Entry]:
+    """The entries of the folder `partial` names whose names start with its last part."""
     folder, _, name = partial.rpartition("/")
     base = (cwd / folder) if folder else cwd
     try:
         entries = sorted(os.scandir(base), key=lambda entry: entry.name)
     except OSError:
         return []
-    found: list[Candidate] = []
+    found: list[Entry] = []
     for entry in entries:
         if not entry.name.startswith(name) or (entry.name.startswith(".") and not name.startswith(".")):
             continue
-        is_dir = entry.is_dir()
-        path = f"{folder}/{entry.name}" if folder else entry.name
-        found.append(Candidate(f"@{path}{'/' if is_dir else ' '}", path + ("/" if is_dir else ""), "folder" if is_dir else ""))
+        found.append(Entry(f"{folder}/{entry.name}" if folder else entry.name, entry.is_dir()))
         if len(found) >= MAX_CANDIDATES:
             break
     return found

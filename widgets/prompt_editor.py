@@ -116,6 +116,10 @@ class PromptEditor(ReadlineTextArea):
             event.prevent_default()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.update_completion()
+
+    def update_completion(self) -> None:
+        """Complete the word at the cursor again (also when the candidates may have changed)."""
         if self.menu is None or self.completer is None:
             return
         # The cursor's line is all completion needs: `/` commands complete on the first line
