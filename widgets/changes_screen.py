@@ -35,6 +35,7 @@ from widgets.safe_text import clean
 
 BASH_NOTE = "Files changed by bash commands are not shown: only edit and write calls."
 EMPTY = "Nothing was changed through edit or write in this session yet."
+PATH_CHARS = 40  # a longer path loses its start in the list of files
 
 FILE, CHANGE, NOTE, HUNK, ADDED, REMOVED, CONTEXT, GAP = "file", "change", "note", "hunk", "+", "-", " ", "gap"
 _HUNK = re.compile(r"@@ -(\d+)(?:,\d+)? \+(\d+)")
@@ -246,7 +247,9 @@ class ChangesScreen(Screen[str | None]):
 
     @staticmethod
     def _option(file: FileChanges) -> Option:
-        text = Text(clean(file.path), palette.style("toolPath"), no_wrap=True, overflow="ellipsis")
+        path = clean(file.path)
+        path = path if len(path) <= PATH_CHARS else "…" + path[1 - PATH_CHARS :]  # the file's name stays in sight
+        text = Text(path, palette.style("toolPath"))
         text.append_text(Text.assemble("\n", counts(file.added, file.removed),
                                        (f" · {_plural(len(file.changes), 'change')}", palette.style("muted"))))
         return Option(text)
