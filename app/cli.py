@@ -83,6 +83,13 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
         help="where lines from pi that are not valid records are logged (default: %(default)s; /dev/null turns it off)",
     )
     p.add_argument(
+        "--notify",
+        metavar="WHAT",
+        help="when a run ends or fails, or an extension asks, while the terminal is not focused or after a run of "
+             "10 s or more: bell, desktop (a notification escape), osc9, osc777, comma-separated, or off "
+             "(default: PIDECK_NOTIFY, else bell,desktop)",
+    )
+    p.add_argument(
         "--version",
         action="version",
         version=f"pideck {version('pideck')} (pinned pi {PI_VERSION}, Node {NODE_VERSION})",

@@ -93,6 +93,8 @@ def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> 
     _check_pi_args(args.pi_args)
     command = resolve_pi_command(args.pi, progress)
     env = dict(os.environ)
+    if getattr(args, "notify", None) is not None:
+        env["PIDECK_NOTIFY"] = args.notify  # read by app/run_alerts.py
     pi_args = list(args.pi_args)
     demo = None
     if args.demo:
