@@ -9,6 +9,7 @@ The keys that run `/` commands run the same functions with the command context.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -27,7 +28,7 @@ from app.export_commands import copy_command
 from app.external_editor import edit_prompt
 from app.model_commands import cycle_model, cycle_model_back, cycle_thinking, model_command
 from app.notifications import notifications_command
-from app.pi_settings import scrollbar_setting, wheel_lines
+from app.pi_settings import display, display_warnings, double_escape_action, scrollbar_setting, wheel_lines
 from app.remote_pi import without_local_files
 from app.selection_copy import SelectionCopy
 from app.slash_commands import parse
@@ -50,6 +51,7 @@ from widgets.transcript import Transcript
 from widgets.transcript_search import SearchBar
 
 SIDE_MIN_WIDTH = 100  # columns below which the side panes hide themselves
+DOUBLE_ESCAPE = 0.5  # seconds within which a second Esc on an empty prompt is doubleEscapeAction's (as pi)
 
 
 class MainScreen(Screen[None]):
@@ -140,6 +142,7 @@ class MainScreen(Screen[None]):
         self._keymap = keymap  # pi's keybindings.json, as Textual's keymap
         self.status: StatusLine = StatusLine(self.session, id="status")  # the tick reaches it without a walk of the DOM
         self._thinking_collapsed = False
+        self._last_escape = 0.0  # an Esc on an empty prompt while pi was idle
         self._tools_expanded = False
         self._side_chosen: bool | None = None  # F2 / F3 showed or hid the side panes
         self.files = FileCache(self._list_files)  # for `@` completion
@@ -180,6 +183,26 @@ class MainScreen(Screen[None]):
         self.search_bar.transcript = self.transcript
         self._fit_side(self.app.size.width)
         self.refresh_panes()
+        self.follow_display()
+
+    def follow_display(self) -> None:
+        """pi's display settings (at start-up and on /reload); one pi would not take is
+        ignored, and said in a toast."""
+        config = self.context.config
+        shown = display(config)
+        transcript = self.transcript
+        self._thinking_collapsed = shown.hide_thinking
+        transcript.set_thinking_collapsed(shown.hide_thinking)
+        transcript.set_class(shown.output_pad == 0, "-output-pad-0")
+        transcript.set_class(shown.quiet_startup, "-quiet-startup")
+        self.set_class(shown.hyperlinks, "-hyperlinks")  # for the markdown rendered from now on
+        self.editor.styles.padding = None if shown.editor_padding is None else (0, shown.editor_padding)
+        self.editor.hardware_cursor = shown.hardware_cursor
+        self.editor.refresh()
+        rows = shown.completion_rows
+        self.query_one(CompletionMenu).styles.max_height = None if rows is None else rows + 2  # and its border
+        if warnings := display_warnings(config):
+            self.context.warn("pideck ignores these: " + "; ".join(warnings) + ".", title="pi's settings")
 
     @work(thread=True, group="file-index", exit_on_error=False)
     def _list_files(self, folder: Path, generation: int) -> None:
@@ -344,7 +367,7 @@ class MainScreen(Screen[None]):
 
     async def action_interrupt(self) -> None:
         """Esc: while pi works, clear_queue (the texts go back into the editor), then abort;
-        otherwise stop a /compact or a running `!cmd`."""
+        otherwise stop a /compact or a running `!cmd`; twice on an empty prompt, /tree or /fork."""
         context = self.context
         client = context.client
         if not client.running:
@@ -360,8 +383,21 @@ class MainScreen(Screen[None]):
                 await client.call(Abort())
             elif self.session.bash_running:
                 await client.call(AbortBash())
+            elif not self.editor.text.strip():
+                self._escape_on_empty_prompt()
         except RpcError as exc:
             context.fail(str(exc), title="abort failed")
+
+    def _escape_on_empty_prompt(self) -> None:
+        """Esc twice on an empty prompt while pi is idle: /tree or /fork, as pi's
+        `doubleEscapeAction` setting says (or nothing)."""
+        action = double_escape_action(self.context.config)
+        now = time.monotonic()
+        if action == "none" or now - self._last_escape >= DOUBLE_ESCAPE:
+            self._last_escape = now
+            return
+        self._last_escape = 0.0
+        self.action_session_command(action)
 
     async def action_restore_queue(self) -> None:
         """Alt+Up: the queued messages back into the editor, without aborting."""

@@ -37,9 +37,8 @@ from app.notifications import Toasts
 from app.notifier import Notifier
 from app.problem_monitor import ProblemMonitor
 from app.record_pump import RecordPump, fold_in_slices
-from app.pi_settings import copy_on_select, terminal_progress
+from app.pi_settings import copy_on_select, display, terminal_progress
 from app.selection_copy import SelectionCopy
-from app.run_alerts import RunAlerts, notify_setting, run_error
 from app.terminal_progress import TerminalProgress
 from app.unchanged_lines import TerminalLines, UnchangedLeftOut
 from app.slash_commands import REGISTRY
@@ -111,8 +110,6 @@ class PideckApp(App[int]):
         self.toasts = Toasts(self, self._unnotify)
         self.selection = SelectionCopy(self, copy_on_select(config), lambda: self.main.searching)
         self.progress = TerminalProgress(self.set_interval, self._write_to_terminal, terminal_progress(config))
-        self.alerts = RunAlerts(self._write_to_terminal, notify_setting(config.env), focused=lambda: self.app_focus,
-                                title=lambda: self.title, env=config.env)  # bell, desktop notification, title mark
         self.terminal_lines = TerminalLines()
         self.command_context = CommandContext(
             notify=self.notify, config=config, session=self.session, attachments=self.attachments,
@@ -173,6 +170,8 @@ class PideckApp(App[int]):
         """/reload: pi's keybindings.json and display settings again."""
         self.read_keybindings()
         self.say_keybinding_problems()
+        self.main.follow_display()
+        self.show_terminal_cursor()
 
     def run_in_terminal(self, argv: list[str]) -> int | None:
         """Hand the terminal to `argv` (pi's /login), as Ctrl+Z hands it to the shell; its exit
@@ -191,8 +190,7 @@ class PideckApp(App[int]):
     def on_mount(self) -> None:
         self.main.status.starting_since = time.monotonic()  # "starting pi… Ns" until get_state answers
         self.say_keybinding_problems()
-        for problem in self.alerts.setting.problems:
-            self.tell.warn(problem, title="Notifications")
+        self.show_terminal_cursor()
         self.attach_client(self.client)
         self.set_interval(0.25, self._tick)
         self.app_resume_signal.subscribe(self, self._resumed)
@@ -207,6 +205,13 @@ class PideckApp(App[int]):
         """Back from Ctrl+Z: the shell had the terminal, so all of it is painted again."""
         self.terminal_lines.forget()
         self.refresh(layout=True)
+        self.show_terminal_cursor()
+
+    def show_terminal_cursor(self) -> None:
+        """The terminal's own cursor shown (pi's showHardwareCursor; Textual keeps it where the
+        prompt's cursor is) or hidden, as Textual has it."""
+        if not self.is_headless:
+            self._write_to_terminal("\x1b[?25h" if display(self.config).hardware_cursor else "\x1b[?25l")
 
     def _hang_up(self) -> None:
         """The terminal is gone: pi is closed in order (on unmount) and pideck exits."""
@@ -252,7 +257,6 @@ class PideckApp(App[int]):
     async def _apply_records(self, records: list[Any]) -> None:
         """A flush: what needs the app is handled, the records are folded into the model
         and the views take the changes of the whole flush at once, for one frame."""
-        settled: AgentSettled | None = None
         for record in records:
             if isinstance(record, DIALOG_REQUESTS):  # its timeout runs from now, in pi too
                 self._dialogs.put_nowait((record, record.deadline(time.monotonic())))
@@ -262,10 +266,7 @@ class PideckApp(App[int]):
                 self.decline_request(record)
             elif isinstance(record, AgentSettled):
                 self.refresh_stats()
-                settled = record
         await fold_in_slices(records, self.session.apply_all)
-        if settled is not None:
-            self.alerts.settled(settled.aborted, run_error(self.session))
         self._gc.streaming(self.session.running)
         await self._apply_changes()
 
@@ -283,7 +284,6 @@ class PideckApp(App[int]):
             await self.main.show_changes(changes)
             if changes.run:
                 self.progress.show(self.session.running)
-                self.alerts.run(self.session.running)
             if changes.title is not None:
                 self.set_terminal_title(changes.title)
             for severity, message in changes.notifications:
@@ -315,7 +315,7 @@ class PideckApp(App[int]):
         """An extension's setTitle: the terminal title, with control characters removed."""
         self.title = clean(title).replace("\n", " ")[:200]
         if not self.is_headless:
-            self.alerts.show_title()  # with the running mark while pi works
+            self._write_to_terminal(f"\x1b]2;{self.title}\x07")
 
     # --- start-up -------------------------------------------------------------------------
 
@@ -445,7 +445,6 @@ class PideckApp(App[int]):
             if deadline is not None and deadline - time.monotonic() < DIALOG_MIN_LEFT:
                 self.dialog_timed_out(request)
                 continue
-            self.alerts.dialog(as_text(request.title))
             response = await self.push_screen_wait(dialog_for(request, deadline))
             if response is not None and self.client.running:
                 try:

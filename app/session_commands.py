@@ -14,6 +14,7 @@ from typing import Any
 
 from app.command_context import CommandContext, SlashCommand
 from app.command_support import guarded
+from app.pi_settings import tree_filter
 from app.remote_pi import needs_local_pi
 from protocol.client import RpcError
 from protocol.commands import (
@@ -158,7 +159,7 @@ async def tree(ctx: CommandContext, args: str) -> None:
     if not listing.entries:
         ctx.say("The session has no entries yet.")
         return
-    entry_id = await ctx.ask(SessionTreeScreen(listing.entries, listing.leaf_id))
+    entry_id = await ctx.ask(SessionTreeScreen(listing.entries, listing.leaf_id, tree_filter(ctx.config)))
     if entry_id is not None:
         await _fork(ctx, entry_id)
 

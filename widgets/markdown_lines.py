@@ -68,20 +68,24 @@ def supported(tokens: Sequence[Token]) -> bool:
     return True
 
 
-def render_prose(tokens: Sequence[Token], console: Console, width: int, style: Style) -> list[Line] | None:
+def render_prose(
+    tokens: Sequence[Token], console: Console, width: int, style: Style, links: bool = False
+) -> list[Line] | None:
     """The lines Rich's `Markdown` would render for these tokens at `width`, with the
-    document style `style`; None if the tokens hold more than prose."""
+    document style `style` (`links`: a link's text and address are terminal hyperlinks,
+    OSC 8); None if the tokens hold more than prose."""
     if not supported(tokens):
         return None
     try:
-        return _Renderer(console, style).blocks(list(tokens), width)
+        return _Renderer(console, style, links).blocks(list(tokens), width)
     except Unsupported:
         return None
 
 
 class _Renderer:
-    def __init__(self, console: Console, style: Style) -> None:
+    def __init__(self, console: Console, style: Style, links: bool = False) -> None:
         self.style = style
+        self.links = links
         self._styles: dict[str, Style] = {}
         self._console = console
 
@@ -203,9 +207,10 @@ class _Renderer:
                 link = (str(child.attrs.get("href", "")), [])
             elif kind == "link_close" and link is not None:
                 (href, text), link = link, None
-                add("".join(text), stack[-1] + self.theme("markdown.link"))
+                linked = Style(link=href) if self.links and href else Style()
+                add("".join(text), stack[-1] + self.theme("markdown.link") + linked)
                 add(" (", stack[-1])
-                add(href, stack[-1] + self.theme("markdown.link_url"))
+                add(href, stack[-1] + self.theme("markdown.link_url") + linked)
                 add(")", stack[-1])
         return _wrap("".join(parts), spans, width)
 

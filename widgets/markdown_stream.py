@@ -57,13 +57,13 @@ class _Markdown(Markdown):
 
     elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
 
-    def __init__(self, markup: str, parsed: list[Token], style: Style) -> None:
+    def __init__(self, markup: str, parsed: list[Token], style: Style, hyperlinks: bool = False) -> None:
         self.markup = markup
         self.parsed = parsed
         self.code_theme = self.inline_code_theme = "ansi_dark"
         self.justify = None
         self.style = style
-        self.hyperlinks = False
+        self.hyperlinks = hyperlinks
         self.inline_code_lexer = None
 
 
@@ -309,10 +309,10 @@ class StreamingText(GrowsInPlace, Widget):
             renderable = Text(chunk.strip("\n"), self._style + Style.parse(self._plain_style))
         else:
             tokens = PARSER.parse(chunk)
-            prose = render_prose(tokens, console, self._width, self._style)
+            prose = render_prose(tokens, console, self._width, self._style, self.hyperlinks)
             if prose is not None:
                 return self._strips(prose)
-            renderable = _Markdown(chunk, tokens, self._style)  # code, tables and the rest: Rich
+            renderable = _Markdown(chunk, tokens, self._style, self.hyperlinks)  # code, tables and the rest: Rich
         options = console.options.update(width=self._width, height=None, highlight=False)
         return self._strips(console.render_lines(renderable, options, pad=True, new_lines=False))
 
@@ -326,6 +326,12 @@ class StreamingText(GrowsInPlace, Widget):
         while strips and not strips[-1].text.strip():
             strips.pop()
         return strips
+
+    @property
+    def hyperlinks(self) -> bool:
+        """Links render as terminal hyperlinks (OSC 8): pi's terminal.hyperlinks setting, which
+        the screen holds as its class `-hyperlinks`."""
+        return self.screen.has_class("-hyperlinks")
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return container.width

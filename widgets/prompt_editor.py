@@ -66,6 +66,12 @@ class PromptEditor(ReadlineTextArea):
         self.completer: Completer | None = None
         self.paste_handler: PasteHandler | None = None
         self._completion_start: Location = (0, 0)
+        self.hardware_cursor = False  # the terminal shows its cursor at this one's (Textual puts it there)
+
+    @property
+    def _draw_cursor(self) -> bool:
+        """Not where the terminal shows its own cursor there (pi's showHardwareCursor)."""
+        return not self.hardware_cursor and super()._draw_cursor
 
     @property
     def key_bindings(self) -> BindingsMap:

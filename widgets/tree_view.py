@@ -54,6 +54,14 @@ from widgets.keys_in_order import KeysInOrder
 from widgets.safe_text import clean
 
 CATEGORIES = ("user", "assistant", "tool", "other")
+# pi's treeFilterMode setting: the categories /tree opens with ("labeled-only": all, labeled entries only)
+FILTERS = {
+    "default": ("user", "assistant", "tool"),
+    "no-tools": ("user", "assistant"),
+    "user-only": ("user",),
+    "labeled-only": CATEGORIES,
+    "all": CATEGORIES,
+}
 TITLE = Text.assemble(("Session tree", "bold"), ("  ● current leaf · dimmed: other branches · [label]", "dim"))
 NOT_IN_PLACE = (
     "pi's RPC cannot move the leaf inside this session (only pi's own /tree can). "
@@ -173,16 +181,19 @@ class SessionTreeScreen(ModalScreen[str | None]):
         Binding("a", "toggle('assistant')", "Assistant"),
         Binding("t", "toggle('tool')", "Tools"),
         Binding("o", "toggle('other')", "Other"),
+        Binding("l", "toggle_labeled", "Labeled only"),
     ]
 
-    def __init__(self, entries: Sequence[Any], leaf_id: str | None) -> None:
+    def __init__(self, entries: Sequence[Any], leaf_id: str | None, filter_mode: str = "default") -> None:
         super().__init__()
         self.entries = list(entries)
         self.by_id = {entry.id: entry for entry in self.entries}
         self.leaf_id = leaf_id
         self.roots = build_tree(self.entries)
         self.active = path_to(self.entries, leaf_id)
-        self.showing = {"user": True, "assistant": True, "tool": True, "other": False}
+        shown = FILTERS.get(filter_mode, FILTERS["default"])
+        self.showing = {name: name in shown for name in CATEGORIES}
+        self.labeled_only = filter_mode == "labeled-only"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tree-box"):
@@ -213,7 +224,9 @@ class SessionTreeScreen(ModalScreen[str | None]):
         return text
 
     def shown(self, node: TreeNode) -> bool:
-        return self.showing[category(node.entry)] or node.entry.id == self.leaf_id
+        if node.entry.id == self.leaf_id:
+            return True
+        return self.showing[category(node.entry)] and (bool(node.label) or not self.labeled_only)
 
     def rebuild(self) -> None:
         """Fill the Tree: a chain continues at its indent; each branch of a branch point is
@@ -259,11 +272,17 @@ class SessionTreeScreen(ModalScreen[str | None]):
             on = self.showing[name]
             text.append(f"{key} {name} {'✓' if on else '✗'}", "bold" if on else "dim")
             text.append("  ")
+        if self.labeled_only:
+            text.append("l labeled only ✓  ", "bold")
         text.append(f"· {count}/{len(self.entries)} entries", "dim")
         self.query_one("#tree-filters", Static).update(text)
 
     def action_toggle(self, name: str) -> None:
         self.showing[name] = not self.showing[name]
+        self.rebuild()
+
+    def action_toggle_labeled(self) -> None:
+        self.labeled_only = not self.labeled_only
         self.rebuild()
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[str]) -> None:
