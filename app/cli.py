@@ -138,6 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pideck: interrupted", file=sys.stderr)
         return 130
+    from app.early_start import start_pi
+
+    runner, client = start_pi(config)  # pi boots while the UI is imported
     from app.exit_output import print_exit_output
     from app.exit_signals import exit_signals, release_interrupt_key
     from app.hangup import HANGUP_EXIT, stdin_fd
@@ -146,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             from app.pideck_app import PideckApp
 
-            app = PideckApp(config)
-            code = app.run_app(signals)
+            app = PideckApp(config, client=client)
+            code = app.run_app(signals, runner)
         finally:
             config.close()
         if code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it

@@ -44,12 +44,11 @@ from app.unchanged_lines import TerminalLines, UnchangedLeftOut
 from app.slash_commands import REGISTRY
 from app.command_context import CommandContext
 from app.crash_recovery import CrashRecovery
+from app.early_start import pi_client
 from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.commands import ExtensionUIResponse, GetCommands, GetMessages, GetSessionStats, GetState
 from protocol.events import AgentSettled, QueueUpdate
 from protocol.extension_ui import DIALOG_REQUESTS, DialogRequest, RefusedDialogRequest, UnknownUIRequest, as_text
-from protocol.protocol_log import ProtocolLog, default_log_path
-from protocol.redact import Redactor
 from protocol.responses import CommandInfo, SessionState
 from protocol.session_files import agent_dir, session_cwd
 from protocol.session_model import SessionModel
@@ -93,11 +92,7 @@ class PideckApp(App[int]):
         self.cwd = Path(config.cwd)
         self.session.cwd = str(self.cwd)
         self.attachments = Attachments(self, self.session.image_names, lambda: self.cwd)
-        redactor = Redactor.from_env(config.env)
-        self.client = client or RpcClient(
-            config.argv, env=config.env, cwd=config.cwd, redactor=redactor,
-            protocol_log=ProtocolLog(config.protocol_log, redactor=redactor, fallback=default_log_path()),
-        )
+        self.client = client or pi_client(config)
         self._remove_listener = lambda: None
         self.tell = Notifier(self.notify)  # toasts of pideck's own, markup off
         self.problems = ProblemMonitor(self, self.session, lambda: self.client,
@@ -232,16 +227,19 @@ class PideckApp(App[int]):
         """The app is exiting or has stopped: records, timers and workers leave the views alone."""
         return self._leaving or not self.is_running
 
-    def run_app(self, signals: ExitSignals | None = None) -> int:
-        """Run full screen, `signals` ending it in order; the exit code is 0 unless pi could
+    def run_app(self, signals: ExitSignals | None = None, runner: asyncio.Runner | None = None) -> int:
+        """Run full screen, `signals` ending it in order, on `runner`'s loop if given (pi
+        started on it early; the runner is closed after); the exit code is 0 unless pi could
         not be started, 128 + the signal's number after a signal, 129 after a hang-up."""
         self._exit_signals = signals
         try:
-            result = self.run()
+            result = self.run(loop=runner.get_loop() if runner is not None else None)
         finally:
             if signals is not None:
                 signals.detach()
             self.config.close()
+            if runner is not None:
+                runner.close()
         return result if isinstance(result, int) else (self.return_code or self._exit_status)
 
     # --- pi records -----------------------------------------------------------------------

@@ -151,32 +151,41 @@ class RpcClient:
     # --- lifecycle ----------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Spawn the child. If it cannot be spawned, a ChildExited record says why."""
-        loop = asyncio.get_running_loop()
-        protocol = _ExitProtocol(limit=1 << 16, loop=loop)
-        try:
-            transport, _ = await loop.subprocess_exec(
-                lambda: protocol,
-                *self.argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=self.env,
-                cwd=self.cwd,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            self._finish(ChildExited(returncode=None, stderr_tail="", error=f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"))
+        """Spawn the child (unless `spawn` did) and read it. If it cannot be spawned, a
+        ChildExited record says why."""
+        if self.process is None and self.exited is None:
+            try:
+                await self.spawn()
+            except OSError as exc:
+                self._finish(ChildExited(returncode=None, stderr_tail="", error=f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"))
+                return
+        if self.process is None or self._exit_task is not None:
             return
-        self._transport = transport
-        self._exit = protocol.exited
-        self.process = asyncio.subprocess.Process(transport, protocol, loop)
-        _widen_pipe(transport.get_pipe_transport(1))
         self._tasks = [
             asyncio.create_task(self._read_stdout(), name="pi-stdout"),
             asyncio.create_task(self._read_stderr(), name="pi-stderr"),
         ]
         self._exit_task = asyncio.create_task(self._watch_exit(), name="pi-exit")
+
+    async def spawn(self) -> None:
+        """Spawn the child, not reading it yet: what it writes waits in the pipe until `start`
+        (pideck starts pi before it imports its UI). OSError if it cannot be spawned."""
+        loop = asyncio.get_running_loop()
+        protocol = _ExitProtocol(limit=1 << 16, loop=loop)
+        transport, _ = await loop.subprocess_exec(
+            lambda: protocol,
+            *self.argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self.env,
+            cwd=self.cwd,
+            start_new_session=True,
+        )
+        self._transport = transport
+        self._exit = protocol.exited
+        self.process = asyncio.subprocess.Process(transport, protocol, loop)
+        _widen_pipe(transport.get_pipe_transport(1))
 
     @property
     def running(self) -> bool:

@@ -164,11 +164,16 @@ def test_main_runs_the_app_then_stops_the_demo(pi_flag, monkeypatch):
     seen = []
 
     class FakeApp:
-        def __init__(self, config):
+        def __init__(self, config, client):
             seen.append(config)
+            self.client = client
 
-        def run_app(self, signals) -> int:
+        def run_app(self, signals, runner) -> int:
             assert seen[0].demo_server.workdir.exists()
+            assert self.client.process is not None, "pi was spawned before the app was made"
+            runner.run(self.client.start())
+            runner.run(self.client.close())
+            runner.close()
             return 7
 
     monkeypatch.setitem(sys.modules, "app.pideck_app", types.SimpleNamespace(PideckApp=FakeApp))
