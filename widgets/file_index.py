@@ -269,6 +269,8 @@ class FileIndex:
             (fuzzy, True),  # the name holds its letters in order
             (fuzzy, False),  # the path does
         ]
+        if len(query) == 1:  # its letters in order: the same as holding it
+            ranks = ranks[:4]
         if "/" in query:  # never in a name
             ranks = [rank for rank in ranks if not rank[1]]
         found: list[Entry] = []
