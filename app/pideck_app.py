@@ -39,6 +39,7 @@ from app.problem_monitor import ProblemMonitor
 from app.record_pump import RecordPump, fold_in_slices
 from app.pi_settings import copy_on_select, display, terminal_progress
 from app.selection_copy import SelectionCopy
+from app.run_alerts import RunAlerts, notify_setting, run_error
 from app.terminal_progress import TerminalProgress
 from app.unchanged_lines import TerminalLines, UnchangedLeftOut
 from app.slash_commands import REGISTRY
@@ -105,6 +106,8 @@ class PideckApp(App[int]):
         self.toasts = Toasts(self, self._unnotify)
         self.selection = SelectionCopy(self, copy_on_select(config), lambda: self.main.searching)
         self.progress = TerminalProgress(self.set_interval, self._write_to_terminal, terminal_progress(config))
+        self.alerts = RunAlerts(self._write_to_terminal, notify_setting(config.env), focused=lambda: self.app_focus,
+                                title=lambda: self.title, env=config.env)  # bell, desktop notification, title mark
         self.terminal_lines = TerminalLines()
         self.command_context = CommandContext(
             notify=self.notify, config=config, session=self.session, attachments=self.attachments,
@@ -185,6 +188,8 @@ class PideckApp(App[int]):
     def on_mount(self) -> None:
         self.main.status.starting_since = time.monotonic()  # "starting pi… Ns" until get_state answers
         self.say_keybinding_problems()
+        for problem in self.alerts.setting.problems:
+            self.tell.warn(problem, title="Notifications")
         self.show_terminal_cursor()
         self.attach_client(self.client)
         self.set_interval(0.25, self._tick)
@@ -255,6 +260,7 @@ class PideckApp(App[int]):
     async def _apply_records(self, records: list[Any]) -> None:
         """A flush: what needs the app is handled, the records are folded into the model
         and the views take the changes of the whole flush at once, for one frame."""
+        settled: AgentSettled | None = None
         for record in records:
             if isinstance(record, DIALOG_REQUESTS):  # its timeout runs from now, in pi too
                 self._dialogs.put_nowait((record, record.deadline(time.monotonic())))
@@ -264,7 +270,10 @@ class PideckApp(App[int]):
                 self.decline_request(record)
             elif isinstance(record, AgentSettled):
                 self.refresh_stats()
+                settled = record
         await fold_in_slices(records, self.session.apply_all)
+        if settled is not None:
+            self.alerts.settled(settled.aborted, run_error(self.session))
         self._gc.streaming(self.session.running)
         await self._apply_changes()
 
@@ -282,6 +291,7 @@ class PideckApp(App[int]):
             await self.main.show_changes(changes)
             if changes.run:
                 self.progress.show(self.session.running)
+                self.alerts.run(self.session.running)
             if changes.title is not None:
                 self.set_terminal_title(changes.title)
             for severity, message in changes.notifications:
@@ -313,7 +323,7 @@ class PideckApp(App[int]):
         """An extension's setTitle: the terminal title, with control characters removed."""
         self.title = clean(title).replace("\n", " ")[:200]
         if not self.is_headless:
-            self._write_to_terminal(f"\x1b]2;{self.title}\x07")
+            self.alerts.show_title()  # with the running mark while pi works
 
     # --- start-up -------------------------------------------------------------------------
 
@@ -443,6 +453,7 @@ class PideckApp(App[int]):
             if deadline is not None and deadline - time.monotonic() < DIALOG_MIN_LEFT:
                 self.dialog_timed_out(request)
                 continue
+            self.alerts.dialog(as_text(request.title))
             response = await self.push_screen_wait(dialog_for(request, deadline))
             if response is not None and self.client.running:
                 try:
