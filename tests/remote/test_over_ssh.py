@@ -123,6 +123,7 @@ def test_pideck_over_ssh_streams_queues_aborts_copies_resizes_and_survives_a_dro
 
     term.send("hello over ssh")
     term.wait(lambda: "the stream came through." in term.screen(), "the answer streamed through ssh")
+    term.wait_ready()  # the run has ended: Enter sends a prompt, not a steer
 
     term.send("count slowly")
     term.wait(lambda: "tick2" in term.screen(), "the slow answer streaming")
@@ -132,6 +133,7 @@ def test_pideck_over_ssh_streams_queues_aborts_copies_resizes_and_survives_a_dro
     term.wait(lambda: "Waving after the count." in term.screen(), "the follow-up answered after the run", timeout=60)
     assert "tick30" in term.screen(), "the run went on to its end"
     assert "■ aborted" not in term.screen()
+    term.wait_ready()
 
     term.send("count again")
     term.wait(lambda: "tock3" in term.screen(), "the long answer streaming")
@@ -143,11 +145,17 @@ def test_pideck_over_ssh_streams_queues_aborts_copies_resizes_and_survives_a_dro
     term.wait(lambda: term._tmux("show-buffer").stdout == "Hello from the far side",
               "the drag copied into tmux's buffer through OSC 52")  # fmt: skip
 
+    assert "─ Session ─" in term.screen() and "tick12 tick13" not in term.screen()
     term._tmux("resize-window", "-t", "t", "-x", "90", "-y", "30")
-    term.wait(lambda: len(term.screen().splitlines()) == 30, "the smaller window")
-    term.wait(lambda: max(len(line.rstrip()) for line in term.screen().splitlines()) <= 90
-              and "prompt" in term.screen().splitlines()[-5] + term.screen().splitlines()[-4],
-              "the screen laid out again at 90×30")  # fmt: skip
+
+    def laid_out_again() -> bool:
+        lines = term.screen().splitlines()
+        prompt = [line.rstrip() for line in lines if line.startswith("╭─ prompt")]
+        return (len(lines) == 30 and "─ Session ─" not in term.screen()  # the side panes hide below 100 columns
+                and "tick12 tick13" in term.screen()  # the answer wrapped to the wider transcript
+                and len(prompt) == 1 and len(prompt[0]) == 90 and prompt[0].endswith("╮"))
+
+    term.wait(laid_out_again, "the screen laid out again at 90×30")
 
     running = [describe(pid) for pid in processes_with(str(sessions))]
     assert "pi" in [command.split()[0] for command in running], f"pi (its title) not found: {running}"
