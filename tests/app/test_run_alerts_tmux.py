@@ -28,7 +28,7 @@ class Outer:
     def __init__(self, term: TmuxPideck, output: Path) -> None:
         self.socket = term.socket + "-outer"
         started = self._tmux("new-session", "-d", "-s", "o", "-x", "120", "-y", "36",
-                             f"tmux -L {term.socket} attach -t t")  # fmt: skip
+                             f"env -u TMUX tmux -L {term.socket} attach -t t")  # fmt: skip
         assert started.returncode == 0, started.stderr
         self._tmux("pipe-pane", "-t", "o", f"cat >> {output}")
 
