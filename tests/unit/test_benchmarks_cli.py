@@ -19,7 +19,7 @@ def test_every_benchmark_module_is_listed() -> None:
     names = {line.split(":")[0] for line in listed.splitlines()}
     assert names == {
         "decode_throughput", "file_completion", "keystroke_latency", "large_session", "markdown_render", "memory", "notify_flood", "startup",
-        "stream_to_screen", "streaming_cpu", "versus_pi_tui",
+        "stream_to_screen", "streaming_cpu", "tool_transcript", "versus_pi_tui",
     }
 
 
