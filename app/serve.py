@@ -24,7 +24,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.launch import check_launch
+from app.launch import LaunchError, check_launch
+from app.runtime import ProvisionError
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
-TOKEN_COOKIE = "pideck_token"
+TOKEN_COOKIE = "pideck_token_{port}"  # one per port: two servers on one host keep their own
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve sets in TEXTUAL_DRIVER
 
 
@@ -92,9 +93,6 @@ def origin(host: str, port: int) -> str:
 
 def serve(args: argparse.Namespace) -> int:
     """Run `pideck serve` until SIGINT or SIGTERM; 0, or 1 when the server cannot start."""
-    from app.launch import LaunchError
-    from app.runtime import ProvisionError
-
     try:
         check_launch(args)  # pideck's own refusals (and the runtime's install) here, not in each page
     except LaunchError as exc:
@@ -125,7 +123,8 @@ def _token_server(command: str, host: str, port: int, token: str) -> Any:
 
     @web.middleware
     async def require_token(request: web.Request, handler: Any) -> web.StreamResponse:
-        given = request.query.get("token") or request.cookies.get(TOKEN_COOKIE) or ""
+        cookie = TOKEN_COOKIE.format(port=request.url.port)
+        given = request.query.get("token") or request.cookies.get(cookie) or ""
         if not secrets.compare_digest(given.encode(), token.encode()):
             raise web.HTTPForbidden(text="pideck: a wrong or missing token; open the URL pideck serve printed\n")
         origin = request.headers.get("Origin")
@@ -133,7 +132,7 @@ def _token_server(command: str, host: str, port: int, token: str) -> Any:
             raise web.HTTPForbidden(text="pideck: the websocket must come from pideck's own page\n")
         response = await handler(request)
         if request.path == "/" and "token" in request.query:
-            response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="Strict")
+            response.set_cookie(cookie, token, httponly=True, samesite="Strict")
         return response
 
     class PageService(AppService):
@@ -148,6 +147,10 @@ def _token_server(command: str, host: str, port: int, token: str) -> Any:
                     sys.stdout.flush()
 
     class TokenServer(Server):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.pages: set[web.WebSocketResponse] = set()  # open websockets, closed on stop
+
         async def _make_app(self) -> web.Application:
             app = await super()._make_app()
             app.middlewares.append(require_token)
@@ -162,6 +165,7 @@ def _token_server(command: str, host: str, port: int, token: str) -> Any:
             websocket = web.WebSocketResponse(heartbeat=15)
             await websocket.prepare(request)
             print(f"pideck: a page connected from {request.remote}; starting its pideck", flush=True)
+            self.pages.add(websocket)
             service = PageService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                                   close=websocket.close, download_manager=self.download_manager)
             try:
@@ -171,6 +175,7 @@ def _token_server(command: str, host: str, port: int, token: str) -> Any:
             except Exception as error:  # a page that sent garbage: its pideck still ends in order
                 print(f"pideck: the page from {request.remote} failed: {error!r}", flush=True)
             finally:
+                self.pages.discard(websocket)
                 await service.stop()
                 print(f"pideck: a page from {request.remote} closed; its pideck and pi have ended", flush=True)
             return websocket
@@ -196,6 +201,7 @@ def _token_server(command: str, host: str, port: int, token: str) -> Any:
                 await stop.wait()
             finally:
                 print("pideck: stopping; open pages' pideck and pi are closed", flush=True)
+                await asyncio.gather(*(page.close() for page in list(self.pages)))  # each ends its pideck
                 await runner.cleanup()
 
     return TokenServer(command, host=host, port=port, title="pideck")

@@ -178,6 +178,22 @@ def test_a_page_streams_an_answer_answers_a_dialog_and_its_close_ends_pideck(bro
     assert "hello from the browser" in files[0].read_text() and "a second question" in files[0].read_text()
 
 
+def test_stopping_the_server_ends_the_pideck_of_an_open_page(browser: Browser, tmp_path: Path) -> None:
+    server = Served(tmp_path, "--demo")
+    try:
+        screen = Screen(browser.new_page())
+        screen.page.goto(server.url, timeout=60_000)
+        screen.wait_for("● ready")
+        assert len(server.processes()) >= 3, "the server, the page's pideck and its pi"
+        server.process.send_signal(signal.SIGINT)
+        server.process.wait(10)  # not held until the websocket's heartbeat notices (15 s)
+        wait(lambda: not server.processes(), "the page's pideck and pi to end", timeout=10,
+             detail=lambda: f"; left: {server.processes()}; log:\n{server.log()}")
+        screen.page.close()
+    finally:
+        server.stop()
+
+
 def status(url: str, headers: dict[str, str] | None = None) -> int:
     try:
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=30) as response:
@@ -196,12 +212,13 @@ def test_requests_without_the_token_get_403(browser: Browser, served: Served) ->
     finally:
         page.close()
     token = served.url.split("token=", 1)[1]
+    cookie = f"pideck_token_{served.origin.rsplit(':', 1)[1]}={token}"
     assert status(f"{served.origin}/static/js/textual.js") == 403
     assert status(f"{served.origin}/static/js/textual.js?token={token}") == 200
-    assert status(f"{served.origin}/static/js/textual.js", {"Cookie": f"pideck_token={token}"}) == 200
+    assert status(f"{served.origin}/static/js/textual.js", {"Cookie": cookie}) == 200
     assert status(f"{served.origin}/ws") == 403
     upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Cookie": f"pideck_token={token}"}
+               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Cookie": cookie}
     assert status(f"{served.origin}/ws", {**upgrade, "Origin": "http://evil.example"}) == 403, "another site's page"
 
 
