@@ -143,6 +143,7 @@ class MainScreen(Screen[None]):
         self.status: StatusLine = StatusLine(self.session, id="status")  # the tick reaches it without a walk of the DOM
         self._thinking_collapsed = False
         self._last_escape = 0.0  # an Esc on an empty prompt while pi was idle
+        self.code_block_indent: str | None = None  # pi's markdown.codeBlockIndent (markdown_stream reads it)
         self._tools_expanded = False
         self._side_chosen: bool | None = None  # F2 / F3 showed or hid the side panes
         self.files = FileCache(self._list_files)  # for `@` completion
@@ -196,6 +197,7 @@ class MainScreen(Screen[None]):
         transcript.set_class(shown.output_pad == 0, "-output-pad-0")
         transcript.set_class(shown.quiet_startup, "-quiet-startup")
         self.set_class(shown.hyperlinks, "-hyperlinks")  # for the markdown rendered from now on
+        self.code_block_indent = None if shown.code_indent is None else clean(shown.code_indent).replace("\n", " ")
         self.editor.styles.padding = None if shown.editor_padding is None else (0, shown.editor_padding)
         self.editor.hardware_cursor = shown.hardware_cursor
         self.editor.refresh()

@@ -67,6 +67,7 @@ _DISPLAY: dict[str, tuple[str, Callable[[Any], bool]]] = {
                        lambda value: value in TREE_FILTERS),
     "terminal.hyperlinks": ('true, false or "auto"', lambda value: isinstance(value, bool) or value == "auto"),
     "showHardwareCursor": ("true or false", lambda value: isinstance(value, bool)),
+    "markdown.codeBlockIndent": ("a string", lambda value: isinstance(value, str)),
 }
 
 
@@ -94,6 +95,7 @@ class Display:
     quiet_startup: bool = False  # quietStartup true: no welcome text ("header" keeps it: it is the key hints)
     hyperlinks: bool = False  # terminal.hyperlinks true: markdown links are OSC 8 links ("auto": not)
     hardware_cursor: bool = False  # showHardwareCursor: the terminal's cursor at the prompt's, not a drawn one
+    code_indent: str | None = None  # markdown.codeBlockIndent: before each line of a code block
 
 
 def display(config: LaunchConfig) -> Display:
@@ -106,6 +108,7 @@ def display(config: LaunchConfig) -> Display:
         quiet_startup=_display(config, "quietStartup") is True,
         hyperlinks=_display(config, "terminal.hyperlinks") is True,
         hardware_cursor=_display(config, "showHardwareCursor") is True,
+        code_indent=_display(config, "markdown.codeBlockIndent"),
     )
 
 

@@ -26,10 +26,12 @@ from typing import ClassVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from rich.console import Console, RenderableType
-from rich.markdown import Heading, Markdown
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.markdown import CodeBlock, Heading, Markdown
 from rich.segment import Segment
 from rich.style import Style
+from rich.syntax import Syntax
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.selection import Selection
@@ -47,6 +49,30 @@ class _LeftHeading(Heading):
     LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
 
 
+class _IndentedCode(CodeBlock):
+    """A code block with pi's markdown.codeBlockIndent before each line; unset (None), with
+    Rich's padding of a cell all round."""
+
+    indent: str | None = None
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> CodeBlock:
+        block = super().create(markdown, token)
+        block.indent = getattr(markdown, "code_indent", None)
+        return block
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.indent is None:
+            yield from super().__rich_console__(console, options)
+            return
+        syntax = Syntax(str(self.text).rstrip(), self.lexer_name, theme=self.theme, word_wrap=True)
+        width = max(1, options.max_width - cell_len(self.indent))
+        for line in console.render_lines(syntax, options.update_width(width)):
+            yield Segment(self.indent)
+            yield from line
+            yield Segment.line()
+
+
 PARSER = MarkdownIt().enable("strikethrough").enable("table")
 """One parser for every chunk (Rich builds one per `Markdown`, which costs more than
 parsing a chunk)."""
@@ -55,15 +81,19 @@ parsing a chunk)."""
 class _Markdown(Markdown):
     """Rich's Markdown with left-aligned headings, over tokens already parsed."""
 
-    elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
+    elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading, "fence": _IndentedCode,
+                          "code_block": _IndentedCode}
 
-    def __init__(self, markup: str, parsed: list[Token], style: Style, hyperlinks: bool = False) -> None:
+    def __init__(
+        self, markup: str, parsed: list[Token], style: Style, hyperlinks: bool = False, code_indent: str | None = None
+    ) -> None:
         self.markup = markup
         self.parsed = parsed
         self.code_theme = self.inline_code_theme = "ansi_dark"
         self.justify = None
         self.style = style
         self.hyperlinks = hyperlinks
+        self.code_indent = code_indent
         self.inline_code_lexer = None
 
 
@@ -312,7 +342,7 @@ class StreamingText(GrowsInPlace, Widget):
             prose = render_prose(tokens, console, self._width, self._style, self.hyperlinks)
             if prose is not None:
                 return self._strips(prose)
-            renderable = _Markdown(chunk, tokens, self._style, self.hyperlinks)  # code, tables and the rest: Rich
+            renderable = _Markdown(chunk, tokens, self._style, self.hyperlinks, self.code_indent)  # code, tables and the rest: Rich
         options = console.options.update(width=self._width, height=None, highlight=False)
         return self._strips(console.render_lines(renderable, options, pad=True, new_lines=False))
 
@@ -332,6 +362,11 @@ class StreamingText(GrowsInPlace, Widget):
         """Links render as terminal hyperlinks (OSC 8): pi's terminal.hyperlinks setting, which
         the screen holds as its class `-hyperlinks`."""
         return self.screen.has_class("-hyperlinks")
+
+    @property
+    def code_indent(self) -> str | None:
+        """pi's markdown.codeBlockIndent setting, which the screen holds (None: unset)."""
+        return getattr(self.screen, "code_block_indent", None)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return container.width

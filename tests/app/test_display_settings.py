@@ -30,6 +30,7 @@ async def test_display_settings_are_followed(tmp_path: Path) -> None:
     env = agent_with(tmp_path, {
         "hideThinkingBlock": True, "outputPad": 0, "editorPaddingX": 2, "autocompleteMaxVisible": 3,
         "quietStartup": True, "terminal": {"hyperlinks": True}, "showHardwareCursor": True,
+        "markdown": {"codeBlockIndent": "│ "},
     })
     fake = Fake(tmp_path)
     async with fake.run(fake.app(env)) as pilot:
@@ -47,6 +48,10 @@ async def test_display_settings_are_followed(tmp_path: Path) -> None:
         await transcript.mount(block)
         await wait_until(pilot, lambda: block.size.height, what="the block laid out")
         assert "https://pi.dev/docs" in {segment.style.link for segment in block.render_line(0) if segment.style}
+        code = TextBlock("```python\nx = 1\nprint(x)\n```")
+        await transcript.mount(code)
+        await wait_until(pilot, lambda: code.size.height, what="the code block laid out")
+        assert [code.render_line(y).text.rstrip() for y in range(2)] == ["│ x = 1", "│ print(x)"]
 
 
 async def test_unset_settings_keep_pidecks_look_and_reload_reads_them_again(tmp_path: Path) -> None:
