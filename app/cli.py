@@ -148,8 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     with exit_signals(restore=argv is not None) as signals:  # None: run as the command, which ends here
         try:
             from app.pideck_app import PideckApp
+            from app.terminal_colors import query_terminal_colors
 
-            app = PideckApp(config, client=client)
+            colors = query_terminal_colors(fd) if (fd := stdin_fd()) is not None else (None, None)
+            app = PideckApp(config, client=client, terminal_colors=colors)
             code = app.run_app(signals, runner)
         finally:
             config.close()

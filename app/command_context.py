@@ -20,6 +20,7 @@ from textual.worker import Worker
 from app.attachments import Attachments
 from app.launch import LaunchConfig
 from app.notifier import Notifier, Notify
+from app.themes import Themes
 from protocol.client import RpcClient, RpcDataError
 from protocol.session_model import SessionModel
 from widgets.notification_center import NotificationCenter
@@ -65,12 +66,14 @@ class CommandContext(Notifier):
         restart: Callable[[], Awaitable[None]],
         quit: Callable[[], None],
         commands: Mapping[str, SlashCommand],
+        themes: Themes,
     ) -> None:
         super().__init__(notify)
         self.config = config
         self.session = session
         self.attachments = attachments
         self.commands = commands  # pideck's `/` commands by name (/settings runs them)
+        self.themes = themes  # the theme in use, the ones found, /theme's switch
         self._client, self._cwd, self._editor = client, cwd, editor
         self._ask = ask
         self.reload, self.load_commands, self._refresh = reload, load_commands, refresh

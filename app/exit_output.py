@@ -30,6 +30,7 @@ from protocol.session_model import Banner, MessageItem, SessionModel
 from widgets.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text, tool_summary
 from widgets.safe_text import clean, safe
 from widgets.transcript import hidden_in_transcript
+from widgets import palette
 
 OUTPUT_LINES = 3  # the last lines of a tool's or a command's output
 
@@ -42,7 +43,7 @@ def print_exit_output(model: SessionModel, args: argparse.Namespace, config: Lau
             console.print(renderable)
     command = resume_command(args, model.state)
     if command is not None:
-        console.print(Text("To resume this session:", "dim"))
+        console.print(Text("To resume this session:", palette.style("muted")))
         console.print(Text(command), soft_wrap=True)
 
 
@@ -61,7 +62,7 @@ def resume_command(args: argparse.Namespace, state: SessionState | None) -> str 
 def transcript(model: SessionModel) -> Iterator[RenderableType]:
     for item in model.items:
         if isinstance(item, Banner):
-            yield Text(f"— {clean(item.title)}{f': {clean(item.outcome)}' if item.outcome else ''}", "dim")
+            yield Text(f"— {clean(item.title)}{f': {clean(item.outcome)}' if item.outcome else ''}", palette.style("muted"))
         elif not hidden_in_transcript(model, item):
             yield Group(message_label(item), Padding(Group(*_body(model, item)), (0, 0, 1, 2)))
 
@@ -72,12 +73,12 @@ def _body(model: SessionModel, item: MessageItem) -> Iterator[RenderableType]:
         call = block.tool_call
         if call is not None:
             run = model.tools.get(call.id)
-            line = Text.assemble(run_mark(run), (clean(call.name), "bold"), "  ", safe(tool_summary(call.name, call.arguments), "cyan"))
+            line = Text.assemble(run_mark(run), (clean(call.name), "bold"), "  ", safe(tool_summary(call.name, call.arguments), palette.style("toolPath")))
             yield Group(line, *_output(run.output if run is not None else ""))
         elif block.kind == "text" and block.text.strip():
             yield Markdown(clean(block.text)) if markdown else tail_text(block.text.rstrip("\n"), 40)
         elif block.kind == "image":
-            yield Text("[image]", "yellow")
+            yield Text("[image]", palette.style("warning"))
     if isinstance(item.message, BashExecutionMessage):
         yield from _output(item.message.output)
     if footer := message_footer(item):
@@ -86,4 +87,4 @@ def _body(model: SessionModel, item: MessageItem) -> Iterator[RenderableType]:
 
 def _output(output: str) -> Iterator[Text]:
     if output.strip():
-        yield tail_text(output.rstrip("\n"), OUTPUT_LINES, "dim")
+        yield tail_text(output.rstrip("\n"), OUTPUT_LINES, palette.style("muted"))

@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingsMap
 from textual.widgets import TextArea
 
 from widgets.key_footer import UNBOUND
+from widgets import palette
 
 # Keys PromptEditor handles in `_on_key` instead of BINDINGS.
 EDITOR_KEYS: list[tuple[list[str], str]] = [
@@ -103,7 +104,7 @@ def hotkey_sections(app_bindings: BindingsMap, editor_bindings: BindingsMap) -> 
 def hotkeys_table(sections: list[tuple[str, list[KeyRow]]], notes: Collection[str] = ()) -> Table:
     """The sections' keys, then `notes` on pi's keybindings.json (what pideck could not follow)."""
     table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True)
-    table.add_column("key", style="bold cyan", max_width=26)
+    table.add_column("key", style=palette.style("border", "bold"), max_width=26)
     table.add_column("action", ratio=1)
     for index, (title, rows) in enumerate(sections):
         if index:
@@ -112,11 +113,11 @@ def hotkeys_table(sections: list[tuple[str, list[KeyRow]]], notes: Collection[st
         for row in rows:
             action = Text(row.description)
             if row.note:
-                action.append(f"  ({row.note})", "dim")
+                action.append(f"  ({row.note})", palette.style("muted"))
             table.add_row(row.label, action)
     if notes:
         table.add_row("", "")
         table.add_row(Text("keybindings.json", "bold underline"), "")
         for note in notes:
-            table.add_row("", Text(note, "yellow"))
+            table.add_row("", Text(note, palette.style("warning")))
     return table

@@ -41,6 +41,7 @@ from app.pi_settings import copy_on_select, display, terminal_progress
 from app.selection_copy import SelectionCopy
 from app.run_alerts import RunAlerts, notify_setting, run_error
 from app.terminal_progress import TerminalProgress
+from app.themes import Themes
 from app.unchanged_lines import TerminalLines, UnchangedLeftOut
 from app.slash_commands import REGISTRY
 from app.command_context import CommandContext
@@ -49,6 +50,7 @@ from app.early_start import pi_client
 from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.commands import ExtensionUIResponse, GetCommands, GetMessages, GetSessionStats, GetState
 from protocol.events import AgentSettled, QueueUpdate
+from protocol.pi_colors import RGB
 from protocol.extension_ui import DIALOG_REQUESTS, DialogRequest, RefusedDialogRequest, UnknownUIRequest, as_text
 from protocol.responses import CommandInfo, SessionState
 from protocol.session_files import agent_dir, session_cwd
@@ -81,7 +83,8 @@ class PideckApp(App[int]):
                 tooltip="Suspend pideck to the shell (fg brings it back); pi keeps its state", id="app.suspend"),
     ]
 
-    def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None) -> None:
+    def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None,
+                 terminal_colors: tuple[RGB | None, RGB | None] = (None, None)) -> None:
         super().__init__()
         install_alt_keys()
         install_alt_arrows()
@@ -96,6 +99,9 @@ class PideckApp(App[int]):
         self.client = client or pi_client(config)
         self._remove_listener = lambda: None
         self.tell = Notifier(self.notify)  # toasts of pideck's own, markup off
+        self.themes = Themes(config, register=self.register_theme, use=self._use_theme, console=lambda: self.console,
+                             warn=lambda text: self.tell.warn(text, title="Theme"), background=terminal_colors[0],
+                             foreground=terminal_colors[1])  # (the terminal's background and foreground)
         self.problems = ProblemMonitor(self, self.session, lambda: self.client,
                                        closing=lambda: not self.is_running or self._closing)
         self.recovery = CrashRecovery(
@@ -118,7 +124,7 @@ class PideckApp(App[int]):
             reread_settings=self.reread_settings, run_in_terminal=self.run_in_terminal,
             copy=self.copy_to_clipboard, restart=self.recovery.restart, quit=lambda: self.exit(self.return_code or 0),
             show_tool_call=lambda tool_call_id: self.main.show_tool_call(tool_call_id),
-            commands=REGISTRY,
+            commands=REGISTRY, themes=self.themes,
         )
         self.main = MainScreen(
             self.command_context, self.selection, commands=self.all_commands, ready=lambda: self._session_ready,
@@ -165,11 +171,12 @@ class PideckApp(App[int]):
             self.main.editor.use_keymap(self.keys.keymap)
 
     def reread_settings(self) -> None:
-        """/reload: pi's keybindings.json and display settings again."""
+        """/reload: pi's keybindings.json, display settings and theme again."""
         self.read_keybindings()
         self.say_keybinding_problems()
         self.main.follow_display()
         self.show_terminal_cursor()
+        self.themes.start()
 
     def run_in_terminal(self, argv: list[str]) -> int | None:
         """Hand the terminal to `argv` (pi's /login), as Ctrl+Z hands it to the shell; its exit
@@ -187,6 +194,7 @@ class PideckApp(App[int]):
 
     def on_mount(self) -> None:
         self.main.status.starting_since = time.monotonic()  # "starting pi… Ns" until get_state answers
+        self.themes.start()
         self.say_keybinding_problems()
         for problem in self.alerts.setting.problems:
             self.tell.warn(problem, title="Notifications")
@@ -200,6 +208,17 @@ class PideckApp(App[int]):
             self._exit_signals.attach(asyncio.get_running_loop(), self._signalled)
         self.start_session()
         self.run_dialogs()
+
+    def _use_theme(self, name: str) -> None:
+        """Draw with Textual theme `name` (registered, perhaps again under the same name) and
+        render the text on screen again in the palette's new colours."""
+        same = self.theme == name
+        self.theme = name
+        if same and self.is_running:
+            self.refresh_css()
+        if self.main.is_mounted:
+            self.main.refresh_panes()
+            self.call_later(self.main.transcript.rebuild)
 
     def _resumed(self, _: object) -> None:
         """Back from Ctrl+Z: the shell had the terminal, so all of it is painted again."""

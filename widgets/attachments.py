@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from protocol.images import Attachment, size_label
 from widgets.safe_text import clean
+from widgets import palette
 
 
 class Chip(Static, can_focus=True):
@@ -41,8 +42,8 @@ class Chip(Static, can_focus=True):
         label = Text()
         label.append("image ", "bold")
         label.append(clean(attachment.name).replace("\n", " "))
-        label.append(f" {size_label(attachment.size)} ", "dim")
-        label.append("✕", "bold red")
+        label.append(f" {size_label(attachment.size)} ", palette.style("muted"))
+        label.append("✕", palette.style("error", "bold"))
         super().__init__(label, classes="chip")
         self.attachment = attachment
         self.tooltip = "click or Delete to remove"

@@ -12,8 +12,8 @@ while the stream runs; a loaded session renders only what is on screen at first.
 
 Prose (paragraphs, headings, lists, quotes, rules) is laid out by
 `markdown_lines.render_prose` exactly as Rich would, several times faster; code,
-tables and the rest go through Rich (headings left-aligned, code in the terminal's own
-ANSI colours so it reads well on 256-colour terminals). `plain_style` renders the
+tables and the rest go through Rich (headings left-aligned, code in the theme's `syntax*`
+colours from `widgets/palette.py`, which are the terminal's own ANSI ones by default). `plain_style` renders the
 chunks as styled plain text instead (model reasoning). The text is always data:
 nothing in it is ever read as markup.
 """
@@ -39,6 +39,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from widgets import palette
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_chunks import MarkdownChunker
 from widgets.markdown_lines import render_prose
@@ -89,7 +90,7 @@ class _Markdown(Markdown):
     ) -> None:
         self.markup = markup
         self.parsed = parsed
-        self.code_theme = self.inline_code_theme = "ansi_dark"
+        self.code_theme = self.inline_code_theme = palette.syntax_theme()
         self.justify = None
         self.style = style
         self.hyperlinks = hyperlinks

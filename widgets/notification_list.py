@@ -14,22 +14,23 @@ from rich.text import Text
 from widgets.notification_center import Notice
 from widgets.pickers import FilteredPicker, Row
 from widgets.safe_text import clean
+from widgets import palette
 
-_MARKS = {"information": ("●", "green"), "warning": ("▲", "yellow"), "error": ("■", "red")}
+_MARKS = {"information": ("●", "success"), "warning": ("▲", "warning"), "error": ("■", "error")}  # palette roles
 SEARCHED = 2000  # characters of a notice the filter looks at
 
 
 def notice_row(notice: Notice) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
-    mark, style = _MARKS.get(notice.severity, ("●", "green"))
-    text.append(time.strftime("%H:%M:%S ", time.localtime(notice.at)), "dim")
-    text.append(f"{mark} ", style)
+    mark, role = _MARKS.get(notice.severity, ("●", "success"))
+    text.append(time.strftime("%H:%M:%S ", time.localtime(notice.at)), palette.style("muted"))
+    text.append(f"{mark} ", palette.style(role))
     if notice.title:
         text.append(clean(notice.title[:200]).replace("\n", " ") + ": ", "bold")
     first, _, rest = notice.message[:400].partition("\n")
     text.append(clean(first))
     if rest or len(notice.message) > 400:
-        text.append(f"  ({len(notice.message):,} characters)", "dim")
+        text.append(f"  ({len(notice.message):,} characters)", palette.style("muted"))
     return text
 
 

@@ -40,6 +40,23 @@ DEFAULT_ROLES: dict[str, str] = {
     "syntaxType": "magenta",
     "syntaxOperator": "",
     "syntaxPunctuation": "",
+    "thinkingText": "dim italic",
+    "selectedBg": "reverse",
+    "searchMatchBg": "on yellow",
+    "searchMatchText": "black",
+    "mdHeading": "yellow",
+    "mdLink": "blue",
+    "mdLinkUrl": "dim",
+    "mdCode": "cyan",
+    "mdCodeBlock": "",
+    "mdCodeBlockBorder": "dim",
+    "mdQuote": "dim",
+    "mdQuoteBorder": "dim",
+    "mdHr": "dim",
+    "mdListBullet": "magenta",
+    "border": "cyan",
+    "customMessageLabel": "blue",
+    "bashMode": "green",
 }
 
 _SYNTAX_TOKENS = {
@@ -69,9 +86,15 @@ def use(roles: Mapping[str, str | Style]) -> None:
     generation += 1
 
 
-def style(role: str) -> Style:
-    """The style of a role; a plain style for one no theme names."""
-    return _styles.get(role) or Style.null()
+def style(role: str, extra: str = "") -> Style:
+    """The style of a role (with `extra` attributes, e.g. "bold"); a plain style for a
+    role no theme names."""
+    if not extra:
+        return _styles.get(role) or Style.null()
+    key = f"{role} {extra}"
+    if key not in _styles:
+        _styles[key] = Style.parse(extra) + style(role)
+    return _styles[key]
 
 
 def syntax_theme() -> SyntaxTheme:

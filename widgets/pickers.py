@@ -28,6 +28,7 @@ from protocol.formatting import tokens
 from protocol.responses import Model
 from widgets.keys_in_order import OrderedInput, OrderedOptionList
 from widgets.safe_text import clean
+from widgets import palette
 
 T = TypeVar("T")
 
@@ -108,7 +109,7 @@ class FilteredPicker(ModalScreen[T | None]):
         options.add_options(Option(row.prompt) for row in self.shown)
         self.query_one("#picker-hint", Static).update(self.hint())
         if not self.shown:
-            options.add_option(Option(Text(self.EMPTY if not self.rows else "no match", "dim"), disabled=True))
+            options.add_option(Option(Text(self.EMPTY if not self.rows else "no match", palette.style("muted")), disabled=True))
             return
         values = [row.value for row in self.shown]
         preferred = next((value for value in (before, self.initial) if value is not None and value in values), None)
@@ -170,7 +171,7 @@ def model_key(model: Model) -> str:
 
 def model_label(model: Model, current: bool) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append("● " if current else "  ", "bold green")
+    text.append("● " if current else "  ", palette.style("success", "bold"))
     text.append(clean(model_key(model)), "bold" if current else "")
     details = [f"{tokens(model.context_window)} context"] if model.context_window else []
     if model.reasoning:
@@ -178,7 +179,7 @@ def model_label(model: Model, current: bool) -> Text:
     if "image" in model.input:
         details.append("images")
     if details:
-        text.append("  " + " · ".join(details), "dim")
+        text.append("  " + " · ".join(details), palette.style("muted"))
     return text
 
 

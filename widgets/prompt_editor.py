@@ -30,7 +30,7 @@ class PromptEditor(ReadlineTextArea):
         height: auto;
         min-height: 3;
         max-height: 12;
-        border: round $panel-lighten-2;
+        border: round $border-blurred;
         border-title-color: $text-muted;
     }
     PromptEditor:focus {

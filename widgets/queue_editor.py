@@ -21,9 +21,10 @@ from textual.widgets import Footer, OptionList, Static, TextArea
 from protocol.messages import ImageContent
 from widgets.keys_in_order import OrderedOptionList, OrderedTextArea
 from widgets.safe_text import clean
+from widgets import palette
 
 Kind = Literal["steer", "follow_up"]
-KIND_LABEL: dict[str, tuple[str, str]] = {"steer": ("steer", "bold yellow"), "follow_up": ("follow-up", "bold cyan")}
+KIND_LABEL: dict[str, tuple[str, str]] = {"steer": ("steer", "warning"), "follow_up": ("follow-up", "border")}  # palette roles
 
 
 @dataclass
@@ -38,13 +39,13 @@ class QueueItem:
 
 
 def item_label(number: int, item: QueueItem) -> Text:
-    label, style = KIND_LABEL[item.kind]
+    label, role = KIND_LABEL[item.kind]
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(f"{number:>2} ", "dim")
-    text.append(f"{label:<9} ", style)
+    text.append(f"{number:>2} ", palette.style("muted"))
+    text.append(f"{label:<9} ", palette.style(role, "bold"))
     text.append(clean(item.text).replace("\n", " ⏎ ")[:500] or "(empty: dropped on send)")
     if item.images:
-        text.append(f"  [{len(item.images)} image{'s' * (len(item.images) > 1)}]", "yellow")
+        text.append(f"  [{len(item.images)} image{'s' * (len(item.images) > 1)}]", palette.style("warning"))
     return text
 
 

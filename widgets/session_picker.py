@@ -25,6 +25,7 @@ from protocol.session_files import SessionSummary
 from widgets.keys_in_order import OrderedInput
 from widgets.pickers import FilteredPicker, Row
 from widgets.safe_text import clean, safe
+from widgets import palette
 
 
 def human_size(size: int) -> str:
@@ -57,16 +58,16 @@ def session_row(summary: SessionSummary, current: str | None, show_path: bool = 
     grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
     grid.add_column(no_wrap=True, justify="right")
     title = Text(no_wrap=True, overflow="ellipsis")
-    title.append("● " if is_current else "  ", "bold green")
+    title.append("● " if is_current else "  ", palette.style("success", "bold"))
     title.append(one_line(summary.title)[:200], "bold" if summary.name else "")
     when = summary.modified.astimezone().strftime("%Y-%m-%d %H:%M")
-    grid.add_row(title, Text(f"{when} · {human_size(summary.size)}", "dim"))
+    grid.add_row(title, Text(f"{when} · {human_size(summary.size)}", palette.style("muted")))
     detail = Text("  ", no_wrap=True, overflow="ellipsis")
-    detail.append(one_line(str(summary.path)) if show_path else one_line(summary.cwd) or "(no cwd)", "cyan")
+    detail.append(one_line(str(summary.path)) if show_path else one_line(summary.cwd) or "(no cwd)", palette.style("toolPath"))
     if summary.name and summary.first_message:
-        detail.append(" · " + one_line(summary.first_message)[:200], "dim")
+        detail.append(" · " + one_line(summary.first_message)[:200], palette.style("muted"))
     if is_current:
-        detail.append(" · current session", "green")
+        detail.append(" · current session", palette.style("success"))
     grid.add_row(detail, Text(""))
     search = " ".join((summary.name or "", summary.first_message, summary.cwd, summary.id, summary.path.name))
     return Row(summary, search.casefold(), grid)
@@ -122,7 +123,7 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         self.reload()
 
     def reload(self) -> None:
-        self.set_note(Text("reading session files…", "dim"))
+        self.set_note(Text("reading session files…", palette.style("muted")))
         self.read_sessions(self.everywhere)
 
     @work(thread=True, exclusive=True, group="read-sessions")
@@ -163,10 +164,10 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         if summary is None:
             return
         if self.current is not None and str(summary.path) == self.current:
-            self.set_note(Text("pi has this session open: it cannot be deleted", "bold red"))
+            self.set_note(Text("pi has this session open: it cannot be deleted", palette.style("error", "bold")))
             return
         self.deleting, self._deleting_filter = summary, self.filter_text()
-        self.set_note(Text(f"Delete “{one_line(summary.title)[:80]}”? Enter deletes · Esc keeps it", "bold red"))
+        self.set_note(Text(f"Delete “{one_line(summary.title)[:80]}”? Enter deletes · Esc keeps it", palette.style("error", "bold")))
 
     def action_cancel(self) -> None:
         if self.deleting is None:
@@ -183,7 +184,7 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         try:
             how = delete_session_file(summary.path)
         except OSError as exc:
-            self.set_note(Text(f"cannot delete {summary.path}: {exc.strerror or exc}", "bold red"))
+            self.set_note(Text(f"cannot delete {summary.path}: {exc.strerror or exc}", palette.style("error", "bold")))
             return
         self._listed([s for s in self.sessions if s.path != summary.path], f"“{one_line(summary.title)[:60]}” {how}")
 
@@ -209,7 +210,7 @@ class ForkPicker(FilteredPicker[str]):
         rows = []
         for number, message in enumerate(self.messages, 1):
             prompt = Text(no_wrap=True, overflow="ellipsis")
-            prompt.append(f"{number:>3}  ", "dim")
+            prompt.append(f"{number:>3}  ", palette.style("muted"))
             prompt.append_text(safe(one_line(message.text)[:300] or "(no text)"))
             rows.append(Row(message.entry_id, message.text.casefold(), prompt))
         self.initial = rows[-1].value if rows else None

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
@@ -19,6 +20,7 @@ from widgets.pickers import model_key
 from widgets.safe_text import clean
 from widgets.tool_kinds import Call, kind_of
 from widgets.tool_output import ShowToolOutput
+from widgets import palette
 
 MAX_TOOL_ROWS = 500
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -32,10 +34,10 @@ def tool_row(run: ToolRun, width: int = 28, cwd: str = "") -> Text:
     text.append_text(kind_of(run.name).title(Call(run.name, run.args, run, cwd, width=max(8, width - 14))))
     text.truncate(width, overflow="ellipsis")
     if took := duration(run.elapsed_ms()):
-        text.append(f" {took}", "dim")
+        text.append(f" {took}", palette.style("muted"))
     last = run.output[-2000:].rstrip("\n").rsplit("\n", 1)[-1] if run.output else ""
     if last:
-        tail = Text("  " + clean(last).expandtabs(), "red" if run.is_error else "dim")
+        tail = Text("  " + clean(last).expandtabs(), palette.style("error") if run.is_error else palette.style("muted"))
         tail.truncate(width + 8, overflow="ellipsis")
         text.append("\n")
         text.append_text(tail)
@@ -50,7 +52,7 @@ class ToolLog(OptionList):
     ToolLog {
         height: 1fr;
         padding: 0;
-        border: round $panel-lighten-2;
+        border: round $border-blurred;
         border-title-color: $accent;
     }
     ToolLog:focus {
@@ -118,7 +120,7 @@ class QueuePane(Static):
         height: auto;
         max-height: 10;
         padding: 0 1;
-        border: round $panel-lighten-2;
+        border: round $border-blurred;
         border-title-color: $accent;
     }
     """
@@ -132,8 +134,8 @@ class QueuePane(Static):
         session = self.session
         text = Text()
         if not session.steering and not session.follow_up:
-            text.append("empty — Enter while running steers, Alt+Enter queues a follow-up", "dim")
-        for label, style, items in (("steer", "bold yellow", session.steering), ("follow-up", "bold cyan", session.follow_up)):
+            text.append("empty — Enter while running steers, Alt+Enter queues a follow-up", palette.style("muted"))
+        for label, style, items in (("steer", palette.style("warning", "bold"), session.steering), ("follow-up", palette.style("border", "bold"), session.follow_up)):
             for message in items:
                 if text:
                     text.append("\n")
@@ -153,7 +155,7 @@ class StatsPane(Static):
     StatsPane {
         height: auto;
         padding: 0 1;
-        border: round $panel-lighten-2;
+        border: round $border-blurred;
         border-title-color: $accent;
     }
     """
@@ -168,10 +170,10 @@ class StatsPane(Static):
         session, state, stats = self.session, self.session.state, self.session.stats
         text = Text()
 
-        def row(label: str, value: str, style: str = "") -> None:
+        def row(label: str, value: str, style: str | Style = "") -> None:
             if text:
                 text.append("\n")
-            text.append(f"{label:<9}", "dim")
+            text.append(f"{label:<9}", palette.style("muted"))
             text.append(clean(value), style)
 
         if state is not None:
@@ -182,7 +184,7 @@ class StatsPane(Static):
             retry = "" if session.auto_retry is None else f" · retry {on_off(session.auto_retry)}"
             row("auto", f"compact {on_off(state.auto_compaction_enabled)}{retry}")
             row("session", state.session_name or "(unnamed)")
-            row("id", (state.session_id or "")[:18], "dim")
+            row("id", (state.session_id or "")[:18], palette.style("muted"))
         if stats is not None:
             counts = stats.tokens
             row("tokens", f"↑{tokens(counts.input)} ↓{tokens(counts.output)}")
@@ -190,7 +192,7 @@ class StatsPane(Static):
             row("cost", cost(stats.cost))
             usage = stats.context_usage
             if usage is not None and usage.percent is not None:
-                style = "red" if usage.percent > 85 else "yellow" if usage.percent > 60 else "green"
+                style = palette.style("error") if usage.percent > 85 else palette.style("warning") if usage.percent > 60 else palette.style("success")
                 row("context", f"{usage.percent:.0f}% of {tokens(usage.context_window)}", style)
             elif usage is not None:
                 row("context", f"? of {tokens(usage.context_window)}")
@@ -223,33 +225,33 @@ class StatusLine(Static):
         text = Text(no_wrap=True, overflow="ellipsis")
         if session.running:
             self.frame += 1
-            text.append(f"{SPINNER[self.frame % len(SPINNER)]} working", "bold yellow")
-            text.append(f" · turn {session.turns}", "dim")
+            text.append(f"{SPINNER[self.frame % len(SPINNER)]} working", palette.style("warning", "bold"))
+            text.append(f" · turn {session.turns}", palette.style("muted"))
             if session.retry is not None:
-                text.append(f" · {clean(session.retry.title)}", "yellow")
+                text.append(f" · {clean(session.retry.title)}", palette.style("warning"))
             if session.compaction is not None:
-                text.append(" · compacting", "yellow")
-            text.append(" · esc aborts", "dim")
+                text.append(" · compacting", palette.style("warning"))
+            text.append(" · esc aborts", palette.style("muted"))
         elif session.compaction is not None:
-            text.append("⟳ compacting the context", "bold yellow")
-            text.append(" · esc aborts", "dim")
+            text.append("⟳ compacting the context", palette.style("warning", "bold"))
+            text.append(" · esc aborts", palette.style("muted"))
         elif self.notice:  # pi is not running: say so instead of "ready"
-            text.append(f"■ {self.notice}", "bold red")
+            text.append(f"■ {self.notice}", palette.style("error", "bold"))
         elif self.loading_since is not None:
             received = self.received()
             so_far = f"{received / MB:,.0f} MB" if received >= MB else f"{int(time.monotonic() - self.loading_since)}s"
-            text.append(f"◌ loading session… {so_far}", "bold yellow")
+            text.append(f"◌ loading session… {so_far}", palette.style("warning", "bold"))
         elif self.starting_since is not None:
-            text.append(f"◌ starting pi… {int(time.monotonic() - self.starting_since)}s", "bold yellow")
+            text.append(f"◌ starting pi… {int(time.monotonic() - self.starting_since)}s", palette.style("warning", "bold"))
         elif session.state is not None and session.state.model is None:
-            text.append("■ no model: pi refuses prompts (the transcript says how to fix it)", "bold yellow")
+            text.append("■ no model: pi refuses prompts (the transcript says how to fix it)", palette.style("warning", "bold"))
         else:
-            text.append("● ready", "green")
+            text.append("● ready", palette.style("success"))
         if self.problems:  # before the extensions' statuses, which may be many and long
-            text.append("  │ ", "dim")
-            text.append(self.problems, "bold red")
+            text.append("  │ ", palette.style("muted"))
+            text.append(self.problems, palette.style("error", "bold"))
         for key, value in sorted(session.statuses.items()):
-            text.append("  │ ", "dim")
+            text.append("  │ ", palette.style("muted"))
             text.append(clean(value[:STATUS_CHARS]).replace("\n", " "), "")
-            text.append(f" ({clean(key[:STATUS_CHARS])})", "dim")
+            text.append(f" ({clean(key[:STATUS_CHARS])})", palette.style("muted"))
         self.update(text, layout=False)  # one line, however long: the spinner never moves the layout

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from widgets.safe_text import clean
+from widgets import palette
 
 
 def shown_argv(argv: Any) -> str:
@@ -55,11 +56,11 @@ class StartupErrorScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="startup-error"):
-            yield Static(Text("pi could not start", "bold red"), id="startup-title")
+            yield Static(Text("pi could not start", palette.style("error", "bold")), id="startup-title")
             yield Static(Text(clean(self.reason)), id="startup-reason")
             yield Static(Text("pi's last words (stderr):", "bold"))
             tail = clean(self.stderr_tail[-3000:]) or "(nothing on stderr)"
-            yield Static(Text(tail, "dim"), id="startup-stderr")
+            yield Static(Text(tail, palette.style("muted")), id="startup-stderr")
             yield Static(Text("How to fix it:", "bold"))
-            yield Static(Text("\n".join(fix_hints(self.config)), "cyan"), id="startup-hints")
+            yield Static(Text("\n".join(fix_hints(self.config)), palette.style("toolPath")), id="startup-hints")
         yield Footer()

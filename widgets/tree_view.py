@@ -52,6 +52,7 @@ from protocol.messages import (
 from protocol.session_tree import build_tree, path_to
 from widgets.keys_in_order import KeysInOrder
 from widgets.safe_text import clean
+from widgets import palette
 
 CATEGORIES = ("user", "assistant", "tool", "other")
 # pi's treeFilterMode setting: the categories /tree opens with ("labeled-only": all, labeled entries only)
@@ -62,7 +63,7 @@ FILTERS = {
     "labeled-only": CATEGORIES,
     "all": CATEGORIES,
 }
-TITLE = Text.assemble(("Session tree", "bold"), ("  ● current leaf · dimmed: other branches · [label]", "dim"))
+TITLE = "  ● current leaf · dimmed: other branches · [label]"
 NOT_IN_PLACE = (
     "pi's RPC cannot move the leaf inside this session (only pi's own /tree can). "
     "Enter on a user message forks a new session from just before it; its text comes back to the editor."
@@ -96,7 +97,8 @@ def describe(entry: Any) -> Text:
     """One line for `entry`: a role/type tag, then its text."""
     tag, body, style = _describe(entry)
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(f"{tag} ", style)
+    role, _, extra = style.partition(" ")  # a palette role and attributes: "warning bold"
+    text.append(f"{tag} ", palette.style(role, extra))
     text.append(body)
     return text
 
@@ -105,33 +107,33 @@ def _describe(entry: Any) -> tuple[str, str, str]:
     if isinstance(entry, MessageEntry):
         return _describe_message(entry.message)
     if isinstance(entry, CompactionEntry):
-        return "compaction", _first_line(entry.summary), "bold yellow"
+        return "compaction", _first_line(entry.summary), "warning bold"
     if isinstance(entry, BranchSummaryEntry):
-        return "branch summary", _first_line(entry.summary), "bold yellow"
+        return "branch summary", _first_line(entry.summary), "warning bold"
     if isinstance(entry, ModelChangeEntry):
-        return "model", f"→ {clean(entry.provider)}/{clean(entry.model_id)}", "dim"
+        return "model", f"→ {clean(entry.provider)}/{clean(entry.model_id)}", "muted"
     if isinstance(entry, ThinkingLevelChangeEntry):
-        return "thinking", f"→ {clean(entry.thinking_level)}", "dim"
+        return "thinking", f"→ {clean(entry.thinking_level)}", "muted"
     if isinstance(entry, LabelEntry):
-        return "label", (f"{clean(entry.label)!r} on {entry.target_id}" if entry.label else f"cleared on {entry.target_id}"), "dim"
+        return "label", (f"{clean(entry.label)!r} on {entry.target_id}" if entry.label else f"cleared on {entry.target_id}"), "muted"
     if isinstance(entry, SessionInfoEntry):
-        return "name", f"→ {clean(entry.name or '(cleared)')}", "dim"
+        return "name", f"→ {clean(entry.name or '(cleared)')}", "muted"
     if isinstance(entry, CustomMessageEntry):
-        return f"[{clean(entry.custom_type)}]", _first_line(text_of(entry.content)), "magenta"
+        return f"[{clean(entry.custom_type)}]", _first_line(text_of(entry.content)), "customMessageLabel"
     if isinstance(entry, CustomEntry):
-        return "custom", clean(entry.custom_type), "dim"
+        return "custom", clean(entry.custom_type), "muted"
     if isinstance(entry, UsageEntry):
-        return "usage", clean(entry.kind), "dim"
+        return "usage", clean(entry.kind), "muted"
     if isinstance(entry, ContextEditEntry):
-        return "context edit", f"of {entry.target_id}", "dim"
+        return "context edit", f"of {entry.target_id}", "muted"
     if isinstance(entry, UnknownEntry):
-        return clean(entry.type), "", "dim"
-    return type(entry).__name__, "", "dim"
+        return clean(entry.type), "", "muted"
+    return type(entry).__name__, "", "muted"
 
 
 def _describe_message(message: Any) -> tuple[str, str, str]:
     if isinstance(message, UserMessage):
-        return "user", _first_line(text_of(message.content)) or "(image)", "bold cyan"
+        return "user", _first_line(text_of(message.content)) or "(image)", "border bold"
     if isinstance(message, AssistantMessage):
         body = _first_line(text_of(message.content))
         if not body:
@@ -139,18 +141,18 @@ def _describe_message(message: Any) -> tuple[str, str, str]:
             body = "→ " + ", ".join(calls) if calls else "(no text)"
         if message.stop_reason in ("error", "aborted"):
             body += f" ({message.stop_reason})"
-        return "assistant", body, "bold green"
+        return "assistant", body, "success bold"
     if isinstance(message, ToolResultMessage):
-        return f"tool {clean(message.tool_name)}", _first_line(text_of(message.content)), "red" if message.is_error else "yellow"
+        return f"tool {clean(message.tool_name)}", _first_line(text_of(message.content)), "error" if message.is_error else "warning"
     if isinstance(message, BashExecutionMessage):
-        return "bash", f"$ {_first_line(message.command)}", "yellow"
+        return "bash", f"$ {_first_line(message.command)}", "warning"
     if isinstance(message, SystemMessage):
-        return "system", "prompt and tools", "dim"
+        return "system", "prompt and tools", "muted"
     if isinstance(message, CustomMessage):
-        return f"[{clean(message.custom_type)}]", _first_line(text_of(message.content)), "magenta"
+        return f"[{clean(message.custom_type)}]", _first_line(text_of(message.content)), "customMessageLabel"
     if isinstance(message, UnknownMessage):
-        return clean(message.role), "", "dim"
-    return str(type(message).__struct_config__.tag) if message is not None else "message", "", "dim"
+        return clean(message.role), "", "muted"
+    return str(type(message).__struct_config__.tag) if message is not None else "message", "", "muted"
 
 
 def visible_children(children: Sequence[TreeNode], shown: Any) -> list[TreeNode]:
@@ -197,7 +199,7 @@ class SessionTreeScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tree-box"):
-            yield Static(TITLE, id="tree-title")
+            yield Static(Text.assemble(("Session tree", "bold"), (TITLE, palette.style("muted"))), id="tree-title")
             yield Static(NOT_IN_PLACE, id="tree-note")
             yield Static("", id="tree-filters")
             tree: Tree[str] = SessionTree("session", id="session-tree")
@@ -213,12 +215,12 @@ class SessionTreeScreen(ModalScreen[str | None]):
         entry = node.entry
         on_path = entry.id in self.active
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append("● " if entry.id == self.leaf_id else "  ", "bold green")
+        text.append("● " if entry.id == self.leaf_id else "  ", palette.style("success", "bold"))
         text.append_text(describe(entry))
         if node.label:
-            text.append(f" [{clean(node.label)}]", "bold yellow")
+            text.append(f" [{clean(node.label)}]", palette.style("warning", "bold"))
         if entry.id == self.leaf_id:
-            text.append("  ← current leaf", "green")
+            text.append("  ← current leaf", palette.style("success"))
         if not on_path:
             text.stylize("dim")
         return text
@@ -267,14 +269,14 @@ class SessionTreeScreen(ModalScreen[str | None]):
             tree.scroll_to_node(tree.cursor_node, animate=False)
 
     def _show_filters(self, count: int) -> None:
-        text = Text("show: ", "dim")
+        text = Text("show: ", palette.style("muted"))
         for key, name in zip("uato", CATEGORIES, strict=True):
             on = self.showing[name]
-            text.append(f"{key} {name} {'✓' if on else '✗'}", "bold" if on else "dim")
+            text.append(f"{key} {name} {'✓' if on else '✗'}", "bold" if on else palette.style("muted"))
             text.append("  ")
         if self.labeled_only:
             text.append("l labeled only ✓  ", "bold")
-        text.append(f"· {count}/{len(self.entries)} entries", "dim")
+        text.append(f"· {count}/{len(self.entries)} entries", palette.style("muted"))
         self.query_one("#tree-filters", Static).update(text)
 
     def action_toggle(self, name: str) -> None:

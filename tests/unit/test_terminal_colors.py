@@ -1,0 +1,64 @@
+"""The terminal's colours, asked over a pty before Textual starts: the answer is read in
+full (never left for the key reader), and a terminal that does not know OSC 11 costs no
+wait once it has answered the DA1 request."""
+
+from __future__ import annotations
+
+import os
+import pty
+import threading
+import time
+
+from app.terminal_colors import QUERY, parse_answers, query_terminal_colors
+
+
+def test_answers_in_either_ending_and_digit_count() -> None:
+    data = b"\x1b]11;rgb:ffff/ffff/f0f0\x1b\\\x1b]10;rgb:00/80/ff\x07\x1b[?62;22c"
+    assert parse_answers(data) == ((255, 255, 240), (0, 128, 255))
+    assert parse_answers(b"\x1b[?1;2c") == (None, None)
+
+
+def terminal(answer: bytes) -> tuple[int, threading.Thread, list[bytes]]:
+    """A pty whose far end answers pideck's query with `answer`; the slave fd, the
+    answering thread and what it received."""
+    master, slave = pty.openpty()
+    received: list[bytes] = []
+
+    def answer_query() -> None:
+        data = b""
+        while not data.endswith(b"\x1b[c"):
+            data += os.read(master, 1024)
+        received.append(data)
+        os.write(master, answer)
+
+    thread = threading.Thread(target=answer_query, daemon=True)
+    thread.start()
+    return slave, thread, received
+
+
+def test_the_terminal_is_asked_and_its_answer_read_in_full() -> None:
+    slave, thread, received = terminal(b"\x1b]11;rgb:fdfd/f6f6/e3e3\x1b\\\x1b]10;rgb:6565/7b7b/8383\x1b\\\x1b[?62c")
+    assert query_terminal_colors(slave, limit=10) == ((253, 246, 227), (101, 123, 131))
+    thread.join(10)
+    assert received == [QUERY]
+    os.set_blocking(slave, False)
+    try:
+        left = os.read(slave, 1024)
+    except BlockingIOError:
+        left = b""
+    assert left == b""  # nothing of the answer is left for Textual to read as keys
+
+
+def test_a_terminal_without_osc_11_costs_no_wait() -> None:
+    slave, thread, _ = terminal(b"\x1b[?1;2c")
+    started = time.monotonic()
+    assert query_terminal_colors(slave, limit=30) == (None, None)
+    assert time.monotonic() - started < 20  # it ended on the DA1 answer, not the limit
+    thread.join(10)
+
+
+def test_not_a_terminal_is_not_asked(tmp_path: object) -> None:
+    read, write = os.pipe()
+    assert query_terminal_colors(read, limit=5) == (None, None)
+    os.close(read)
+    os.close(write)
