@@ -107,11 +107,16 @@ def read_keybindings(agent: Path) -> dict[str, object] | str:
 
 
 def pi_keymap(agent: Path, bindings: Iterable[Binding]) -> PiKeymap:
-    """The keymap for pideck's `bindings` (those with an id) from pi's keybindings.json."""
+    """The keymap for pideck's `bindings` from pi's keybindings.json: those with an id are pi's
+    actions; the keys of those without one are pideck's own, and a key given to an action
+    that is one of them is a conflict."""
     defaults: dict[str, set[str]] = {}
+    fixed: dict[str, str] = {}  # the keys of pideck's bindings that pi has no id for: what they do
     for binding in bindings:
         if binding.id is not None:
             defaults.setdefault(binding.id, set()).update(binding.key.split(","))
+        else:
+            fixed.update(dict.fromkeys(binding.key.split(","), binding.description or binding.action))
     result = PiKeymap()
     config = read_keybindings(agent)
     if isinstance(config, str):
@@ -143,9 +148,11 @@ def pi_keymap(agent: Path, bindings: Iterable[Binding]) -> PiKeymap:
             others = sorted(a for a, keys in keys_of.items() if a != action and key in keys and a not in _SHARED)
             if others and action not in _SHARED:
                 result.problems.append(f"{action}: {key} is also {', '.join(others)}'s key")
+            elif key in fixed:
+                result.problems.append(f"{action}: {key} is also pideck's key for “{fixed[key]}”")
     return result
 
 
-# Actions whose keys pi itself also gives another action (Ctrl+D: quit or delete right,
-# Esc: abort or close the search), which pideck tells apart by context as pi does.
-_SHARED = frozenset({"tui.editor.deleteCharForward", "tui.altScreen.searchClose"})
+# An action whose key pi itself also gives another (Ctrl+D: quit on an empty prompt, else
+# delete right), which pideck tells apart as pi does.
+_SHARED = frozenset({"tui.editor.deleteCharForward"})

@@ -164,8 +164,9 @@ class PideckApp(App[int]):
     def read_keybindings(self) -> None:
         """pi's keybindings.json onto pideck's keys (before start-up and on /reload; the
         editor reads the keys it handles itself when it mounts)."""
-        ours = BindingsMap.merge([self._bindings, BindingsMap(MainScreen.BINDINGS), PromptEditor._merged_bindings])
-        self.keys = pi_keymap(agent_dir(self.config.env), (binding for _, binding in ours))
+        ours = [binding for _, binding in BindingsMap.merge([self._bindings, BindingsMap(MainScreen.BINDINGS)])]
+        editor = [binding for _, binding in PromptEditor._merged_bindings if binding.id is not None]  # not TextArea's
+        self.keys = pi_keymap(agent_dir(self.config.env), [*ours, *editor])
         self.set_keymap(self.keys.keymap)
         if self.main.is_mounted:
             self.main.editor.use_keymap(self.keys.keymap)

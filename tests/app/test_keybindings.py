@@ -86,6 +86,7 @@ async def test_what_cannot_be_followed_is_said_once(tmp_path: Path) -> None:
         "app.bogus": "ctrl+b",
         "tui.editor.yank": "hyper+y",
         "app.session.new": "ctrl+g",          # Ctrl+G is the external editor's
+        "app.session.fork": "f2",             # F2 is pideck's own, for the side panes
         "app.exit": 5,
     })
     fake = Fake(tmp_path)
@@ -96,6 +97,7 @@ async def test_what_cannot_be_followed_is_said_once(tmp_path: Path) -> None:
         assert "app.bogus: not one of pi's actions" in toast[0]
         assert "tui.editor.yank: 'hyper+y' is not a key pideck can read" in toast[0]
         assert "app.session.new: ctrl+g is also app.editor.external's key" in toast[0]
+        assert "app.session.fork: f2 is also pideck's key for “Panes”" in toast[0]
         assert "app.exit: give a key or a list of keys" in toast[0]
         assert app.is_running  # start-up went on
         editor = app.query_one(PromptEditor)
@@ -140,3 +142,14 @@ async def test_reload_reads_the_file_again(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: footer_keys(app).get("Model") == "alt+m", what="the new key in the Footer")
         await pilot.press("alt+m")
         await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker), what="Alt+M opened the picker")
+
+
+async def test_pis_defaults_written_out_are_no_conflict(tmp_path: Path) -> None:
+    """A file that repeats pi's defaults: the keys the prompt's text editing also has (Ctrl+C
+    copy, Ctrl+X cut, Ctrl+Z undo) and Ctrl+D (quit or delete right, as in pi) are no conflict."""
+    env = agent_with(tmp_path, {"app.clear": "ctrl+c", "app.message.copy": "ctrl+x", "app.suspend": "ctrl+z",
+                                "app.exit": "ctrl+d", "tui.editor.deleteCharForward": ["delete", "ctrl+d"],
+                                "tui.editor.cursorLeft": ["left", "ctrl+b"]})
+    fake = Fake(tmp_path)
+    async with fake.run(fake.app(env)) as pilot:
+        assert notes(pilot.app) == []
