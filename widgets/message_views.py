@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -75,15 +74,15 @@ class ThinkingBlock(StreamingText):
             self.border_title = title
 
 
-def run_mark(run: ToolRun | None) -> tuple[str, Style]:
+def run_mark(run: ToolRun | None) -> tuple[str, str]:
     """A tool run's mark and its style: not started, running, failed or done."""
     if run is None:
-        return "○ ", palette.style("muted")
+        return "○ ", "dim"
     if not run.done:
-        return "◐ ", palette.style("warning")
+        return "◐ ", "yellow"
     if run.is_error:
-        return "✗ ", palette.style("error", "bold")
-    return "✓ ", palette.style("success", "bold")
+        return "✗ ", "bold red"
+    return "✓ ", "bold green"
 
 
 class ToolCallBlock(Static):
@@ -115,7 +114,7 @@ class ToolCallBlock(Static):
         text = Text()
         text.append(*run_mark(run))
         text.append_text(kind.title(call))
-        if not kind.summary(call) and not self.block.done and self.block.text:
+        if not kind.key_argument(call) and not self.block.done and self.block.text:
             text.append("  ")
             text.append(clean(self.block.text[:300]), palette.style("toolPath"))
         if run is not None and run.done:
@@ -147,27 +146,27 @@ def message_label(item: MessageItem) -> Text:
     message = item.message
     text = Text()
     if isinstance(message, AssistantMessage):
-        text.append("● pi", palette.style("accent", "bold"))
+        text.append("● pi", "bold magenta")
     elif item.role == "user":
-        text.append("❯ you", palette.style("border", "bold"))
+        text.append("❯ you", "bold cyan")
         images = [b for b in getattr(message, "content", []) if getattr(b, "mime_type", None)]
         if isinstance(message.content, list) and images:
-            text.append(f"  [{len(images)} image{'s' if len(images) > 1 else ''} attached]", palette.style("warning"))
+            text.append(f"  [{len(images)} image{'s' if len(images) > 1 else ''} attached]", "yellow")
     elif isinstance(message, BashExecutionMessage):
-        text.append("$ ", palette.style("success", "bold"))
+        text.append("$ ", "bold green")
         text.append(clean(message.command), "bold")
         if message.exclude_from_context:
-            text.append("  (not sent to the model)", palette.style("muted"))
+            text.append("  (not sent to the model)", "dim")
     elif isinstance(message, CustomMessage):
-        text.append(f"◆ {clean(message.custom_type) or 'extension'}", palette.style("customMessageLabel", "bold"))
+        text.append(f"◆ {clean(message.custom_type) or 'extension'}", "bold blue")
     elif item.role == "compactionSummary":
-        text.append(f"⧉ compaction summary  ({tokens(message.tokens_before)} tokens before)", palette.style("warning", "bold"))
+        text.append(f"⧉ compaction summary  ({tokens(message.tokens_before)} tokens before)", "bold yellow")
     elif item.role == "branchSummary":
-        text.append("⑂ branch summary", palette.style("warning", "bold"))
+        text.append("⑂ branch summary", "bold yellow")
     elif isinstance(message, ToolResultMessage):
         text.append(f"↳ {clean(message.tool_name)} result", "bold")
     else:
-        text.append(f"? {clean(item.role)} (message type pideck does not know)", palette.style("warning", "bold"))
+        text.append(f"? {clean(item.role)} (message type pideck does not know)", "bold yellow")
     return text
 
 
@@ -178,25 +177,25 @@ def message_footer(item: MessageItem) -> Text:
     text = Text()
     if isinstance(message, AssistantMessage):
         if message.stop_reason == "error":
-            text.append("✗ error: ", palette.style("error", "bold"))
-            text.append(clean(message.error_message or "the provider returned an error"), palette.style("error"))
+            text.append("✗ error: ", "bold red")
+            text.append(clean(message.error_message or "the provider returned an error"), "red")
         elif message.stop_reason == "aborted":
-            text.append("■ aborted", palette.style("warning", "bold"))
+            text.append("■ aborted", "bold yellow")
             if message.error_message:
-                text.append(f": {clean(message.error_message)}", palette.style("warning"))
+                text.append(f": {clean(message.error_message)}", "yellow")
         elif message.stop_reason == "length":
-            text.append("… stopped: the reply hit the output token limit", palette.style("warning", "bold"))
+            text.append("… stopped: the reply hit the output token limit", "bold yellow")
     elif isinstance(message, BashExecutionMessage) and not item.streaming:
         if message.cancelled:
-            text.append("■ cancelled", palette.style("warning"))
+            text.append("■ cancelled", "yellow")
         elif message.exit_code not in (0, None):
-            text.append(f"exit code {message.exit_code}", palette.style("error", "bold"))
+            text.append(f"exit code {message.exit_code}", "bold red")
         if message.truncated and message.full_output_path:
-            text.append(f"  output truncated; full output: {clean(message.full_output_path)}", palette.style("muted"))
+            text.append(f"  output truncated; full output: {clean(message.full_output_path)}", "dim")
     return text
 
 
-def tail_text(text: str, count: int, style: str | Style = "") -> Text:
+def tail_text(text: str, count: int, style: str = "") -> Text:
     """The last `count` lines of `text`, after a note of how many more there are."""
     shown, hidden = tail_lines(text, count)
     return safe(("… %d more lines\n" % hidden if hidden else "") + shown, style)
@@ -230,10 +229,10 @@ class MessageView(GrowsInPlace, Vertical):
         text = message_label(self.item)
         message = self.item.message
         if isinstance(message, AssistantMessage) and message.model:
-            text.append(f"  {clean(message.model)}", palette.style("muted"))
+            text.append(f"  {clean(message.model)}", "dim")
         stamp = getattr(message, "timestamp", 0)
         if stamp:
-            text.append("  " + time.strftime("%H:%M:%S", time.localtime(stamp / 1000)), palette.style("muted"))
+            text.append("  " + time.strftime("%H:%M:%S", time.localtime(stamp / 1000)), "dim")
         return text
 
     def _footer(self) -> Text:
@@ -259,8 +258,8 @@ class MessageView(GrowsInPlace, Vertical):
             return safe(block.text[-MAX_RENDERED_OUTPUT:])
         if block.kind == "image":
             label = describe(block.raw, self.session.image_names) if isinstance(block.raw, ImageContent) else "?"
-            return Text(f"[image: {clean(label)}]", palette.style("warning"))
-        return Text(f"[{block.kind} block pideck does not show]", palette.style("muted"))
+            return Text(f"[image: {clean(label)}]", "yellow")
+        return Text(f"[{block.kind} block pideck does not show]", "dim")
 
     async def append_text(self, index: int, delta: str) -> None:
         widget = self.block_widgets.get(index)
@@ -326,7 +325,7 @@ class BannerView(Static):
             text.append(f" — {clean(banner.outcome)}")
         if banner.detail:
             text.append("\n")
-            text.append(clean(banner.detail[:2000]), palette.style("muted"))
+            text.append(clean(banner.detail[:2000]), "dim")
         self.set_class(banner.active, "-active")
         self.update(text)
 

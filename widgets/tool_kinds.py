@@ -148,21 +148,25 @@ class Kind:
 
     def title(self, call: Call) -> Text:
         text = Text(clean(call.name), palette.style("toolTitle"))
-        summary = self.summary(call)
-        if summary:
+        key = self.key_argument(call)
+        if key:
             text.append(" ")
-            text.append(summary, palette.style("toolPath"))
+            text.append(key, palette.style("toolPath"))
         return text
 
-    def summary(self, call: Call) -> str:
-        """The key argument, on one line."""
+    def key_argument(self, call: Call) -> str:
+        """The argument that says what the call is about, on one line; "" if none does."""
         if isinstance(call.args, dict):
             for key in ("command", "path", "file_path", "pattern", "query", "url"):
                 if isinstance(value := call.args.get(key), str):
                     return clean(value[:1000]).split("\n", 1)[0][:300]
-            if call.args:
-                return clean(json.dumps(call.args, ensure_ascii=False, default=str)[:200])
         return ""
+
+    def summary(self, call: Call) -> str:
+        """The key argument, or else the arguments as JSON, on one line."""
+        if key := self.key_argument(call):
+            return key
+        return clean(json.dumps(call.args, ensure_ascii=False, default=str)[:200]) if isinstance(call.args, dict) and call.args else ""
 
     def body(self, call: Call, expanded: bool) -> Text:
         text = Text()
@@ -242,7 +246,7 @@ def _numbered_full(lines: list[str], first: int, lexer: str | None) -> FullOutpu
 class EditKind(Kind):
     """pi's `edit`: the path, +added −removed, and pi's numbered display diff."""
 
-    def summary(self, call: Call) -> str:
+    def key_argument(self, call: Call) -> str:
         return shown_path(call.arg("path", "file_path"), call.cwd, call.width)
 
     def title(self, call: Call) -> Text:
@@ -369,7 +373,7 @@ def _lone_pairs(lines: list[DiffLine]) -> dict[int, list[tuple[int, int]]]:
 class WriteKind(Kind):
     """pi's `write`: the path, its line count and the content highlighted."""
 
-    def summary(self, call: Call) -> str:
+    def key_argument(self, call: Call) -> str:
         return shown_path(call.arg("path", "file_path"), call.cwd, call.width)
 
     def title(self, call: Call) -> Text:
@@ -387,7 +391,7 @@ class WriteKind(Kind):
             return Text()
         limit = EXPANDED_ROWS if expanded else CODE_PREVIEW
         lines, total = _lines(content, limit)
-        text = numbered(code_lines(lines, lexer_for(self.summary(call))), 1)
+        text = numbered(code_lines(lines, lexer_for(self.key_argument(call))), 1)
         if total > limit:
             text.append_text(_more(total - limit, expanded))
         return text
@@ -396,13 +400,13 @@ class WriteKind(Kind):
         content = call.arg("content")
         if not content or call.failed:
             return FullOutput(call.output)
-        return _numbered_full(content.removesuffix("\n").split("\n"), 1, lexer_for(self.summary(call)))
+        return _numbered_full(content.removesuffix("\n").split("\n"), 1, lexer_for(self.key_argument(call)))
 
 
 class ReadKind(Kind):
     """pi's `read`: the path with the range asked for, the text with the file's line numbers."""
 
-    def summary(self, call: Call) -> str:
+    def key_argument(self, call: Call) -> str:
         path = shown_path(call.arg("path", "file_path"), call.cwd, call.width)
         first, limit = self._number(call, "offset"), self._number(call, "limit")
         if first is None and limit is None:
@@ -470,7 +474,7 @@ class BashKind(Kind):
                 text.append(f"  exit {code}", palette.style("error" if code else "success"))
         return text
 
-    def summary(self, call: Call) -> str:
+    def key_argument(self, call: Call) -> str:
         return clean(call.arg("command")).strip("\n").split("\n", 1)[0][:300]
 
     @staticmethod
@@ -511,7 +515,7 @@ class GrepKind(Kind):
             text.append(f" · {_count(matches, 'match')}" if matches else " · no matches", palette.style("muted"))
         return text
 
-    def summary(self, call: Call) -> str:
+    def key_argument(self, call: Call) -> str:
         return clean(call.arg("pattern"))[:200]
 
     def body(self, call: Call, expanded: bool) -> Text:
@@ -563,7 +567,7 @@ class ListKind(Kind):
             text.append(f" · {_count(len(entries), self.noun)}", palette.style("muted"))
         return text
 
-    def summary(self, call: Call) -> str:
+    def key_argument(self, call: Call) -> str:
         return clean(call.arg("pattern") or call.arg("path"))[:200]
 
     def body(self, call: Call, expanded: bool) -> Text:

@@ -54,7 +54,8 @@ def has(style: Style, role: str) -> bool:
     wanted = palette.style(role)
     if wanted.color is not None:
         return style.color == wanted.color
-    return all(getattr(style, name) == getattr(wanted, name) for name in ("bold", "dim", "italic", "reverse") if getattr(wanted, name))
+    attributes = [name for name in ("bold", "dim", "italic", "reverse", "underline") if getattr(wanted, name)]
+    return bool(attributes) and all(getattr(style, name) for name in attributes)
 
 
 def only_sgr_reaches_the_terminal(text: Text) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from rich.style import Style
 from rich.text import Text
 
 from protocol.messages import ImageContent, TextContent, ToolResult
@@ -36,6 +37,15 @@ def styles_at(text: Text, needle: str) -> Any:
     return text.get_style_at_offset(CONSOLE, text.plain.index(needle))
 
 
+def has(style: Style, role: str) -> bool:
+    """Whether `style` carries what the palette role sets (its colour, or its attributes)."""
+    wanted = palette.style(role)
+    if wanted.color is not None:
+        return style.color == wanted.color
+    attributes = [name for name in ("bold", "dim", "italic", "reverse", "underline") if getattr(wanted, name)]
+    return bool(attributes) and all(getattr(style, name) for name in attributes)
+
+
 def test_edit_title_body_and_full_view_from_pis_diff() -> None:
     call = run("edit", {"path": "/home/ada/project/src/app.py", "edits": [{"oldText": "a", "newText": "b"}]},
                "Successfully replaced 1 block(s) in src/app.py.", {"diff": PI_DIFF, "patch": "x"})  # fmt: skip
@@ -44,11 +54,12 @@ def test_edit_title_body_and_full_view_from_pis_diff() -> None:
     body = kind.body(call, expanded=False)
     assert body.plain.split("\n") == ["   9 keep = 1", "- 10 def old_name():", "+ 10 def new_name():", "  11     pass",
                                       "- 12 one", "+ 12 two", "+ 13 three", "     ⋯", "  40 tail()"]  # fmt: skip
-    assert styles_at(body, "old_name").reverse and styles_at(body, "new_name").reverse and not styles_at(body, "def").reverse
+    assert has(styles_at(body, "old_name"), "toolDiffEmphasis") and has(styles_at(body, "new_name"), "toolDiffEmphasis")
+    assert not has(styles_at(body, "def"), "toolDiffEmphasis")
     assert styles_at(body, "- 10").color == palette.style("toolDiffRemoved").color
     assert styles_at(body, "+ 10").color == palette.style("toolDiffAdded").color
-    assert styles_at(body, "pass").dim and styles_at(body, "11").dim
-    assert not styles_at(body, "two").reverse, "a removed line with two added lines is not compared word by word (as pi)"
+    assert has(styles_at(body, "pass"), "toolDiffContext") and has(styles_at(body, "11"), "lineNumber")
+    assert not has(styles_at(body, "two"), "toolDiffEmphasis"), "a removed line with two added lines is not compared word by word (as pi)"
     full = kind.full(call)
     rows = full.text.split("\n")
     assert rows[1] == "- 10 def old_name():" and "arguments:" in rows and '  "path": "/home/ada/project/src/app.py",' in rows
@@ -105,7 +116,7 @@ def test_read_numbers_from_the_offset_and_keeps_pis_notice_apart() -> None:
     body = kind.body(call, expanded=False)
     assert body.plain == "11 def f():\n12     return 1\n[98 more lines in file. Use offset=13 to continue.]"
     assert styles_at(body, "def").color == palette.style("syntaxKeyword").color
-    assert styles_at(body, "[98").color == palette.style("muted").color or styles_at(body, "[98").dim
+    assert has(styles_at(body, "[98"), "muted")
 
 
 def test_read_of_an_image_and_of_a_binary_file() -> None:
@@ -132,17 +143,19 @@ def test_grep_find_and_ls_rows_and_counts() -> None:
     assert title == "grep /TODO/ in src · 2 matches"
     body = kind_of("grep").body(grep, expanded=False)
     assert styles_at(body, "src/b.py").color == palette.style("toolPath").color
-    assert styles_at(body, ":9:").dim and styles_at(body, "context").dim
+    assert has(styles_at(body, ":9:"), "lineNumber") and has(styles_at(body, "context"), "muted")
     find = run("find", {"pattern": "*.py", "path": "."}, "src/a.py\nsrc/b.py\n")
     assert kind_of("find").title(find).plain == "find *.py in . · 2 files"
     ls = run("ls", {"path": "src"}, "a.py\nsub/\n")
     assert kind_of("ls").title(ls).plain == "ls src · 2 entries"
-    assert styles_at(kind_of("ls").body(ls, expanded=False), "sub/").bold
+    assert has(styles_at(kind_of("ls").body(ls, expanded=False), "sub/"), "toolTitle")
 
 
 def test_any_other_tool_shows_its_arguments_as_highlighted_json() -> None:
     call = run("mcp__weather", {"city": "Paris", "days": 3}, "sunny")
     kind = kind_of("mcp__weather")
+    assert kind.title(call).plain == "mcp__weather", "the arguments show once, below"
+    assert kind.summary(call) == '{"city": "Paris", "days": 3}'
     body = kind.body(call, expanded=False)
     assert body.plain == '{\n  "city": "Paris",\n  "days": 3\n}\nsunny'
     assert styles_at(body, '"Paris"').color == palette.style("syntaxString").color
