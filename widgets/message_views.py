@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -74,15 +75,15 @@ class ThinkingBlock(StreamingText):
             self.border_title = title
 
 
-def run_mark(run: ToolRun | None) -> tuple[str, str]:
+def run_mark(run: ToolRun | None) -> tuple[str, Style]:
     """A tool run's mark and its style: not started, running, failed or done."""
     if run is None:
-        return "○ ", "dim"
+        return "○ ", palette.style("muted")
     if not run.done:
-        return "◐ ", "yellow"
+        return "◐ ", palette.style("warning")
     if run.is_error:
-        return "✗ ", "bold red"
-    return "✓ ", "bold green"
+        return "✗ ", palette.style("error", "bold")
+    return "✓ ", palette.style("success", "bold")
 
 
 class ToolCallBlock(Static):
@@ -146,27 +147,27 @@ def message_label(item: MessageItem) -> Text:
     message = item.message
     text = Text()
     if isinstance(message, AssistantMessage):
-        text.append("● pi", "bold magenta")
+        text.append("● pi", palette.style("accent", "bold"))
     elif item.role == "user":
-        text.append("❯ you", "bold cyan")
+        text.append("❯ you", palette.style("border", "bold"))
         images = [b for b in getattr(message, "content", []) if getattr(b, "mime_type", None)]
         if isinstance(message.content, list) and images:
-            text.append(f"  [{len(images)} image{'s' if len(images) > 1 else ''} attached]", "yellow")
+            text.append(f"  [{len(images)} image{'s' if len(images) > 1 else ''} attached]", palette.style("warning"))
     elif isinstance(message, BashExecutionMessage):
-        text.append("$ ", "bold green")
+        text.append("$ ", palette.style("success", "bold"))
         text.append(clean(message.command), "bold")
         if message.exclude_from_context:
-            text.append("  (not sent to the model)", "dim")
+            text.append("  (not sent to the model)", palette.style("muted"))
     elif isinstance(message, CustomMessage):
-        text.append(f"◆ {clean(message.custom_type) or 'extension'}", "bold blue")
+        text.append(f"◆ {clean(message.custom_type) or 'extension'}", palette.style("customMessageLabel", "bold"))
     elif item.role == "compactionSummary":
-        text.append(f"⧉ compaction summary  ({tokens(message.tokens_before)} tokens before)", "bold yellow")
+        text.append(f"⧉ compaction summary  ({tokens(message.tokens_before)} tokens before)", palette.style("warning", "bold"))
     elif item.role == "branchSummary":
-        text.append("⑂ branch summary", "bold yellow")
+        text.append("⑂ branch summary", palette.style("warning", "bold"))
     elif isinstance(message, ToolResultMessage):
         text.append(f"↳ {clean(message.tool_name)} result", "bold")
     else:
-        text.append(f"? {clean(item.role)} (message type pideck does not know)", "bold yellow")
+        text.append(f"? {clean(item.role)} (message type pideck does not know)", palette.style("warning", "bold"))
     return text
 
 
@@ -177,25 +178,25 @@ def message_footer(item: MessageItem) -> Text:
     text = Text()
     if isinstance(message, AssistantMessage):
         if message.stop_reason == "error":
-            text.append("✗ error: ", "bold red")
-            text.append(clean(message.error_message or "the provider returned an error"), "red")
+            text.append("✗ error: ", palette.style("error", "bold"))
+            text.append(clean(message.error_message or "the provider returned an error"), palette.style("error"))
         elif message.stop_reason == "aborted":
-            text.append("■ aborted", "bold yellow")
+            text.append("■ aborted", palette.style("warning", "bold"))
             if message.error_message:
-                text.append(f": {clean(message.error_message)}", "yellow")
+                text.append(f": {clean(message.error_message)}", palette.style("warning"))
         elif message.stop_reason == "length":
-            text.append("… stopped: the reply hit the output token limit", "bold yellow")
+            text.append("… stopped: the reply hit the output token limit", palette.style("warning", "bold"))
     elif isinstance(message, BashExecutionMessage) and not item.streaming:
         if message.cancelled:
-            text.append("■ cancelled", "yellow")
+            text.append("■ cancelled", palette.style("warning"))
         elif message.exit_code not in (0, None):
-            text.append(f"exit code {message.exit_code}", "bold red")
+            text.append(f"exit code {message.exit_code}", palette.style("error", "bold"))
         if message.truncated and message.full_output_path:
-            text.append(f"  output truncated; full output: {clean(message.full_output_path)}", "dim")
+            text.append(f"  output truncated; full output: {clean(message.full_output_path)}", palette.style("muted"))
     return text
 
 
-def tail_text(text: str, count: int, style: str = "") -> Text:
+def tail_text(text: str, count: int, style: str | Style = "") -> Text:
     """The last `count` lines of `text`, after a note of how many more there are."""
     shown, hidden = tail_lines(text, count)
     return safe(("… %d more lines\n" % hidden if hidden else "") + shown, style)
@@ -229,10 +230,10 @@ class MessageView(GrowsInPlace, Vertical):
         text = message_label(self.item)
         message = self.item.message
         if isinstance(message, AssistantMessage) and message.model:
-            text.append(f"  {clean(message.model)}", "dim")
+            text.append(f"  {clean(message.model)}", palette.style("muted"))
         stamp = getattr(message, "timestamp", 0)
         if stamp:
-            text.append("  " + time.strftime("%H:%M:%S", time.localtime(stamp / 1000)), "dim")
+            text.append("  " + time.strftime("%H:%M:%S", time.localtime(stamp / 1000)), palette.style("muted"))
         return text
 
     def _footer(self) -> Text:
@@ -258,8 +259,8 @@ class MessageView(GrowsInPlace, Vertical):
             return safe(block.text[-MAX_RENDERED_OUTPUT:])
         if block.kind == "image":
             label = describe(block.raw, self.session.image_names) if isinstance(block.raw, ImageContent) else "?"
-            return Text(f"[image: {clean(label)}]", "yellow")
-        return Text(f"[{block.kind} block pideck does not show]", "dim")
+            return Text(f"[image: {clean(label)}]", palette.style("warning"))
+        return Text(f"[{block.kind} block pideck does not show]", palette.style("muted"))
 
     async def append_text(self, index: int, delta: str) -> None:
         widget = self.block_widgets.get(index)
@@ -325,7 +326,7 @@ class BannerView(Static):
             text.append(f" — {clean(banner.outcome)}")
         if banner.detail:
             text.append("\n")
-            text.append(clean(banner.detail[:2000]), "dim")
+            text.append(clean(banner.detail[:2000]), palette.style("muted"))
         self.set_class(banner.active, "-active")
         self.update(text)
 
