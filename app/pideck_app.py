@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from rich.console import RenderableType
 from textual import work
 from textual._compositor import CompositorUpdate
-from textual.app import App, SuspendNotSupported
+from textual.app import App, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingsMap
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
@@ -152,6 +153,11 @@ class PideckApp(App[int]):
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's own palette commands but its theme picker, whose themes are not pi's
+        (/theme switches those)."""
+        return (command for command in super().get_system_commands(screen) if command.title != "Theme")
 
     @property
     def key_bindings(self) -> BindingsMap:

@@ -73,6 +73,8 @@ async def test_the_picker_and_save(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run(fake.app(agent(tmp_path, {"theme": "light", "quietStartup": True}))) as pilot:
         app = pilot.app
+        # F1 offers /theme, not Textual's own theme picker (whose themes are not pi's)
+        assert "Theme" not in [command.title for command in app.get_system_commands(app.screen)]
         await send(pilot, "/theme")
         await wait_until(pilot, lambda: isinstance(app.screen, ChoicePicker), what="the picker")
         await pilot.press("home", "down", "enter")  # system, dark, light, ...
