@@ -16,6 +16,7 @@ from app.hotkeys_table import hotkey_sections, hotkeys_table
 from app.launch import interactive_pi
 from protocol.formatting import cost, on_off, tokens
 from protocol.responses import SessionState, SessionStats
+from widgets import palette
 from widgets.info_screen import InfoScreen
 from widgets.pickers import ChoicePicker, model_key
 from widgets.safe_text import safe
@@ -45,7 +46,7 @@ def _not_over_rpc(name: str, reason: str) -> SlashCommand:
 
 def session_table(state: SessionState, stats: SessionStats, auto_retry: bool | None) -> Table:
     table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
-    table.add_column("what", style="dim", no_wrap=True)
+    table.add_column("what", style=palette.style("muted"), no_wrap=True)
     table.add_column("value", overflow="fold")  # a long session path wraps whole, never cut
 
     def row(label: str, value: str, style: str = "") -> None:

@@ -20,6 +20,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from protocol.responses import CommandInfo
+from widgets import palette
 from widgets.file_index import Entry
 from widgets.safe_text import clean
 
@@ -116,7 +117,7 @@ class CompletionMenu(OptionList):
         for candidate in candidates:
             label = Text(clean(candidate.label), "bold")
             if candidate.detail:
-                label.append("  " + clean(candidate.detail), "dim")
+                label.append("  " + clean(candidate.detail), palette.style("muted"))
             self.add_option(Option(label))
         self.highlighted = 0 if candidates else None
         self.display = bool(candidates)

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Static
 
+from widgets import palette
 from widgets.safe_text import clean
 
 
@@ -26,7 +27,8 @@ class CrashBar(Horizontal):
         text.append(clean(reason), "bold")
         text.append("\n")
         text.append(
-            clean(detail) or "The transcript and your prompt stay here; restart pi to resume this session.", "dim"
+            clean(detail) or "The transcript and your prompt stay here; restart pi to resume this session.",
+            palette.style("muted"),
         )
         self.query_one("#crash-reason", Static).update(text)
         button = self.query_one("#crash-restart", Button)

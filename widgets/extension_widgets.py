@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
+from widgets import palette
 from widgets.safe_text import clean
 
 MAX_WIDGET_LINES = 10  # pi's InteractiveMode.MAX_WIDGET_LINES
@@ -32,9 +33,9 @@ def widget_text(lines: Sequence[str]) -> Text:
     rows = rows[:MAX_WIDGET_LINES]
     text = Text("\n".join(rows))
     if (hidden := total - len(rows)) > 0:
-        text.append(f"\n… {hidden:,} more line{'s' if hidden != 1 else ''}", "dim italic")
+        text.append(f"\n… {hidden:,} more line{'s' if hidden != 1 else ''}", palette.style("muted", "italic"))
     return text
 
 
 def more_widgets(count: int) -> Text:
-    return Text(f"… {count:,} more widget{'s' if count != 1 else ''}", "dim italic")
+    return Text(f"… {count:,} more widget{'s' if count != 1 else ''}", palette.style("muted", "italic"))
