@@ -9,8 +9,10 @@ PROVIDER = "scripted"
 MODEL_ID = "scripted-demo"
 
 
-def write_agent_dir(directory: Path, base_url: str, *, context_window: int = 128_000) -> Path:
-    """Write `models.json` (and quiet settings) into `directory`; returns it."""
+def write_agent_dir(directory: Path, base_url: str, *, context_window: int = 128_000, quiet_startup: bool = True) -> Path:
+    """Write `models.json` and settings into `directory`; returns it. `quiet_startup`
+    (pi's setting) keeps pi's start-up header and pideck's welcome text off: on for
+    tests, off for the demo a newcomer starts on."""
     directory.mkdir(parents=True, exist_ok=True)
     models = {
         "providers": {
@@ -43,7 +45,7 @@ def write_agent_dir(directory: Path, base_url: str, *, context_window: int = 128
         }
     }
     (directory / "models.json").write_text(json.dumps(models, indent=2))
-    settings = {"defaultProvider": PROVIDER, "defaultModel": MODEL_ID, "quietStartup": True}
+    settings = {"defaultProvider": PROVIDER, "defaultModel": MODEL_ID, "quietStartup": quiet_startup}
     (directory / "settings.json").write_text(json.dumps(settings, indent=2))
     return directory
 

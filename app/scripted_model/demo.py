@@ -28,7 +28,7 @@ def start_demo(workdir: Path) -> Demo:
     """Start the demo model; its agent dir, sessions and the file it writes and edits live
     in `workdir` (a scratch directory)."""
     model = ScriptedModel(partial(demo_responder, scratch=workdir / "scratch")).start()
-    agent_dir = write_agent_dir(workdir / "agent", model.base_url)
+    agent_dir = write_agent_dir(workdir / "agent", model.base_url, quiet_startup=False)
     env = {"PI_CODING_AGENT_DIR": str(agent_dir), "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1"}
     pi_args = [*pi_model_args(), "--session-dir", str(workdir / "sessions")]
     return Demo(model=model, workdir=workdir, env=env, pi_args=pi_args)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from app.cli import parse_args
@@ -19,6 +21,7 @@ async def test_demo_runs_tools_in_real_pi_and_answers(tmp_path):
     client = RpcClient(config.argv, env=config.env, cwd=config.cwd)
     assert config.demo_server is not None
     scratch = config.demo_server.workdir / "scratch" / "greeter.py"
+    settings = json.loads((config.demo_server.workdir / "agent" / "settings.json").read_text())
     try:
         await client.start()
         records = await client.prompt_and_wait(Prompt(message="hello"), timeout=60)
@@ -31,6 +34,7 @@ async def test_demo_runs_tools_in_real_pi_and_answers(tmp_path):
     assert not any(t.is_error for t in tools)
     assert 'return f"Hello, {name}!"' in written and "hello " not in written, "written, then edited"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"], "nothing of the user's is touched"
+    assert settings["quietStartup"] is False, "a newcomer sees pideck's welcome text"
     assert not scratch.exists(), "the scratch folder goes with the demo"
     edit = next(t for t in tools if t.tool_name == "edit")
     assert isinstance(edit.result.details, dict) and "-1 def greet(name):" in edit.result.details["diff"]
