@@ -92,7 +92,7 @@ async def hotkeys_command(ctx: CommandContext, args: str) -> None:
 
 async def reload_command(ctx: CommandContext, args: str) -> None:
     ctx.reread_settings()
-    ctx.say("Read pi's keybindings.json and display settings again. pi's RPC cannot reload extensions, skills, "
+    ctx.say("Read pi's keybindings.json, display settings and theme again. pi's RPC cannot reload extensions, skills, "
             "prompt templates or context files: restart pideck (with `-- --continue` to keep the session) for those.",
             title="/reload")
 
@@ -150,7 +150,7 @@ COMMANDS = (
     SlashCommand("session", "Show the session's file, ID, messages, tokens, cost and settings", session_command),
     SlashCommand("hotkeys", "Show every key binding", hotkeys_command),
     SlashCommand("quit", "Quit pideck (pi stops with it)", quit_command),
-    SlashCommand("reload", "Read pi's keybindings.json and display settings again", reload_command),
+    SlashCommand("reload", "Read pi's keybindings.json, display settings and theme again", reload_command),
     SlashCommand(
         "settings", "Change what pi's RPC can change: model, thinking, queue modes, auto-compaction/retry",
         settings_command,

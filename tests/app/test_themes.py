@@ -87,3 +87,13 @@ async def test_the_picker_and_save(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: json.loads(settings.read_text()).get("theme") == "dark", what="saved")
         assert json.loads(settings.read_text()) == {"theme": "dark", "quietStartup": True}
         assert f"Theme dark saved as pi's theme setting in {settings}" in notes(app)
+
+
+async def test_reload_reads_the_theme_again(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    env = agent(tmp_path, {"theme": "dark"})
+    async with fake.run(fake.app(env)) as pilot:
+        assert pilot.app.theme == "pi-dark"
+        (tmp_path / "agent" / "settings.json").write_text(json.dumps({"theme": "light"}))
+        await send(pilot, "/reload")
+        await wait_until(pilot, lambda: pilot.app.theme == "pi-light", what="the theme read again")
