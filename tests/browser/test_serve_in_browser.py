@@ -132,6 +132,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         server.stop()
 
 
+@pytest.mark.pi  # each page's pideck runs the real pi
 @pytest.mark.timeout(400)
 def test_a_page_streams_an_answer_answers_a_dialog_and_its_close_ends_pideck(browser: Browser, served: Served) -> None:
     context = browser.new_context(viewport={"width": 1200, "height": 800})
@@ -178,6 +179,7 @@ def test_a_page_streams_an_answer_answers_a_dialog_and_its_close_ends_pideck(bro
     assert "hello from the browser" in files[0].read_text() and "a second question" in files[0].read_text()
 
 
+@pytest.mark.pi
 def test_stopping_the_server_ends_the_pideck_of_an_open_page(browser: Browser, tmp_path: Path) -> None:
     server = Served(tmp_path, "--demo")
     try:
