@@ -4,8 +4,9 @@ Loaded with `-p tests.snapshot_plugin` (pyproject's addopts). pytest-textual-sna
 (1.1.0) stores its SVGs next to the tests in `tests/__snapshots__/<module>/`; here they
 go to `snapshots/<test module>/<test name>.svg` instead.
 
-Determinism: TZ is UTC (transcript timestamps are rendered in local time), and the
-helpers below turn off cursor blinking and wait until the screen stops changing.
+Determinism: TZ is UTC (transcript timestamps are rendered in local time), COLORFGBG is
+unset (it would choose the theme's light or dark side), and the helpers below turn off
+cursor blinking and wait until the screen stops changing.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ SNAPSHOT_ROOT = Path(__file__).resolve().parent.parent / "snapshots"
 
 os.environ["TZ"] = "UTC"
 time.tzset()
+os.environ.pop("COLORFGBG", None)  # a light terminal's would draw the system theme light
 
 
 class TopLevelSVGExtension(SVGImageExtension):
