@@ -27,8 +27,9 @@ from app.pi_settings import exit_output_setting
 from protocol.messages import BashExecutionMessage
 from protocol.responses import SessionState
 from protocol.session_model import Banner, MessageItem, SessionModel
-from widgets.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text, tool_summary
-from widgets.safe_text import clean, safe
+from widgets.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text
+from widgets.safe_text import clean
+from widgets.tool_kinds import Call, kind_of
 from widgets.transcript import hidden_in_transcript
 from widgets import palette
 
@@ -73,7 +74,7 @@ def _body(model: SessionModel, item: MessageItem) -> Iterator[RenderableType]:
         call = block.tool_call
         if call is not None:
             run = model.tools.get(call.id)
-            line = Text.assemble(run_mark(run), (clean(call.name), "bold"), "  ", safe(tool_summary(call.name, call.arguments), palette.style("toolPath")))
+            line = Text.assemble(run_mark(run), kind_of(call.name).title(Call(call.name, call.arguments, run, model.cwd)))
             yield Group(line, *_output(run.output if run is not None else ""))
         elif block.kind == "text" and block.text.strip():
             yield Markdown(clean(block.text)) if markdown else tail_text(block.text.rstrip("\n"), 40)

@@ -61,7 +61,7 @@ def test_the_conversation_then_how_to_resume_it(tmp_path: Path) -> None:
     lines = [line.rstrip() for line in text.splitlines()]
     assert "❯ you" in lines and "  Is [bold]this[/bold] literal?" in lines, "the text as typed, not markup"
     assert "  Plan" in lines and "  Run make." in lines, "markdown rendered"
-    assert "  ✓ bash  make all" in lines and "  … 7 more lines" in lines and "  line 9" in lines
+    assert "  ✓ $ make all  exit 0" in lines and "  … 7 more lines" in lines and "  line 9" in lines, "a call as the transcript titles it"
     assert not any("line 6" in line for line in lines), "a tool's output ends in its last lines"
     assert "$ git status" in lines and "  exit code 1" in lines
     assert "  ✗ error: overloaded" in lines

@@ -152,6 +152,13 @@ async def test_each_tool_drawn_by_kind_live_and_after_resume(pi_harness: PiHarne
         await pilot.pause()
         check_tour(app, project, live=True)
 
+        await pilot.press("ctrl+o")  # every kind expands, and collapses again
+        await wait_until(pilot, lambda: "… 9,800 more lines · click to see all" in blocks(app)["tour_write_big"].plain, what="expanded")
+        shown = blocks(app)
+        assert len(shown["tour_write_big"].plain.split("\n")) == 202
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: "… 9,990 more lines" in blocks(app)["tour_write_big"].plain, what="collapsed")
+
         big = next(block for block in app.query(ToolCallBlock) if block.tool_call_id == "tour_write_big")
         app.main.transcript.show_view(big)
         await pilot.pause()
