@@ -52,6 +52,7 @@ from widgets.transcript_search import SearchBar
 
 SIDE_MIN_WIDTH = 100  # columns below which the side panes hide themselves
 DOUBLE_ESCAPE = 0.5  # seconds within which a second Esc on an empty prompt is doubleEscapeAction's (as pi)
+QUIET_FOR = 0.2  # seconds without a frame of the session's changes after which the tick turns the spinner
 
 
 class MainScreen(Screen[None]):
@@ -146,6 +147,7 @@ class MainScreen(Screen[None]):
         self.code_block_indent: str | None = None  # pi's markdown.codeBlockIndent (markdown_stream reads it)
         self._tools_expanded = False
         self._side_chosen: bool | None = None  # F2 / F3 showed or hid the side panes
+        self.status_at = 0.0  # monotonic time the session's changes last refreshed the status line
         self.files = FileCache(self._list_files)  # for `@` completion
 
     def compose(self) -> ComposeResult:
@@ -232,14 +234,16 @@ class MainScreen(Screen[None]):
             self.stats.refresh_stats()
         if changes.extension_ui:
             await self._refresh_extension_widgets()
-        if changes.run or changes.extension_ui or changes.protocol_errors or changes.session:
-            self.status.refresh_status()  # (session: a model chosen, or none)
+        if changes.run or changes.extension_ui or changes.protocol_errors or changes.session or self.session.running:
+            self.status.refresh_status()  # (session: a model chosen, or none; running: the spinner turns)
+            self.status_at = time.monotonic()
         if changes.editor_text is not None:
             self.editor.load(clean(changes.editor_text))  # no terminal controls back to pi
 
     def animate(self) -> None:
-        """The spinner and running tools' durations (the App's tick)."""
-        if self.session.running or self.status.starting_since is not None:
+        """The spinner and running tools' durations (the App's tick). While the transcript
+        streams the spinner turns on its frames, so the tick draws no frame of its own."""
+        if (self.session.running or self.status.starting_since is not None) and time.monotonic() - self.status_at >= QUIET_FOR:
             self.status.refresh_status()
             if any(not run.done for run in self.session.tools.values()):
                 self.tool_log.refresh_runs()

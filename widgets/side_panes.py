@@ -25,6 +25,7 @@ from widgets import palette
 MAX_TOOL_ROWS = 500
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 STATUS_CHARS = 200  # of an extension's status (the line shows less)
+SPIN_EVERY = 0.25  # seconds between the spinner's steps, at the most
 MB = 1024 * 1024
 
 
@@ -219,12 +220,15 @@ class StatusLine(Static):
         self.loading_since: float | None = None  # monotonic time a session's messages were asked for, until shown
         self.received: Callable[[], int] = lambda: 0  # bytes of pi's answer read so far, while loading
         self.problems = ""  # set by app.problem_monitor: what pi sent that pideck could not use
+        self.spun_at = 0.0  # monotonic time of the spinner's last step
+        self._shown = Text()
 
     def refresh_status(self) -> None:
         session = self.session
         text = Text(no_wrap=True, overflow="ellipsis")
         if session.running:
-            self.frame += 1
+            if (now := time.monotonic()) - self.spun_at >= SPIN_EVERY:  # on whichever frame comes
+                self.frame, self.spun_at = self.frame + 1, now
             text.append(f"{SPINNER[self.frame % len(SPINNER)]} working", palette.style("warning", "bold"))
             text.append(f" · turn {session.turns}", palette.style("muted"))
             if session.retry is not None:
@@ -254,4 +258,6 @@ class StatusLine(Static):
             text.append("  │ ", palette.style("muted"))
             text.append(clean(value[:STATUS_CHARS]).replace("\n", " "), "")
             text.append(f" ({clean(key[:STATUS_CHARS])})", palette.style("muted"))
-        self.update(text, layout=False)  # one line, however long: the spinner never moves the layout
+        if text != self._shown:  # a frame only when the line changed
+            self._shown = text
+            self.update(text, layout=False)  # one line, however long: the spinner never moves the layout
