@@ -336,8 +336,8 @@ class PideckApp(App[int]):
         if (isinstance(renderable, CompositorUpdate) and self._running and not self._closed and not self._batch_count
                 and self._driver is not None and not self.is_headless and not self.is_inline):
             text = self.terminal_lines.render(renderable, self.console, self.size)
-            if not text:
-                return
+            if not self.terminal_lines.cursor_moved(self.cursor_position) and not text:
+                return  # (the terminal's own cursor may be shown: Textual moves it after each update)
             renderable = UnchangedLeftOut(text)
         super()._display(screen, renderable)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.segment import Segment
 from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
-from textual.geometry import Size
+from textual.geometry import Offset, Size
 from textual.strip import Strip
 
 
@@ -27,10 +27,17 @@ class TerminalLines:
     def __init__(self) -> None:
         self._lines: dict[int, dict[int, tuple[int, str]]] = {}  # y -> x -> (end, text)
         self._size: Size | None = None
+        self._cursor: Offset | None = None  # where the terminal's cursor was last put
 
     def forget(self) -> None:
         """The terminal lost what it showed (a resume, a new size): write everything again."""
         self._lines.clear()
+        self._cursor = None
+
+    def cursor_moved(self, cursor: Offset) -> bool:
+        """True (and now known) when the terminal's cursor is to go elsewhere than it is."""
+        moved, self._cursor = cursor != self._cursor, cursor
+        return moved
 
     def _changed(self, y: int, x: int, end: int, text: str) -> bool:
         """True (and now known) when `text` over columns x..end is not what line y shows."""

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from textual._compositor import ChopsUpdate, LayoutUpdate
-from textual.geometry import Region, Size
+from textual.geometry import Offset, Region, Size
 from textual.strip import Strip
 
 from app.unchanged_lines import TerminalLines
@@ -70,3 +70,12 @@ def test_a_new_size_or_forget_sends_everything_again() -> None:
     assert "two" in lines.render(full("one", "two", "three"), CONSOLE, Size(20, 4))
     lines.forget()
     assert "two" in lines.render(full("one", "two", "three"), CONSOLE, Size(20, 4))
+
+
+def test_the_cursor_moving_is_a_change_until_forgotten() -> None:
+    lines = TerminalLines()
+    assert lines.cursor_moved(Offset(3, 1))
+    assert not lines.cursor_moved(Offset(3, 1))
+    assert lines.cursor_moved(Offset(4, 1))
+    lines.forget()
+    assert lines.cursor_moved(Offset(4, 1))
