@@ -30,8 +30,8 @@ from widgets.code_lines import code_lines, gutter, lexer_for, numbered
 from widgets.safe_text import clean
 from widgets.tool_output import output_preview
 
-CODE_PREVIEW = 10  # collapsed: a written file's or a read's first lines
-DIFF_PREVIEW = 24  # collapsed: an edit's first diff rows
+CODE_PREVIEW = 8  # collapsed: a written file's or a read's first lines (as many as other output shows)
+DIFF_PREVIEW = 16  # collapsed: an edit's first diff rows (two hunks of pi's usual context)
 EXPANDED_ROWS = 200  # expanded: at most this many (the full view shows all)
 CHUNK = 256  # the full view highlights code this many lines at a time
 MORE = " (ctrl+o expands, click shows all)"

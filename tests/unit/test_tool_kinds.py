@@ -100,7 +100,7 @@ def test_write_highlights_by_language_and_collapses_a_long_file() -> None:
     assert kind.title(call).plain == "write gen.py · 500 lines"
     body = kind.body(call, expanded=False)
     lines = body.plain.split("\n")
-    assert lines[0] == " 1 x_0 = 0" and lines[9] == "10 x_9 = 9" and lines[-1].startswith("… 490 more lines")
+    assert lines[0] == "1 x_0 = 0" and lines[7] == "8 x_7 = 7" and lines[-1].startswith("… 492 more lines")
     assert styles_at(body, "0\n").color == palette.style("syntaxNumber").color
     assert len(kind.body(call, expanded=True).plain.split("\n")) == 201
     full = kind.full(call)
@@ -214,3 +214,21 @@ def test_full_view_rows_are_styled_without_changing_their_text(call: Call) -> No
     assert full.style is not None
     assert [full.style(index, clean(row).expandtabs(4)).plain for index, row in enumerate(rows)] == [clean(r).expandtabs(4) for r in rows]
     assert any(full.style(index, row).spans for index, row in enumerate(rows))
+
+
+@pytest.mark.parametrize("name", ["edit", "write", "read", "bash", "grep", "find", "ls", "other"])
+@pytest.mark.parametrize("args", [None, "text", [1, 2], {"path": 5, "edits": "no", "content": 3, "offset": "a", "limit": -2,
+                                                         "command": None, "pattern": ["x"], "oldText": 1}])  # fmt: skip
+@pytest.mark.parametrize("details", [None, "x", {"diff": ["a"], "patch": 1}, {"diff": "+1 a\n-x"}])
+def test_odd_arguments_and_details_never_raise(name: str, args: Any, details: Any) -> None:
+    kind = kind_of(name)
+    for done, error in ((False, False), (True, False), (True, True)):
+        call = run(name, args, "out\x1b[31m put", details, done=done, error=error)
+        assert kind.title(call).plain.startswith(("$", name))
+        kind.summary(call)
+        for expanded in (False, True):
+            assert "\x1b" not in kind.body(call, expanded).plain
+        full = kind.full(call)
+        for index, row in enumerate(full.text.split("\n")):
+            if full.style is not None:
+                full.style(index, clean(row).expandtabs(4))
