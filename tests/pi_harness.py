@@ -420,10 +420,16 @@ class Fake:
             "--stream", str(self.stream), *self.args,
         )
 
+    @property
+    def agent_dir(self) -> Path:
+        """An empty pi agent directory: pideck reads pi's settings, themes and keys there,
+        never the developer's own `~/.pi/agent` (a test that wants some passes its own)."""
+        return self.dir / "pi-agent"
+
     def config(self, env: Mapping[str, str] | None = None) -> LaunchConfig:
         """pideck's launch config for this child; `env` is added to this process's."""
         return LaunchConfig(
-            argv=self.argv, env={**os.environ, **(env or {})}, cwd=self.dir, demo=False,
+            argv=self.argv, env={**os.environ, "PI_CODING_AGENT_DIR": str(self.agent_dir), **(env or {})}, cwd=self.dir, demo=False,
             protocol_log=self.dir / "protocol.log",
         )
 
@@ -587,6 +593,7 @@ class TmuxPideck:
         command = shlex.join([*wrapper, str(pideck), "--pi", shlex.join(fake.argv), "--protocol-log",
                               str(fake.dir / "p.log")])
         started = self._tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "36", "-e", "TERM=xterm-256color",
+                             "-e", f"PI_CODING_AGENT_DIR={fake.agent_dir}",
                              "-c", str(ROOT), "bash --norc --noprofile -i" if typed else command)
         assert started.returncode == 0, started.stderr
         self.socket_path = self._tmux("display-message", "-p", "#{socket_path}").stdout.strip()

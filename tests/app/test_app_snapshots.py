@@ -127,12 +127,12 @@ def test_extension_dialog_over_app(snap_compare: Any, tmp_path: Path, kind: str)
     assert fake.snap(snap_compare, steps)
 
 
-def test_pi_could_not_start(snap_compare: Any) -> None:
+def test_pi_could_not_start(snap_compare: Any, tmp_path: Path) -> None:
     # Relative argv and cwd: the screen prints the command, so it must not hold a temp path.
     config = LaunchConfig(
         argv=("python3", "tests/fake_pi.py", "--exit", "2", "--exit-delay", "0.5", "--stderr",
               "Error: No API key found for provider anthropic.\nRun pi and use /login."),
-        env=dict(os.environ), cwd=ROOT, demo=False, protocol_log=Path(os.devnull),
+        env={**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path)}, cwd=ROOT, demo=False, protocol_log=Path(os.devnull),
     )
 
     async def run_before(pilot: Any) -> None:

@@ -31,8 +31,9 @@ def still_spinner(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def themed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, theme: str) -> None:
-    """pi's agent directory with `theme` as its setting; a terminal that says nothing of its colours."""
-    agent = tmp_path / "agent"
+    """pi's agent directory (the one `Fake(tmp_path)` gives pideck) with `theme` as its
+    setting; a terminal that says nothing of its colours."""
+    agent = Fake(tmp_path).agent_dir
     agent.mkdir()
     (agent / "settings.json").write_text(json.dumps({"theme": theme}))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
