@@ -47,6 +47,7 @@ from app.unchanged_lines import TerminalLines, UnchangedLeftOut
 from app.slash_commands import REGISTRY
 from app.command_context import CommandContext
 from app.crash_recovery import CrashRecovery
+from app.dim_filter import use_safe_dim_filter
 from app.early_start import pi_client
 from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.commands import ExtensionUIResponse, GetCommands, GetMessages, GetSessionStats, GetState
@@ -87,6 +88,7 @@ class PideckApp(App[int]):
     def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None,
                  terminal_colors: tuple[RGB | None, RGB | None] = (None, None)) -> None:
         super().__init__()
+        use_safe_dim_filter(self._filters)  # TEXTUAL_FILTERS=dim with the terminal's own colours
         install_alt_keys()
         install_alt_arrows()
         install_hangup_guards()
