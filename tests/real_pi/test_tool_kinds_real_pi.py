@@ -125,13 +125,16 @@ def check_tour(app: PideckApp, project: str, *, live: bool) -> None:
     assert ls.plain.split("\n")[0].startswith(f"✓ ls {project} · 4 entries")
     at, name = row(ls, "big.py")
     assert has(style_at(ls, at), "toolPath")
-    if not app.session.tools["tour_grep"].is_error:  # pi needs ripgrep on the PATH
-        grep = shown["tour_grep"]
-        assert "· 11 matches" in grep.plain.split("\n")[0]
-        at, match = row(grep, "long.py:40: ")
-        assert has(style_at(grep, at), "toolPath") and has(style_at(grep, at + len("long.py")), "lineNumber")
-    if not app.session.tools["tour_find"].is_error:  # pi needs fd 9 or later (Debian has 8)
-        assert "· 3 files" in shown["tour_find"].plain.split("\n")[0], shown["tour_find"].plain
+    assert not app.session.tools["tour_grep"].is_error, "pi's grep needs ripgrep on the PATH (.ci/run installs it)"
+    grep = shown["tour_grep"]
+    assert "· 11 matches" in grep.plain.split("\n")[0]
+    at, match = row(grep, "long.py:40: ")
+    assert has(style_at(grep, at), "toolPath") and has(style_at(grep, at + len("long.py")), "lineNumber")
+    find = shown["tour_find"]
+    if app.session.tools["tour_find"].is_error:  # pi needs fd 9 or later; Debian's is 8: pi's error, drawn as one
+        assert find.plain.startswith("✗ find") and has(style_at(find, find.plain.index("\n") + 1), "error"), find.plain
+    else:
+        assert "· 3 files" in find.plain.split("\n")[0], find.plain
 
     log = app.query_one(ToolLog)
     rows = [str(log.get_option_at_index(index).prompt) for index in range(log.option_count)]
