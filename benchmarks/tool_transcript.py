@@ -41,8 +41,9 @@ LAST = "ZZLASTANSWER"
 COMMON = {"api": "openai-completions", "provider": "scripted", "model": "scripted-demo"}
 
 
-def _python_line(number: int) -> str:
-    return f"    value_{number} = compute(items[{number}], limit={number % 17})  # step {number}"
+def _python_line(number: int, file: int = 0) -> str:
+    """A line of Python; each file's lines are its own (no cache can take one file for another)."""
+    return f"    value_{file}_{number} = compute(items[{number}], limit={(number + file) % 17})  # step {number}"
 
 
 def _edit_details(index: int) -> dict[str, Any]:
@@ -51,10 +52,10 @@ def _edit_details(index: int) -> dict[str, Any]:
     rows: list[str] = []
     for number in range(1, DIFF_LINES + 1):
         if number % 150 == 10:
-            rows.append(f"-{number:>{width}} {_python_line(number)}")
-            rows.append(f"+{number:>{width}} {_python_line(number).replace('compute', f'compute_v{index}')}")
+            rows.append(f"-{number:>{width}} {_python_line(number, index)}")
+            rows.append(f"+{number:>{width}} {_python_line(number, index).replace('compute', f'compute_v{index}')}")
         else:
-            rows.append(f" {number:>{width}} {_python_line(number)}")
+            rows.append(f" {number:>{width}} {_python_line(number, index)}")
     patch = f"--- src/module_{index}.py\n+++ src/module_{index}.py\n@@ -1,3 +1,3 @@\n-old\n+new\n"
     return {"diff": "\n".join(rows), "patch": patch, "firstChangedLine": 10}
 
@@ -62,7 +63,6 @@ def _edit_details(index: int) -> dict[str, Any]:
 def session_messages(kinds: bool) -> list[Any]:
     """The session's messages: per tool, a call and its result; then the answer."""
     raw: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": "Rename compute everywhere."}], "timestamp": 1}]
-    source = "\n".join(_python_line(number) for number in range(1, READ_LINES + 1))
     for index in range(TOOLS):
         call = f"call_{index}"
         if index % 2 == 0:
@@ -72,7 +72,7 @@ def session_messages(kinds: bool) -> list[Any]:
             plain = details["diff"]
         else:
             name, args, details = "read", {"path": f"src/file_{index}.py"}, None
-            text = plain = source
+            text = plain = "\n".join(_python_line(number, index) for number in range(1, READ_LINES + 1))
         if not kinds:
             name, args, details, text = "plain_output", {}, None, plain
         raw.append({**COMMON, "role": "assistant", "stopReason": "toolUse", "timestamp": 2,

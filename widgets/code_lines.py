@@ -7,9 +7,11 @@ language Pygments does not know shows as plain text.
 
 from __future__ import annotations
 
+import re
+from fnmatch import translate
 from functools import lru_cache
 
-from pygments.lexers import get_lexer_for_filename
+from pygments.lexers import get_all_lexers, get_lexer_for_filename
 from pygments.util import ClassNotFound
 from rich.syntax import Syntax
 from rich.text import Text
@@ -20,10 +22,29 @@ from widgets.safe_text import clean
 TAB = 4
 
 
-@lru_cache(maxsize=256)
+_SIMPLE_PATTERN = re.compile(r"\*\.[A-Za-z0-9_+-]+")
+
+
+@lru_cache(maxsize=1)
+def _name_patterns() -> re.Pattern[str]:
+    """Pygments' file-name patterns that are more than `*.ext` (`Makefile`, `*.html.j2`...), as one."""
+    patterns = {pattern for _, _, globs, _ in get_all_lexers() for pattern in globs if not _SIMPLE_PATTERN.fullmatch(pattern)}
+    return re.compile("|".join(translate(pattern) for pattern in sorted(patterns)))
+
+
 def lexer_for(path: str) -> str | None:
-    """The Pygments lexer name for a file's name, or None (plain text)."""
+    """The Pygments lexer name for a file's name, or None (plain text). Pygments tries
+    every lexer's patterns on each name; a name only `*.ext` patterns can match is looked
+    up once per extension."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    stem, dot, extension = name.rpartition(".")
+    if dot and stem and not _name_patterns().match(name):
+        return _lexer_named("x." + extension)
+    return _lexer_named(name)
+
+
+@lru_cache(maxsize=256)
+def _lexer_named(name: str) -> str | None:
     try:
         return get_lexer_for_filename(name).aliases[0]
     except (ClassNotFound, IndexError, ValueError):

@@ -232,3 +232,12 @@ def test_odd_arguments_and_details_never_raise(name: str, args: Any, details: An
         for index, row in enumerate(full.text.split("\n")):
             if full.style is not None:
                 full.style(index, clean(row).expandtabs(4))
+
+
+@pytest.mark.parametrize(("path", "lexer"), [
+    ("src/app.py", "python"), ("a/b/Makefile", "make"), ("CMakeLists.txt", "cmake"), ("page.html.j2", "html+django"),
+    (".bashrc", "bash"), ("Dockerfile", "docker"), ("notes.zzz", None), ("README", None), ("C:\\src\\main.rs", "rust"),
+])
+def test_the_language_comes_from_the_file_name_as_pygments_names_it(path: str, lexer: str | None) -> None:
+    """Names only `*.ext` patterns match are looked up per extension; the others in full."""
+    assert lexer_for(path) == lexer
