@@ -397,6 +397,13 @@ def transcript_text(app: PideckApp) -> str:
     return "\n".join(parts)
 
 
+def own_agent_dir(folder: Path) -> Path:
+    """The pi agent directory pideck gets in a test over a fake child in `folder`: empty
+    unless the test writes in it, so pideck reads pi's settings, themes and keys there and
+    never the developer's own `~/.pi/agent`."""
+    return folder / "pi-agent"
+
+
 class Fake:
     """One fake pi child (tests/fake_pi.py): its options, command log and control file.
 
@@ -422,9 +429,7 @@ class Fake:
 
     @property
     def agent_dir(self) -> Path:
-        """An empty pi agent directory: pideck reads pi's settings, themes and keys there,
-        never the developer's own `~/.pi/agent` (a test that wants some passes its own)."""
-        return self.dir / "pi-agent"
+        return own_agent_dir(self.dir)
 
     def config(self, env: Mapping[str, str] | None = None) -> LaunchConfig:
         """pideck's launch config for this child; `env` is added to this process's."""
@@ -593,7 +598,7 @@ class TmuxPideck:
         command = shlex.join([*wrapper, str(pideck), "--pi", shlex.join(fake.argv), "--protocol-log",
                               str(fake.dir / "p.log")])
         started = self._tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "36", "-e", "TERM=xterm-256color",
-                             "-e", f"PI_CODING_AGENT_DIR={fake.agent_dir}",
+                             "-e", f"PI_CODING_AGENT_DIR={own_agent_dir(fake.dir)}",
                              "-c", str(ROOT), "bash --norc --noprofile -i" if typed else command)
         assert started.returncode == 0, started.stderr
         self.socket_path = self._tmux("display-message", "-p", "#{socket_path}").stdout.strip()
