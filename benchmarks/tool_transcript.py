@@ -170,10 +170,10 @@ def run(runs: int = RUNS) -> list[Row]:
     found = asyncio.run(measure(runs))
     kinds, plain, empty = ({key: h.median(values) for key, values in found[name].items()} for name in ("kinds", "plain", "empty"))
     return [
-        Row("tool_transcript: 200 results to screen (by kind vs plain)", kinds["load"], "s", "plain text", plain["load"]),
-        Row(f"tool_transcript: scroll {PAGES} pages (by kind vs plain)", kinds["scroll"], "s", "plain text", plain["scroll"]),
-        Row(f"tool_transcript: {DELTAS:,}-delta reply after them (vs empty transcript)", kinds["stream"], "s",
+        Row("200 results to screen (by kind vs plain)", kinds["load"], "s", "plain text", plain["load"]),
+        Row(f"scroll {PAGES} pages (by kind vs plain)", kinds["scroll"], "s", "plain text", plain["scroll"]),
+        Row(f"{DELTAS:,}-delta reply after them (vs empty transcript)", kinds["stream"], "s",
             "empty transcript", empty["stream"]),
-        Row(f"tool_transcript: {DELTAS:,}-delta reply after plain results (vs empty)", plain["stream"], "s",
+        Row(f"{DELTAS:,}-delta reply after plain results (vs empty)", plain["stream"], "s",
             "empty transcript", empty["stream"]),
     ]
