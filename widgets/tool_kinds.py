@@ -502,7 +502,23 @@ class BashKind(Kind):
         return FullOutput(call.output, style)
 
 
-class GrepKind(Kind):
+class RowsKind(Kind):
+    """A tool whose body is its output alone, its rows styled by `rows` (unless it failed)."""
+
+    def __init__(self, rows: Callable[[str, str], Text]) -> None:
+        self.rows = rows
+
+    def body(self, call: Call, expanded: bool) -> Text:
+        return self.output(call, expanded) if call.output else Text()
+
+    def output(self, call: Call, expanded: bool) -> Text:
+        return output_preview(call.output, expanded, _error(call), render=None if call.failed else self.rows)
+
+    def full(self, call: Call) -> FullOutput:
+        return FullOutput(call.output, lambda index, row: self.rows(row, ""))
+
+
+class GrepKind(RowsKind):
     """pi's `grep`: `path:line: text` rows with the path and number styled, matches counted."""
 
     def title(self, call: Call) -> Text:
@@ -511,21 +527,12 @@ class GrepKind(Kind):
         text.append(f" in {shown_path(call.arg('path') or '.', call.cwd, call.width)}", palette.style("toolPath"))
         if call.done and not call.failed:
             code, _ = _notice(call.output)
-            matches = sum(1 for line in code.split("\n") if _GREP.match(line) and _GREP.match(line).group(2) == ":")
+            matches = sum(1 for line in code.split("\n") if (match := _GREP.match(line)) and match.group(2) == ":")
             text.append(f" · {_count(matches, 'match')}" if matches else " · no matches", palette.style("muted"))
         return text
 
     def key_argument(self, call: Call) -> str:
         return clean(call.arg("pattern"))[:200]
-
-    def body(self, call: Call, expanded: bool) -> Text:
-        return self.output(call, expanded) if call.output else Text()
-
-    def output(self, call: Call, expanded: bool) -> Text:
-        return output_preview(call.output, expanded, _error(call), render=None if call.failed else grep_line)
-
-    def full(self, call: Call) -> FullOutput:
-        return FullOutput(call.output, lambda index, row: grep_line(row))
 
 
 _GREP = re.compile(r"(.+?)([:-])(\d+)\2 ")
@@ -548,10 +555,11 @@ def grep_line(line: str, style: str = "") -> Text:
     return text
 
 
-class ListKind(Kind):
+class ListKind(RowsKind):
     """pi's `find` and `ls`: one path a line, directories marked, entries counted."""
 
     def __init__(self, noun: str) -> None:
+        super().__init__(path_lines)
         self.noun = noun
 
     def title(self, call: Call) -> Text:
@@ -559,8 +567,8 @@ class ListKind(Kind):
         pattern = call.arg("pattern")
         if pattern:
             text.append(f" {clean(pattern)[:200]}", palette.style("accent"))
-        text.append(f" in {shown_path(call.arg('path') or '.', call.cwd, call.width)}" if pattern else f" {shown_path(call.arg('path') or '.', call.cwd, call.width)}",
-                    palette.style("toolPath"))  # fmt: skip
+        where = shown_path(call.arg("path") or ".", call.cwd, call.width)
+        text.append(f" in {where}" if pattern else f" {where}", palette.style("toolPath"))
         if call.done and not call.failed:
             code, _ = _notice(call.output)
             entries = [line for line in code.split("\n") if line.strip() and not line.startswith("(")]
@@ -569,15 +577,6 @@ class ListKind(Kind):
 
     def key_argument(self, call: Call) -> str:
         return clean(call.arg("pattern") or call.arg("path"))[:200]
-
-    def body(self, call: Call, expanded: bool) -> Text:
-        return self.output(call, expanded) if call.output else Text()
-
-    def output(self, call: Call, expanded: bool) -> Text:
-        return output_preview(call.output, expanded, _error(call), render=None if call.failed else path_lines)
-
-    def full(self, call: Call) -> FullOutput:
-        return FullOutput(call.output, lambda index, row: path_lines(row))
 
 
 def path_lines(lines: str, style: str = "") -> Text:
@@ -601,7 +600,7 @@ def path_lines(lines: str, style: str = "") -> Text:
 GENERIC = Kind()
 KINDS: dict[str, Kind] = {
     "edit": EditKind(), "write": WriteKind(), "read": ReadKind(), "bash": BashKind(),
-    "grep": GrepKind(), "find": ListKind("file"), "ls": ListKind("entry"),
+    "grep": GrepKind(grep_line), "find": ListKind("file"), "ls": ListKind("entry"),
 }  # fmt: skip
 
 
