@@ -94,10 +94,7 @@ class PideckApp(App[int]):
         install_hangup_guards()
         self.config = config
         self.session = SessionModel()
-        # pi's working directory (`@` paths, /resume's folder): where it was started, then the
-        # one its session records, as a switch to a session of another directory moves pi there
         self.cwd = Path(config.cwd)
-        self.session.cwd = str(self.cwd)
         self.attachments = Attachments(self, self.session.image_names, lambda: self.cwd)
         self.client = client or pi_client(config)
         self._remove_listener = lambda: None
@@ -343,6 +340,17 @@ class PideckApp(App[int]):
             renderable = UnchangedLeftOut(text)
         super()._display(screen, renderable)
 
+    @property
+    def cwd(self) -> Path:
+        """pi's working directory (`@` paths, /resume's folder): where it was started, then the
+        one its session records, as a switch to a session of another directory moves pi there.
+        The session model holds it: tool paths show relative to it."""
+        return Path(self.session.cwd)
+
+    @cwd.setter
+    def cwd(self, value: Path) -> None:
+        self.session.cwd = str(value)
+
     def _write_to_terminal(self, sequence: str) -> None:
         if self._driver is not None:
             self._driver.write(sequence)
@@ -404,7 +412,6 @@ class PideckApp(App[int]):
             if (state.session_file and self.config.remote is None  # pi's file is on its host
                     and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None):
                 self.cwd = cwd
-                self.session.cwd = str(cwd)
             self.session.set_state(state)
             self.session.load_messages(messages.messages)
             if not state.pending_message_count:  # a session pi switched to starts with an empty queue
