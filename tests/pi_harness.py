@@ -55,6 +55,7 @@ from typing import Any, TypeVar
 
 import msgspec
 from rich.console import Group
+from rich.style import Style
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
@@ -73,6 +74,7 @@ from protocol.events import AgentSettled
 from protocol.protocol_log import ProtocolLog
 from protocol.responses import SessionState
 from protocol.session_files import SessionSummary
+from widgets import palette
 from widgets.markdown_stream import StreamingText
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatsPane
@@ -384,6 +386,15 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], Any], timeout: f
                 detail = f"; transcript:\n{transcript_text(app)[-2000:]}\npi stderr:\n{app.client.stderr_tail[-2000:]}"
             raise AssertionError(f"timed out waiting for {what or condition}{detail}")
         await pilot.pause(0.02)
+
+
+def has_role(style: Style, role: str) -> bool:
+    """Whether `style` carries what the palette role sets (its colour, or its attributes)."""
+    wanted = palette.style(role)
+    if wanted.color is not None:
+        return style.color == wanted.color
+    attributes = [name for name in ("bold", "dim", "italic", "reverse", "underline") if getattr(wanted, name)]
+    return bool(attributes) and all(getattr(style, name) for name in attributes)
 
 
 def transcript_text(app: PideckApp) -> str:

@@ -8,18 +8,15 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
-from tests.pi_harness import SIZE, PiHarness, quiesce, send, transcript_text, wait_until
-from textual.widgets import OptionList
+from tests.pi_harness import SIZE, PiHarness, has_role, quiesce, send, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
 from app.scripted_model.scenarios import tool_tour, write_tour_project
-from widgets import palette
 from widgets.message_views import ToolCallBlock
 from widgets.session_picker import SessionPicker
 from widgets.side_panes import ToolLog
@@ -49,15 +46,6 @@ def style_at(text: Text, offset: int) -> Style:
     return text.get_style_at_offset(CONSOLE, offset)
 
 
-def has(style: Style, role: str) -> bool:
-    """Whether `style` carries what the palette role sets (its colour, or its attributes)."""
-    wanted = palette.style(role)
-    if wanted.color is not None:
-        return style.color == wanted.color
-    attributes = [name for name in ("bold", "dim", "italic", "reverse", "underline") if getattr(wanted, name)]
-    return bool(attributes) and all(getattr(style, name) for name in attributes)
-
-
 def only_sgr_reaches_the_terminal(text: Text) -> None:
     CONSOLE.file = io.StringIO()
     CONSOLE.print(text)
@@ -74,30 +62,30 @@ def check_tour(app: PideckApp, project: str, *, live: bool) -> None:
     assert edit.plain.split("\n")[0].startswith(f"✓ edit {project}/long.py +2 −1")
     at, removed = row(edit, "- ")
     assert re.fullmatch(r"-\s+5 def step_2\(value\):", removed), removed
-    assert has(style_at(edit, at), "toolDiffRemoved") and has(style_at(edit, at + len(removed) - 1), "toolDiffRemoved")
+    assert has_role(style_at(edit, at), "toolDiffRemoved") and has_role(style_at(edit, at + len(removed) - 1), "toolDiffRemoved")
     word = at + removed.index("step_2")
-    assert has(style_at(edit, word), "toolDiffEmphasis") and not has(style_at(edit, at + removed.index("def")), "toolDiffEmphasis")
+    assert has_role(style_at(edit, word), "toolDiffEmphasis") and not has_role(style_at(edit, at + removed.index("def")), "toolDiffEmphasis")
     at, added = row(edit, "+ ")
     assert re.fullmatch(r"\+\s+5 def step_two\(value\):", added), added
-    assert has(style_at(edit, at), "toolDiffAdded") and has(style_at(edit, at + added.index("step_two")), "toolDiffEmphasis")
+    assert has_role(style_at(edit, at), "toolDiffAdded") and has_role(style_at(edit, at + added.index("step_two")), "toolDiffEmphasis")
     at, context = row(edit, "    4 ")  # a context row: marker blank, its number aligned with the others
-    assert has(style_at(edit, at + 4), "lineNumber") and has(style_at(edit, at + len(context) - 1), "toolDiffContext")
+    assert has_role(style_at(edit, at + 4), "lineNumber") and has_role(style_at(edit, at + len(context) - 1), "toolDiffContext")
     assert re.search(r"\n\s+⋯\n", edit.plain), "pi's skip of unchanged lines"
     at, fiftieth = row(edit, "+ 102 ")
-    assert fiftieth.endswith("# the fiftieth step") and has(style_at(edit, at + 8), "toolDiffAdded")
+    assert fiftieth.endswith("# the fiftieth step") and has_role(style_at(edit, at + 8), "toolDiffAdded")
     assert '"oldText"' not in edit.plain, "the arguments stay in the full-output view"
 
     failed = shown["tour_edit_missing"]
     assert failed.plain.startswith(f"✗ edit {project}/long.py")
     at, error = row(failed, "Could not find")
-    assert has(style_at(failed, at), "error")
+    assert has_role(style_at(failed, at), "error")
     at, asked = row(failed, "- no such text")
-    assert has(style_at(failed, at), "toolDiffRemoved") and "+ x" in failed.plain
+    assert has_role(style_at(failed, at), "toolDiffRemoved") and "+ x" in failed.plain
 
     write = shown["tour_write"]
     assert write.plain.split("\n")[0].startswith(f"✓ write {project}/hello.py · 2 lines")
     at, first = row(write, "1 def hello")
-    assert has(style_at(write, at), "lineNumber") and has(style_at(write, at + 2), "syntaxKeyword")
+    assert has_role(style_at(write, at), "lineNumber") and has_role(style_at(write, at + 2), "syntaxKeyword")
     big = shown["tour_write_big"]
     assert big.plain.split("\n")[0].startswith(f"✓ write {project}/big.py · 10,000 lines")
     assert "… 9,992 more lines" in big.plain and len(big.plain.split("\n")) < 15
@@ -105,7 +93,7 @@ def check_tour(app: PideckApp, project: str, *, live: bool) -> None:
     read = shown["tour_read"]
     assert read.plain.split("\n")[0].startswith(f"✓ read {project}/long.py:11-16")
     at, line = row(read, "11 def step_5(value):")
-    assert has(style_at(read, at), "lineNumber") and has(style_at(read, at + 3), "syntaxKeyword")
+    assert has_role(style_at(read, at), "lineNumber") and has_role(style_at(read, at + 3), "syntaxKeyword")
     assert "16     return value + 7" in read.plain
     binary = shown["tour_read_binary"]
     assert binary.plain.startswith(f"✓ read {project}/data.bin") and "\x00" not in binary.plain and "\n 1 " not in binary.plain
@@ -124,15 +112,15 @@ def check_tour(app: PideckApp, project: str, *, live: bool) -> None:
     ls = shown["tour_ls"]
     assert ls.plain.split("\n")[0].startswith(f"✓ ls {project} · 4 entries")
     at, name = row(ls, "big.py")
-    assert has(style_at(ls, at), "toolPath")
+    assert has_role(style_at(ls, at), "toolPath")
     assert not app.session.tools["tour_grep"].is_error, "pi's grep needs ripgrep on the PATH (.ci/run installs it)"
     grep = shown["tour_grep"]
     assert "· 11 matches" in grep.plain.split("\n")[0]
     at, match = row(grep, "long.py:40: ")
-    assert has(style_at(grep, at), "toolPath") and has(style_at(grep, at + len("long.py")), "lineNumber")
+    assert has_role(style_at(grep, at), "toolPath") and has_role(style_at(grep, at + len("long.py")), "lineNumber")
     find = shown["tour_find"]
     if app.session.tools["tour_find"].is_error:  # pi needs fd 9 or later; Debian's is 8: pi's error, drawn as one
-        assert find.plain.startswith("✗ find") and has(style_at(find, find.plain.index("\n") + 1), "error"), find.plain
+        assert find.plain.startswith("✗ find") and has_role(style_at(find, find.plain.index("\n") + 1), "error"), find.plain
     else:
         assert "· 3 files" in find.plain.split("\n")[0], find.plain
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from rich.style import Style
 from rich.text import Text
 
 from protocol.messages import ImageContent, TextContent, ToolResult
 from protocol.session_model import ToolRun
+from tests.pi_harness import has_role
 from widgets import palette
 from widgets.ansi_text import ansi_text
 from widgets.code_lines import code_lines, lexer_for
@@ -37,15 +37,6 @@ def styles_at(text: Text, needle: str) -> Any:
     return text.get_style_at_offset(CONSOLE, text.plain.index(needle))
 
 
-def has(style: Style, role: str) -> bool:
-    """Whether `style` carries what the palette role sets (its colour, or its attributes)."""
-    wanted = palette.style(role)
-    if wanted.color is not None:
-        return style.color == wanted.color
-    attributes = [name for name in ("bold", "dim", "italic", "reverse", "underline") if getattr(wanted, name)]
-    return bool(attributes) and all(getattr(style, name) for name in attributes)
-
-
 def test_edit_title_body_and_full_view_from_pis_diff() -> None:
     call = run("edit", {"path": "/home/ada/project/src/app.py", "edits": [{"oldText": "a", "newText": "b"}]},
                "Successfully replaced 1 block(s) in src/app.py.", {"diff": PI_DIFF, "patch": "x"})  # fmt: skip
@@ -54,12 +45,12 @@ def test_edit_title_body_and_full_view_from_pis_diff() -> None:
     body = kind.body(call, expanded=False)
     assert body.plain.split("\n") == ["   9 keep = 1", "- 10 def old_name():", "+ 10 def new_name():", "  11     pass",
                                       "- 12 one", "+ 12 two", "+ 13 three", "     ⋯", "  40 tail()"]  # fmt: skip
-    assert has(styles_at(body, "old_name"), "toolDiffEmphasis") and has(styles_at(body, "new_name"), "toolDiffEmphasis")
-    assert not has(styles_at(body, "def"), "toolDiffEmphasis")
+    assert has_role(styles_at(body, "old_name"), "toolDiffEmphasis") and has_role(styles_at(body, "new_name"), "toolDiffEmphasis")
+    assert not has_role(styles_at(body, "def"), "toolDiffEmphasis")
     assert styles_at(body, "- 10").color == palette.style("toolDiffRemoved").color
     assert styles_at(body, "+ 10").color == palette.style("toolDiffAdded").color
-    assert has(styles_at(body, "pass"), "toolDiffContext") and has(styles_at(body, "11"), "lineNumber")
-    assert not has(styles_at(body, "two"), "toolDiffEmphasis"), "a removed line with two added lines is not compared word by word (as pi)"
+    assert has_role(styles_at(body, "pass"), "toolDiffContext") and has_role(styles_at(body, "11"), "lineNumber")
+    assert not has_role(styles_at(body, "two"), "toolDiffEmphasis"), "a removed line with two added lines is not compared word by word (as pi)"
     full = kind.full(call)
     rows = full.text.split("\n")
     assert rows[1] == "- 10 def old_name():" and "arguments:" in rows and '  "path": "/home/ada/project/src/app.py",' in rows
@@ -116,7 +107,7 @@ def test_read_numbers_from_the_offset_and_keeps_pis_notice_apart() -> None:
     body = kind.body(call, expanded=False)
     assert body.plain == "11 def f():\n12     return 1\n[98 more lines in file. Use offset=13 to continue.]"
     assert styles_at(body, "def").color == palette.style("syntaxKeyword").color
-    assert has(styles_at(body, "[98"), "muted")
+    assert has_role(styles_at(body, "[98"), "muted")
 
 
 def test_read_of_an_image_and_of_a_binary_file() -> None:
@@ -143,12 +134,12 @@ def test_grep_find_and_ls_rows_and_counts() -> None:
     assert title == "grep /TODO/ in src · 2 matches"
     body = kind_of("grep").body(grep, expanded=False)
     assert styles_at(body, "src/b.py").color == palette.style("toolPath").color
-    assert has(styles_at(body, ":9:"), "lineNumber") and has(styles_at(body, "context"), "muted")
+    assert has_role(styles_at(body, ":9:"), "lineNumber") and has_role(styles_at(body, "context"), "muted")
     find = run("find", {"pattern": "*.py", "path": "."}, "src/a.py\nsrc/b.py\n")
     assert kind_of("find").title(find).plain == "find *.py in . · 2 files"
     ls = run("ls", {"path": "src"}, "a.py\nsub/\n")
     assert kind_of("ls").title(ls).plain == "ls src · 2 entries"
-    assert has(styles_at(kind_of("ls").body(ls, expanded=False), "sub/"), "toolTitle")
+    assert has_role(styles_at(kind_of("ls").body(ls, expanded=False), "sub/"), "toolTitle")
 
 
 def test_any_other_tool_shows_its_arguments_as_highlighted_json() -> None:
