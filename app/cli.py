@@ -7,7 +7,7 @@ import sys
 from importlib.metadata import version
 from typing import NoReturn
 
-from app.launch import LaunchError, build_launch
+from app.launch import LaunchError, build_launch, refuse
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
 from app.serve import DEFAULT_HOST, DEFAULT_PORT, serve, served_in_browser, tell_server_how_to_resume
 from protocol.protocol_log import default_log_path
@@ -129,12 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         config = build_launch(args)
-    except LaunchError as exc:
-        print(f"pideck: {exc}", file=sys.stderr)
-        return 2
-    except ProvisionError as exc:
-        print(f"pideck: {exc}", file=sys.stderr)
-        return 1
+    except (LaunchError, ProvisionError) as exc:
+        return refuse(exc)
     except KeyboardInterrupt:
         print("pideck: interrupted", file=sys.stderr)
         return 130

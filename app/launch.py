@@ -6,12 +6,22 @@ import argparse
 import os
 import shlex
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.remote_pi import ssh_destination
-from app.runtime import MIN_PI_VERSION, NODE_VERSION, PI_VERSION, Progress, ensure_runtime, pi_version, runtime_dir
+from app.runtime import (
+    MIN_PI_VERSION,
+    NODE_VERSION,
+    PI_VERSION,
+    Progress,
+    ProvisionError,
+    ensure_runtime,
+    pi_version,
+    runtime_dir,
+)
 from app.scripted_model.demo import Demo, start_demo
 
 # pi flags that make it do something other than serve RPC.
@@ -20,6 +30,13 @@ NOT_RPC_FLAGS = frozenset({"--mode", "-p", "--print", "--export", "--list-models
 
 class LaunchError(Exception):
     """The command line asks for something that cannot be launched; the message says why."""
+
+
+def refuse(exc: LaunchError | ProvisionError) -> int:
+    """Say on stderr why pideck cannot start; the exit status: 2 for what the command line
+    asked, 1 for a pi runtime that could not be installed."""
+    print(f"pideck: {exc}", file=sys.stderr)
+    return 2 if isinstance(exc, LaunchError) else 1
 
 
 @dataclass(frozen=True)

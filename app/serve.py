@@ -24,12 +24,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.launch import LaunchError, check_launch
+from app.launch import LaunchError, check_launch, refuse
 from app.runtime import ProvisionError
 
 if TYPE_CHECKING:
-    from aiohttp import web
-
     from protocol.responses import SessionState
 
 DEFAULT_HOST = "127.0.0.1"
@@ -95,12 +93,8 @@ def serve(args: argparse.Namespace) -> int:
     """Run `pideck serve` until SIGINT or SIGTERM; 0, or 1 when the server cannot start."""
     try:
         check_launch(args)  # pideck's own refusals (and the runtime's install) here, not in each page
-    except LaunchError as exc:
-        print(f"pideck: {exc}", file=sys.stderr)
-        return 2
-    except ProvisionError as exc:
-        print(f"pideck: {exc}", file=sys.stderr)
-        return 1
+    except (LaunchError, ProvisionError) as exc:
+        return refuse(exc)
     if not is_loopback(args.host):
         print(
             f"pideck: warning: listening on {args.host}: anyone who can reach this port and has the URL "
