@@ -14,6 +14,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from protocol.formatting import cost, duration, on_off, tokens
+from protocol.messages import ToolResult
 from protocol.session_model import SessionModel, ToolRun
 from widgets.message_views import run_mark
 from widgets.pickers import model_key
@@ -29,10 +30,15 @@ SPIN_EVERY = 0.25  # seconds between the spinner's steps, at the most
 MB = 1024 * 1024
 
 
-def tool_row(run: ToolRun, width: int = 28, cwd: str = "") -> Text:
+def tool_title(run: ToolRun, width: int = 28, cwd: str = "") -> Text:
+    """A run's title as its kind draws it (`edit src/app.py +3 −1`, `grep /x/ in . · 4 matches`)."""
+    return kind_of(run.name).title(Call(run.name, run.args, run, cwd, width=max(8, width - 14)))
+
+
+def tool_row(run: ToolRun, title: Text, width: int = 28) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(*run_mark(run))
-    text.append_text(kind_of(run.name).title(Call(run.name, run.args, run, cwd, width=max(8, width - 14))))
+    text.append_text(title)
     text.truncate(width, overflow="ellipsis")
     if took := duration(run.elapsed_ms()):
         text.append(f" {took}", palette.style("muted"))
@@ -71,6 +77,9 @@ class ToolLog(OptionList):
         self.session = session
         self.border_title = "Tools"
         self._following = True
+        # per run, its title and what it was drawn from: a title counts through the run's whole
+        # output (grep's matches, ls's entries), and every row is drawn again on each tool event
+        self._titles: dict[str, tuple[tuple[object, ...], ToolResult | None, Text]] = {}
 
     def refresh_runs(self) -> None:
         runs = self.session.tool_runs()[-MAX_TOOL_ROWS:]
@@ -80,7 +89,9 @@ class ToolLog(OptionList):
         chosen = self.get_option_at_index(highlighted).id if highlighted is not None else None
         self.clear_options()  # scrolls to the top
         width = max(12, self.size.width - 12)
-        self.add_options(Option(tool_row(run, width, self.session.cwd), id=run.tool_call_id) for run in runs)
+        self.add_options(Option(tool_row(run, self._title(run, width), width), id=run.tool_call_id) for run in runs)
+        for gone in self._titles.keys() - {run.tool_call_id for run in runs}:
+            del self._titles[gone]
         if self._following:
             if chosen is not None:
                 self.highlighted = len(runs) - 1
@@ -91,6 +102,13 @@ class ToolLog(OptionList):
                 self.highlighted = ids.index(chosen) if chosen in ids else min(highlighted or 0, len(runs) - 1)
             self.scroll_to(y=scroll_y, animate=False, immediate=True)
         self.border_subtitle = f"{len(self.session.tools)}"
+
+    def _title(self, run: ToolRun, width: int) -> Text:
+        key = (run.done, run.is_error, len(run.output), width, self.session.cwd, palette.generation)
+        known = self._titles.get(run.tool_call_id)
+        if known is None or known[0] != key or known[1] is not run.result:
+            known = self._titles[run.tool_call_id] = (key, run.result, tool_title(run, width, self.session.cwd))
+        return known[2]
 
     def on_show(self) -> None:
         if self._following:

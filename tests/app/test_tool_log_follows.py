@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tests.pi_harness import Fake, wait_until
 
+from widgets import side_panes
 from widgets.side_panes import ToolLog
 
 
@@ -47,3 +49,22 @@ async def test_the_tool_log_follows_the_newest_tool_unless_scrolled(tmp_path: Pa
         run_tools(fake, 19, 2)
         await wait_until(pilot, lambda: log.option_count == 20, what="two more tools")
         await wait_until(pilot, lambda: log.highlighted == 19 and newest_in_view(log), what="following again")
+
+
+async def test_a_rows_title_is_drawn_again_only_when_its_run_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every row is drawn again on each tool event; a title (which may count through a whole
+    output) is kept until its run changes."""
+    drawn: list[str] = []
+    real = side_panes.tool_title
+    monkeypatch.setattr(side_panes, "tool_title", lambda run, *rest: drawn.append(run.tool_call_id) or real(run, *rest))
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        log = pilot.app.query_one(ToolLog)
+        run_tools(fake, 1, 3)
+        await wait_until(pilot, lambda: log.option_count == 3, what="3 tools")
+        assert sorted(set(drawn)) == ["call_1", "call_2", "call_3"]
+        drawn.clear()
+        run_tools(fake, 4, 1)
+        await wait_until(pilot, lambda: log.option_count == 4, what="a fourth tool")
+        assert set(drawn) == {"call_4"}, "the other rows kept their titles"
+        assert "echo tool 2" in str(log.get_option_at_index(1).prompt)
