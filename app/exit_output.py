@@ -17,17 +17,17 @@ from pathlib import Path
 from typing import IO
 
 from rich.console import Console, Group, RenderableType
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.text import Text
 
 from app.launch import LaunchConfig
 from app.pi_args import opening_session
-from app.pi_settings import exit_output_setting
+from app.pi_settings import display, exit_output_setting
 from protocol.messages import BashExecutionMessage
 from protocol.responses import SessionState
 from protocol.session_model import Banner, MessageItem, SessionModel
 from widgets.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text
+from widgets.safe_markdown import SafeMarkdown
 from widgets.safe_text import clean
 from widgets.tool_kinds import Call, kind_of
 from widgets.transcript import hidden_in_transcript
@@ -40,7 +40,7 @@ def print_exit_output(model: SessionModel, args: argparse.Namespace, config: Lau
     """The conversation (unless pi's settings say "resume-hint") and how to resume it."""
     console = Console(file=file, highlight=False, soft_wrap=False)
     if exit_output_setting(config) != "resume-hint":
-        for renderable in transcript(model):
+        for renderable in transcript(model, display(config).hyperlinks):
             console.print(renderable)
     command = resume_command(args, model.state)
     if command is not None:
@@ -60,15 +60,17 @@ def resume_command(args: argparse.Namespace, state: SessionState | None) -> str 
     return shlex.join(["pideck", *own, "--", *opening_session(args.pi_args, state.session_id)])
 
 
-def transcript(model: SessionModel) -> Iterator[RenderableType]:
+def transcript(model: SessionModel, hyperlinks: bool = False) -> Iterator[RenderableType]:
+    """The conversation as Rich renderables (`hyperlinks`: markdown links as OSC 8 links, as
+    pi's terminal.hyperlinks setting says)."""
     for item in model.items:
         if isinstance(item, Banner):
             yield Text(f"— {clean(item.title)}{f': {clean(item.outcome)}' if item.outcome else ''}", palette.style("muted"))
         elif not hidden_in_transcript(model, item):
-            yield Group(message_label(item), Padding(Group(*_body(model, item)), (0, 0, 1, 2)))
+            yield Group(message_label(item), Padding(Group(*_body(model, item, hyperlinks)), (0, 0, 1, 2)))
 
 
-def _body(model: SessionModel, item: MessageItem) -> Iterator[RenderableType]:
+def _body(model: SessionModel, item: MessageItem, hyperlinks: bool) -> Iterator[RenderableType]:
     markdown = item.role in MARKDOWN_ROLES
     for _, block in item.ordered_blocks():
         call = block.tool_call
@@ -77,7 +79,7 @@ def _body(model: SessionModel, item: MessageItem) -> Iterator[RenderableType]:
             line = Text.assemble(run_mark(run), kind_of(call.name).title(Call(call.name, call.arguments, run, model.cwd)))
             yield Group(line, *_output(run.output if run is not None else ""))
         elif block.kind == "text" and block.text.strip():
-            yield Markdown(clean(block.text)) if markdown else tail_text(block.text.rstrip("\n"), 40)
+            yield SafeMarkdown(clean(block.text), hyperlinks=hyperlinks) if markdown else tail_text(block.text.rstrip("\n"), 40)
         elif block.kind == "image":
             yield Text("[image]", palette.style("warning"))
     if isinstance(item.message, BashExecutionMessage):

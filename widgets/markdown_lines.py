@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from markdown_it.token import Token
 from rich.cells import cell_len, chop_cells, set_cell_size
 from rich.console import Console
-from rich.control import strip_control_codes
 from rich.segment import Segment
 from rich.style import Style
 
@@ -183,7 +182,6 @@ class _Renderer:
             if link is not None:  # a link shows its text plain, then its address
                 link[1].append(text)
                 return
-            text = strip_control_codes(text)
             if text:
                 parts.append(text)
                 spans.append((offset, offset + len(text), span_style))

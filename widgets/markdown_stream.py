@@ -43,6 +43,7 @@ from widgets import palette
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_chunks import MarkdownChunker
 from widgets.markdown_lines import render_prose
+from widgets.safe_markdown import clean_tokens
 from widgets.selection_marks import mark_selection
 
 
@@ -339,7 +340,7 @@ class StreamingText(GrowsInPlace, Widget):
         if self._plain_style is not None:
             renderable = Text(chunk.strip("\n"), self._style + Style.parse(self._plain_style))
         else:
-            tokens = PARSER.parse(chunk)
+            tokens = clean_tokens(PARSER.parse(chunk))  # parsing decodes: cleaned after it
             prose = render_prose(tokens, console, self._width, self._style, self.hyperlinks)
             if prose is not None:
                 return self._strips(prose)
