@@ -34,8 +34,10 @@ def clean_tokens(tokens: Sequence[Token]) -> Sequence[Token]:
     pending = list(tokens)
     while pending:  # a list, not recursion: nesting comes from the reply
         token = pending.pop()
-        token.content = clean(token.content)
-        token.info = clean(token.info)
+        if token.content:
+            token.content = clean(token.content)
+        if token.info:
+            token.info = clean(token.info)
         if token.attrs:
             token.attrs = {
                 key: link_target(value) if key in _LINK_ATTRS else clean(value) if isinstance(value, str) else value
