@@ -79,7 +79,7 @@ def _body(model: SessionModel, item: MessageItem, hyperlinks: bool) -> Iterator[
             line = Text.assemble(run_mark(run), kind_of(call.name).title(Call(call.name, call.arguments, run, model.cwd)))
             yield Group(line, *_output(run.output if run is not None else ""))
         elif block.kind == "text" and block.text.strip():
-            yield SafeMarkdown(clean(block.text), hyperlinks=hyperlinks) if markdown else tail_text(block.text.rstrip("\n"), 40)
+            yield SafeMarkdown(block.text, hyperlinks=hyperlinks) if markdown else tail_text(block.text.rstrip("\n"), 40)
         elif block.kind == "image":
             yield Text("[image]", palette.style("warning"))
     if isinstance(item.message, BashExecutionMessage):

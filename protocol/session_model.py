@@ -69,7 +69,7 @@ from protocol.extension_ui import (
     UnknownUIRequest,
 )
 from protocol.formatting import tokens
-from protocol.joined_text import JoinedText
+from protocol.joined_text import CleanedText, JoinedText
 from protocol.messages import (
     AssistantMessage,
     BashExecutionMessage,
@@ -90,14 +90,18 @@ from protocol.responses import BashResult, SessionState, SessionStats
 
 class Block:
     """One content block of a message: kind is text, thinking, toolCall, image or unknown.
-    Streamed text is joined when read (`JoinedText`)."""
+    Streamed text is joined when read (`JoinedText`). A `cleaned` block (the text and
+    thinking of every message but tool results and `!command` output, which keep their
+    colours for the view to read) holds its text cleaned of control sequences, however
+    the deltas cut them (`CleanedText`): cleaned once, here."""
 
     __slots__ = ("_text", "done", "kind", "raw", "tool_call")
 
     def __init__(
-        self, kind: str, text: str = "", tool_call: ToolCall | None = None, done: bool = False, raw: Any = None
+        self, kind: str, text: str = "", tool_call: ToolCall | None = None, done: bool = False, raw: Any = None,
+        *, cleaned: bool = False,
     ) -> None:
-        self.kind, self._text = kind, JoinedText(text)
+        self.kind, self._text = kind, CleanedText(text) if cleaned else JoinedText(text)
         self.tool_call, self.done, self.raw = tool_call, done, raw
 
     @property
@@ -106,10 +110,18 @@ class Block:
 
     @text.setter
     def text(self, value: str) -> None:
-        self._text = JoinedText(value)
+        self._text = type(self._text)(value)
 
-    def append(self, delta: str) -> None:
-        self._text.append(delta)
+    def append(self, delta: str) -> str:
+        """Add a delta; returns what it adds to the text (for a cleaned block: cleaned)."""
+        return self._text.append(delta)
+
+    def finish(self, text: str) -> bool:
+        """The block's final text (a `*_end` record's): True if it is not what streamed."""
+        final = type(self._text)(text)
+        changed = str(final) != self.text
+        self._text = final
+        return changed
 
     def _key(self) -> tuple[Any, ...]:
         return (self.kind, self.text, self.tool_call, self.done, self.raw)
@@ -230,17 +242,18 @@ class Changes:
 _BLOCK_KIND = {TextContent: "text", ThinkingContent: "thinking", ToolCall: "toolCall", ImageContent: "image"}
 
 
-def blocks_from_content(content: Any) -> dict[int, Block]:
-    """Blocks for a complete message's content (a string or a list of content blocks)."""
+def blocks_from_content(content: Any, cleaned: bool = True) -> dict[int, Block]:
+    """Blocks for a complete message's content (a string or a list of content blocks);
+    `cleaned`: text and thinking blocks are cleaned (`Block`)."""
     if isinstance(content, str):
-        return {0: Block("text", content, done=True)} if content else {}
+        return {0: Block("text", content, done=True, cleaned=cleaned)} if content else {}
     blocks: dict[int, Block] = {}
     for index, part in enumerate(content or ()):
         kind = _BLOCK_KIND.get(type(part), "unknown")
         if kind == "text":
-            blocks[index] = Block(kind, part.text, done=True)
+            blocks[index] = Block(kind, part.text, done=True, cleaned=cleaned)
         elif kind == "thinking":
-            blocks[index] = Block(kind, part.thinking, done=True)
+            blocks[index] = Block(kind, part.thinking, done=True, cleaned=cleaned)
         elif kind == "toolCall":
             blocks[index] = Block(kind, "", tool_call=part, done=True)
         else:
@@ -252,10 +265,10 @@ def blocks_of(message: Any) -> dict[int, Block]:
     """Blocks for a message: its content, or the summary of a summary-role message."""
     summary = getattr(message, "summary", None)
     if isinstance(summary, str):
-        return {0: Block("text", summary, done=True)}
+        return {0: Block("text", summary, done=True, cleaned=True)}
     if isinstance(message, UnknownMessage):
         return _unknown_message_blocks(message.raw.get("content"))
-    return blocks_from_content(getattr(message, "content", None))
+    return blocks_from_content(getattr(message, "content", None), cleaned=not isinstance(message, ToolResultMessage))
 
 
 def _same_text(streamed: Block | None, final: Block) -> bool:
@@ -270,11 +283,11 @@ def _same_text(streamed: Block | None, final: Block) -> bool:
 def _unknown_message_blocks(content: Any) -> dict[int, Block]:
     """A message of an unknown role still shows its text (a string, or blocks with a `text`)."""
     if isinstance(content, str):
-        return {0: Block("text", content, done=True)} if content else {}
+        return {0: Block("text", content, done=True, cleaned=True)} if content else {}
     blocks: dict[int, Block] = {}
     for index, part in enumerate(content if isinstance(content, list) else ()):
         text = part.get("text") if isinstance(part, dict) else None
-        blocks[index] = Block("text", text, done=True) if isinstance(text, str) else Block("unknown", done=True, raw=part)
+        blocks[index] = Block("text", text, done=True, cleaned=True) if isinstance(text, str) else Block("unknown", done=True, raw=part)
     return blocks
 
 
@@ -407,21 +420,20 @@ class SessionModel:
         if kind is TextDelta or kind is ThinkingDelta:
             block = item.blocks.get(index)
             if block is None:
-                block = item.blocks[index] = Block("text" if kind is TextDelta else "thinking")
+                block = item.blocks[index] = Block("text" if kind is TextDelta else "thinking", cleaned=True)
                 self.changes.replaced.add((item.key, index))
             if block.done:
                 self.odd_records += 1
                 return  # the *_end content is authoritative
-            block.append(update.delta)
-            self.changes.appended.setdefault((item.key, index), []).append(update.delta)
+            if added := block.append(update.delta):
+                self.changes.appended.setdefault((item.key, index), []).append(added)
         elif kind is TextStart or kind is ThinkingStart:
             if index not in item.blocks:
-                item.blocks[index] = Block("text" if kind is TextStart else "thinking")
+                item.blocks[index] = Block("text" if kind is TextStart else "thinking", cleaned=True)
                 self.changes.replaced.add((item.key, index))
         elif kind is TextEnd or kind is ThinkingEnd:
-            block = item.blocks.setdefault(index, Block("text" if kind is TextEnd else "thinking"))
-            if block.text != update.content:  # usually what streamed: nothing to show again
-                block.text = update.content
+            block = item.blocks.setdefault(index, Block("text" if kind is TextEnd else "thinking", cleaned=True))
+            if block.finish(update.content):  # usually what streamed: nothing to show again
                 self.changes.replaced.add((item.key, index))
             block.done = True
         elif kind is ToolCallStart:

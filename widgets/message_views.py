@@ -46,18 +46,18 @@ def tail_lines(text: str, count: int) -> tuple[str, int]:
 
 
 class TextBlock(StreamingText):
-    """Assistant (or summary) markdown."""
+    """Assistant (or summary) markdown, cleaned by the session model (`Block`)."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(clean(text), classes="text")
+        super().__init__(text, classes="text")
 
 
 class ThinkingBlock(StreamingText):
     """Model reasoning, dimmed. Collapsed (Ctrl+T), only its border title shows: how many
-    lines it hides."""
+    lines it hides. Its text is cleaned by the session model (`Block`)."""
 
     def __init__(self, text: str) -> None:
-        super().__init__(clean(text), plain_style="italic", classes="thinking")
+        super().__init__(text, plain_style="italic", classes="thinking")
         self._count_lines()
 
     def append(self, delta: str) -> None:
@@ -265,7 +265,7 @@ class MessageView(GrowsInPlace, Vertical):
     async def append_text(self, index: int, delta: str) -> None:
         widget = self.block_widgets.get(index)
         if isinstance(widget, StreamingText):
-            widget.append(clean(delta))
+            widget.append(delta)  # cleaned by the session model
         elif isinstance(widget, Static):
             block = self.item.blocks.get(index)
             if block is not None:
@@ -289,7 +289,7 @@ class MessageView(GrowsInPlace, Vertical):
                 await self.mount(widget, before=self.query_one(".message-footer"))
             return
         if isinstance(widget, StreamingText):
-            widget.replace(clean(block.text))
+            widget.replace(block.text)
         elif isinstance(widget, ToolCallBlock):
             widget.block = block
             widget.refresh_view()

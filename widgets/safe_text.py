@@ -1,48 +1,18 @@
 """Foreign text (model, tool, extension output) made safe to show.
 
-`clean` strips every terminal control sequence so text cannot move the cursor,
-set the window title, write the clipboard (OSC 52) or hide content. `safe` wraps
-the result in a `rich.text.Text`, so brackets stay literal and never become
-Rich or Textual markup (`[bold]`, `[@click=...]`).
-
-Bidirectional controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069
-isolates, the LRM, RLM and ALM marks) are stripped too: a terminal that honours them
-would show text in another order than it is (names, paths and code reversed).
-
-Kept: all other printable Unicode, `\\n` and `\\t`. `\\r` is dropped, so `\\r\\n` reads
-as `\\n`. U+2028 and U+2029 (line and paragraph separators) become `\\n`.
-Unterminated OSC/DCS/SOS/PM/APC strings lose only their introducer: the rest
-shows as plain text rather than swallowing the remainder of the output.
+`clean` (protocol/control_codes.py) strips every terminal control sequence so text
+cannot move the cursor, set the window title, write the clipboard (OSC 52), hide content
+or reorder it. `safe` wraps the result in a `rich.text.Text`, so brackets stay literal and
+never become Rich or Textual markup (`[bold]`, `[@click=...]`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-
 from rich.text import Text
 
-_CONTROL = re.compile(
-    r"""
-      (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])   # OSC, DCS, SOS, PM, APC (7- or 8-bit)
-      [^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)     #   payload up to BEL or ST
-    | (?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]         # CSI (7- or 8-bit)
-    | \x1b[ -/]*[0-~]?                         # other ESC sequences, or a lone ESC
-    | [\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f]    # remaining C0 (not \t \n), DEL, C1
-    | [\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]  # bidi controls: marks, embeddings, overrides, isolates
-    """,
-    re.VERBOSE,
-)
+from protocol.control_codes import clean, controls
 
-
-def clean(text: str) -> str:
-    """`text` without terminal control sequences or control characters."""
-    return _CONTROL.sub("", text).replace("\u2028", "\n").replace("\u2029", "\n")
-
-
-def controls(text: str) -> Iterator[re.Match[str]]:
-    """The control sequences and characters `clean` strips from `text`, in order."""
-    return _CONTROL.finditer(text)
+__all__ = ["clean", "controls", "safe"]
 
 
 def safe(text: str, style: str = "") -> Text:

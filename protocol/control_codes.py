@@ -1,0 +1,72 @@
+"""Terminal control sequences stripped from foreign text (model, tool, extension output).
+
+`clean` strips every terminal control sequence so text cannot move the cursor,
+set the window title, write the clipboard (OSC 52) or hide content.
+
+Bidirectional controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069
+isolates, the LRM, RLM and ALM marks) are stripped too: a terminal that honours them
+would show text in another order than it is (names, paths and code reversed).
+
+Kept: all other printable Unicode, `\\n` and `\\t`. `\\r` is dropped, so `\\r\\n` reads
+as `\\n`. U+2028 and U+2029 (line and paragraph separators) become `\\n`.
+Unterminated OSC/DCS/SOS/PM/APC strings lose only their introducer: the rest
+shows as plain text rather than swallowing the remainder of the output.
+
+`unfinished_at` finds where streamed text ends inside a sequence that later text could
+complete, so that text streamed in parts is cleaned as it would be whole
+(`joined_text.CleanedText`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_CONTROL = re.compile(
+    r"""
+      (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])   # OSC, DCS, SOS, PM, APC (7- or 8-bit)
+      [^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)     #   payload up to BEL or ST
+    | (?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]         # CSI (7- or 8-bit)
+    | \x1b[ -/]*[0-~]?                         # other ESC sequences, or a lone ESC
+    | [\x00-\x08\x0b-\x1a\x1c-\x1f\x7f-\x9f]    # remaining C0 (not \t \n), DEL, C1
+    | [\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]  # bidi controls: marks, embeddings, overrides, isolates
+    """,
+    re.VERBOSE,
+)
+
+_ANY = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]")
+"""A character `clean` changes or that starts what it strips: text without one is clean."""
+
+_UNFINISHED = re.compile(
+    r"""
+      (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*\x1b?\Z  # a string, not terminated yet
+    | (?:\x1b\[|\x9b)[0-?]*[ -/]*\Z                                  # a CSI without its final byte
+    | \x1b[ -/]*\Z                                                   # ESC, and intermediates
+    """,
+    re.VERBOSE,
+)
+
+
+def clean(text: str) -> str:
+    """`text` without terminal control sequences or control characters."""
+    if not _ANY.search(text):  # most text: one scan of a character class
+        return text
+    return _CONTROL.sub("", text).replace("\u2028", "\n").replace("\u2029", "\n")
+
+
+def controls(text: str) -> Iterator[re.Match[str]]:
+    """The control sequences and characters `clean` strips from `text`, in order."""
+    return _CONTROL.finditer(text)
+
+
+def unfinished_at(text: str) -> int:
+    """Where a control sequence that more text could still complete starts at the end of
+    `text`; `len(text)` if none does. Cleaning `text[:at]` now and the rest once more text
+    has come gives what cleaning it all at once would."""
+    if not _ANY.search(text):
+        return len(text)
+    # Nothing unfinished starts before the last BEL, ST or ESC that is not the last character
+    # (a string's payload holds none of them): the search is linear in what follows it.
+    bound = max(text.rfind("\x07"), text.rfind("\x9c"), text.rfind("\x1b", 0, len(text) - 1), 0)
+    match = _UNFINISHED.search(text, bound)
+    return len(text) if match is None else match.start()
