@@ -15,7 +15,7 @@ from typing import Any
 from textual.app import App
 
 from app.notifier import Notifier
-from app.launch import LaunchConfig
+from app.launch import LaunchConfig, run_argv
 from app.pi_args import opening_session
 from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.commands import GetState
@@ -107,7 +107,7 @@ class CrashRecovery:
         old = self._client()
         await old.close()  # it has exited; this only releases its pipes
         client = RpcClient(
-            resume_argv(config.argv, session_file),
+            run_argv(config, resume_argv(config.argv, session_file)),
             env=config.env,
             cwd=config.cwd,
             protocol_log=old.protocol_log,

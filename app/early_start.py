@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from app.launch import LaunchConfig
+from app.launch import LaunchConfig, run_argv
 from protocol.client import RpcClient
 from protocol.protocol_log import ProtocolLog, default_log_path
 from protocol.redact import Redactor
@@ -15,7 +15,7 @@ def pi_client(config: LaunchConfig) -> RpcClient:
     """The client of the pi child `config` describes (not started)."""
     redactor = Redactor.from_env(config.env)
     return RpcClient(
-        config.argv, env=config.env, cwd=config.cwd, redactor=redactor,
+        run_argv(config), env=config.env, cwd=config.cwd, redactor=redactor,
         protocol_log=ProtocolLog(config.protocol_log, redactor=redactor, fallback=default_log_path()),
     )
 

@@ -8,10 +8,11 @@ import shlex
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.remote_pi import ssh_destination
+from app.remote_pi import ssh_destination, with_words
 from app.runtime import (
     MIN_PI_VERSION,
     NODE_VERSION,
@@ -74,6 +75,16 @@ def pi_command(config: LaunchConfig) -> list[str]:
     """The command that runs pi, without the flags pideck adds and passes (`--mode rpc` and after)."""
     argv = list(config.argv)
     return argv[: argv.index("--mode")] if "--mode" in argv else argv[:1]
+
+
+def run_argv(config: LaunchConfig, argv: Sequence[str] | None = None) -> list[str]:
+    """`argv`, a command pideck built from pi's (`config.argv` when None: `--mode rpc` and
+    pi's flags after it), as it is run: over ssh, each word after pi's command quoted for
+    the remote shell (`remote_pi.with_words`)."""
+    argv = list(config.argv if argv is None else argv)
+    command = pi_command(config)
+    assert argv[: len(command)] == command, "a command pideck built starts with pi's"
+    return with_words(command, argv[len(command) :])
 
 
 def interactive_pi(config: LaunchConfig) -> str:

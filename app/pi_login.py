@@ -24,7 +24,7 @@ from pathlib import Path
 
 from app.command_context import CommandContext, SlashCommand
 from app.command_support import guarded, refresh_state
-from app.launch import pi_command
+from app.launch import pi_command, run_argv
 from protocol.commands import GetAvailableModels, SwitchSession
 from widgets.pickers import model_key
 
@@ -68,13 +68,14 @@ def _give_terminal(tty: int, pgid: int) -> None:
 
 
 def _sign_in_argv(ctx: CommandContext, verb: str, args: str) -> list[str]:
-    """`pi auth <verb> <args>` with the pi pideck runs; pi's interactive UI without args."""
+    """`pi auth <verb> <args>` with the pi pideck runs; pi's interactive UI without args (as
+    run: over ssh, quoted for the remote shell)."""
     try:
         words = shlex.split(args)
     except ValueError:
         words = args.split()
     command = pi_command(ctx.config)
-    return [*command, "auth", verb, *words] if words else [*command, "--no-session"]
+    return run_argv(ctx.config, [*command, "auth", verb, *words] if words else [*command, "--no-session"])
 
 
 async def _models(ctx: CommandContext) -> set[str]:

@@ -5,11 +5,18 @@ disk itself would be this machine's, not pi's: the `/resume` picker's session fi
 completion's files, the working directory a session file records. pideck does not read
 those then, and says so when asked for them; paths it gives pi (`/export`, `/resume FILE`)
 go as typed, for pi to resolve on its host. Images are still read here and sent as data.
+
+ssh joins the words after the host with spaces for the remote shell, which splits them
+again: `with_words` shell-quotes each word pideck adds to the `--pi` command (`--mode rpc`,
+pi's flags, `--session FILE` on a restart, `/login`'s and `/logout`'s words) so that each
+reaches pi as one word, as it is; the `--pi` command's own words are the user's, for that
+shell (`cd ~/src && pi`).
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
 from typing import TYPE_CHECKING
@@ -44,6 +51,14 @@ def ssh_destination(argv: Sequence[str]) -> str | None:
                     next(words, None)  # the value is the next word
                 break
     return None
+
+
+def with_words(command: Sequence[str], words: Sequence[str]) -> list[str]:
+    """`command` (the `--pi` one) followed by `words`, as it is run: for `ssh ...`, each of
+    `words` shell-quoted, once, for the remote shell."""
+    if ssh_destination(command) is None:
+        return [*command, *words]
+    return [*command, *map(shlex.quote, words)]
 
 
 def needs_local_pi(what: str, host: str) -> str:
