@@ -9,7 +9,15 @@ from typing import NoReturn
 
 from app.launch import LaunchError, build_launch, refuse
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
-from app.serve import DEFAULT_HOST, DEFAULT_PORT, serve, served_in_browser, tell_server_how_to_resume
+from app.serve import (
+    DEFAULT_HOST,
+    DEFAULT_MAX_PAGES,
+    DEFAULT_PORT,
+    page_count,
+    serve,
+    served_in_browser,
+    tell_server_how_to_resume,
+)
 from protocol.protocol_log import default_log_path
 
 DESCRIPTION = """\
@@ -73,6 +81,9 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
         p.add_argument("--host", default=DEFAULT_HOST,
                        help="address to listen on (default: %(default)s, this machine only; 0.0.0.0 is every network)")
         p.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to listen on (default: %(default)s; 0: any free one)")
+        p.add_argument("--max-pages", metavar="N", type=page_count, default=DEFAULT_MAX_PAGES,
+                       help="pages open at once, each with its own pideck and pi (about 60 MB each); one more is "
+                            "refused with a page that says why (default: %(default)s)")
     p.add_argument("--pi", metavar="CMD", help="command that runs pi, split like a shell would (never run by one)")
     p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no API key, no network)")
     p.add_argument("--cwd", metavar="DIR", help="working directory of pi (default: the current directory)")

@@ -6,6 +6,10 @@ websocket. Whoever opens the page can run commands as the user, so every request
 its websocket, its static files, downloads) must carry the random token of the printed URL:
 as `?token=` (the page then sets it as a cookie for the rest) or as that cookie; any other
 request gets 403. A websocket must also come from a page of this server (its Origin).
+
+Each page's pideck and pi take about 60 MB: at most `--max-pages` pages (default 4) are
+open at once. One more is refused, with a page that says why (a websocket: that message as
+its terminal's text, then closed) and a line in the server's terminal.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import errno
 import ipaddress
 import logging
 import os
+import re
 import secrets
 import shlex
 import signal
@@ -32,6 +37,8 @@ if TYPE_CHECKING:
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+DEFAULT_MAX_PAGES = 4
+MOST_PAGES = 1000  # the largest --max-pages taken
 TOKEN_COOKIE = "pideck_token_{port}"  # one per port: two servers on one host keep their own
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve sets in TEXTUAL_DRIVER
 
@@ -71,6 +78,19 @@ def pideck_command(args: argparse.Namespace) -> list[str]:
     return [sys.executable, "-P", "-m", "app", *own, "--", *args.pi_args]
 
 
+def page_count(value: str) -> int:
+    """`--max-pages`: a whole number from 1 to MOST_PAGES (argparse says what is wrong)."""
+    if re.fullmatch(r"[0-9]{1,4}", value) is None or not 1 <= int(value) <= MOST_PAGES:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MOST_PAGES}, not {value[:12]!r}")
+    return int(value)
+
+
+def pages_full(open_pages: int, max_pages: int) -> str:
+    """What a refused page reads."""
+    return (f"pideck serve: {open_pages} pages are open, the most it allows (--max-pages {max_pages}). "
+            "Close one of them (its pideck and pi end), then reload this page.")
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -101,7 +121,8 @@ def serve(args: argparse.Namespace) -> int:
             "can run commands as you on this machine, and plain HTTP carries the token unencrypted",
             file=sys.stderr,
         )
-    server = _token_server(shlex.join(pideck_command(args)), args.host, args.port, secrets.token_urlsafe(24))
+    server = _token_server(shlex.join(pideck_command(args)), args.host, args.port, secrets.token_urlsafe(24),
+                           args.max_pages)
     try:
         asyncio.run(server.run())
     except ServeError as exc:
@@ -110,8 +131,8 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _token_server(command: str, host: str, port: int, token: str) -> Any:
-    from aiohttp import web
+def _token_server(command: str, host: str, port: int, token: str, max_pages: int = DEFAULT_MAX_PAGES) -> Any:
+    from aiohttp import WSCloseCode, web
     from textual_serve.app_service import AppService
     from textual_serve.server import Server, to_int
 
@@ -153,13 +174,38 @@ def _token_server(command: str, host: str, port: int, token: str) -> Any:
         async def on_startup(self, app: web.Application) -> None:
             pass  # run() prints the URL once the port is known
 
+        def _full(self, request: web.Request) -> str | None:
+            """When `max_pages` pages are open: what the refused page reads (the server's terminal
+            says so too); else None."""
+            if len(self.pages) < max_pages:
+                return None
+            print(f"pideck: refused a page from {request.remote}: {len(self.pages)} pages are open, the most "
+                  f"--max-pages allows ({max_pages})", flush=True)
+            return pages_full(len(self.pages), max_pages)
+
+        async def handle_index(self, request: web.Request) -> web.StreamResponse:
+            if (refused := self._full(request)) is not None:
+                return web.Response(status=503, content_type="text/html", text=(
+                    f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>pideck: too many pages</title></head>"
+                    f"<body style=\"font-family: monospace; padding: 2em\"><p>{refused}</p></body></html>\n"))
+            return await super().handle_index(request)  # type: ignore[no-any-return]
+
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             """textual-serve's, with a PageService and a line in the server's terminal when a
             page comes and goes (closed, reloaded or cut off: its pideck closes pi in order)."""
             websocket = web.WebSocketResponse(heartbeat=15)
-            await websocket.prepare(request)
+            if (refused := self._full(request)) is not None:  # a page loaded before the others filled the cap
+                await websocket.prepare(request)
+                await websocket.send_bytes(f"\r\n  {refused}\r\n".encode())
+                await websocket.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"pideck serve: too many pages")
+                return websocket
+            self.pages.add(websocket)  # counted before any wait: pages opening at once cannot all pass the cap
+            try:
+                await websocket.prepare(request)
+            except BaseException:
+                self.pages.discard(websocket)
+                raise
             print(f"pideck: a page connected from {request.remote}; starting its pideck", flush=True)
-            self.pages.add(websocket)
             service = PageService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                                   close=websocket.close, download_manager=self.download_manager)
             try:
@@ -186,7 +232,8 @@ def _token_server(command: str, host: str, port: int, token: str) -> Any:
             bound = runner.addresses[0][1]
             self.public_url = origin(self.host, bound)  # the page's links to its websocket and files
             print(f"pideck: serving on {self.public_url}/?token={token}", flush=True)
-            print("pideck: each page gets its own pideck and pi; Ctrl+C stops the server", flush=True)
+            print(f"pideck: each page gets its own pideck and pi, at most {max_pages} pages at once (--max-pages); "
+                  "Ctrl+C stops the server", flush=True)
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):

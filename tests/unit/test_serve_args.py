@@ -34,3 +34,13 @@ def test_loopback_hosts_and_the_address_a_browser_opens() -> None:
     assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "192.168.1.5", "example.com"))
     assert origin("127.0.0.1", 8000) == "http://127.0.0.1:8000"
     assert origin("::1", 80) == "http://[::1]:80"
+
+
+def test_max_pages_is_a_whole_number_from_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_args(["serve"]).max_pages == 4 and parse_args(["serve", "--max-pages", "12"]).max_pages == 12
+    for bad in ("0", "-1", "abc", "²", "1" * 5000, "1001", " 2"):
+        assert main(["serve", "--max-pages", bad]) == 2, bad
+        err = capsys.readouterr().err
+        assert "--max-pages: must be a whole number from 1 to 1000" in err and "see pideck serve --help" in err
+    with pytest.raises(SystemExit):
+        parse_args(["--max-pages", "2"])  # pideck's own command line has no pages
