@@ -170,8 +170,10 @@ def test_a_page_streams_an_answer_answers_a_dialog_and_its_close_ends_pideck(bro
 
     wait(lambda: served.processes() == [served.process.pid], "the page's pideck and pi to end", timeout=30,
          detail=lambda: f"; left: {served.processes()}; log:\n{served.log()}")
+    # the server says so once the page's pideck has been waited for, which may be just after it is gone
+    wait(lambda: "a page from 127.0.0.1 closed; its pideck and pi have ended" in served.log(),
+         "the server's line for the closed page", timeout=30, detail=lambda: f"; log:\n{served.log()}")
     log = served.log()
-    assert "a page from 127.0.0.1 closed; its pideck and pi have ended" in log
     resume = re.search(r"to resume it: (pideck .*--session (\S+))", log)
     assert resume is not None, log
     files = list((served.log_path.parent / "sessions").rglob(f"*{resume.group(2)}*.jsonl"))
