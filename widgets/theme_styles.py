@@ -91,9 +91,20 @@ def markdown_styles() -> RichTheme:
 
 
 def _system_theme(appearance: str) -> TextualTheme:
-    """Textual's ANSI theme, its pane borders in the terminal's grey (pi's `borderMuted`)."""
+    """Textual's ANSI theme, its pane borders in the terminal's grey (pi's `borderMuted`).
+
+    A list's cursor is drawn as when it has the focus whether or not it has it (as the pi
+    themes draw it): Textual's blurred cursor is a tint of the primary colour, which ANSI
+    colours cannot be, so it came out as no colour at all, and every list whose filter line
+    or prompt has the focus showed no cursor."""
     base = BUILTIN_THEMES[f"ansi-{appearance}"]
-    return replace(base, name=f"system-{appearance}", variables={**base.variables, "border-blurred": "ansi_bright_black"})
+    cursor = {
+        "block-cursor-blurred-background": base.variables["block-cursor-background"],
+        "block-cursor-blurred-foreground": base.variables["block-cursor-foreground"],
+        "block-cursor-blurred-text-style": "bold",
+    }
+    return replace(base, name=f"system-{appearance}",
+                   variables={**base.variables, "border-blurred": "ansi_bright_black", **cursor})
 
 
 SYSTEM_THEMES = {appearance: _system_theme(appearance) for appearance in ("dark", "light")}
