@@ -93,10 +93,11 @@ def markdown_styles() -> RichTheme:
 def _system_theme(appearance: str) -> TextualTheme:
     """Textual's ANSI theme, its pane borders in the terminal's grey (pi's `borderMuted`).
 
-    A list's cursor is drawn as when it has the focus whether or not it has it (as the pi
-    themes draw it): Textual's blurred cursor is a tint of the primary colour, which ANSI
-    colours cannot be, so it came out as no colour at all, and every list whose filter line
-    or prompt has the focus showed no cursor."""
+    The cursor of a list without the focus (its filter line or the prompt has it: /model,
+    /resume, /fork, `/` and `@` completion, F1) is drawn as a focused one (as the pi themes
+    draw it; app/pideck.tcss gives it the cursor's text colour): Textual's is a tint of the
+    primary colour, which ANSI colours cannot be, so it came out as no colour at all and the
+    row looked like the others."""
     base = BUILTIN_THEMES[f"ansi-{appearance}"]
     cursor = {
         "block-cursor-blurred-background": base.variables["block-cursor-background"],
