@@ -69,7 +69,7 @@ QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor qui
 DIALOG_MIN_LEFT = 1.0
 
 
-class PideckApp(App[int]):
+class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit at once): pi has none
     CSS_PATH = "pideck.tcss"
     TITLE = "pideck"
     ENABLE_COMMAND_PALETTE = True
