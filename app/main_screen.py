@@ -45,6 +45,7 @@ from widgets.key_footer import UNBOUND, KeyFooter
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
+from widgets.status_where import where_label
 from widgets.tool_kinds import Call, kind_of
 from widgets.tool_output import ShowToolOutput, ToolOutputScreen
 from widgets.transcript import Transcript
@@ -149,6 +150,7 @@ class MainScreen(Screen[None]):
         self._side_chosen: bool | None = None  # F2 / F3 showed or hid the side panes
         self.status_at = 0.0  # monotonic time the session's changes last refreshed the status line
         self.files = FileCache(self._list_files)  # for `@` completion
+        self.branch: str | None = None  # the git branch of pi's folder (app/git_branch.py)
 
     def compose(self) -> ComposeResult:
         config = self.context.config
@@ -232,9 +234,12 @@ class MainScreen(Screen[None]):
             self.queue.refresh_queue()
         if changes.session or changes.usage:
             self.stats.refresh_stats()
+        if changes.session or changes.reset:  # a session's folder or name
+            self.show_where()
         if changes.extension_ui:
             await self._refresh_extension_widgets()
-        if changes.run or changes.extension_ui or changes.protocol_errors or changes.session or self.session.running:
+        if (changes.run or changes.extension_ui or changes.protocol_errors or changes.session or self.session.running
+                or (changes.usage and self.status.with_stats)):
             self.status.refresh_status()  # (session: a model chosen, or none; running: the spinner turns)
             self.status_at = time.monotonic()
         if changes.editor_text is not None:
@@ -457,19 +462,36 @@ class MainScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_side(event.size.width)
+        self.show_where()
+
+    def show_where(self) -> None:
+        """pi's folder, branch and session name on the prompt's bottom border, as pi's footer
+        shows them under its editor (widgets/status_where.py); cut from the left to fit."""
+        config, editor = self.context.config, self.editor
+        cells = editor.outer_size.width - 6 if editor.outer_size.width else 200  # its corners and a margin
+        editor.border_subtitle = where_label(self.session, branch=self.branch, home=config.env.get("HOME"),
+                                             host=config.remote, cells=cells)
 
     def _fit_side(self, width: int) -> None:
         """Side panes only where the conversation keeps room (at start and on every resize),
         unless F2 or F3 chose otherwise."""
         if self._side_chosen is None:
-            self.side.display = width >= SIDE_MIN_WIDTH
+            self._show_side(width >= SIDE_MIN_WIDTH)
+
+    def _show_side(self, shown: bool) -> None:
+        """The side panes shown or hidden; the status line says what they would while hidden."""
+        self.side.display = shown
+        if self.status.with_stats == shown:
+            self.status.with_stats = not shown
+            self.status.refresh_status()
 
     def action_toggle_side(self) -> None:
-        side = self.side
-        side.display = self._side_chosen = not side.display
+        self._side_chosen = not self.side.display
+        self._show_side(self._side_chosen)
 
     def action_focus_tool_log(self) -> None:
-        self.side.display = self._side_chosen = True
+        self._side_chosen = True
+        self._show_side(True)
         self.tool_log.focus()
 
     def action_focus_editor(self) -> None:

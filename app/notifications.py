@@ -1,8 +1,9 @@
 """Toasts through the notification center (widgets.notification_center), and `/notifications`.
 
 `PideckApp.notify` hands every notification to `Toasts.notify`: the center keeps it and
-says whether it gets a toast of its own; the others are summed up in one "+N more"
-toast, replaced at most every `SUMMARY_EVERY` seconds however fast they come. F8 or
+says which toast to show for it and which older one it takes the place of; those folded
+or passed over in a flood are summed up in one "+N more" toast, replaced at most every
+`SUMMARY_EVERY` seconds however fast they come. F8 or
 `/notifications` lists them all, newest first; Enter shows one's full text.
 """
 
@@ -17,7 +18,7 @@ from textual.notifications import Notification, Notify
 from textual.timer import Timer
 
 from app.command_context import CommandContext, SlashCommand
-from widgets.notification_center import NotificationCenter
+from widgets.notification_center import NotificationCenter, Toast
 from widgets.notification_list import NotificationList
 from widgets.safe_text import clean
 from widgets.tool_output import ToolOutputScreen
@@ -38,22 +39,41 @@ class Toasts:
         self.center = NotificationCenter()
         self._summary: Notification | None = None
         self._summary_timer: Timer | None = None
+        self._up: dict[int, Notification] = {}  # the toasts shown, by their center key
+        self._waiting_markup = False  # the markup flag of the notice the center holds back
 
     def notify(self, message: str, title: str, severity: SeverityLevel, timeout: float | None, markup: bool) -> None:
         app = self.app
         timeout = app.NOTIFICATION_TIMEOUT if timeout is None else timeout
         # no terminal control reaches the screen, whatever a toast quotes (pi's errors and paths)
         toast = self.center.add(clean(message), clean(title), severity, timeout)
-        if toast is not None:  # a cut text may have lost the end of its markup: shown plain
-            App.notify(app, toast.message, title=toast.title, severity=severity, timeout=timeout,
-                       markup=markup and not toast.cut)
-        elif self._summary_timer is None and app.is_running:
+        if toast is not None:
+            self._show(toast, markup)
+        else:
+            self._waiting_markup = markup
+        if (toast is None or toast.folds is not None) and self._summary_timer is None and app.is_running:
             self._summary_timer = app.set_timer(SUMMARY_EVERY, self._show_summary)
 
+    def _show(self, toast: Toast, markup: bool) -> None:
+        if toast.folds is not None and (folded := self._up.pop(toast.folds, None)) is not None:
+            self._unnotify(folded)
+        self._up = {key: shown for key, shown in self._up.items() if not shown.has_expired}
+        # a cut text may have lost the end of its markup: shown plain
+        notification = Notification(toast.message, toast.title, toast.severity, toast.timeout,  # type: ignore[arg-type]
+                                    markup=markup and not toast.cut)
+        self._up[toast.key] = notification
+        self.app.post_message(Notify(notification))
+
     def _show_summary(self) -> None:
-        """The "+N more" toast, in place of the one it showed before."""
+        """The newest notice held back in a flood, and the "+N more" toast in place of the
+        one it showed before."""
         self._summary_timer = None
         app = self.app
+        waiting = self.center.due()
+        if waiting is not None:
+            self._show(waiting, self._waiting_markup)
+        if self.center.hidden == 0:
+            return
         if self._summary is not None:
             self._unnotify(self._summary)
         timeout = app.NOTIFICATION_TIMEOUT

@@ -34,6 +34,7 @@ from app.launch import LaunchConfig, no_model_help
 from app.pi_login import run_in_foreground
 from app.main_screen import MainScreen
 from app.palette import KeyActions, PiCommands, PideckCommands
+from app.git_branch import BranchFollower
 from app.notifications import Toasts
 from app.notifier import Notifier
 from app.problem_monitor import ProblemMonitor
@@ -69,7 +70,7 @@ QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor qui
 DIALOG_MIN_LEFT = 1.0
 
 
-class PideckApp(App[int]):
+class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit at once): pi has none
     CSS_PATH = "pideck.tcss"
     TITLE = "pideck"
     ENABLE_COMMAND_PALETTE = True
@@ -206,6 +207,8 @@ class PideckApp(App[int]):
             self.tell.warn(problem, title="Notifications")
         self.show_terminal_cursor()
         self.attach_client(self.client)
+        if self.config.remote is None:  # (pi's folder on its host is not read from here)
+            BranchFollower(self, lambda: self.cwd, self._branch_shown).start()
         self.set_interval(0.25, self._tick)
         self.app_resume_signal.subscribe(self, self._resumed)
         if not self.is_headless and (fd := stdin_fd()) is not None:
@@ -322,6 +325,10 @@ class PideckApp(App[int]):
             for severity, message in changes.notifications:
                 self.notify(message, severity=_SEVERITY.get(severity, "information"), markup=False)
             self.problems.check()
+
+    def _branch_shown(self, branch: str | None) -> None:
+        self.main.branch = branch
+        self.main.show_where()
 
     def _tick(self) -> None:
         """Animate the spinner and running tool durations; report what pi sent wrong."""

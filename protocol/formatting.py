@@ -6,6 +6,18 @@ number looks the same in pideck and in pi.
 
 from __future__ import annotations
 
+import math
+from decimal import ROUND_HALF_UP, Context, Decimal
+
+
+def to_fixed(value: float, digits: int) -> str:
+    """`value` to `digits` places as JavaScript's toFixed writes it (a half rounds up: 0.25 is
+    "0.3"), where Python's format rounds a half to even ("0.2"); NaN, infinities and numbers of
+    1e21 or more as Python writes them."""
+    if not math.isfinite(value) or abs(value) >= 1e21:
+        return f"{value:.{digits}f}" if math.isfinite(value) else str(value)
+    return str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP, context=Context(prec=60)))
+
 
 def tokens(count: float | None) -> str:
     """A token count, short: "?" when unknown."""
@@ -14,11 +26,11 @@ def tokens(count: float | None) -> str:
     if count < 1000:
         return f"{count:.0f}"
     if count < 10_000:
-        return f"{count / 1000:.1f}k"
+        return f"{to_fixed(count / 1000, 1)}k"
     if count < 1_000_000:
         return f"{int(count / 1000 + 0.5)}k"
     if count < 10_000_000:
-        return f"{count / 1_000_000:.1f}M"
+        return f"{to_fixed(count / 1_000_000, 1)}M"
     return f"{int(count / 1_000_000 + 0.5)}M"
 
 

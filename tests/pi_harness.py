@@ -470,7 +470,8 @@ class Fake:
                 await steps(pilot)
             await settle(pilot)
 
-        return bool(snap_compare(self.app(), run_before=run_before, terminal_size=size))
+        # HOME the test's folder: the prompt's border shows pi's folder as `~` on every run
+        return bool(snap_compare(self.app({"HOME": str(self.dir)}), run_before=run_before, terminal_size=size))
 
     def commands(self, kind: str | None = None) -> list[dict[str, Any]]:
         """The commands the child received (of type `kind`), in order."""

@@ -3,7 +3,10 @@
 A flood of notifications (an extension calling `notify` in a loop) must not bury the
 screen under toasts: at most `MAX_TOASTS` are up at once, the rest are counted for one
 "+N more" toast, and every notification is kept (the last `MAX_ENTRIES`, and no more
-than `MAX_CHARS` of text in all) for `/notifications`. A toast shows at most
+than `MAX_CHARS` of text in all) for `/notifications`. The newest always shows: when
+`MAX_TOASTS` are up it takes the place of the oldest, which is folded into the count; in a
+flood, the toasts change at most every `FOLD_EVERY` seconds (to the newest of those that
+came meanwhile, shown by `due`), so that the screen does not churn. A toast shows at most
 `TOAST_LINES` lines and `TOAST_CHARS` characters of its text; the list has all of it.
 Pure logic: the app shows what `add` and `summary` return.
 """
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 MAX_TOASTS = 3  # toasts up at once, besides the "+N more" one
+FOLD_EVERY = 0.5  # seconds at least between two toasts that fold an older one
 MAX_ENTRIES = 500  # notifications kept for the list
 MAX_CHARS = 4_000_000  # characters of text kept for the list, in all
 TOAST_LINES = 6
@@ -42,6 +46,10 @@ class Toast:
     message: str
     title: str
     cut: bool
+    severity: str
+    timeout: float
+    key: int  # names this toast to `folds` of a later one
+    folds: int | None = None  # the key of the toast up that this one takes the place of
 
 
 def toast_text(message: str, lines: int = TOAST_LINES, chars: int = TOAST_CHARS) -> tuple[str, bool]:
@@ -66,29 +74,58 @@ class NotificationCenter:
         self.hidden = 0  # not toasted, since the last "+N more" toast went away
         self.hidden_severity = "information"  # the gravest of those
         self._chars = 0
-        self._toasts: list[float] = []  # when each toast up goes away
+        self._toasts: list[tuple[float, int, str]] = []  # the toasts up: until, key, severity
+        self._keys = 0
+        self._last_fold = -math.inf  # when a toast last took the place of another
+        self._waiting: tuple[Notice, float] | None = None  # the newest, until FOLD_EVERY has passed
         self._summary_until = 0.0  # when the "+N more" toast goes away (inf: due to be shown)
 
     def add(self, message: str, title: str, severity: str, timeout: float) -> Toast | None:
-        """Keep the notification; the toast to show for it, or None when MAX_TOASTS are up
-        (it is then counted in `hidden`, for `summary`)."""
-        self._keep(Notice(message[:MAX_CHARS], title, severity, time.time()))
+        """Keep the notification; the toast to show for it, or None when it must wait (a
+        flood): `due` gives it later unless a newer one came, which counts it in `hidden`."""
+        notice = Notice(message[:MAX_CHARS], title, severity, time.time())
+        self._keep(notice)
         now = self.clock()
-        self._toasts = [until for until in self._toasts if until > now]
-        if len(self._toasts) < MAX_TOASTS:
-            self._toasts.append(now + timeout)
-            text, cut = toast_text(message)
-            line = title.replace("\n", " ")
-            if len(line) > TITLE_CHARS:
-                line = line[: TITLE_CHARS - 1] + "…"
-            return Toast(text, line, cut or line != title)
+        self._toasts = [up for up in self._toasts if up[0] > now]
+        if self._waiting is None and (len(self._toasts) < MAX_TOASTS or now - self._last_fold >= FOLD_EVERY):
+            return self._show(notice, timeout, now)
+        if self._waiting is not None:
+            self._count(self._waiting[0].severity, now)
+        self._waiting = (notice, timeout)
+        self._summary_until = math.inf
+        return None
+
+    def due(self) -> Toast | None:
+        """The newest notice that waited in a flood, as a toast now; None if none waits."""
+        if self._waiting is None:
+            return None
+        (notice, timeout), self._waiting = self._waiting, None
+        now = self.clock()
+        self._toasts = [up for up in self._toasts if up[0] > now]
+        return self._show(notice, timeout, now)
+
+    def _show(self, notice: Notice, timeout: float, now: float) -> Toast:
+        folds = None
+        if len(self._toasts) >= MAX_TOASTS:  # the oldest makes room, counted in "+N more"
+            _, folds, severity = self._toasts.pop(0)
+            self._count(severity, now)
+            self._summary_until = math.inf
+            self._last_fold = now
+        self._keys += 1
+        self._toasts.append((now + timeout, self._keys, notice.severity))
+        text, cut = toast_text(notice.message)
+        line = notice.title.replace("\n", " ")
+        if len(line) > TITLE_CHARS:
+            line = line[: TITLE_CHARS - 1] + "…"
+        return Toast(text, line, cut or line != notice.title, notice.severity, timeout, self._keys, folds)
+
+    def _count(self, severity: str, now: float) -> None:
+        """One more notice in "+N more"."""
         if self._summary_until <= now:  # the last "+N more" went away: count afresh
             self.hidden, self.hidden_severity = 0, "information"
         self.hidden += 1
         if _RANK.get(severity, 0) > _RANK[self.hidden_severity]:
             self.hidden_severity = severity
-        self._summary_until = math.inf
-        return None
 
     def summary(self, timeout: float, key: str) -> str:
         """The "+N more" toast's text; it goes away after `timeout` seconds."""

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from textual import events
-from textual.binding import Binding, Keymap
+from textual.binding import Binding, BindingsMap, Keymap
 from textual.widgets import TextArea
 from textual.widgets.text_area import EditResult, Location
 
@@ -107,7 +107,17 @@ class ReadlineTextArea(KeysInOrder, TextArea):
 
     def use_keymap(self, keymap: Keymap) -> None:
         """The app's keymap (pi's keybindings.json): `keymapped` holds the keys in force,
-        `key_actions` what the keys this editor reads itself do."""
+        `key_actions` what the keys this editor reads itself do.
+
+        A key the keymap gives any action is taken from TextArea's own bindings that pi has
+        no id for (F6 selects the line, F7 all, Ctrl+Shift+K deletes it): the focused editor
+        is asked first, so they would shadow the app's action on that key. Textual has no
+        public way to take a binding from a widget, hence its `_bindings`."""
+        taken = {key for keys in keymap.values() for key in keys.split(",")}
+        self._bindings = BindingsMap.from_keys({
+            key: kept for key, bindings in self._merged_bindings.key_to_bindings.items()
+            if (kept := [b for b in bindings if b.id is not None or key not in taken])
+        }) if self._merged_bindings is not None else BindingsMap()
         self.keymapped = self._bindings.copy()
         self.keymapped.apply_keymap(keymap)
         self.key_actions = {key: binding.action for key, binding in self.keymapped}

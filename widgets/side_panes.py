@@ -13,12 +13,14 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from protocol import footer_format
 from protocol.formatting import cost, duration, on_off, tokens
 from protocol.messages import ToolResult
 from protocol.session_model import SessionModel, ToolRun
 from widgets.message_views import run_mark
 from widgets.pickers import model_key
 from widgets.safe_text import clean
+from widgets.status_where import fit, stats_parts
 from widgets.tool_kinds import Call, kind_of
 from widgets.tool_output import ShowToolOutput
 from widgets import palette
@@ -210,11 +212,11 @@ class StatsPane(Static):
             row("cache", f"R {tokens(counts.cache_read)} W {tokens(counts.cache_write)}")
             row("cost", cost(stats.cost))
             usage = stats.context_usage
-            if usage is not None and usage.percent is not None:
-                style = palette.style("error") if usage.percent > 85 else palette.style("warning") if usage.percent > 60 else palette.style("success")
-                row("context", f"{usage.percent:.0f}% of {tokens(usage.context_window)}", style)
-            elif usage is not None:
-                row("context", f"? of {tokens(usage.context_window)}")
+            if usage is not None:  # as pi's footer writes it: 0.4%/128k (auto)
+                level = footer_format.context_level(usage.percent)
+                style = palette.style(level) if level else palette.style("success") if usage.percent is not None else ""
+                auto = state.auto_compaction_enabled if state is not None else True
+                row("context", footer_format.context(usage.percent, usage.context_window, auto), style)
         else:
             totals = session.totals
             row("tokens", f"↑{tokens(totals.input)} ↓{tokens(totals.output)}")
@@ -225,7 +227,8 @@ class StatsPane(Static):
 
 
 class StatusLine(Static):
-    """One line: run state, protocol problems, extension statuses."""
+    """One line: run state, protocol problems, extension statuses; on the right, while the
+    side panes are hidden, what pi's footer says of the session (widgets/status_where.py)."""
 
     DEFAULT_CSS = "StatusLine { height: 1; padding: 0 1; background: $panel; }"
 
@@ -239,7 +242,11 @@ class StatusLine(Static):
         self.received: Callable[[], int] = lambda: 0  # bytes of pi's answer read so far, while loading
         self.problems = ""  # set by app.problem_monitor: what pi sent that pideck could not use
         self.spun_at = 0.0  # monotonic time of the spinner's last step
+        self.with_stats = False  # the side panes are hidden: the right says what pi's footer does
         self._shown = Text()
+
+    def on_resize(self) -> None:
+        self.refresh_status()
 
     def refresh_status(self) -> None:
         session = self.session
@@ -272,10 +279,15 @@ class StatusLine(Static):
         if self.problems:  # before the extensions' statuses, which may be many and long
             text.append("  │ ", palette.style("muted"))
             text.append(self.problems, palette.style("error", "bold"))
+        statuses = Text()
         for key, value in sorted(session.statuses.items()):
-            text.append("  │ ", palette.style("muted"))
-            text.append(clean(value[:STATUS_CHARS]).replace("\n", " "), "")
-            text.append(f" ({clean(key[:STATUS_CHARS])})", palette.style("muted"))
+            statuses.append("  │ ", palette.style("muted"))
+            statuses.append(clean(value[:STATUS_CHARS]).replace("\n", " "), "")
+            statuses.append(f" ({clean(key[:STATUS_CHARS])})", palette.style("muted"))
+        parts = stats_parts(session) if self.with_stats else []
+        width = self.size.width - 2  # its padding
+        text = fit(text, statuses, parts, width) if width > 0 else text + statuses
+        text.no_wrap, text.overflow = True, "ellipsis"
         if text != self._shown:  # a frame only when the line changed
             self._shown = text
             self.update(text, layout=False)  # one line, however long: the spinner never moves the layout

@@ -91,9 +91,21 @@ def markdown_styles() -> RichTheme:
 
 
 def _system_theme(appearance: str) -> TextualTheme:
-    """Textual's ANSI theme, its pane borders in the terminal's grey (pi's `borderMuted`)."""
+    """Textual's ANSI theme, its pane borders in the terminal's grey (pi's `borderMuted`).
+
+    The cursor of a list without the focus (its filter line or the prompt has it: /model,
+    /resume, /fork, `/` and `@` completion, F1) is drawn as a focused one (as the pi themes
+    draw it; app/pideck.tcss gives it the cursor's text colour): Textual's is a tint of the
+    primary colour, which ANSI colours cannot be, so it came out as no colour at all and the
+    row looked like the others."""
     base = BUILTIN_THEMES[f"ansi-{appearance}"]
-    return replace(base, name=f"system-{appearance}", variables={**base.variables, "border-blurred": "ansi_bright_black"})
+    cursor = {
+        "block-cursor-blurred-background": base.variables["block-cursor-background"],
+        "block-cursor-blurred-foreground": base.variables["block-cursor-foreground"],
+        "block-cursor-blurred-text-style": "bold",
+    }
+    return replace(base, name=f"system-{appearance}",
+                   variables={**base.variables, "border-blurred": "ansi_bright_black", **cursor})
 
 
 SYSTEM_THEMES = {appearance: _system_theme(appearance) for appearance in ("dark", "light")}

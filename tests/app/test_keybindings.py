@@ -153,3 +153,45 @@ async def test_pis_defaults_written_out_are_no_conflict(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run(fake.app(env)) as pilot:
         assert notes(pilot.app) == []
+
+
+async def test_textual_keys_pi_has_not_yield_to_the_file(tmp_path: Path) -> None:
+    """F6 and F7 are free in pi: Textual's text area has them (select the line, select all),
+    and the prompt has the focus, so they took the keys the file gives pi's actions."""
+    env = agent_with(tmp_path, {"app.model.select": "f6", "app.tools.expand": "f7"})
+    fake = Fake(tmp_path)
+    async with fake.run(fake.app(env)) as pilot:
+        app = pilot.app
+        main: MainScreen = app.main
+        editor = app.query_one(PromptEditor)
+        assert notes(app) == []
+        await type_text(pilot, "a draft")
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: main._tools_expanded, what="F7 expanded the tools")
+        assert editor.selected_text == "" and editor.text == "a draft"
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker), what="F6 opened the picker")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is main, what="the picker closed")
+        assert editor.selected_text == "" and editor.text == "a draft"
+
+
+async def test_ctrl_q_is_free_as_in_pi(tmp_path: Path) -> None:
+    """Ctrl+Q has no key in pi (but on Windows, where it queues a follow-up): Textual's
+    quit-at-once is not pideck's, and the file can give it an action."""
+    fake = Fake(tmp_path)
+    async with fake.run(fake.app(agent_with(tmp_path, {}))) as pilot:
+        app = pilot.app
+        await type_text(pilot, "a draft")
+        await pilot.press("ctrl+q")
+        await pilot.pause(0.1)
+        assert app.is_running and app.return_code is None
+        assert app.query_one(PromptEditor).text == "a draft"
+    (tmp_path / "again").mkdir()
+    fake = Fake(tmp_path / "again")
+    async with fake.run(fake.app(agent_with(tmp_path / "again", {"app.message.followUp": "ctrl+q"}))) as pilot:
+        app = pilot.app
+        await type_text(pilot, "queue me")
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: fake.commands("prompt"), what="Ctrl+Q sent the follow-up")
+        assert app.is_running and fake.commands("prompt")[0]["message"] == "queue me"

@@ -19,25 +19,46 @@ def test_a_few_toasts_at_once_the_rest_counted_and_all_kept() -> None:
     clock = Clock()
     center = NotificationCenter(clock)
     shown = [center.add(f"note {i}", "", "information", 5) for i in range(1000)]
-    assert [toast.message for toast in shown if toast is not None] == [f"note {i}" for i in range(MAX_TOASTS)]
+    # the first three, then the fourth at once in the place of the first; the flood after it waits
+    assert [toast.message for toast in shown if toast is not None] == [f"note {i}" for i in range(MAX_TOASTS + 1)]
+    assert shown[MAX_TOASTS].folds == shown[0].key
+    clock.now += nc.FOLD_EVERY
+    newest = center.due()
+    assert newest is not None and newest.message == "note 999" and newest.folds == shown[1].key
+    assert center.due() is None
     assert center.hidden == 1000 - MAX_TOASTS
     assert center.summary(5, "F8").startswith(f"+{1000 - MAX_TOASTS:,} more notifications · F8")
     assert center.total == 1000 and [n.message for n in center.entries][-1] == "note 999"
     assert len(center.entries) == nc.MAX_ENTRIES
 
 
+def test_the_newest_shows_at_once_and_the_oldest_is_folded() -> None:
+    """Three toasts up, then the answer to the key just pressed: it shows, not "+1 more"."""
+    clock = Clock()
+    center = NotificationCenter(clock)
+    first = [center.add(f"n{i}", "", "warning" if i == 0 else "information", 10) for i in range(MAX_TOASTS)]
+    clock.now += 1
+    newest = center.add("Exported to /tmp/x.html", "", "information", 10)
+    assert newest is not None and newest.message == "Exported to /tmp/x.html"
+    assert first[0] is not None and newest.folds == first[0].key
+    assert center.hidden == 1 and center.hidden_severity == "warning"
+    assert center.summary(5, "F8").startswith("+1 more notification · F8")
+
+
 def test_toasts_come_back_when_the_shown_ones_go_and_the_count_starts_afresh() -> None:
     clock = Clock()
     center = NotificationCenter(clock)
-    for i in range(MAX_TOASTS + 2):
-        center.add(f"n{i}", "", "warning" if i == MAX_TOASTS + 1 else "information", 5)
-    assert center.hidden == 2 and center.hidden_severity == "warning"
+    for i in range(MAX_TOASTS + 2):  # the fourth folds the first; the fifth waits
+        center.add(f"n{i}", "", "warning" if i == 1 else "information", 5)
+    assert center.hidden == 1 and center.hidden_severity == "information"
+    clock.now += nc.FOLD_EVERY
+    assert center.due() is not None and center.hidden == 2 and center.hidden_severity == "warning"
     center.summary(5, "F8")
     clock.now += 6  # every toast, the "+N more" one too, went away
     assert center.add("later", "", "information", 5) is not None
     for i in range(MAX_TOASTS):
         center.add(f"again {i}", "", "information", 5)
-    assert center.hidden == 1 and center.hidden_severity == "information"
+    assert center.hidden == 1 and center.hidden_severity == "information"  # "later" was folded
 
 
 def test_the_count_keeps_growing_while_the_summary_is_up() -> None:
