@@ -2,7 +2,8 @@
 everything else `safe_text.clean` strips is stripped (cursor moves, OSC 52 clipboard
 writes, OSC 8 links, titles, bidi overrides, other control characters).
 
-The text that shows is exactly `clean(text)`: only styles are added. Blink and conceal
+The text that shows is exactly `clean_lines(text)` (each line one row: U+2028 and U+2029
+show as `ROW_BREAK`): only styles are added. Blink and conceal
 are left out (concealed text would hide output).
 """
 
@@ -14,7 +15,7 @@ from rich.color import Color
 from rich.style import Style
 from rich.text import Text
 
-from widgets.safe_text import controls
+from widgets.safe_text import ROW_BREAK, controls
 
 _SGR = re.compile(r"(?:\x1b\[|\x9b)([0-9;:]*)m")
 _PLAIN_STYLES = {
@@ -66,4 +67,4 @@ def ansi_text(text: str, style: str = "") -> Text:
 
 
 def _plain(piece: str) -> str:
-    return piece.replace("\u2028", "\n").replace("\u2029", "\n")
+    return piece.replace("\u2028", ROW_BREAK).replace("\u2029", ROW_BREAK)

@@ -13,6 +13,12 @@ Kept: all other printable Unicode, `\\n` and `\\t`. `\\r` is dropped, so `\\r\\n
 as `\\n`. U+2028 and U+2029 (line and paragraph separators) become `\\n`.
 Unterminated OSC/DCS/SOS/PM/APC strings lose only their introducer: the rest
 shows as plain text rather than swallowing the remainder of the output.
+
+`one_row` is the text of one screen row (a numbered line of code, a diff row, a row of
+the full-output view, a file name, a title): no character in it ends the row. A line
+break there (`\\n`, U+2028, U+2029, and the others `str.splitlines` splits on, which
+`clean` strips) shows as `ROW_BREAK`, one character for one, so a row's columns and
+styles stay where they were computed and a view's rows stay the text's lines.
 """
 
 from __future__ import annotations
@@ -38,6 +44,21 @@ _CONTROL = re.compile(
 def clean(text: str) -> str:
     """`text` without terminal control sequences or control characters."""
     return _CONTROL.sub("", text).replace("\u2028", "\n").replace("\u2029", "\n")
+
+
+ROW_BREAK = "⏎"
+_BREAKS = str.maketrans(dict.fromkeys("\n\u2028\u2029", ROW_BREAK))
+_SEPARATORS = str.maketrans(dict.fromkeys("\u2028\u2029", ROW_BREAK))
+
+
+def one_row(text: str) -> str:
+    """`text` cleaned for one screen row: each line break shown as ROW_BREAK."""
+    return _CONTROL.sub("", text).translate(_BREAKS)
+
+
+def clean_lines(text: str) -> str:
+    """`text` cleaned, its lines (split at `\\n`) each `one_row`: U+2028/U+2029 as ROW_BREAK."""
+    return _CONTROL.sub("", text).translate(_SEPARATORS)
 
 
 def controls(text: str) -> Iterator[re.Match[str]]:

@@ -18,7 +18,7 @@ from protocol.messages import ToolResult
 from protocol.session_model import SessionModel, ToolRun
 from widgets.message_views import run_mark
 from widgets.pickers import model_key
-from widgets.safe_text import clean
+from widgets.safe_text import clean, one_row
 from widgets.tool_kinds import Call, kind_of
 from widgets.tool_output import ShowToolOutput
 from widgets import palette
@@ -44,7 +44,7 @@ def tool_row(run: ToolRun, title: Text, width: int = 28) -> Text:
         text.append(f" {took}", palette.style("muted"))
     last = run.output[-2000:].rstrip("\n").rsplit("\n", 1)[-1] if run.output else ""
     if last:
-        tail = Text("  " + clean(last).expandtabs(), palette.style("error") if run.is_error else palette.style("muted"))
+        tail = Text("  " + one_row(last).expandtabs(), palette.style("error") if run.is_error else palette.style("muted"))
         tail.truncate(width + 8, overflow="ellipsis")
         text.append("\n")
         text.append_text(tail)

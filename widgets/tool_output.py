@@ -28,7 +28,7 @@ from textual.strip import Strip
 from textual.widgets import Footer, Static
 
 from widgets.markdown_lines import _one_cell_each
-from widgets.safe_text import clean, safe
+from widgets.safe_text import clean_lines, one_row
 from widgets.selection_marks import mark_selection
 
 PREVIEW_LINES = 8  # collapsed: the last lines
@@ -82,7 +82,7 @@ def output_preview(output: str, expanded: bool, style: str = "", render: Callabl
     (or made into text by `render(lines, style)`, which must clean them), with a note of how
     many lines were left out. Work is bounded by what is shown, not by the size of `output`
     (apart from counting its lines)."""
-    shown = render or safe
+    shown = render or _plain
     output = output[:-1] if output.endswith("\n") else output
     total = output.count("\n") + 1
     text = Text()
@@ -99,6 +99,10 @@ def output_preview(output: str, expanded: bool, style: str = "", render: Callabl
             text.append(f"… {total - PREVIEW_LINES:,} more lines (ctrl+o expands, click shows all)\n", "dim")
         text.append_text(shown("\n".join(map(_cut, _last_lines(output, PREVIEW_LINES))), style))
     return text
+
+
+def _plain(lines: str, style: str) -> Text:
+    return Text(clean_lines(lines), style)
 
 
 def output_rows(output: str) -> list[str]:
@@ -209,8 +213,8 @@ class LargeTextView(ScrollView, can_focus=True):
         return styled
 
     def _shown(self, index: int) -> str:
-        """Line `index` as shown: cleaned, tabs expanded."""
-        return clean(self.rows[index]).expandtabs(4)
+        """Line `index` as shown: cleaned (one row), tabs expanded."""
+        return one_row(self.rows[index]).expandtabs(4)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text; only the rows it spans are read (the output may be huge)."""
@@ -236,7 +240,7 @@ class ToolOutputScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="tool-output"):
             view = LargeTextView(self.output, self.styler, id="tool-output-text")
-            header = self.title_text[:200] if isinstance(self.title_text, Text) else Text(clean(self.title_text)[:200], "bold")
+            header = self.title_text[:200] if isinstance(self.title_text, Text) else Text(one_row(self.title_text)[:200], "bold")
             header.append(f"   {len(view.rows):,} lines · {len(self.output):,} characters", "dim")
             yield Static(header, id="tool-output-title")
             yield view
