@@ -18,6 +18,7 @@ from pathlib import Path
 from textual.binding import Binding
 from textual.keys import _character_to_key
 
+from protocol.numbers import is_digits
 from widgets.key_footer import UNBOUND
 
 # Every action id pi 1.6.0 knows (pi's dist/core/keybindings.js and pi-tui's keybindings.js).
@@ -72,7 +73,7 @@ def textual_key(pi_key: str) -> str | None:
         key = key.lower()
     elif len(key) == 1 and key in _SYMBOLS:
         key = _character_to_key(key)  # Textual's names: minus, right_square_bracket, ...
-    elif not (len(key) == 1 and key.isdigit()):
+    elif not is_digits(key, 1):
         key = _NAMED.get(key.lower(), "")
         if not key:
             return None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.launch import LaunchError, check_launch, refuse
 from app.runtime import ProvisionError
+from protocol.numbers import parse_int
 
 if TYPE_CHECKING:
     from protocol.responses import SessionState
@@ -34,6 +35,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 TOKEN_COOKIE = "pideck_token_{port}"  # one per port: two servers on one host keep their own
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve sets in TEXTUAL_DRIVER
+MAX_CELLS = 1000  # a page's width or height in cells, at the most
 
 
 class ServeError(Exception):
@@ -113,7 +115,7 @@ def serve(args: argparse.Namespace) -> int:
 def _token_server(command: str, host: str, port: int, token: str) -> Any:
     from aiohttp import web
     from textual_serve.app_service import AppService
-    from textual_serve.server import Server, to_int
+    from textual_serve.server import Server
 
     @web.middleware
     async def require_token(request: web.Request, handler: Any) -> web.StreamResponse:
@@ -163,8 +165,8 @@ def _token_server(command: str, host: str, port: int, token: str) -> Any:
             service = PageService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                                   close=websocket.close, download_manager=self.download_manager)
             try:
-                await service.start(to_int(request.query.get("width", "80"), 80),
-                                    to_int(request.query.get("height", "24"), 24))
+                await service.start(parse_int(request.query.get("width", ""), 80, low=1, high=MAX_CELLS),
+                                    parse_int(request.query.get("height", ""), 24, low=1, high=MAX_CELLS))
                 await self._process_messages(websocket, service)
             except Exception as error:  # a page that sent garbage: its pideck still ends in order
                 print(f"pideck: the page from {request.remote} failed: {error!r}", flush=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol import pi_builtin_themes
+from protocol.numbers import parse_int
 from protocol.pi_colors import Color, oklab, parse_color, rgb_of
 
 SYSTEM = "system"
@@ -215,6 +216,7 @@ def resolve_setting(setting: str, appearance: str) -> str | None:
 def colorfgbg_appearance(env: Mapping[str, str]) -> str | None:
     """Dark or light from `COLORFGBG` (`fg;bg`), as pi and Vim read its background index."""
     background = env.get("COLORFGBG", "").split(";")[-1].strip()
-    if not background.isdigit() or len(background) > 2 or int(background) > 15:
+    index = parse_int(background, high=15)
+    if index is None:
         return None
-    return "dark" if int(background) <= 6 or int(background) == 8 else "light"
+    return "dark" if index <= 6 or index == 8 else "light"

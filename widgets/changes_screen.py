@@ -29,6 +29,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from protocol.file_changes import Change, FileChanges
+from protocol.numbers import parse_int
 from widgets import palette
 from widgets.key_footer import KeyFooter
 from widgets.safe_text import clean, one_row
@@ -38,7 +39,7 @@ EMPTY = "Nothing was changed through edit or write in this session yet."
 PATH_CHARS = 40  # a longer path loses its start in the list of files
 
 FILE, CHANGE, NOTE, HUNK, ADDED, REMOVED, CONTEXT, GAP = "file", "change", "note", "hunk", "+", "-", " ", "gap"
-_HUNK = re.compile(r"@@ -(\d+)(?:,\d+)? \+(\d+)")
+_HUNK = re.compile(r"@@ -([0-9]+)(?:,[0-9]+)? \+([0-9]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,17 +65,19 @@ def change_rows(change: Change, file: int) -> list[Row]:
     rows = [Row(CHANGE, "", file, change.tool_call_id)]
     if change.note:
         rows.append(Row(NOTE, change.note, file, change.tool_call_id))
-    old = new = 0
+    old: int | None = 0
+    new: int | None = 0
     for line in change.lines:
         kind, text = line[:1], line[1:]
         if line.startswith("@@"):
             if match := _HUNK.match(line):
-                old, new = int(match[1]), int(match[2])
+                old, new = parse_int(match[1]), parse_int(match[2])  # a number too long to be one: no numbers
             rows.append(Row(HUNK, line, file, change.tool_call_id))
         elif kind in (ADDED, REMOVED, CONTEXT):
             number = old if kind == REMOVED else new
             rows.append(Row(kind, text, file, change.tool_call_id, number or None))
-            old, new = old + (kind != ADDED), new + (kind != REMOVED)
+            old = old + (kind != ADDED) if old is not None else None
+            new = new + (kind != REMOVED) if new is not None else None
         else:  # "\ No newline at end of file"
             rows.append(Row(NOTE, line, file, change.tool_call_id))
     return rows

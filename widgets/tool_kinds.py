@@ -22,6 +22,7 @@ from typing import Any
 from rich.text import Text
 
 from protocol.messages import ImageContent
+from protocol.numbers import parse_int
 from protocol.session_model import ToolRun
 from protocol.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, DiffLine, changed_spans, diff_counts, display_diff, patch_counts
 from widgets import palette
@@ -37,7 +38,7 @@ CHUNK = 256  # the full view highlights code this many lines at a time
 MORE = " (ctrl+o expands, click shows all)"
 
 _NOTICE = re.compile(r"\n\n(\[[^\n]*\])\s*$")  # pi's "[Showing lines 1-2000 of 5000…]" at the end
-_EXIT = re.compile(r"(?:\n\n|^)Command exited with code (\d+)\s*$")
+_EXIT = re.compile(r"(?:\n\n|^)Command exited with code ([0-9]+)\s*$")
 
 
 @dataclass(frozen=True)
@@ -417,7 +418,7 @@ class ReadKind(Kind):
     @staticmethod
     def _number(call: Call, key: str) -> int | None:
         value = call.args.get(key) if isinstance(call.args, dict) else None
-        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 2**53 else None
 
     def images(self, call: Call) -> list[str]:
         """The media types of the images a read returned (an image file)."""
@@ -481,7 +482,7 @@ class BashKind(Kind):
     def exit_code(call: Call) -> int | None:
         match = _EXIT.search(call.output[-200:])
         if match is not None:
-            return int(match.group(1))
+            return parse_int(match.group(1))
         return None if call.failed else 0
 
     def body(self, call: Call, expanded: bool) -> Text:
