@@ -61,6 +61,21 @@ def clean_lines(text: str) -> str:
     return _CONTROL.sub("", text).translate(_SEPARATORS)
 
 
+_INTRODUCERS = "\x1b\x9b\x90\x98\x9d\x9e\x9f"
+SEQUENCE_LIMIT = 65_536  # a control sequence longer than this may be cut like text
+
+
+def spanning(text: str, at: int, start: int = 0) -> tuple[int, int] | None:
+    """The (start, end) of the control sequence of `text[start:]` that a cut at `at` would
+    fall inside, or None: where a long line is cut into pieces that are cleaned one by one,
+    a piece must not begin with the rest of a sequence (its parameters would show as text)."""
+    begin = max(text.rfind(char, max(start, at - SEQUENCE_LIMIT), at) for char in _INTRODUCERS)
+    if begin < 0:
+        return None
+    match = _CONTROL.match(text, begin, min(len(text), at + SEQUENCE_LIMIT))
+    return (begin, match.end()) if match is not None and match.end() > at else None
+
+
 def controls(text: str) -> Iterator[re.Match[str]]:
     """The control sequences and characters `clean` strips from `text`, in order."""
     return _CONTROL.finditer(text)

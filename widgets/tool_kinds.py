@@ -498,6 +498,7 @@ class BashKind(Kind):
         def style(index: int, row: str) -> Text:
             if index not in rows:
                 rows[index] = ansi_text(lines[index]) if index < len(lines) else Text(row)
+                rows[index].expand_tabs(4)  # as the view shows the line
             return rows[index]
 
         return FullOutput(call.output, style)
