@@ -10,7 +10,6 @@ for in `not_in_pideck`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 from textual.binding import Binding
 from textual.keys import _character_to_key
 
+from protocol.config_files import read_json
 from protocol.numbers import is_digits
 from widgets.key_footer import UNBOUND
 
@@ -97,7 +97,7 @@ def read_keybindings(agent: Path) -> dict[str, object] | str:
     """The file's object (empty if there is none), or what is wrong with it."""
     path = agent / "keybindings.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        data = read_json(path)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:

@@ -20,6 +20,7 @@ MAX_DIGITS = 18  # more than any count, size or line number pideck reads; far un
 _INT = re.compile(r"[0-9]+")
 _SIGNED_INT = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_SCIENTIFIC = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 D = TypeVar("D")
 
@@ -44,10 +45,12 @@ def parse_int(text: str, default: D = None, *, low: int | None = None, high: int
 
 
 def parse_float(text: str, default: D = None, *, low: float | None = None, high: float | None = None,
-                max_chars: int = 40) -> float | D:  # fmt: skip
-    """`text` as a finite float when it is a plain decimal (`10`, `2.5`, `-0.5`, `.5`; no
-    exponent, `inf` or `nan`), at most `max_chars` long, within `low`..`high`; else `default`."""
-    if not isinstance(text, str) or len(text) > max_chars or _DECIMAL.fullmatch(text) is None:
+                max_chars: int = 40, exponent: bool = False) -> float | D:  # fmt: skip
+    """`text` as a finite float when it is a plain decimal (`10`, `2.5`, `-0.5`, `.5`; with
+    `exponent`, also `1e-3`; never `inf` or `nan`), at most `max_chars` long, within
+    `low`..`high`; else `default`."""
+    pattern = _SCIENTIFIC if exponent else _DECIMAL
+    if not isinstance(text, str) or len(text) > max_chars or pattern.fullmatch(text) is None:
         return default
     value = float(text)
     if not math.isfinite(value) or (low is not None and value < low) or (high is not None and value > high):

@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 import msgspec
 
 from protocol.codec import dec_hook
+from protocol.config_files import read_json
 from protocol.entries import EntryUnion, MessageEntry, SessionHeader, SessionInfoEntry
 from protocol.messages import UserMessage, text_of
 
@@ -269,9 +270,9 @@ def pi_setting(name: str, cwd: Path, agent: Path) -> Any:
     """One of pi's settings (a dotted name reaches into an object: `terminal.images`): the
     project's `.pi/settings.json` over the agent dir's; None if neither sets it (or cannot
     be read)."""
-    for path in (cwd / ".pi" / "settings.json", agent / "settings.json"):
+    for path in settings_files(cwd, agent):
         try:
-            value = json.loads(path.read_text(encoding="utf-8"))
+            value = read_json(path)
             for key in name.split("."):
                 value = value.get(key)
         except (OSError, ValueError, AttributeError):
@@ -279,3 +280,27 @@ def pi_setting(name: str, cwd: Path, agent: Path) -> Any:
         if value is not None:
             return value
     return None
+
+
+def settings_files(cwd: Path, agent: Path) -> tuple[Path, Path]:
+    """pi's settings files, the project's first."""
+    return cwd / ".pi" / "settings.json", agent / "settings.json"
+
+
+def settings_problems(cwd: Path, agent: Path) -> list[str]:
+    """Why pi's settings files that are there cannot be used (each is left out)."""
+    problems = []
+    for path in settings_files(cwd, agent):
+        try:
+            value = read_json(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            problems.append(f"{path} cannot be read ({exc.strerror or exc})")
+            continue
+        except ValueError as exc:
+            problems.append(f"{path}: {exc}")
+            continue
+        if not isinstance(value, dict):
+            problems.append(f"{path} is not a JSON object")
+    return problems
