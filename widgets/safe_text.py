@@ -18,7 +18,8 @@ shows as plain text rather than swallowing the remainder of the output.
 the full-output view, a file name, a title): no character in it ends the row. A line
 break there (`\\n`, U+2028, U+2029, and the others `str.splitlines` splits on, which
 `clean` strips) shows as `ROW_BREAK`, one character for one, so a row's columns and
-styles stay where they were computed and a view's rows stay the text's lines.
+styles stay where they were computed and a view's rows stay the text's lines. A lone
+surrogate (a file name's byte that is not UTF-8) shows as U+FFFD.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ def clean(text: str) -> str:
 
 
 ROW_BREAK = "⏎"
-_BREAKS = str.maketrans(dict.fromkeys("\n\u2028\u2029", ROW_BREAK))
-_SEPARATORS = str.maketrans(dict.fromkeys("\u2028\u2029", ROW_BREAK))
+_SURROGATES = dict.fromkeys(range(0xD800, 0xE000), "\ufffd")  # lone ones cannot be written to the terminal
+_BREAKS = str.maketrans({**_SURROGATES, **dict.fromkeys(map(ord, "\n\u2028\u2029"), ROW_BREAK)})
+_SEPARATORS = str.maketrans({**_SURROGATES, **dict.fromkeys(map(ord, "\u2028\u2029"), ROW_BREAK)})
 
 
 def one_row(text: str) -> str:
