@@ -76,3 +76,12 @@ def test_colorfgbg_with_odd_digits_is_no_answer(value: str) -> None:
 def test_a_key_of_another_scripts_digit_is_no_key() -> None:
     assert textual_key("ctrl+²") is None and textual_key("ctrl+٣") is None
     assert textual_key("ctrl+3") == "ctrl+3"
+
+
+@pytest.mark.parametrize("port", ["²", "65536", HUGE, "-1", "8o"], ids=lambda text: repr(text[:8]))
+def test_serve_takes_a_port_in_ascii_digits(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from app.cli import main, parse_args
+
+    assert main(["serve", "--port", port]) == 2
+    assert "not a port from 0 to 65535" in capsys.readouterr().err
+    assert parse_args(["serve", "--port", "8080"]).port == 8080
