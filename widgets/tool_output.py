@@ -9,6 +9,7 @@ tool call (or `o` in the tool log) and scrolls through everything.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from textual.strip import Strip
 from textual.widgets import Footer, Static
 
 from widgets.markdown_lines import _one_cell_each
-from widgets.safe_text import clean_lines, one_row, spanning
+from widgets.safe_text import SEQUENCE_LIMIT, clean_lines, one_row, spanning
 from widgets.selection_marks import mark_selection
 
 PREVIEW_LINES = 8  # collapsed: the last lines
@@ -46,41 +47,44 @@ class ShowToolOutput(Message):
     tool_call_id: str
 
 
-def _cut(line: str) -> str:
-    """A long line's end, after "…": where a line ends is what a preview shows last. A
-    control sequence the cut falls inside is kept whole (its colour applies)."""
-    if len(line) <= PREVIEW_LINE_CHARS:
-        return line
-    return "…" + line[_start(line, len(line) - PREVIEW_LINE_CHARS) :]
+_SGR = re.compile(r"(?:\x1b\[|\x9b)[0-9;:]*m")
 
 
-def _start(text: str, at: int, line_start: int = 0) -> int:
-    """`at`, or the start of the control sequence a piece starting at `at` would begin inside."""
-    sequence = spanning(text, at, line_start)
-    return sequence[0] if sequence is not None else at
+def _piece(text: str, start: int, end: int) -> str:
+    """Line `text[start:end]` as a preview shows it: a line longer than PREVIEW_LINE_CHARS
+    its end after "…" (where a line ends is what a preview shows last), never cut inside a
+    control sequence (its parameters would show as text), the colours set before the cut
+    kept (the SGR sequences of the 64 KB before it)."""
+    if end - start <= PREVIEW_LINE_CHARS:
+        return text[start:end]
+    cut = end - PREVIEW_LINE_CHARS
+    if sequence := spanning(text, cut, start):
+        cut = sequence[0]
+    colours = "".join(_SGR.findall(text, max(start, cut - SEQUENCE_LIMIT), cut))
+    return "…" + colours + text[cut:end]
 
 
 def _first_lines(text: str, count: int) -> list[str]:
-    """The first `count` lines, each at most its last PREVIEW_LINE_CHARS + 1 characters."""
+    """The first `count` lines, each as `_piece` cuts it."""
     lines: list[str] = []
     start = 0
     while len(lines) < count and start <= len(text):
         end = text.find("\n", start)
         if end == -1:
-            lines.append(text[_start(text, max(start, len(text) - PREVIEW_LINE_CHARS - 1), start) :])
+            lines.append(_piece(text, start, len(text)))
             break
-        lines.append(text[_start(text, max(start, end - PREVIEW_LINE_CHARS - 1), start) : end])
+        lines.append(_piece(text, start, end))
         start = end + 1
     return lines
 
 
 def _last_lines(text: str, count: int) -> list[str]:
-    """The last `count` lines, each at most its last PREVIEW_LINE_CHARS + 1 characters."""
+    """The last `count` lines, each as `_piece` cuts it."""
     lines: list[str] = []
     end = len(text)
     while len(lines) < count and end >= 0:
         start = text.rfind("\n", 0, end) + 1
-        lines.append(text[_start(text, max(start, end - PREVIEW_LINE_CHARS - 1), start) : end])
+        lines.append(_piece(text, start, end))
         if start == 0:
             break
         end = start - 1
@@ -98,16 +102,16 @@ def output_preview(output: str, expanded: bool, style: str = "", render: Callabl
     text = Text()
     if expanded and total > EXPANDED_HEAD + EXPANDED_TAIL:
         head, tail = _first_lines(output, EXPANDED_HEAD), _last_lines(output, EXPANDED_TAIL)
-        text.append_text(shown("\n".join(map(_cut, head)), style))
+        text.append_text(shown("\n".join(head), style))
         hidden = total - EXPANDED_HEAD - EXPANDED_TAIL
         text.append(f"\n… {hidden:,} lines hidden · click to see all …\n", "dim italic")
-        text.append_text(shown("\n".join(map(_cut, tail)), style))
+        text.append_text(shown("\n".join(tail), style))
     elif expanded:
-        text.append_text(shown("\n".join(map(_cut, _first_lines(output, total))), style))
+        text.append_text(shown("\n".join(_first_lines(output, total)), style))
     else:
         if total > PREVIEW_LINES:
             text.append(f"… {total - PREVIEW_LINES:,} more lines (ctrl+o expands, click shows all)\n", "dim")
-        text.append_text(shown("\n".join(map(_cut, _last_lines(output, PREVIEW_LINES))), style))
+        text.append_text(shown("\n".join(_last_lines(output, PREVIEW_LINES)), style))
     return text
 
 

@@ -85,3 +85,20 @@ def test_a_line_with_tabs_keeps_its_colours_in_the_full_view() -> None:
     view = LargeTextView(full.text, full.style)
     row = view._styled_row(0)
     assert row.plain == "a   red" and colour_of(row, row.plain.index("red")) == "color(1)"
+
+
+def test_the_tool_logs_last_line_never_shows_a_sequences_parameters() -> None:
+    from widgets.side_panes import tail_line, tool_row
+
+    output = "first\n\x1b[" + HUGE + "mfourth\n"
+    run = ToolRun("call_cat", "bash", {"command": "cat"}, 0.0, 0, output=output, result=ToolResult(), done=True)
+    assert tail_line(output) == "\x1b[" + HUGE + "mfourth"
+    assert tool_row(run, Text("$ cat"), 40).plain.split("\n")[1].strip() == "fourth"
+    assert tail_line("a\nb" + "c" * 5000 + "\n\n")[-3:] == "ccc" and len(tail_line("x" * 5000)) == 2000
+
+
+def test_the_preview_keeps_the_colour_set_before_its_cut() -> None:
+    preview = output_preview("\x1b[31m" + "r" * 1000 + "\x1b[0m\nnext", False, render=ansi_text)
+    row = preview.plain.split("\n")[0]
+    assert row.startswith("…r") and 390 < len(row) <= 401
+    assert colour_of(preview, 5) == "color(1)"
