@@ -195,6 +195,11 @@ class LargeTextView(ScrollView, can_focus=True):
         self._width = 0  # the width the lines are wrapped at
         self._ends: list[int] = []  # per line, the screen rows it and the lines above take
 
+    @property
+    def line_count(self) -> int:
+        """The text's lines (a line longer than WRAP takes more than one of `rows`)."""
+        return self._line_of[-1] + 1 if self._line_of else len(self.rows)
+
     def on_resize(self) -> None:
         self._wrap()
 
@@ -295,7 +300,7 @@ class ToolOutputScreen(ModalScreen[None]):
         with Vertical(id="tool-output"):
             view = LargeTextView(self.output, self.styler, id="tool-output-text")
             header = self.title_text[:200] if isinstance(self.title_text, Text) else Text(one_row(self.title_text)[:200], "bold")
-            header.append(f"   {len(view.rows):,} lines · {len(self.output):,} characters", "dim")
+            header.append(f"   {view.line_count:,} lines · {len(self.output):,} characters", "dim")
             yield Static(header, id="tool-output-title")
             yield view
         yield Footer()

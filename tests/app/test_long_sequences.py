@@ -66,7 +66,8 @@ async def test_each_row_of_a_split_line_gets_its_own_lines_colours() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         view = await wait_until(pilot, lambda: app.screen.query(LargeTextView).first(), what="the output screen")
         await wait_until(pilot, lambda: view.size.height > 0, what="the view laid out")
-        assert len(view.rows) == 6
+        assert len(view.rows) == 6 and view.line_count == 4
+        assert "4 lines" in str(app.screen.query_one("#tool-output-title").render())
         styled = [view._styled_row(index) for index in range(len(view.rows))]
         for index in range(3):
             assert styled[index].plain and {colour_of(styled[index], at) for at in range(len(styled[index]))} == {"color(1)"}, index
