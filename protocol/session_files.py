@@ -184,7 +184,7 @@ def session_cwd(path: str | os.PathLike[str], launch_cwd: Path) -> Path | None:
         return None
     try:
         header = _header_decoder.decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # RecursionError: JSON nested too deep to decode
         return None
     return launch_cwd / header.cwd if header.cwd else launch_cwd
 
@@ -202,14 +202,14 @@ def _read_start(handle: BinaryIO) -> tuple[SessionHeader | None, str]:
         if header is None:
             try:
                 header = _header_decoder.decode(line)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 if _is_json(line):
                     return None, ""  # pi: a file whose first entry is not a header is not a session
             continue
         try:
             entry = _entry_decoder.decode(line)
-        except msgspec.DecodeError:
-            continue  # not JSON, not UTF-8, or an entry type pideck does not know
+        except (msgspec.DecodeError, RecursionError):
+            continue  # not JSON, not UTF-8, an entry type pideck does not know, or nested too deep
         if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
             text = text_of(entry.message.content).strip()
             if text:
@@ -228,7 +228,7 @@ def _latest_name(handle: BinaryIO, size: int) -> str | None:
             end = len(data) if end < 0 else end
             try:
                 info = _info_decoder.decode(data[start:end])
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 continue
             return (info.name or "").strip() or None
     return None
@@ -237,6 +237,8 @@ def _latest_name(handle: BinaryIO, size: int) -> str | None:
 def _is_json(line: bytes) -> bool:
     try:
         json.loads(line)
+    except RecursionError:
+        return True  # JSON, nested too deep to read
     except ValueError:
         return False
     return True

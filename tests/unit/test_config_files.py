@@ -115,3 +115,16 @@ def test_settings_and_keybindings_nested_too_deep_are_named(tmp_path: Path) -> N
     assert [problem for problem in settings_problems(tmp_path, agent) if "settings.json: nested more than" in problem]
     problem = read_keybindings(agent)
     assert isinstance(problem, str) and "nested more than" in problem
+
+
+def test_a_session_file_nested_too_deep_is_listed_without_it(tmp_path: Path) -> None:
+    from protocol.session_files import read_summary, session_cwd
+
+    header = '{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00Z","cwd":"/tmp"}\n'
+    deep = '{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":'
+    path = tmp_path / "s.jsonl"
+    path.write_text(header + deep + NESTED + "}}\n")
+    summary = read_summary(path)
+    assert summary is not None and summary.id == "x" and summary.first_message == ""
+    path.write_text(NESTED + "\n" + header)
+    assert read_summary(path) is None and session_cwd(path, tmp_path) is None
