@@ -18,6 +18,7 @@ from app.serve import (
     served_in_browser,
     tell_server_how_to_resume,
 )
+from protocol.numbers import parse_int
 from protocol.protocol_log import default_log_path
 
 DESCRIPTION = """\
@@ -66,6 +67,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"pideck: {message}; see {self.prog} --help\n")
 
 
+def port_number(text: str) -> int:
+    """A TCP port, 0 to 65535 (0: any free one), in ASCII digits."""
+    port = parse_int(text, high=65535)
+    if port is None:
+        raise argparse.ArgumentTypeError(f"not a port from 0 to 65535: {text[:20]!r}")
+    return port
+
+
 def parser(serve: bool = False) -> argparse.ArgumentParser:
     """pideck's flags; with `serve`, those of `pideck serve` (the same and where to listen)."""
     p = _Parser(
@@ -80,7 +89,7 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
     if serve:
         p.add_argument("--host", default=DEFAULT_HOST,
                        help="address to listen on (default: %(default)s, this machine only; 0.0.0.0 is every network)")
-        p.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to listen on (default: %(default)s; 0: any free one)")
+        p.add_argument("--port", type=port_number, default=DEFAULT_PORT, help="port to listen on (default: %(default)s; 0: any free one)")
         p.add_argument("--max-pages", metavar="N", type=page_count, default=DEFAULT_MAX_PAGES,
                        help="pages open at once, each with its own pideck and pi (about 60 MB each); one more is "
                             "refused with a page that says why (default: %(default)s)")

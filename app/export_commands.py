@@ -12,6 +12,7 @@ from pathlib import Path
 from app.command_context import CommandContext, SlashCommand
 from app.command_support import guarded
 from protocol.commands import ExportHtml, GetLastAssistantText
+from protocol.numbers import parse_int
 from widgets.markdown_stream import PARSER
 
 
@@ -49,7 +50,8 @@ def _lines(text: str) -> str:
 @guarded("/copy failed")
 async def copy_command(ctx: CommandContext, args: str) -> None:
     words = args.split()
-    if words and (words[0] != "code" or len(words) > 2 or (len(words) == 2 and not words[1].isdigit())):
+    asked = parse_int(words[1], low=1) if len(words) == 2 else None
+    if words and (words[0] != "code" or len(words) > 2 or (len(words) == 2 and asked is None)):
         ctx.warn("Usage: /copy, /copy code, or /copy code N (the Nth code block of the last answer).", title="/copy")
         return
     last = await ctx.client.call(GetLastAssistantText())
@@ -62,7 +64,7 @@ async def copy_command(ctx: CommandContext, args: str) -> None:
         ctx.say(f"Copied the last answer ({len(text):,} characters, {_lines(text)}).", title="/copy")
         return
     blocks = code_blocks(text)
-    number = int(words[1]) if len(words) == 2 else len(blocks)
+    number = asked if asked is not None else len(blocks)
     if not 1 <= number <= len(blocks):
         have = f"has {len(blocks)} code block{'s' * (len(blocks) != 1)}" if blocks else "has no code block"
         ctx.warn(f"The last answer {have}.", title="/copy")

@@ -10,7 +10,6 @@ for in `not_in_pideck`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,8 @@ from pathlib import Path
 from textual.binding import Binding
 from textual.keys import _character_to_key
 
+from protocol.config_files import read_json
+from protocol.numbers import is_digits
 from widgets.key_footer import UNBOUND
 
 # Every action id pi 1.6.0 knows (pi's dist/core/keybindings.js and pi-tui's keybindings.js).
@@ -72,7 +73,7 @@ def textual_key(pi_key: str) -> str | None:
         key = key.lower()
     elif len(key) == 1 and key in _SYMBOLS:
         key = _character_to_key(key)  # Textual's names: minus, right_square_bracket, ...
-    elif not (len(key) == 1 and key.isdigit()):
+    elif not is_digits(key, 1):
         key = _NAMED.get(key.lower(), "")
         if not key:
             return None
@@ -96,7 +97,7 @@ def read_keybindings(agent: Path) -> dict[str, object] | str:
     """The file's object (empty if there is none), or what is wrong with it."""
     path = agent / "keybindings.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        data = read_json(path)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:

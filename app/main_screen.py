@@ -212,7 +212,14 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group="file-index", exit_on_error=False)
     def _list_files(self, folder: Path, generation: int) -> None:
-        index = FileIndex(list_entries(folder))
+        try:
+            index = FileIndex(list_entries(folder))
+        except Exception as error:  # said once; @ goes on completing by prefix, and lists again after a tool run
+            if self.files.failed != folder:
+                self.files.failed = folder
+                self.app.call_from_thread(self.context.warn, f"pideck could not list the files under {clean(str(folder))} "
+                                          f"({clean(repr(error))[:200]}); @ completes one folder at a time", title="@ files")
+            return
         self.app.call_from_thread(self._files_listed, folder, generation, index)
 
     def _files_listed(self, folder: Path, generation: int, index: FileIndex) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.launch import LaunchConfig
-from protocol.session_files import agent_dir, pi_setting
+from protocol.session_files import agent_dir, pi_setting, settings_problems
 
 
 def _setting(config: LaunchConfig, name: str) -> Any:
@@ -78,10 +78,12 @@ def _display(config: LaunchConfig, name: str) -> Any:
 
 
 def display_warnings(config: LaunchConfig) -> list[str]:
-    """The display settings set to something pi would not take (each ignored)."""
-    return [f"{name} should be {expected}, not {json.dumps(value)}"
-            for name, (expected, valid) in _DISPLAY.items()
-            if (value := _setting(config, name)) is not None and not valid(value)]
+    """The settings files pideck cannot use (each left out), and the display settings set to
+    something pi would not take (each ignored)."""
+    return [*settings_problems(config.cwd, agent_dir(config.env)),
+            *(f"{name} should be {expected}, not {json.dumps(value)[:80]}"
+              for name, (expected, valid) in _DISPLAY.items()
+              if (value := _setting(config, name)) is not None and not valid(value))]
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,12 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from protocol.numbers import parse_float
 from protocol.session_model import MessageItem, SessionModel
 from widgets.safe_text import clean
 
 DEFAULT_AFTER = 10.0  # seconds: a run at least this long alerts even in a focused terminal
+MAX_AFTER = 86_400  # seconds: PIDECK_NOTIFY_AFTER's largest (a day)
 RUNNING_MARK = "● "  # before the terminal title while pi works
 NAME = "pideck"
 KINDS = ("bell", "desktop", "osc9", "osc777")
@@ -47,10 +49,11 @@ def notify_setting(env: Mapping[str, str]) -> NotifySetting:
     osc = "9" if "osc9" in words else "777" if "osc777" in words else desktop_osc(env) if "desktop" in words else None
     after = DEFAULT_AFTER
     if (given := env.get("PIDECK_NOTIFY_AFTER")) is not None:
-        try:
-            after = float(given)
-        except ValueError:
-            problems.append(f"PIDECK_NOTIFY_AFTER: {given!r} is not a number of seconds")
+        seconds = parse_float(given.strip(), low=0, high=MAX_AFTER)
+        if seconds is None:
+            problems.append(f"PIDECK_NOTIFY_AFTER: {given[:40]!r} is not a number of seconds from 0 to {MAX_AFTER:,}")
+        else:
+            after = seconds
     return NotifySetting("bell" in words, osc, after, tuple(problems))
 
 

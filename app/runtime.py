@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from protocol.numbers import parse_int
+
 PI_PACKAGE = "@earendil-works/pi-coding-agent"
 PI_VERSION = "1.6.0"
 NODE_VERSION = "24.22.3"
@@ -137,10 +139,8 @@ def pi_version(argv: list[str], timeout: float = 20.0) -> tuple[int, ...] | None
     text = (out.stdout or out.stderr).strip().split()
     if out.returncode != 0 or not text:
         return None
-    try:
-        return tuple(int(part) for part in text[-1].lstrip("v").split("-")[0].split("."))
-    except ValueError:
-        return None
+    parts = [parse_int(part) for part in text[-1].lstrip("v").split("-")[0].split(".")]
+    return None if None in parts else tuple(part for part in parts if part is not None)
 
 
 def main(args: list[str]) -> int:

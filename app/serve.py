@@ -20,7 +20,6 @@ import errno
 import ipaddress
 import logging
 import os
-import re
 import secrets
 import shlex
 import signal
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.launch import LaunchError, check_launch, refuse
 from app.runtime import ProvisionError
+from protocol.numbers import parse_int
 
 if TYPE_CHECKING:
     from protocol.responses import SessionState
@@ -41,6 +41,7 @@ DEFAULT_MAX_PAGES = 4
 MOST_PAGES = 1000  # the largest --max-pages taken
 TOKEN_COOKIE = "pideck_token_{port}"  # one per port: two servers on one host keep their own
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve sets in TEXTUAL_DRIVER
+MAX_CELLS = 1000  # a page's width or height in cells, at the most
 
 
 class ServeError(Exception):
@@ -80,9 +81,10 @@ def pideck_command(args: argparse.Namespace) -> list[str]:
 
 def page_count(value: str) -> int:
     """`--max-pages`: a whole number from 1 to MOST_PAGES (argparse says what is wrong)."""
-    if re.fullmatch(r"[0-9]{1,4}", value) is None or not 1 <= int(value) <= MOST_PAGES:
+    pages = parse_int(value, low=1, high=MOST_PAGES)
+    if pages is None:
         raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MOST_PAGES}, not {value[:12]!r}")
-    return int(value)
+    return pages
 
 
 def pages_full(open_pages: int, max_pages: int) -> str:
@@ -134,7 +136,7 @@ def serve(args: argparse.Namespace) -> int:
 def _token_server(command: str, host: str, port: int, token: str, max_pages: int = DEFAULT_MAX_PAGES) -> Any:
     from aiohttp import WSCloseCode, web
     from textual_serve.app_service import AppService
-    from textual_serve.server import Server, to_int
+    from textual_serve.server import Server
 
     @web.middleware
     async def require_token(request: web.Request, handler: Any) -> web.StreamResponse:
@@ -209,8 +211,8 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             service = PageService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                                   close=websocket.close, download_manager=self.download_manager)
             try:
-                await service.start(to_int(request.query.get("width", "80"), 80),
-                                    to_int(request.query.get("height", "24"), 24))
+                await service.start(parse_int(request.query.get("width", ""), 80, low=1, high=MAX_CELLS),
+                                    parse_int(request.query.get("height", ""), 24, low=1, high=MAX_CELLS))
                 await self._process_messages(websocket, service)
             except Exception as error:  # a page that sent garbage: its pideck still ends in order
                 print(f"pideck: the page from {request.remote} failed: {error!r}", flush=True)

@@ -17,6 +17,7 @@ from rich.console import Console
 from textual.theme import Theme
 
 from app.launch import LaunchConfig
+from protocol.config_files import read_json, read_text
 from protocol.pi_colors import RGB, appearance_of_background
 from protocol.pi_themes import SYSTEM, PiTheme, ThemeCatalog, colorfgbg_appearance, find_themes, resolve_setting, theme_setting
 from protocol.session_files import agent_dir, pi_args_of, pi_setting
@@ -99,7 +100,7 @@ class Themes:
         project = self.config.cwd / ".pi" / "settings.json"
         path = project if _reads(project).get("theme") is not None else self._agent / "settings.json"
         settings = _reads(path) if path.exists() else {}
-        if path.exists() and not settings and path.read_text(encoding="utf-8").strip() not in ("", "{}"):
+        if path.exists() and not settings and _text(path).strip() not in ("", "{}"):
             raise ValueError(f"{path} is not a JSON object pideck can add to")
         settings["theme"] = self.current
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -109,7 +110,14 @@ class Themes:
 
 def _reads(path: Path) -> dict[str, object]:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = read_json(path)
     except (OSError, ValueError):
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def _text(path: Path) -> str:
+    try:
+        return read_text(path)
+    except (OSError, ValueError):
+        return "?"  # not a file pideck can read, so not one to write over

@@ -12,6 +12,13 @@ as `\\n`. U+2028 and U+2029 (line and paragraph separators) become `\\n`.
 Unterminated OSC/DCS/SOS/PM/APC strings lose only their introducer: the rest
 shows as plain text rather than swallowing the remainder of the output.
 
+`one_row` is the text of one screen row (a numbered line of code, a diff row, a row of
+the full-output view, a file name, a title): no character in it ends the row. A line
+break there (`\\n`, U+2028, U+2029, and the others `str.splitlines` splits on, which
+`clean` strips) shows as `ROW_BREAK`, one character for one, so a row's columns and
+styles stay where they were computed and a view's rows stay the text's lines. A lone
+surrogate (a file name's byte that is not UTF-8) shows as U+FFFD.
+
 `unfinished_at` finds where streamed text ends inside a sequence that later text could
 complete, so that text streamed in parts is cleaned as it would be whole
 (`joined_text.CleanedText`).
@@ -52,6 +59,37 @@ def clean(text: str) -> str:
     if not _ANY.search(text):  # most text: one scan of a character class
         return text
     return _CONTROL.sub("", text).replace("\u2028", "\n").replace("\u2029", "\n")
+
+
+ROW_BREAK = "⏎"
+_SURROGATES = dict.fromkeys(range(0xD800, 0xE000), "\ufffd")  # lone ones cannot be written to the terminal
+_BREAKS = str.maketrans({**_SURROGATES, **dict.fromkeys(map(ord, "\n\u2028\u2029"), ROW_BREAK)})
+_SEPARATORS = str.maketrans({**_SURROGATES, **dict.fromkeys(map(ord, "\u2028\u2029"), ROW_BREAK)})
+
+
+def one_row(text: str) -> str:
+    """`text` cleaned for one screen row: each line break shown as ROW_BREAK."""
+    return _CONTROL.sub("", text).translate(_BREAKS)
+
+
+def clean_lines(text: str) -> str:
+    """`text` cleaned, its lines (split at `\\n`) each `one_row`: U+2028/U+2029 as ROW_BREAK."""
+    return _CONTROL.sub("", text).translate(_SEPARATORS)
+
+
+_INTRODUCERS = "\x1b\x9b\x90\x98\x9d\x9e\x9f"
+SEQUENCE_LIMIT = 65_536  # a control sequence longer than this may be cut like text
+
+
+def spanning(text: str, at: int, start: int = 0) -> tuple[int, int] | None:
+    """The (start, end) of the control sequence of `text[start:]` that a cut at `at` would
+    fall inside, or None: where a long line is cut into pieces that are cleaned one by one,
+    a piece must not begin with the rest of a sequence (its parameters would show as text)."""
+    begin = max(text.rfind(char, max(start, at - SEQUENCE_LIMIT), at) for char in _INTRODUCERS)
+    if begin < 0:
+        return None
+    match = _CONTROL.match(text, begin, min(len(text), at + SEQUENCE_LIMIT))
+    return (begin, match.end()) if match is not None and match.end() > at else None
 
 
 def controls(text: str) -> Iterator[re.Match[str]]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import re
 
+from protocol.numbers import parse_float
+
 RGB = tuple[int, int, int]
 Color = str | int
 """`#rrggbb`, a 256-colour index, or "" for the terminal's default colour."""
@@ -49,7 +51,7 @@ _BASIC = (
 )  # fmt: skip
 _CUBE = (0, 95, 135, 175, 215, 255)
 
-_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?"
+_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e[+-]?[0-9]+)?"
 _OKLCH = re.compile(rf"^oklch\(\s*({_NUMBER})(%)?\s+({_NUMBER})\s+({_NUMBER})(?:deg)?\s*\)$", re.I)
 _OKHSL = re.compile(rf"^okhsl\(\s*({_NUMBER})(?:deg)?\s+({_NUMBER})(%)?\s+({_NUMBER})(%)?\s*\)$", re.I)
 _HEX = re.compile(r"^#([\da-f]{3}|[\da-f]{6})$", re.I)
@@ -177,7 +179,10 @@ def oklch_to_rgb(lightness: float, chroma: float, hue: float) -> RGB:
     cos, sin = math.cos(radians), math.sin(radians)
 
     def at(value: float) -> list[float]:
-        return _lab_to_linear([lightness, value * cos, value * sin])
+        try:
+            return _lab_to_linear([lightness, value * cos, value * sin])
+        except OverflowError:  # a chroma of 1e200: out of gamut (JavaScript's Infinity in pi)
+            return [math.inf] * 3
 
     def fits(linear: list[float]) -> bool:
         return all(-1e-7 <= channel <= 1 + 1e-7 for channel in linear)
@@ -212,31 +217,46 @@ def hex_of(rgb: RGB) -> str:
 
 
 def parse_color(value: object) -> Color:
-    """A resolved colour value as `#rrggbb`, an index, or ""; ValueError if it is none."""
+    """A resolved colour value as `#rrggbb`, an index, or ""; ValueError if it is none,
+    or one whose numbers the conversion cannot take (`okhsl(0 50% 1e-290)`)."""
+    try:
+        return _parse_color(value)
+    except (OverflowError, ZeroDivisionError) as exc:
+        raise ValueError(f"colour out of range: {str(value)[:80]} ({exc})") from None
+
+
+def _parse_color(value: object) -> Color:
     if isinstance(value, int) and not isinstance(value, bool):
         if 0 <= value <= 255:
             return value
         raise ValueError(f"colour index out of 0-255: {value}")
     if not isinstance(value, str):
-        raise ValueError(f"not a colour: {value!r}")
+        raise ValueError(f"not a colour: {repr(value)[:80]}")
     if value == "":
         return ""
     if match := _HEX.match(value):
         digits = match[1] if len(match[1]) == 6 else "".join(digit * 2 for digit in match[1])
         return "#" + digits.lower()
     if match := _OKLCH.match(value):
-        lightness = float(match[1]) / (100 if match[2] else 1)
-        chroma = float(match[3])
+        lightness, chroma, hue = _number(match[1], value) / (100 if match[2] else 1), _number(match[3], value), _number(match[4], value)
         if not 0 <= lightness <= 1 or chroma < 0:
-            raise ValueError(f"colour out of range: {value}")
-        return hex_of(oklch_to_rgb(lightness, chroma, float(match[4])))
+            raise ValueError(f"colour out of range: {value[:80]}")
+        return hex_of(oklch_to_rgb(lightness, chroma, hue))
     if match := _OKHSL.match(value):
-        saturation = float(match[2]) / (100 if match[3] else 1)
-        lightness = float(match[4]) / (100 if match[5] else 1)
+        hue, saturation = _number(match[1], value), _number(match[2], value) / (100 if match[3] else 1)
+        lightness = _number(match[4], value) / (100 if match[5] else 1)
         if not (0 <= saturation <= 1 and 0 <= lightness <= 1):
-            raise ValueError(f"colour out of range: {value}")
-        return hex_of(okhsl_to_rgb(float(match[1]), saturation, lightness))
-    raise ValueError(f"invalid colour value: {value}")
+            raise ValueError(f"colour out of range: {value[:80]}")
+        return hex_of(okhsl_to_rgb(hue, saturation, lightness))
+    raise ValueError(f"invalid colour value: {value[:80]}")
+
+
+def _number(text: str, value: str) -> float:
+    """A number of a colour value (finite: `1e999` is out of range)."""
+    number = parse_float(text, exponent=True, max_chars=400)
+    if number is None:
+        raise ValueError(f"colour out of range: {value[:80]}")
+    return number
 
 
 def rgb_of(color: Color, default: RGB) -> RGB:

@@ -9,13 +9,14 @@ roles from their fallbacks, as pi does.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from protocol import pi_builtin_themes
+from protocol.config_files import ConfigFileError, read_json
+from protocol.numbers import parse_int
 from protocol.pi_colors import Color, oklab, parse_color, rgb_of
 
 SYSTEM = "system"
@@ -62,17 +63,20 @@ class PiTheme:
         return rgb_of(self.colors[role], background_default if background else foreground_default)
 
 
-def _resolve(value: object, variables: Mapping[str, Any], seen: tuple[str, ...] = ()) -> Color:
-    if isinstance(value, str) and value and not value.startswith("#") and not value.lower().startswith(("oklch(", "okhsl(")):
+def _resolve(value: object, variables: Mapping[str, Any]) -> Color:
+    """A colour value, following variable references (a chain of any length, no recursion)."""
+    seen: set[str] = set()
+    while isinstance(value, str) and value and not value.startswith("#") and not value.lower().startswith(("oklch(", "okhsl(")):
         if value in seen:
-            raise ThemeError(f"circular variable reference: {value}")
+            raise ThemeError(f"circular variable reference: {value[:80]}")
         if value not in variables:
-            raise ThemeError(f"variable reference not found: {value}")
-        return _resolve(variables[value], variables, (*seen, value))
+            raise ThemeError(f"variable reference not found: {value[:80]}")
+        seen.add(value)
+        value = variables[value]
     try:
         return parse_color(value)
     except ValueError as exc:
-        raise ThemeError(str(exc)) from None
+        raise ThemeError(str(exc)[:200]) from None
 
 
 def _appearance(colors: Mapping[str, Color]) -> str:
@@ -120,11 +124,11 @@ def read_theme(document: object, source: str = "built-in") -> PiTheme:
 def load_theme(path: Path) -> PiTheme:
     """A theme file; ThemeError with a one-line reason if it cannot be used."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8-sig"))
+        document = read_json(path)
     except OSError as exc:
         raise ThemeError(f"cannot read it ({exc.strerror or exc})") from None
-    except ValueError as exc:
-        raise ThemeError(f"not valid JSON ({exc})") from None
+    except ConfigFileError as exc:
+        raise ThemeError(str(exc)) from None
     return read_theme(document, str(path))
 
 
@@ -152,8 +156,8 @@ def _theme_files(entry: Path) -> Iterable[Path]:
 
 def _setting_paths(settings: Path, base: Path) -> list[Path]:
     try:
-        entries = json.loads(settings.read_text(encoding="utf-8")).get("themes", [])
-    except (OSError, ValueError, AttributeError):
+        entries = read_json(settings).get("themes", [])
+    except (OSError, ValueError, AttributeError):  # the settings' own problem is named with pi's settings
         return []
     paths = []
     for entry in entries if isinstance(entries, list) else []:
@@ -215,6 +219,7 @@ def resolve_setting(setting: str, appearance: str) -> str | None:
 def colorfgbg_appearance(env: Mapping[str, str]) -> str | None:
     """Dark or light from `COLORFGBG` (`fg;bg`), as pi and Vim read its background index."""
     background = env.get("COLORFGBG", "").split(";")[-1].strip()
-    if not background.isdigit() or len(background) > 2 or int(background) > 15:
+    index = parse_int(background, high=15)
+    if index is None:
         return None
-    return "dark" if int(background) <= 6 or int(background) == 8 else "light"
+    return "dark" if index <= 6 or index == 8 else "light"

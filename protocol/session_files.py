@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 import msgspec
 
 from protocol.codec import dec_hook
+from protocol.config_files import read_json
 from protocol.entries import EntryUnion, MessageEntry, SessionHeader, SessionInfoEntry
 from protocol.messages import UserMessage, text_of
 
@@ -183,7 +184,7 @@ def session_cwd(path: str | os.PathLike[str], launch_cwd: Path) -> Path | None:
         return None
     try:
         header = _header_decoder.decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # RecursionError: JSON nested too deep to decode
         return None
     return launch_cwd / header.cwd if header.cwd else launch_cwd
 
@@ -201,14 +202,14 @@ def _read_start(handle: BinaryIO) -> tuple[SessionHeader | None, str]:
         if header is None:
             try:
                 header = _header_decoder.decode(line)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 if _is_json(line):
                     return None, ""  # pi: a file whose first entry is not a header is not a session
             continue
         try:
             entry = _entry_decoder.decode(line)
-        except msgspec.DecodeError:
-            continue  # not JSON, not UTF-8, or an entry type pideck does not know
+        except (msgspec.DecodeError, RecursionError):
+            continue  # not JSON, not UTF-8, an entry type pideck does not know, or nested too deep
         if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
             text = text_of(entry.message.content).strip()
             if text:
@@ -227,7 +228,7 @@ def _latest_name(handle: BinaryIO, size: int) -> str | None:
             end = len(data) if end < 0 else end
             try:
                 info = _info_decoder.decode(data[start:end])
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 continue
             return (info.name or "").strip() or None
     return None
@@ -236,6 +237,8 @@ def _latest_name(handle: BinaryIO, size: int) -> str | None:
 def _is_json(line: bytes) -> bool:
     try:
         json.loads(line)
+    except RecursionError:
+        return True  # JSON, nested too deep to read
     except ValueError:
         return False
     return True
@@ -269,9 +272,9 @@ def pi_setting(name: str, cwd: Path, agent: Path) -> Any:
     """One of pi's settings (a dotted name reaches into an object: `terminal.images`): the
     project's `.pi/settings.json` over the agent dir's; None if neither sets it (or cannot
     be read)."""
-    for path in (cwd / ".pi" / "settings.json", agent / "settings.json"):
+    for path in settings_files(cwd, agent):
         try:
-            value = json.loads(path.read_text(encoding="utf-8"))
+            value = read_json(path)
             for key in name.split("."):
                 value = value.get(key)
         except (OSError, ValueError, AttributeError):
@@ -279,3 +282,27 @@ def pi_setting(name: str, cwd: Path, agent: Path) -> Any:
         if value is not None:
             return value
     return None
+
+
+def settings_files(cwd: Path, agent: Path) -> tuple[Path, Path]:
+    """pi's settings files, the project's first."""
+    return cwd / ".pi" / "settings.json", agent / "settings.json"
+
+
+def settings_problems(cwd: Path, agent: Path) -> list[str]:
+    """Why pi's settings files that are there cannot be used (each is left out)."""
+    problems = []
+    for path in settings_files(cwd, agent):
+        try:
+            value = read_json(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            problems.append(f"{path} cannot be read ({exc.strerror or exc})")
+            continue
+        except ValueError as exc:
+            problems.append(f"{path}: {exc}")
+            continue
+        if not isinstance(value, dict):
+            problems.append(f"{path} is not a JSON object")
+    return problems

@@ -2,7 +2,8 @@
 everything else `safe_text.clean` strips is stripped (cursor moves, OSC 52 clipboard
 writes, OSC 8 links, titles, bidi overrides, other control characters).
 
-The text that shows is exactly `clean(text)`: only styles are added. Blink and conceal
+The text that shows is exactly `clean_lines(text)` (each line one row: U+2028 and U+2029
+show as `ROW_BREAK`): only styles are added. Blink and conceal
 are left out (concealed text would hide output).
 """
 
@@ -14,9 +15,11 @@ from rich.color import Color
 from rich.style import Style
 from rich.text import Text
 
-from widgets.safe_text import controls
+from protocol.numbers import parse_int
+from widgets.safe_text import ROW_BREAK, controls
 
 _SGR = re.compile(r"(?:\x1b\[|\x9b)([0-9;:]*)m")
+UNKNOWN = 255  # a code too long to read: no plain style, colour 255 (as 256 and up are)
 _PLAIN_STYLES = {
     1: "bold", 2: "dim", 3: "italic", 4: "underline", 7: "reverse", 9: "strike", 21: "underline2",
     22: "not dim not bold", 23: "not italic", 24: "not underline", 27: "not reverse", 29: "not strike",
@@ -27,8 +30,9 @@ _PLAIN_STYLES = {
 
 
 def sgr_style(style: Style, params: str) -> Style:
-    """`style` after one SGR sequence's parameters (`"1;31"`, `"38;5;208"`, `""`)."""
-    codes = [min(255, int(code)) if code.isdigit() else 0 for code in re.split("[;:]", params)]
+    """`style` after one SGR sequence's parameters (`"1;31"`, `"38;5;208"`, `""`). An empty
+    parameter is 0; one too long to be a number (5,000 digits) is a code no style has."""
+    codes = [min(255, parse_int(code, UNKNOWN)) if code else 0 for code in re.split("[;:]", params)]
     index = 0
     while index < len(codes):
         code = codes[index]
@@ -66,4 +70,4 @@ def ansi_text(text: str, style: str = "") -> Text:
 
 
 def _plain(piece: str) -> str:
-    return piece.replace("\u2028", "\n").replace("\u2029", "\n")
+    return piece.replace("\u2028", ROW_BREAK).replace("\u2029", ROW_BREAK)

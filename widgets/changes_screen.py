@@ -4,7 +4,7 @@
 The diff view draws only the rows in view, so a session of large diffs opens at once.
 Up/Down move its cursor, Enter on a change's rows closes the screen with that change's
 tool call id (the caller jumps to it in the transcript); `c` copies the file's combined
-patch. Paths and file text are data: cleaned and drawn as plain text.
+patch. Paths and file text are data: cleaned and drawn as plain text, a line a row (`one_row`).
 """
 
 from __future__ import annotations
@@ -29,16 +29,17 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from protocol.file_changes import Change, FileChanges
+from protocol.numbers import parse_int
 from widgets import palette
 from widgets.key_footer import KeyFooter
-from widgets.safe_text import clean
+from widgets.safe_text import clean, one_row
 
 BASH_NOTE = "Files changed by bash commands are not shown: only edit and write calls."
 EMPTY = "Nothing was changed through edit or write in this session yet."
 PATH_CHARS = 40  # a longer path loses its start in the list of files
 
 FILE, CHANGE, NOTE, HUNK, ADDED, REMOVED, CONTEXT, GAP = "file", "change", "note", "hunk", "+", "-", " ", "gap"
-_HUNK = re.compile(r"@@ -(\d+)(?:,\d+)? \+(\d+)")
+_HUNK = re.compile(r"@@ -([0-9]+)(?:,[0-9]+)? \+([0-9]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,17 +65,19 @@ def change_rows(change: Change, file: int) -> list[Row]:
     rows = [Row(CHANGE, "", file, change.tool_call_id)]
     if change.note:
         rows.append(Row(NOTE, change.note, file, change.tool_call_id))
-    old = new = 0
+    old: int | None = 0
+    new: int | None = 0
     for line in change.lines:
         kind, text = line[:1], line[1:]
         if line.startswith("@@"):
             if match := _HUNK.match(line):
-                old, new = int(match[1]), int(match[2])
+                old, new = parse_int(match[1]), parse_int(match[2])  # a number too long to be one: no numbers
             rows.append(Row(HUNK, line, file, change.tool_call_id))
         elif kind in (ADDED, REMOVED, CONTEXT):
             number = old if kind == REMOVED else new
             rows.append(Row(kind, text, file, change.tool_call_id, number or None))
-            old, new = old + (kind != ADDED), new + (kind != REMOVED)
+            old = old + (kind != ADDED) if old is not None else None
+            new = new + (kind != REMOVED) if new is not None else None
         else:  # "\ No newline at end of file"
             rows.append(Row(NOTE, line, file, change.tool_call_id))
     return rows
@@ -163,7 +166,7 @@ class DiffView(ScrollView, can_focus=True):
         kind = row.kind
         if kind == FILE:
             file = self.files[row.file]
-            path = Text(clean(row.text), palette.style("toolPath") + Style(bold=True))
+            path = Text(one_row(row.text), palette.style("toolPath") + Style(bold=True))
             return Text.assemble(path, "  ", counts(file.added, file.removed),
                                  (f" · {_plural(len(file.changes), 'change')}", palette.style("muted")))
         if kind == CHANGE:
@@ -172,13 +175,13 @@ class DiffView(ScrollView, can_focus=True):
             return Text.assemble("  ", (change.tool, palette.style("toolTitle")), " ", counts(change.added, change.removed),
                                  (f" · {what}" if what else "", palette.style("muted")))
         if kind == HUNK:
-            return Text(clean(row.text), palette.style("accent"))
+            return Text(one_row(row.text), palette.style("accent"))
         if kind in (NOTE, GAP):
-            return Text(clean(row.text), palette.style("muted"))
+            return Text(one_row(row.text), palette.style("muted"))
         role = {ADDED: "toolDiffAdded", REMOVED: "toolDiffRemoved"}.get(kind, "toolDiffContext")
         number = str(row.number or "").rjust(self._gutter)
         return Text.assemble((kind, palette.style(role)), (number, palette.style("lineNumber")), " ",
-                             (clean(row.text).expandtabs(4), palette.style(role)))
+                             (one_row(row.text).expandtabs(4), palette.style(role)))
 
     def move_to(self, index: int, *, top: bool = False) -> None:
         """Put the cursor on row `index`, scrolled into view (with `top`, to the top)."""
@@ -247,7 +250,7 @@ class ChangesScreen(Screen[str | None]):
 
     @staticmethod
     def _option(file: FileChanges) -> Option:
-        path = clean(file.path)
+        path = one_row(file.path)
         path = path if len(path) <= PATH_CHARS else "…" + path[1 - PATH_CHARS :]  # the file's name stays in sight
         text = Text(path, palette.style("toolPath"))
         text.append_text(Text.assemble("\n", counts(file.added, file.removed),

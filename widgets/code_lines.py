@@ -1,7 +1,7 @@
 """Code shown as a tool's output: lines highlighted for a file's language (Pygments
 through Rich's `Syntax`, in the palette's `syntax*` colours) and a line-number gutter.
 
-The text is cleaned of terminal controls before it is highlighted; a file name whose
+Each line is cleaned of terminal controls (`one_row`: a line stays one row) before it is highlighted; a file name whose
 language Pygments does not know shows as plain text.
 """
 
@@ -17,7 +17,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from widgets import palette
-from widgets.safe_text import clean
+from widgets.safe_text import one_row
 
 TAB = 4
 
@@ -52,8 +52,8 @@ def _lexer_named(name: str) -> str | None:
 
 
 def code_lines(lines: list[str], lexer: str | None) -> list[Text]:
-    """`lines` cleaned, tabs expanded, highlighted with `lexer` (plain when None)."""
-    shown = [clean(line).expandtabs(TAB) for line in lines]
+    """`lines` cleaned (one row each), tabs expanded, highlighted with `lexer` (plain when None)."""
+    shown = [one_row(line).expandtabs(TAB) for line in lines]
     if lexer is None or not shown:
         return [Text(line) for line in shown]
     code = "\n".join(shown)

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 from protocol.responses import CommandInfo
 from widgets import palette
 from widgets.file_index import Entry
-from widgets.safe_text import clean
+from widgets.safe_text import one_row
 
 MAX_CANDIDATES = 50
 
@@ -67,13 +67,25 @@ def _paths(partial: str, cwd: Path, files: FileSearch | None) -> list[Candidate]
 
 
 def _path_candidate(entry: Entry) -> Candidate:
-    """A folder's insert ends in "/" (completion goes on inside it), a file's in a space."""
-    path = entry.path + ("/" if entry.is_dir else "")
+    """A folder's insert ends in "/" (completion goes on inside it), a file's in a space.
+    A name's bytes that are not UTF-8 (listed as surrogates) show as `\\xff` and are
+    inserted as pi, which decodes names as UTF-8, reads them: U+FFFD (a lone surrogate
+    cannot be sent to pi as JSON)."""
+    raw = _name_bytes(entry.path + ("/" if entry.is_dir else ""))
+    path = raw.decode("utf-8", "replace")
     if any(char.isspace() for char in path):
         insert = f'@"{path}' if entry.is_dir else f'@"{path}" '
     else:
         insert = f"@{path}" if entry.is_dir else f"@{path} "
-    return Candidate(insert, path, "folder" if entry.is_dir else "")
+    return Candidate(insert, raw.decode("utf-8", "backslashreplace"), "folder" if entry.is_dir else "")
+
+
+def _name_bytes(name: str) -> bytes:
+    """A file name's bytes: as the OS gave them (surrogate escapes), any other lone surrogate as itself."""
+    try:
+        return name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogatepass")
 
 
 def _folder_entries(partial: str, cwd: Path) -> list[Entry]:
@@ -115,9 +127,9 @@ class CompletionMenu(OptionList):
         self.clear_options()
         self.candidates = candidates
         for candidate in candidates:
-            label = Text(clean(candidate.label), "bold")
+            label = Text(one_row(candidate.label), "bold")
             if candidate.detail:
-                label.append("  " + clean(candidate.detail), palette.style("muted"))
+                label.append("  " + one_row(candidate.detail), palette.style("muted"))
             self.add_option(Option(label))
         self.highlighted = 0 if candidates else None
         self.display = bool(candidates)

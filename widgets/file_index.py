@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from protocol.config_files import read_text
+
 SKIPPED = frozenset({
     ".git", ".hg", ".svn", ".jj", "node_modules", "__pycache__", ".venv",
     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox",
@@ -118,8 +120,8 @@ class IgnoreRule:
 def read_gitignore(file: Path, folder: str) -> list[IgnoreRule]:
     """The rules of a `.gitignore` in `folder` (relative to the listed folder, "" for it)."""
     try:
-        text = file.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_text(file, errors="replace")
+    except (OSError, ValueError):  # none, or not a file pideck reads (a FIFO, a device, huge)
         return []
     return [rule for line in text.splitlines() if (rule := gitignore_rule(line, folder)) is not None]
 
@@ -143,7 +145,10 @@ def gitignore_rule(line: str, folder: str = "") -> IgnoreRule | None:
     body = _glob_to_regex(line)
     prefix = re.escape(folder + "/") if folder else ""
     where = prefix if anchored else prefix + "(?:.*/)?"
-    return IgnoreRule(re.compile(f"{where}{body}(?:/.*)?", re.DOTALL), negated, dir_only)
+    try:
+        return IgnoreRule(re.compile(f"{where}{body}(?:/.*)?", re.DOTALL), negated, dir_only)
+    except re.error:  # not one git would read either: it ignores nothing
+        return None
 
 
 def _glob_to_regex(glob: str) -> str:
@@ -166,19 +171,87 @@ def _glob_to_regex(glob: str) -> str:
             out.append("[^/]*")
         elif char == "?":
             out.append("[^/]")
-        elif char == "[" and (end := glob.find("]", index + 2)) != -1:
-            inner = glob[index + 1 : end]
-            if inner.startswith("!"):
-                inner = "^" + inner[1:]
-            out.append("[" + inner.replace("\\", "\\\\") + "]")
-            index = end
-        elif char == "\\" and index + 1 < len(glob):
+        elif char == "[":
+            bracket = _bracket(glob, index)
+            if bracket is None:  # unclosed, or an unknown [:class:]: git matches nothing
+                return _NOTHING
+            regex, index = bracket
+            out.append(regex)
+        elif char == "\\":
+            if index + 1 == len(glob):  # a pattern that ends in a backslash: git matches nothing
+                return _NOTHING
             index += 1
             out.append(re.escape(glob[index]))
         else:
             out.append(re.escape(char))
         index += 1
     return "".join(out)
+
+
+_NOTHING = "(?!)"
+_CLASSES = {
+    "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "blank": " \\t", "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9",
+    "graph": "!-~", "lower": "a-z", "print": " -~", "punct": "!-/:-@\\[-`{-~", "space": " \\t\\n\\r\\f\\v",
+    "upper": "A-Z", "xdigit": "0-9A-Fa-f",
+}  # fmt: skip
+
+
+def _bracket(glob: str, start: int) -> tuple[str, int] | None:
+    """The `[...]` at `glob[start]` as a regular expression and the index of its `]`, read
+    as git's wildmatch reads it: `!` or `^` first negates, a `]` first is a member, `\\`
+    escapes, `a-z` is a range (`z-a` holds only `z`, as in git, rather than being an error),
+    `[:digit:]` a class; it never matches `/`. None when git matches nothing with it."""
+    index = start + 1
+    negated = index < len(glob) and glob[index] in "!^"
+    index += negated
+    members: list[str] = []
+    previous: str | None = None  # the last single member, which a "-" may start a range from
+    first = True
+    while index < len(glob) and (first or glob[index] != "]"):
+        first = False
+        char = glob[index]
+        if char == "\\":
+            index += 1
+            if index == len(glob):
+                return None
+            char = glob[index]
+            members.append(re.escape(char))
+            previous = char
+        elif char == "-" and previous is not None and index + 1 < len(glob) and glob[index + 1] != "]":
+            index += 1
+            end = glob[index]
+            if end == "\\":
+                index += 1
+                if index == len(glob):
+                    return None
+                end = glob[index]
+            if previous <= end:  # (its start is a member already, as in git: `[z-a]` holds "z")
+                members.append(f"{re.escape(previous)}-{re.escape(end)}")
+            previous = None
+        elif glob.startswith("[:", index):
+            close = glob.find("]", index + 2)
+            if close == -1:
+                return None
+            name = glob[index + 2 : close]
+            if not name.endswith(":"):  # no ":]": the "[" is a member
+                members.append(re.escape("["))
+                previous = "["
+            else:
+                if name[:-1] not in _CLASSES:
+                    return None
+                members.append(_CLASSES[name[:-1]])
+                previous = None
+                index = close
+        else:
+            members.append(re.escape(char))
+            previous = char
+        index += 1
+    if index >= len(glob):
+        return None
+    body = "".join(members)
+    if negated:
+        return f"[^/{body}]", index
+    return (f"(?!/)[{body}]" if body else _NOTHING), index
 
 
 def is_ignored(rules: list[IgnoreRule], path: str, is_dir: bool) -> bool:
@@ -304,6 +377,7 @@ class FileCache:
         self._index: tuple[Path, int, FileIndex] | None = None
         self._generation = 0  # raised by each change of the files
         self._listing: tuple[Path, int] | None = None
+        self.failed: Path | None = None  # the folder whose listing last failed (said once)
 
     def search(self, folder: Path, query: str, limit: int) -> list[Entry] | None:
         known = self._index if self._index is not None and self._index[0] == folder else None

@@ -23,7 +23,7 @@ from protocol.session_model import Banner, Block, MessageItem, SessionModel, Too
 from widgets import palette
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_stream import StreamingText
-from widgets.safe_text import clean, safe
+from widgets.safe_text import clean, one_row, safe
 from widgets.tool_kinds import Call, Kind, kind_of
 from widgets.tool_output import ShowToolOutput
 
@@ -117,7 +117,7 @@ class ToolCallBlock(Static):
         text.append_text(kind.title(call))
         if not kind.key_argument(call) and not self.block.done and self.block.text:
             text.append("  ")
-            text.append(clean(self.block.text[:300]), palette.style("toolPath"))
+            text.append(one_row(self.block.text[:300]), palette.style("toolPath"))
         if run is not None and run.done:
             text.append(f"  {duration(run.duration_ms)}", palette.style("muted"))
         body = self._rendered_body(kind, call)

@@ -19,7 +19,7 @@ from protocol.messages import ToolResult
 from protocol.session_model import SessionModel, ToolRun
 from widgets.message_views import run_mark
 from widgets.pickers import model_key
-from widgets.safe_text import clean
+from widgets.safe_text import clean, one_row, spanning
 from widgets.status_where import fit, stats_parts
 from widgets.tool_kinds import Call, kind_of
 from widgets.tool_output import ShowToolOutput
@@ -37,6 +37,18 @@ def tool_title(run: ToolRun, width: int = 28, cwd: str = "") -> Text:
     return kind_of(run.name).title(Call(run.name, run.args, run, cwd, width=max(8, width - 14)))
 
 
+def tail_line(output: str, chars: int = 2000) -> str:
+    """The last line of `output`, its last `chars` characters at most, not cut inside a
+    control sequence (whose parameters would show as text). Work is bounded by `chars`."""
+    end = len(output)
+    while end and output[end - 1] == "\n":
+        end -= 1
+    line = output.rfind("\n", max(0, end - chars), end) + 1
+    start = max(line, end - chars)
+    sequence = spanning(output, start, line)
+    return output[sequence[0] if sequence is not None else start : end]
+
+
 def tool_row(run: ToolRun, title: Text, width: int = 28) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(*run_mark(run))
@@ -44,9 +56,9 @@ def tool_row(run: ToolRun, title: Text, width: int = 28) -> Text:
     text.truncate(width, overflow="ellipsis")
     if took := duration(run.elapsed_ms()):
         text.append(f" {took}", palette.style("muted"))
-    last = run.output[-2000:].rstrip("\n").rsplit("\n", 1)[-1] if run.output else ""
+    last = tail_line(run.output)
     if last:
-        tail = Text("  " + clean(last).expandtabs(), palette.style("error") if run.is_error else palette.style("muted"))
+        tail = Text("  " + one_row(last).expandtabs(), palette.style("error") if run.is_error else palette.style("muted"))
         tail.truncate(width + 8, overflow="ellipsis")
         text.append("\n")
         text.append_text(tail)

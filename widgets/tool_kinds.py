@@ -22,12 +22,13 @@ from typing import Any
 from rich.text import Text
 
 from protocol.messages import ImageContent
+from protocol.numbers import parse_int
 from protocol.session_model import ToolRun
 from protocol.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, DiffLine, changed_spans, diff_counts, display_diff, patch_counts
 from widgets import palette
 from widgets.ansi_text import ansi_text
 from widgets.code_lines import code_lines, gutter, lexer_for, numbered
-from widgets.safe_text import clean
+from widgets.safe_text import clean_lines, one_row
 from widgets.tool_output import output_preview
 
 CODE_PREVIEW = 8  # collapsed: a written file's or a read's first lines (as many as other output shows)
@@ -37,7 +38,7 @@ CHUNK = 256  # the full view highlights code this many lines at a time
 MORE = " (ctrl+o expands, click shows all)"
 
 _NOTICE = re.compile(r"\n\n(\[[^\n]*\])\s*$")  # pi's "[Showing lines 1-2000 of 5000…]" at the end
-_EXIT = re.compile(r"(?:\n\n|^)Command exited with code (\d+)\s*$")
+_EXIT = re.compile(r"(?:\n\n|^)Command exited with code ([0-9]+)\s*$")
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def shown_path(path: str, cwd: str, width: int = 0) -> str:
 
 
 def _relative(path: str, cwd: str) -> str:
-    path = clean(path).replace("\n", " ")
+    path = one_row(path)
     if cwd and os.path.isabs(path):
         try:
             relative = os.path.relpath(path, cwd)
@@ -147,7 +148,7 @@ class Kind:
     """The generic renderer (any tool pideck has no renderer of its own for)."""
 
     def title(self, call: Call) -> Text:
-        text = Text(clean(call.name), palette.style("toolTitle"))
+        text = Text(one_row(call.name), palette.style("toolTitle"))
         key = self.key_argument(call)
         if key:
             text.append(" ")
@@ -159,14 +160,14 @@ class Kind:
         if isinstance(call.args, dict):
             for key in ("command", "path", "file_path", "pattern", "query", "url"):
                 if isinstance(value := call.args.get(key), str):
-                    return clean(value[:1000]).split("\n", 1)[0][:300]
+                    return one_row(value[:1000].split("\n", 1)[0])[:300]
         return ""
 
     def summary(self, call: Call) -> str:
         """The key argument, or else the arguments as JSON, on one line."""
         if key := self.key_argument(call):
             return key
-        return clean(json.dumps(call.args, ensure_ascii=False, default=str)[:200]) if isinstance(call.args, dict) and call.args else ""
+        return one_row(json.dumps(call.args, ensure_ascii=False, default=str)[:200]) if isinstance(call.args, dict) and call.args else ""
 
     def body(self, call: Call, expanded: bool) -> Text:
         text = Text()
@@ -238,7 +239,7 @@ class _Chunks:
 def _numbered_full(lines: list[str], first: int, lexer: str | None) -> FullOutput:
     """Code lines with their numbers (from `first`), highlighted when in view."""
     width = len(str(first + max(0, len(lines) - 1)))
-    text = "\n".join(f"{first + n:>{width}} {clean(line).expandtabs(4)}" for n, line in enumerate(lines))
+    text = "\n".join(f"{first + n:>{width}} {one_row(line).expandtabs(4)}" for n, line in enumerate(lines))
     chunks = _Chunks(lines, lexer, lambda index: gutter(first + index, width))
     return FullOutput(text, lambda index, row: chunks.line(index))
 
@@ -297,7 +298,7 @@ class EditKind(Kind):
         if lines is None:
             return _with_arguments(FullOutput(call.output), arguments)
         rows = diff_rows(lines, lexer_for(call.arg("path", "file_path")), lines)
-        return _with_arguments(FullOutput("\n".join(row.plain for row in rows), lambda index, row: rows[index]), arguments)
+        return _with_arguments(FullOutput("\n".join(row.plain for row in rows), lambda index, row: rows[index] if index < len(rows) else Text(row)), arguments)
 
 
 def _diff(details: Any) -> list[DiffLine] | None:
@@ -315,7 +316,7 @@ def _asked(old: str, new: str) -> Text:
     """One edit asked for, as a -/+ block."""
     text = Text()
     removed, added = palette.style("toolDiffRemoved"), palette.style("toolDiffAdded")
-    rows = [("-", line, removed) for line in clean(old).split("\n")] + [("+", line, added) for line in clean(new).split("\n")]
+    rows = [("-", one_row(line), removed) for line in old.split("\n")] + [("+", one_row(line), added) for line in new.split("\n")]
     for index, (mark, line, style) in enumerate(rows[: 2 * DIFF_PREVIEW]):
         text.append(("\n" if index else "") + f"{mark} {line.expandtabs(4)}", style)
     if len(rows) > 2 * DIFF_PREVIEW:
@@ -345,7 +346,7 @@ def diff_rows(shown: list[DiffLine], lexer: str | None, whole: list[DiffLine]) -
             row.append_text(code)
             rows.append(row)
             continue
-        code = clean(line.text)
+        code = one_row(line.text)
         row = Text(f"{line.kind} {line.number.strip():>{width}} ", base[line.kind])
         body = Text(code.expandtabs(4), base[line.kind])
         if index in pairs and "\t" not in code:
@@ -365,7 +366,7 @@ def _lone_pairs(lines: list[DiffLine]) -> dict[int, list[tuple[int, int]]]:
         before = lines[index - 1].kind if index else None
         after = lines[index + 2].kind if index + 2 < len(lines) else None
         if first.kind == REMOVED and second.kind == ADDED and before != REMOVED and after != ADDED:
-            old, new = changed_spans(clean(first.text), clean(second.text))
+            old, new = changed_spans(one_row(first.text), one_row(second.text))
             spans[index], spans[index + 1] = old, new
     return spans
 
@@ -417,12 +418,12 @@ class ReadKind(Kind):
     @staticmethod
     def _number(call: Call, key: str) -> int | None:
         value = call.args.get(key) if isinstance(call.args, dict) else None
-        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 2**53 else None
 
     def images(self, call: Call) -> list[str]:
         """The media types of the images a read returned (an image file)."""
         result = call.run.result if call.run is not None else None
-        return [clean(block.mime_type) for block in (result.content if result is not None else []) if isinstance(block, ImageContent)]
+        return [one_row(block.mime_type) for block in (result.content if result is not None else []) if isinstance(block, ImageContent)]
 
     def body(self, call: Call, expanded: bool) -> Text:
         images = self.images(call)
@@ -437,7 +438,7 @@ class ReadKind(Kind):
         if total > limit:
             text.append_text(_more(total - limit, expanded))
         if notice:
-            text.append("\n" + clean(notice), palette.style("muted"))
+            text.append("\n" + one_row(notice), palette.style("muted"))
         return text
 
     def full(self, call: Call) -> FullOutput:
@@ -462,7 +463,7 @@ class BashKind(Kind):
     """pi's `bash`: `$ command`, the output with its colours, the exit code."""
 
     def title(self, call: Call) -> Text:
-        command = clean(call.arg("command"))
+        command = clean_lines(call.arg("command"))
         first, _, rest = command.strip("\n").partition("\n")
         text = Text("$ ", palette.style("success"))
         text.append(first[:300], palette.style("toolTitle"))
@@ -475,13 +476,13 @@ class BashKind(Kind):
         return text
 
     def key_argument(self, call: Call) -> str:
-        return clean(call.arg("command")).strip("\n").split("\n", 1)[0][:300]
+        return clean_lines(call.arg("command")).strip("\n").split("\n", 1)[0][:300]
 
     @staticmethod
     def exit_code(call: Call) -> int | None:
         match = _EXIT.search(call.output[-200:])
         if match is not None:
-            return int(match.group(1))
+            return parse_int(match.group(1))
         return None if call.failed else 0
 
     def body(self, call: Call, expanded: bool) -> Text:
@@ -497,6 +498,7 @@ class BashKind(Kind):
         def style(index: int, row: str) -> Text:
             if index not in rows:
                 rows[index] = ansi_text(lines[index]) if index < len(lines) else Text(row)
+                rows[index].expand_tabs(4)  # as the view shows the line
             return rows[index]
 
         return FullOutput(call.output, style)
@@ -523,7 +525,7 @@ class GrepKind(RowsKind):
 
     def title(self, call: Call) -> Text:
         text = Text("grep ", palette.style("toolTitle"))
-        text.append(f"/{clean(call.arg('pattern'))[:200]}/", palette.style("accent"))
+        text.append(f"/{one_row(call.arg('pattern'))[:200]}/", palette.style("accent"))
         text.append(f" in {shown_path(call.arg('path') or '.', call.cwd, call.width)}", palette.style("toolPath"))
         if call.done and not call.failed:
             code, _ = _notice(call.output)
@@ -532,7 +534,7 @@ class GrepKind(RowsKind):
         return text
 
     def key_argument(self, call: Call) -> str:
-        return clean(call.arg("pattern"))[:200]
+        return one_row(call.arg("pattern"))[:200]
 
 
 _GREP = re.compile(r"(.+?)([:-])(\d+)\2 ")
@@ -541,7 +543,7 @@ _GREP = re.compile(r"(.+?)([:-])(\d+)\2 ")
 def grep_line(line: str, style: str = "") -> Text:
     """Lines of grep's output, path and line number styled (context lines dimmed)."""
     text = Text(style=style)
-    for index, row in enumerate(clean(line).split("\n")):
+    for index, row in enumerate(clean_lines(line).split("\n")):
         if index:
             text.append("\n")
         match = _GREP.match(row)
@@ -563,10 +565,10 @@ class ListKind(RowsKind):
         self.noun = noun
 
     def title(self, call: Call) -> Text:
-        text = Text(clean(call.name), palette.style("toolTitle"))
+        text = Text(one_row(call.name), palette.style("toolTitle"))
         pattern = call.arg("pattern")
         if pattern:
-            text.append(f" {clean(pattern)[:200]}", palette.style("accent"))
+            text.append(f" {one_row(pattern)[:200]}", palette.style("accent"))
         where = shown_path(call.arg("path") or ".", call.cwd, call.width)
         text.append(f" in {where}" if pattern else f" {where}", palette.style("toolPath"))
         if call.done and not call.failed:
@@ -576,14 +578,14 @@ class ListKind(RowsKind):
         return text
 
     def key_argument(self, call: Call) -> str:
-        return clean(call.arg("pattern") or call.arg("path"))[:200]
+        return one_row(call.arg("pattern") or call.arg("path"))[:200]
 
 
 def path_lines(lines: str, style: str = "") -> Text:
     """One path a line: directories (ending in /) bold in the path colour, a file's
     folder dimmed, pi's notes ([…]) muted."""
     text = Text(style=style)
-    for index, row in enumerate(clean(lines).split("\n")):
+    for index, row in enumerate(clean_lines(lines).split("\n")):
         if index:
             text.append("\n")
         if row.startswith("[") or row.startswith("("):

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.numbers import parse_int
+
 
 @dataclass(frozen=True)
 class ToolCallSpec:
@@ -163,7 +165,7 @@ class ScriptedModel:
             lines = head.decode("latin-1").split("\r\n")
             method, path, _ = lines[0].split(" ", 2)
             headers = {k.strip().lower(): v.strip() for k, v in (ln.split(":", 1) for ln in lines[1:] if ":" in ln)}
-            body_bytes = await reader.readexactly(int(headers.get("content-length", "0")))
+            body_bytes = await reader.readexactly(parse_int(headers.get("content-length", "0"), 0))
             if method == "GET" and path.rstrip("/").endswith("/models"):
                 await self._send_json(writer, 200, {"object": "list", "data": [{"id": self.model_id, "object": "model"}]})
                 return
