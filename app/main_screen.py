@@ -183,6 +183,7 @@ class MainScreen(Screen[None]):
         if (host := self.context.config.remote) is not None:
             editor.completer = without_local_files(editor.completer, host, lambda text: self.context.warn(text, "@"))
         editor.paste_handler = self.context.attachments.paste
+        editor.submit_check = self._can_send
         self.search_bar.transcript = self.transcript
         self._fit_side(self.app.size.width)
         self.refresh_panes()
@@ -265,21 +266,26 @@ class MainScreen(Screen[None]):
 
     # --- sending --------------------------------------------------------------------------
 
+    def _can_send(self, text: str) -> bool:
+        """Whether Enter sends `text` now (the editor asks on the key): a message waits in
+        the editor until pi has started; a `/` command runs at once."""
+        if not self._ready() and parse(text) is None:
+            self.context.warn("pi is still starting: the prompt stays here; send it once the status line says ready.",
+                              title="Not sent yet")
+            return False
+        return True
+
     @on(PromptEditor.Submitted)
     async def submit(self, event: PromptEditor.Submitted) -> None:
+        """Send what the editor held at Enter (it has emptied itself: keys typed since are the next message's)."""
         text = event.text
         context, attachments = self.context, self.context.attachments
-        if not self._ready() and parse(text) is None:
-            context.warn("pi is still starting: the prompt stays here; send it once the status line says ready.",
-                         title="Not sent yet")
-            return
         if "@" in text:
-            text = await attachments.scan(self.editor, final=True)
+            text = await attachments.scan_sent(text)
         if not text.strip() and not attachments.bar.attachments:
             return
         editor = self.editor
         editor.remember(text)
-        editor.load("")
         if text.startswith("!"):
             exclude = text.startswith("!!")
             self.transcript.to_bottom()  # its output comes at the end: follow it

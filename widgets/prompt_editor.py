@@ -2,7 +2,9 @@
 
 Enter sends, Alt+Enter queues a follow-up, Ctrl+J / Shift+Enter insert a newline,
 Up/Down on the first/last line browse prompt history. Sending is the app's job:
-the editor posts `PromptEditor.Submitted`.
+the editor posts `PromptEditor.Submitted` with its text and empties itself at once, on
+the key, so the keys typed after an Enter (a burst, an ssh link's bunch) start the next
+message instead of joining this one's text before the app has read it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from widgets.readline_area import ReadlineTextArea
 
 Completer = Callable[[str], tuple[int, list[Candidate]]]
 PasteHandler = Callable[[str], Awaitable[bool]]  # True: the paste was taken (e.g. image paths)
+SubmitCheck = Callable[[str], bool]  # False: the text cannot be sent yet and stays in the editor
 
 
 class PromptEditor(ReadlineTextArea):
@@ -65,6 +68,7 @@ class PromptEditor(ReadlineTextArea):
         self.menu: CompletionMenu | None = None
         self.completer: Completer | None = None
         self.paste_handler: PasteHandler | None = None
+        self.submit_check: SubmitCheck | None = None
         self._completion_start: Location = (0, 0)
         self.hardware_cursor = False  # the terminal shows its cursor at this one's (Textual puts it there)
 
@@ -147,7 +151,11 @@ class PromptEditor(ReadlineTextArea):
     def action_submit(self, mode: str) -> None:
         if self.menu is not None:
             self.menu.hide()
-        self.post_message(self.Submitted(self.text, mode))
+        text = self.text
+        if self.submit_check is not None and not self.submit_check(text):
+            return
+        self.load("")
+        self.post_message(self.Submitted(text, mode))
 
     def action_newline(self) -> None:
         start, end = self.selection
