@@ -28,7 +28,14 @@ from app.export_commands import copy_command
 from app.external_editor import edit_prompt
 from app.model_commands import cycle_model, cycle_model_back, cycle_thinking, model_command
 from app.notifications import notifications_command
-from app.pi_settings import display, display_warnings, double_escape_action, scrollbar_setting, wheel_lines
+from app.pi_settings import (
+    display,
+    display_warnings,
+    double_escape_action,
+    external_editor_setting,
+    scrollbar_setting,
+    wheel_lines,
+)
 from app.remote_pi import without_local_files
 from app.selection_copy import SelectionCopy
 from app.slash_commands import parse
@@ -419,8 +426,9 @@ class MainScreen(Screen[None]):
         self.app.run_worker(queue_actions.edit_queue(self.context), name="edit queue", group="queue-editor")
 
     def action_external_editor(self) -> None:
-        """Ctrl+G: edit the prompt in $VISUAL / $EDITOR."""
-        edit_prompt(self.app, self.context.config.env)
+        """Ctrl+G: edit the prompt in pi's external editor (its setting, $VISUAL, $EDITOR)."""
+        config = self.context.config
+        edit_prompt(self.app, config.env, external_editor_setting(config))
 
     def action_quit_if_empty(self) -> None:
         if not self.editor.text:
