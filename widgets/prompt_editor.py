@@ -1,7 +1,7 @@
 """The multi-line prompt editor.
 
 Enter sends, Alt+Enter queues a follow-up, Ctrl+J / Shift+Enter insert a newline,
-Up/Down on the first/last line browse prompt history. Sending is the app's job:
+Up/Down on the first/last row browse prompt history. Sending is the app's job:
 the editor posts `PromptEditor.Submitted` with its text and empties itself at once, on
 the key, so the keys typed after an Enter (a burst, an ssh link's bunch) start the next
 message instead of joining this one's text before the app has read it.
@@ -108,11 +108,12 @@ class PromptEditor(ReadlineTextArea):
             else:
                 self.action_submit("enter" if action == "submit('enter')" else "follow_up")
             return
-        if key == "up" and self.cursor_location[0] == 0 and self._browse(-1):
+        # history from the first / last row as drawn: a long line wraps, and Up on its second row moves up
+        if key == "up" and self.navigator.is_first_wrapped_line(self.cursor_location) and self._browse(-1):
             event.stop()
             event.prevent_default()
             return
-        if key == "down" and self.cursor_location[0] == self.document.line_count - 1 and self._browse(1):
+        if key == "down" and self.navigator.is_last_wrapped_line(self.cursor_location) and self._browse(1):
             event.stop()
             event.prevent_default()
             return
