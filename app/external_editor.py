@@ -86,7 +86,7 @@ def edit_prompt(app: App[Any], env: Mapping[str, str], setting: str | None = Non
             print(f"Editing the prompt in {shlex.join(argv)}; pideck comes back when it exits.", file=sys.__stdout__,
                   flush=True)
             try:
-                outcome = run_editor(editor.text, argv, env)
+                outcome = run_editor(editor.expanded_text, argv, env)  # large pastes in full, as in pi
             except EditorFailed as exc:
                 outcome = exc
             except Exception as exc:  # noqa: BLE001 - anything else: the terminal must still come back

@@ -326,7 +326,7 @@ class MainScreen(Screen[None]):
             self.context.fail(str(exc), title="pi refused")
             editor = self.editor
             if restore and not editor.text:
-                editor.load(restore)  # never lose what the user typed
+                editor.put_before([restore])  # never lose what the user typed (large pastes as markers again)
             # the whole of pi's answer stays in the transcript, where a toast cuts it and fades
             self.session.banner("error", "pi refused the message", str(exc))
             await self._apply_changes()

@@ -20,6 +20,7 @@ from textual.widgets import TextArea
 from textual.widgets.text_area import Location
 
 from widgets.completion import Candidate, CompletionMenu
+from widgets.paste_markers import Pastes, cleaned, is_large
 from widgets.readline_area import ReadlineTextArea
 
 Completer = Callable[[str], tuple[int, list[Candidate]]]
@@ -69,6 +70,7 @@ class PromptEditor(ReadlineTextArea):
         self.completer: Completer | None = None
         self.paste_handler: PasteHandler | None = None
         self.submit_check: SubmitCheck | None = None
+        self.pastes = Pastes()  # large pastes, shown as markers (widgets/paste_markers.py)
         self._completion_start: Location = (0, 0)
         self.hardware_cursor = False  # the terminal shows its cursor at this one's (Textual puts it there)
 
@@ -120,11 +122,44 @@ class PromptEditor(ReadlineTextArea):
         await super()._on_key(event)
 
     async def _on_paste(self, event: events.Paste) -> None:
-        """Offer the paste to `paste_handler` first; TextArea's own handler (next in the MRO)
-        inserts it unless the handler took it."""
+        """Offer the paste to `paste_handler` first; a large paste goes in as a marker, and
+        TextArea's own handler (next in the MRO) inserts any other."""
         if self.paste_handler is not None and await self.paste_handler(event.text):
             event.stop()
             event.prevent_default()
+            return
+        text = cleaned(event.text)
+        if is_large(text):
+            event.stop()
+            event.prevent_default()
+            if (result := self._replace_via_keyboard(self.pastes.add(text), *self.selection)) is not None:
+                self.move_cursor(result.end_location)
+
+    @property
+    def expanded_text(self) -> str:
+        """The prompt's text with its large pastes in place of their markers."""
+        return self.pastes.expand(self.text)
+
+    def action_delete_left(self) -> None:
+        """Backspace; right after a paste's marker, the whole marker and its paste."""
+        if not self._delete_marker(before=True):
+            super().action_delete_left()
+
+    def action_delete_right(self) -> None:
+        if not self._delete_marker(before=False):
+            super().action_delete_right()
+
+    def _delete_marker(self, *, before: bool) -> bool:
+        if not self.selection.is_empty:
+            return False
+        row, column = self.cursor_location
+        found = self.pastes.marker_at(self.document[row], column, before=before)
+        if found is None:
+            return False
+        result = self._delete_via_keyboard((row, found[0]), (row, found[1]))
+        if result is not None:
+            self.pastes.forget(result.replaced_text)
+        return True
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.update_completion()
@@ -155,6 +190,7 @@ class PromptEditor(ReadlineTextArea):
         text = self.text
         if self.submit_check is not None and not self.submit_check(text):
             return
+        text = self.pastes.sent(text)
         self.load("")
         self.post_message(self.Submitted(text, mode))
 
@@ -194,5 +230,7 @@ class PromptEditor(ReadlineTextArea):
         self.move_cursor(self.document.end)
 
     def put_before(self, texts: list[str]) -> None:
-        """`texts` in front of what the editor holds, a blank line between each (text given back)."""
+        """`texts` in front of what the editor holds, a blank line between each (text given
+        back: a message sent from here as it was typed, another large one as a marker)."""
+        texts = [self.pastes.given_back(text) for text in texts]
         self.load("\n\n".join([*texts, self.text] if self.text.strip() else texts))
