@@ -48,7 +48,7 @@ def editor_command(env: Mapping[str, str], setting: str | None = None) -> list[s
         raise EditorFailed(f"The editor command {command!r} is empty. {SET_ONE}.")
     if shutil.which(argv[0], path=env.get("PATH")) is None:
         if named is None:
-            raise EditorFailed(f"No external editor: {SET_ONE} ({FALLBACK}, the default, is not installed).")
+            raise EditorFailed(f"No external editor ({FALLBACK}, the default, is not installed). {SET_ONE}.")
         raise EditorFailed(f"Cannot find the editor {argv[0]!r}. {SET_ONE}.")
     return argv
 

@@ -50,7 +50,7 @@ def test_the_editor_is_pis_and_one_that_cannot_run_says_what_to_set(tmp_path: Pa
     empty = tmp_path / "empty"
     empty.mkdir()
     for env, said in (
-        ({"VISUAL": "  ", "EDITOR": "", "PATH": str(empty)}, "No external editor: Set $VISUAL or $EDITOR"),
+        ({"VISUAL": "  ", "EDITOR": "", "PATH": str(empty)}, "No external editor (nano, the default, is not installed). Set $VISUAL or $EDITOR"),
         ({"EDITOR": "'unbalanced"}, "Cannot read the editor command"),
         ({"EDITOR": "/no/such/editor"}, "Cannot find the editor '/no/such/editor'. Set $VISUAL or $EDITOR"),
         ({"EDITOR": "no-such-editor-here", "PATH": str(empty)}, "Cannot find the editor 'no-such-editor-here'"),
