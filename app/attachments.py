@@ -83,18 +83,32 @@ class Attachments:
         await self.bar.add(*loaded)
         return bool(loaded)
 
-    async def scan(self, editor: PromptEditor, *, final: bool = False) -> str:
-        """Turn `@path`s of image files in the editor into chips; the editor's text after.
+    async def scan(self, editor: PromptEditor) -> None:
+        """Turn the `@path`s of image files that whitespace follows in the editor into chips
+        (a name being typed is not attached half-way)."""
+        found = self._images_in(editor.text, final=False)
+        if found is not None:
+            editor.load(found[0])
+            await self.bar.add(*found[1])
 
-        A word counts once whitespace follows it, or at the end of the text when `final`
-        (on send), so a name being typed is not attached half-way. Shell commands (`!`)
-        are left alone.
-        """
-        text = editor.text
-        if "@" not in text or text.startswith("!"):
+    async def scan_sent(self, text: str) -> str:
+        """The `@path`s of image files in a message being sent, the last word too, as chips;
+        the message's text without them."""
+        self._not_images.clear()
+        found = self._images_in(text, final=True)
+        if found is None:
             return text
-        if final:
-            self._not_images.clear()
+        await self.bar.add(*found[1])
+        return found[0]
+
+    def _images_in(self, text: str, *, final: bool) -> tuple[str, list[Attachment]] | None:
+        """`text` without its `@path`s of image files, and their images; None without any.
+
+        A word counts once whitespace follows it, or at the end of the text when `final`.
+        Shell commands (`!`) are left alone.
+        """
+        if "@" not in text or text.startswith("!"):
+            return None
         cwd = self._cwd()
         kept: list[str] = []
         found: list[Attachment] = []
@@ -119,11 +133,9 @@ class Attachments:
             kept.append(text[last : match.start()])
             last = match.end("path") + (match["ended"] == " ")  # the word and the space after it
         if not found:
-            return text
+            return None
         kept.append(text[last:])
-        editor.load("".join(kept))
-        await self.bar.add(*found)
-        return editor.text
+        return "".join(kept), found
 
     async def paste(self, text: str) -> bool:
         """Attach the images a paste names; False leaves the paste to the editor."""

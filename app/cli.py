@@ -166,8 +166,9 @@ def main(argv: list[str] | None = None) -> int:
             from app.pideck_app import PideckApp
             from app.terminal_colors import query_terminal_colors
 
-            colors = query_terminal_colors(fd) if (fd := stdin_fd()) is not None else (None, None)
-            app = PideckApp(config, client=client, terminal_colors=colors)
+            answers = query_terminal_colors(fd) if (fd := stdin_fd()) is not None else None
+            app = PideckApp(config, client=client, terminal_colors=answers[:2] if answers else (None, None),
+                            type_ahead=answers.typed if answers else b"")
             code = app.run_app(signals, runner)
         finally:
             config.close()

@@ -28,7 +28,14 @@ from app.export_commands import copy_command
 from app.external_editor import edit_prompt
 from app.model_commands import cycle_model, cycle_model_back, cycle_thinking, model_command
 from app.notifications import notifications_command
-from app.pi_settings import display, display_warnings, double_escape_action, scrollbar_setting, wheel_lines
+from app.pi_settings import (
+    display,
+    display_warnings,
+    double_escape_action,
+    external_editor_setting,
+    scrollbar_setting,
+    wheel_lines,
+)
 from app.remote_pi import without_local_files
 from app.selection_copy import SelectionCopy
 from app.slash_commands import parse
@@ -185,6 +192,7 @@ class MainScreen(Screen[None]):
         if (host := self.context.config.remote) is not None:
             editor.completer = without_local_files(editor.completer, host, lambda text: self.context.warn(text, "@"))
         editor.paste_handler = self.context.attachments.paste
+        editor.submit_check = self._can_send
         self.search_bar.transcript = self.transcript
         self._fit_side(self.app.size.width)
         self.refresh_panes()
@@ -277,21 +285,26 @@ class MainScreen(Screen[None]):
 
     # --- sending --------------------------------------------------------------------------
 
+    def _can_send(self, text: str) -> bool:
+        """Whether Enter sends `text` now (the editor asks on the key): a message waits in
+        the editor until pi has started; a `/` command runs at once."""
+        if not self._ready() and parse(text) is None:
+            self.context.warn("pi is still starting: the prompt stays here; send it once the status line says ready.",
+                              title="Not sent yet")
+            return False
+        return True
+
     @on(PromptEditor.Submitted)
     async def submit(self, event: PromptEditor.Submitted) -> None:
+        """Send what the editor held at Enter (it has emptied itself: keys typed since are the next message's)."""
         text = event.text
         context, attachments = self.context, self.context.attachments
-        if not self._ready() and parse(text) is None:
-            context.warn("pi is still starting: the prompt stays here; send it once the status line says ready.",
-                         title="Not sent yet")
-            return
         if "@" in text:
-            text = await attachments.scan(self.editor, final=True)
+            text = await attachments.scan_sent(text)
         if not text.strip() and not attachments.bar.attachments:
             return
         editor = self.editor
         editor.remember(text)
-        editor.load("")
         if text.startswith("!"):
             exclude = text.startswith("!!")
             self.transcript.to_bottom()  # its output comes at the end: follow it
@@ -325,7 +338,7 @@ class MainScreen(Screen[None]):
             self.context.fail(str(exc), title="pi refused")
             editor = self.editor
             if restore and not editor.text:
-                editor.load(restore)  # never lose what the user typed
+                editor.put_before([restore])  # never lose what the user typed (large pastes as markers again)
             # the whole of pi's answer stays in the transcript, where a toast cuts it and fades
             self.session.banner("error", "pi refused the message", str(exc))
             await self._apply_changes()
@@ -425,8 +438,9 @@ class MainScreen(Screen[None]):
         self.app.run_worker(queue_actions.edit_queue(self.context), name="edit queue", group="queue-editor")
 
     def action_external_editor(self) -> None:
-        """Ctrl+G: edit the prompt in $VISUAL / $EDITOR."""
-        edit_prompt(self.app, self.context.config.env)
+        """Ctrl+G: edit the prompt in pi's external editor (its setting, $VISUAL, $EDITOR)."""
+        config = self.context.config
+        edit_prompt(self.app, config.env, external_editor_setting(config))
 
     def action_quit_if_empty(self) -> None:
         if not self.editor.text:

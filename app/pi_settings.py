@@ -123,3 +123,10 @@ def double_escape_action(config: LaunchConfig) -> str:
 def tree_filter(config: LaunchConfig) -> str:
     """`treeFilterMode`: the filter /tree opens with (one of TREE_FILTERS; "default")."""
     return _display(config, "treeFilterMode") or "default"
+
+
+def external_editor_setting(config: LaunchConfig) -> str | None:
+    """`externalEditor`: the command Ctrl+G edits the prompt with, over $VISUAL and $EDITOR
+    (unset, blank or not a string: None)."""
+    value = _setting(config, "externalEditor")
+    return value if isinstance(value, str) and value.strip() else None

@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from rich.console import RenderableType
-from textual import work
+from textual import events, work
 from textual._compositor import CompositorUpdate
-from textual.app import App, SuspendNotSupported, SystemCommand
+from textual.app import App, ScreenStackError, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingsMap
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
@@ -50,6 +50,7 @@ from app.command_context import CommandContext
 from app.crash_recovery import CrashRecovery
 from app.dim_filter import use_safe_dim_filter
 from app.early_start import pi_client
+from app.type_ahead import HeldKeys, keys_in
 from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.commands import ExtensionUIResponse, GetCommands, GetMessages, GetSessionStats, GetState
 from protocol.events import AgentSettled, QueueUpdate
@@ -87,7 +88,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
     ]
 
     def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None,
-                 terminal_colors: tuple[RGB | None, RGB | None] = (None, None)) -> None:
+                 terminal_colors: tuple[RGB | None, RGB | None] = (None, None), type_ahead: bytes = b"") -> None:
         super().__init__()
         use_safe_dim_filter(self._filters)  # TEXTUAL_FILTERS=dim with the terminal's own colours
         install_alt_keys()
@@ -147,6 +148,20 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self._exit_status = 0
         self._exit_signals: ExitSignals | None = None
         self.read_keybindings()
+        # keys typed while pideck starts (type_ahead: before the app ran) wait for the prompt
+        self.held_keys = HeldKeys(self._keys_have_a_place, lambda event: App.on_event(self, event), keys_in(type_ahead))
+
+    async def on_event(self, event: events.Event) -> None:
+        if not await self.held_keys.take(event):
+            await super().on_event(event)
+
+    def _keys_have_a_place(self) -> bool:
+        """The prompt has the focus, or whatever screen came over it before has."""
+        try:
+            focused, screen = self.focused, self.screen
+        except ScreenStackError:  # no screen yet
+            return False
+        return focused is not None and (isinstance(focused, PromptEditor) or screen is not self.main)
 
     def get_driver_class(self) -> type[Driver]:
         return terminal_driver(super().get_driver_class())
@@ -201,6 +216,8 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
 
     def on_mount(self) -> None:
         self.main.status.starting_since = time.monotonic()  # "starting pi… Ns" until get_state answers
+        # the keys held come once the prompt has the focus, in the app's turn (before any key after)
+        self.watch(self.main, "focused", lambda _: self.call_later(self.held_keys.release), init=False)
         self.themes.start()
         self.say_keybinding_problems()
         for problem in self.alerts.setting.problems:

@@ -4,7 +4,8 @@
 The questions are followed by a Device Attributes request (DA1), which every terminal
 answers: once its answer is in, the terminal has said all it will, so a terminal that
 does not know OSC 11 costs no wait. The answers are read here, with the terminal in raw
-mode, and never reach Textual's key reader.
+mode, and never reach Textual's key reader; whatever else was read (keys typed while pideck
+started, even before it ran) is kept, for the app to take as typed (app/type_ahead.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import select
 import termios
 import time
 import tty
+from typing import NamedTuple
 
 from protocol.pi_colors import RGB
 
@@ -33,13 +35,24 @@ def parse_answers(data: bytes) -> tuple[RGB | None, RGB | None]:
     return found.get(b"11"), found.get(b"10")
 
 
-def query_terminal_colors(fd: int, limit: float = LIMIT) -> tuple[RGB | None, RGB | None]:
-    """Ask the terminal on `fd` (read and written) for its colours; (None, None) if it
-    does not say within `limit` seconds or cannot be asked."""
+class Answers(NamedTuple):
+    background: RGB | None
+    foreground: RGB | None
+    typed: bytes  # what came besides the answers: keys typed meanwhile, in order
+
+
+def typed_besides(data: bytes) -> bytes:
+    """`data` without the terminal's answers."""
+    return _DA1.sub(b"", _COLOR.sub(b"", data))
+
+
+def query_terminal_colors(fd: int, limit: float = LIMIT) -> Answers:
+    """Ask the terminal on `fd` (read and written) for its colours; None for each it
+    does not say within `limit` seconds or if it cannot be asked."""
     try:
         saved = termios.tcgetattr(fd)
     except (termios.error, OSError):
-        return None, None
+        return Answers(None, None, b"")
     data = b""
     try:
         tty.setraw(fd, termios.TCSANOW)
@@ -55,4 +68,4 @@ def query_terminal_colors(fd: int, limit: float = LIMIT) -> tuple[RGB | None, RG
         pass
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-    return parse_answers(data)
+    return Answers(*parse_answers(data), typed_besides(data))

@@ -38,7 +38,7 @@ async def measure() -> dict[str, Any]:
             editor = app.query_one(PromptEditor)
             await type_keys(app, idle, count=IDLE_KEYS)
             editor.load(f"/flood-notify-stream {RATE} {SECONDS}")
-            await app.main.submit(PromptEditor.Submitted(editor.text, "enter"))
+            editor.action_submit("enter")
             await h.wait_until(lambda: app.toasts.center.total > 0, timeout=30)
 
             def done() -> bool:

@@ -1,8 +1,10 @@
 """The multi-line prompt editor.
 
 Enter sends, Alt+Enter queues a follow-up, Ctrl+J / Shift+Enter insert a newline,
-Up/Down on the first/last line browse prompt history. Sending is the app's job:
-the editor posts `PromptEditor.Submitted`.
+Up/Down on the first/last row browse prompt history. Sending is the app's job:
+the editor posts `PromptEditor.Submitted` with its text and empties itself at once, on
+the key, so the keys typed after an Enter (a burst, an ssh link's bunch) start the next
+message instead of joining this one's text before the app has read it.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from textual.widgets import TextArea
 from textual.widgets.text_area import Location
 
 from widgets.completion import Candidate, CompletionMenu
+from widgets.paste_markers import Pastes, cleaned, is_large
 from widgets.readline_area import ReadlineTextArea
 
 Completer = Callable[[str], tuple[int, list[Candidate]]]
 PasteHandler = Callable[[str], Awaitable[bool]]  # True: the paste was taken (e.g. image paths)
+SubmitCheck = Callable[[str], bool]  # False: the text cannot be sent yet and stays in the editor
 
 
 class PromptEditor(ReadlineTextArea):
@@ -65,6 +69,8 @@ class PromptEditor(ReadlineTextArea):
         self.menu: CompletionMenu | None = None
         self.completer: Completer | None = None
         self.paste_handler: PasteHandler | None = None
+        self.submit_check: SubmitCheck | None = None
+        self.pastes = Pastes()  # large pastes, shown as markers (widgets/paste_markers.py)
         self._completion_start: Location = (0, 0)
         self.hardware_cursor = False  # the terminal shows its cursor at this one's (Textual puts it there)
 
@@ -104,22 +110,56 @@ class PromptEditor(ReadlineTextArea):
             else:
                 self.action_submit("enter" if action == "submit('enter')" else "follow_up")
             return
-        if key == "up" and self.cursor_location[0] == 0 and self._browse(-1):
+        # history from the first / last row as drawn: a long line wraps, and Up on its second row moves up
+        if key == "up" and self.navigator.is_first_wrapped_line(self.cursor_location) and self._browse(-1):
             event.stop()
             event.prevent_default()
             return
-        if key == "down" and self.cursor_location[0] == self.document.line_count - 1 and self._browse(1):
+        if key == "down" and self.navigator.is_last_wrapped_line(self.cursor_location) and self._browse(1):
             event.stop()
             event.prevent_default()
             return
         await super()._on_key(event)
 
     async def _on_paste(self, event: events.Paste) -> None:
-        """Offer the paste to `paste_handler` first; TextArea's own handler (next in the MRO)
-        inserts it unless the handler took it."""
+        """Offer the paste to `paste_handler` first; a large paste goes in as a marker, and
+        TextArea's own handler (next in the MRO) inserts any other."""
         if self.paste_handler is not None and await self.paste_handler(event.text):
             event.stop()
             event.prevent_default()
+            return
+        text = cleaned(event.text)
+        if is_large(text):
+            event.stop()
+            event.prevent_default()
+            if (result := self._replace_via_keyboard(self.pastes.add(text), *self.selection)) is not None:
+                self.move_cursor(result.end_location)
+
+    @property
+    def expanded_text(self) -> str:
+        """The prompt's text with its large pastes in place of their markers."""
+        return self.pastes.expand(self.text)
+
+    def action_delete_left(self) -> None:
+        """Backspace; right after a paste's marker, the whole marker and its paste."""
+        if not self._delete_marker(before=True):
+            super().action_delete_left()
+
+    def action_delete_right(self) -> None:
+        if not self._delete_marker(before=False):
+            super().action_delete_right()
+
+    def _delete_marker(self, *, before: bool) -> bool:
+        if not self.selection.is_empty:
+            return False
+        row, column = self.cursor_location
+        found = self.pastes.marker_at(self.document[row], column, before=before)
+        if found is None:
+            return False
+        result = self._delete_via_keyboard((row, found[0]), (row, found[1]))
+        if result is not None:
+            self.pastes.forget(result.replaced_text)
+        return True
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.update_completion()
@@ -147,7 +187,12 @@ class PromptEditor(ReadlineTextArea):
     def action_submit(self, mode: str) -> None:
         if self.menu is not None:
             self.menu.hide()
-        self.post_message(self.Submitted(self.text, mode))
+        text = self.text
+        if self.submit_check is not None and not self.submit_check(text):
+            return
+        text = self.pastes.sent(text)
+        self.load("")
+        self.post_message(self.Submitted(text, mode))
 
     def action_newline(self) -> None:
         start, end = self.selection
@@ -185,5 +230,7 @@ class PromptEditor(ReadlineTextArea):
         self.move_cursor(self.document.end)
 
     def put_before(self, texts: list[str]) -> None:
-        """`texts` in front of what the editor holds, a blank line between each (text given back)."""
+        """`texts` in front of what the editor holds, a blank line between each (text given
+        back: a message sent from here as it was typed, another large one as a marker)."""
+        texts = [self.pastes.given_back(text) for text in texts]
         self.load("\n\n".join([*texts, self.text] if self.text.strip() else texts))

@@ -8,6 +8,10 @@ of it back at the cursor and Alt+Y, right after, swaps what was put back for the
 before. Deletions in a row (nothing else in between) join into one entry, as in readline.
 Ctrl+Y is Textual's redo, and Ctrl+Z its undo; pi's meaning wins (Ctrl+Z is the app's
 suspend), and redo stays on Super+Y where the terminal reports it.
+
+As in pi, the line keys (Home/End, Ctrl+A/E, Ctrl+U/K) act on the whole line, not on the
+row a long line wraps to: Textual's stop at the wrap, and Ctrl+U on a wrapped prompt left
+the start of the line in it.
 """
 
 from __future__ import annotations
@@ -121,6 +125,15 @@ class ReadlineTextArea(KeysInOrder, TextArea):
         self.keymapped = self._bindings.copy()
         self.keymapped.apply_keymap(keymap)
         self.key_actions = {key: binding.action for key, binding in self.keymapped}
+
+    def get_cursor_line_start_location(self, smart_home: bool = False) -> Location:
+        """The start of the cursor's line, not of its wrapped row (pi has no smart home either)."""
+        return (self.selection.end[0], 0)
+
+    def get_cursor_line_end_location(self) -> Location:
+        """The end of the cursor's line, not of its wrapped row."""
+        row = self.selection.end[0]
+        return (row, len(self.document[row]))
 
     def _edit_state(self) -> object:
         return (self.text, self.selection)

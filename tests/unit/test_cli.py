@@ -164,7 +164,7 @@ def test_main_runs_the_app_then_stops_the_demo(pi_flag, monkeypatch):
     seen = []
 
     class FakeApp:
-        def __init__(self, config, client, terminal_colors=(None, None)):
+        def __init__(self, config, client, terminal_colors=(None, None), type_ahead=b""):
             seen.append(config)
             self.client = client
 

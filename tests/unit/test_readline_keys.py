@@ -8,6 +8,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from app.terminal_keys import install_alt_keys
+from widgets.prompt_editor import PromptEditor
 from widgets.readline_area import KillRing, ReadlineTextArea
 
 
@@ -116,3 +117,66 @@ def test_hotkeys_show_the_prompts_keys_and_not_the_textual_keys_they_replace() -
     assert "transcript" in prompt["pageup"] and prompt["ctrl+b"] == "Left"
     assert "ctrl+y" not in textual and "pageup" not in textual, "rebound in the prompt"
     assert textual["super+y"] == "Redo" and textual["ctrl+k"], "Textual's other keys are still listed"
+
+
+class NarrowHost(App[None]):
+    CSS = "ReadlineTextArea { width: 24; }"
+
+    def compose(self) -> ComposeResult:
+        yield ReadlineTextArea(soft_wrap=True)
+
+
+async def test_line_keys_act_on_the_whole_line_of_a_wrapped_prompt() -> None:
+    """pi's Ctrl+U deletes from the line's start, Ctrl+K to its end, Home/End and Ctrl+A/E
+    go there: not to the ends of the row the line wraps to."""
+    app = NarrowHost()
+    line = "the first words wrap onto rows below in a narrow prompt"
+    async with app.run_test(size=(40, 12)) as pilot:
+        area = app.query_one(ReadlineTextArea)
+        area.focus()
+        area.load_text(f"above\n{line}\nbelow")
+        await pilot.pause()
+        assert area.wrapped_document.height > 4, "the middle line wraps"
+        middle = (1, line.index("narrow"))
+        area.move_cursor(middle)
+        await pilot.press("ctrl+u")
+        assert area.text == "above\nnarrow prompt\nbelow"
+        assert area.cursor_location == (1, 0)
+        await pilot.press("ctrl+y")
+        assert area.text == f"above\n{line}\nbelow"
+        area.move_cursor((1, line.index("first")))
+        await pilot.press("ctrl+k")
+        assert area.text == "above\nthe \nbelow"
+        await pilot.press("ctrl+y")
+        for key, column in (("home", 0), ("end", len(line)), ("ctrl+a", 0), ("ctrl+e", len(line))):
+            area.move_cursor(middle)
+            await pilot.press(key)
+            assert area.cursor_location == (1, column), key
+
+
+class NarrowPrompt(App[None]):
+    CSS = "PromptEditor { width: 24; }"
+
+    def compose(self) -> ComposeResult:
+        yield PromptEditor()
+
+
+async def test_up_and_down_in_a_wrapped_prompt_move_between_its_rows_before_browsing_history() -> None:
+    app = NarrowPrompt()
+    line = "a long draft that wraps onto three rows or more"
+    async with app.run_test(size=(40, 12)) as pilot:
+        editor = app.query_one(PromptEditor)
+        editor.focus()
+        editor.prompt_history = ["older prompt"]
+        editor.load(line)
+        await pilot.pause()
+        await pilot.press("up")
+        assert editor.text == line and editor.cursor_location[1] < len(line), "Up went to the row above"
+        editor.move_cursor((0, 0))
+        await pilot.press("down")
+        assert editor.text == line and editor.cursor_location[1] > 0, "Down went to the row below"
+        editor.move_cursor((0, 1))
+        await pilot.press("up")
+        assert editor.text == "older prompt", "on the first row Up browses the history"
+        await pilot.press("down")
+        assert editor.text == line, "and Down comes back to the draft"

@@ -38,7 +38,7 @@ def terminal(answer: bytes) -> tuple[int, threading.Thread, list[bytes]]:
 
 def test_the_terminal_is_asked_and_its_answer_read_in_full() -> None:
     slave, thread, received = terminal(b"\x1b]11;rgb:fdfd/f6f6/e3e3\x1b\\\x1b]10;rgb:6565/7b7b/8383\x1b\\\x1b[?62c")
-    assert query_terminal_colors(slave, limit=10) == ((253, 246, 227), (101, 123, 131))
+    assert query_terminal_colors(slave, limit=10)[:2] == ((253, 246, 227), (101, 123, 131))
     thread.join(10)
     assert received == [QUERY]
     os.set_blocking(slave, False)
@@ -52,13 +52,34 @@ def test_the_terminal_is_asked_and_its_answer_read_in_full() -> None:
 def test_a_terminal_without_osc_11_costs_no_wait() -> None:
     slave, thread, _ = terminal(b"\x1b[?1;2c")
     started = time.monotonic()
-    assert query_terminal_colors(slave, limit=30) == (None, None)
+    assert query_terminal_colors(slave, limit=30)[:2] == (None, None)
     assert time.monotonic() - started < 20  # it ended on the DA1 answer, not the limit
     thread.join(10)
 
 
 def test_not_a_terminal_is_not_asked(tmp_path: object) -> None:
     read, write = os.pipe()
-    assert query_terminal_colors(read, limit=5) == (None, None)
+    assert query_terminal_colors(read, limit=5)[:2] == (None, None)
     os.close(read)
     os.close(write)
+
+
+def test_keys_typed_before_and_while_the_terminal_answers_are_kept_in_order() -> None:
+    master, slave = pty.openpty()
+    os.write(master, b"hel")  # typed while pideck started, before it asked
+    answered: list[bytes] = []
+
+    def answer_query() -> None:
+        data = b""
+        while not data.endswith(b"\x1b[c"):
+            data += os.read(master, 1024)
+        os.write(master, b"\x1b]11;rgb:0000/0000/0000\x1b\\lo\x1b[?62c wor")
+        answered.append(data)
+
+    thread = threading.Thread(target=answer_query, daemon=True)
+    thread.start()
+    answers = query_terminal_colors(slave, limit=10)
+    thread.join(10)
+    assert answers.background == (0, 0, 0)
+    assert answers.typed.startswith(b"hello"), "the answers are taken out, the keys kept in order"
+    assert b"\x1b" not in answers.typed
