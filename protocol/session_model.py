@@ -341,6 +341,20 @@ class SessionModel:
         for block in item.blocks.values():
             if block.tool_call is not None:
                 self._call_items[block.tool_call.id] = item.key
+        message = item.message
+        if not item.streaming and isinstance(message, AssistantMessage) and message.stop_reason in ("aborted", "error"):
+            self._end_calls_not_run(item, "Operation aborted" if message.stop_reason == "aborted"
+                                    else message.error_message or "Error")
+
+    def _end_calls_not_run(self, item: MessageItem, reason: str) -> None:
+        """pi runs no call of a reply that was aborted or failed: each ends as an error
+        with the reason, as pi's TUI shows it (instead of waiting to start for ever)."""
+        for block in item.blocks.values():
+            call = block.tool_call
+            if call is not None and call.id not in self.tools:
+                self.tools[call.id] = ToolRun(call.id, call.name, call.arguments, time.monotonic(), len(self.tools),
+                                              output=reason, is_error=True, done=True)
+                self.changes.tools.append(call.id)
 
     def _add(self, item: MessageItem | Banner) -> None:
         self.items.append(item)
@@ -493,6 +507,8 @@ class SessionModel:
         self.will_retry = False
         if self._open is not None:
             self._open.streaming = False
+            if event.aborted:
+                self._end_calls_not_run(self._open, "Operation aborted")
             self._touch(self._open)
             self._open = None
         for run in self.tools.values():

@@ -4,7 +4,7 @@ streamed text."""
 from __future__ import annotations
 
 from protocol import decode
-from protocol.events import BashExecutionUpdate, MessageEnd
+from protocol.events import AgentSettled, BashExecutionUpdate, MessageEnd, MessageStart, MessageUpdate, ToolCallEnd
 from protocol.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from protocol.responses import BashResult
 from protocol.session_model import Block, MessageItem, SessionModel
@@ -155,3 +155,26 @@ def test_a_loaded_tool_run_keeps_its_details_for_the_views() -> None:
     ])
     result = model.tools["call_edit"].result
     assert result is not None and result.details == details
+
+
+def test_a_call_of_an_aborted_or_failed_reply_ends_as_an_error_instead_of_waiting() -> None:
+    """pi runs no call of a reply that was aborted or failed; pi's TUI shows each as an error
+    with the reason: live (message_end, or pi settling aborted mid-call) and loaded alike."""
+    model = SessionModel()
+    model.load_messages([
+        AssistantMessage(content=[ToolCall(id="c1", name="bash", arguments={"command": "ls"})], stop_reason="aborted"),
+        AssistantMessage(content=[ToolCall(id="c2", name="read")], stop_reason="error", error_message="overloaded"),
+        AssistantMessage(content=[ToolCall(id="c3", name="read")], stop_reason="toolUse"),
+    ])
+    assert (model.tools["c1"].done, model.tools["c1"].is_error, model.tools["c1"].output) == (True, True, "Operation aborted")
+    assert model.tools["c2"].output == "overloaded" and model.tools["c2"].is_error
+    assert "c3" not in model.tools, "a call pi is about to run waits for it"
+
+    model.apply(MessageStart(message=AssistantMessage()))
+    model.apply(MessageEnd(message=AssistantMessage(content=[ToolCall(id="c4", name="ls")], stop_reason="aborted")))
+    assert model.tools["c4"].is_error and "c4" in model.changes.tools
+
+    model.apply(MessageStart(message=AssistantMessage()))
+    model.apply(MessageUpdate(assistant_message_event=ToolCallEnd(content_index=0, tool_call=ToolCall(id="c5", name="ls"))))
+    model.apply(AgentSettled(aborted=True))
+    assert model.tools["c5"].output == "Operation aborted"
