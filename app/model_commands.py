@@ -40,7 +40,7 @@ async def switch_model(ctx: CommandContext, model: Model) -> None:
     await refresh_state(ctx)
     state = ctx.session.state
     level = state.thinking_level if state is not None else "?"
-    ctx.say(f"Model: {model_key(model)} · thinking {level}", title="Model")
+    ctx.say(f"{model_key(model)} · thinking {level}", title="Model")
 
 
 @guarded("/model failed")
@@ -66,7 +66,7 @@ async def cycle_model(ctx: CommandContext, _: str = "") -> None:
         return
     await refresh_state(ctx)
     scope = " (scoped)" if result.is_scoped else ""
-    ctx.say(f"Model{scope}: {model_key(result.model)} · thinking {result.thinking_level}", title="Model")
+    ctx.say(f"{model_key(result.model)} · thinking {result.thinking_level}", title=f"Model{scope}")
 
 
 @guarded("Cycle model failed")

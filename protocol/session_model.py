@@ -607,9 +607,10 @@ class SessionModel:
         banner = self.retry or self.banner("retry", "Retry")
         self.retry = None
         banner.active = False
-        banner.outcome = (
-            f"succeeded on attempt {event.attempt}" if event.success else f"gave up: {event.final_error or 'failed'}"
-        )
+        retries = event.attempt  # pi counts the retries, not the first try
+        if retries > 0:
+            banner.title = f"Retried {'once' if retries == 1 else f'{retries:g} times'}"
+        banner.outcome = "succeeded" if event.success else f"gave up: {event.final_error or 'failed'}"
         self._touch(banner)
         self.changes.run = True
 

@@ -143,7 +143,8 @@ async def test_ctrl_l_picker_switches_model(pilot: Any) -> None:
     await wait_until(pilot, lambda: not isinstance(app.screen, ModelPicker), what="picker closed")
     await wait_until(pilot, lambda: f"{PROVIDER}/{MINI}" in stats_text(app), what="stats pane shows the new model")
     assert (await pi_state(app)).model.id == MINI
-    assert noted(app, f"Model: {PROVIDER}/{MINI}")
+    assert noted(app, f"{PROVIDER}/{MINI} · thinking")
+    assert not noted(app, "Model:"), "the toast's title says Model; its text does not say it again"
     await quiesce(pilot)
 
 

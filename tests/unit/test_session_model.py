@@ -4,7 +4,7 @@ streamed text."""
 from __future__ import annotations
 
 from protocol import decode
-from protocol.events import AgentSettled, BashExecutionUpdate, MessageEnd, MessageStart, MessageUpdate, ToolCallEnd
+from protocol.events import AgentSettled, AutoRetryEnd, AutoRetryStart, BashExecutionUpdate, MessageEnd, MessageStart, MessageUpdate, ToolCallEnd
 from protocol.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from protocol.responses import BashResult
 from protocol.session_model import Block, MessageItem, SessionModel
@@ -178,3 +178,18 @@ def test_a_call_of_an_aborted_or_failed_reply_ends_as_an_error_instead_of_waitin
     model.apply(MessageUpdate(assistant_message_event=ToolCallEnd(content_index=0, tool_call=ToolCall(id="c5", name="ls"))))
     model.apply(AgentSettled(aborted=True))
     assert model.tools["c5"].output == "Operation aborted"
+
+
+def test_a_retry_banner_says_how_it_ended_not_what_it_was_waiting_for() -> None:
+    """pi's `attempt` counts retries: the first retry is attempt 1."""
+    model = SessionModel()
+    model.apply(AutoRetryStart(attempt=1, max_attempts=3, delay_ms=2000, error_message="overloaded"))
+    banner = model.retry
+    assert banner is not None and banner.title == "Retrying (1/3) in 2s"
+    model.apply(AutoRetryEnd(success=True, attempt=1))
+    assert (banner.title, banner.outcome, banner.active) == ("Retried once", "succeeded", False)
+    for attempt in (1, 2, 3):
+        model.apply(AutoRetryStart(attempt=attempt, max_attempts=3, delay_ms=2000 * attempt, error_message="overloaded"))
+    failed = model.retry
+    model.apply(AutoRetryEnd(success=False, attempt=3, final_error="overloaded"))
+    assert failed is not None and (failed.title, failed.outcome) == ("Retried 3 times", "gave up: overloaded")
