@@ -23,6 +23,7 @@ from protocol.session_model import Banner, Block, MessageItem, SessionModel, Too
 from widgets import palette
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_stream import StreamingText
+from widgets.ansi_text import ansi_text
 from widgets.safe_text import clean, safe
 from widgets.tool_kinds import Call, Kind, kind_of
 from widgets.tool_output import ShowToolOutput
@@ -256,6 +257,8 @@ class MessageView(GrowsInPlace, Vertical):
         if block.kind == "text":
             if self.item.role == "toolResult":
                 return tail_text(block.text, TOOL_PREVIEW_LINES)
+            if self.item.role == "bashExecution":  # a `!command`'s output, its colours kept as the bash tool's
+                return ansi_text(block.text[-MAX_RENDERED_OUTPUT:])
             return safe(block.text[-MAX_RENDERED_OUTPUT:])
         if block.kind == "image":
             label = describe(block.raw, self.session.image_names) if isinstance(block.raw, ImageContent) else "?"
