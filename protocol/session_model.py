@@ -255,6 +255,8 @@ def blocks_of(message: Any) -> dict[int, Block]:
         return {0: Block("text", summary, done=True)}
     if isinstance(message, UnknownMessage):
         return _unknown_message_blocks(message.raw.get("content"))
+    if isinstance(message, BashExecutionMessage):  # a `!command` loaded from the session: its output
+        return {0: Block("text", message.output, done=True)}
     return blocks_from_content(getattr(message, "content", None))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from protocol import decode
 from protocol.events import AgentSettled, AutoRetryEnd, AutoRetryStart, BashExecutionUpdate, MessageEnd, MessageStart, MessageUpdate, ToolCallEnd
-from protocol.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from protocol.messages import AssistantMessage, BashExecutionMessage, ToolCall, ToolResultMessage, UserMessage
 from protocol.responses import BashResult
 from protocol.session_model import Block, MessageItem, SessionModel
 from tests.fixtures.record_streams import STREAMS_DIR, stream_lines
@@ -193,3 +193,11 @@ def test_a_retry_banner_says_how_it_ended_not_what_it_was_waiting_for() -> None:
     failed = model.retry
     model.apply(AutoRetryEnd(success=False, attempt=3, final_error="overloaded"))
     assert failed is not None and (failed.title, failed.outcome) == ("Retried 3 times", "gave up: overloaded")
+
+
+def test_a_bang_command_loaded_from_a_session_shows_its_output() -> None:
+    """As one run in this session does: its output in the message's one block."""
+    model = SessionModel()
+    model.load_messages([BashExecutionMessage(command="git status", output="clean\n", exit_code=0)])
+    item = model.items[0]
+    assert isinstance(item, MessageItem) and item.blocks[0].kind == "text" and item.blocks[0].text == "clean\n"
