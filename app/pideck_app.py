@@ -138,7 +138,7 @@ class PideckApp(App[int]):
             closed=lambda: self.leaving,
         )
         self._dialogs: asyncio.Queue[tuple[DialogRequest, float | None]] = asyncio.Queue()  # and its deadline
-        self._dialog_arrived: dict[int, float] = {}  # id() of a dialog request read, not yet handled: when
+        self._dialog_arrived: dict[int, float] = {}  # by id(): when each dialog request not yet handled was read
         self._applying = asyncio.Lock()  # one _apply_changes at a time (flush and workers)
         self._gc = StreamingGC(self.set_timer)
         self._last_ctrl_c = 0.0

@@ -21,9 +21,9 @@ from protocol.images import describe
 from protocol.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ImageContent, ToolResultMessage
 from protocol.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
 from widgets import palette
+from widgets.ansi_text import ansi_text
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_stream import StreamingText
-from widgets.ansi_text import ansi_text
 from widgets.safe_text import clean, safe
 from widgets.tool_kinds import Call, Kind, kind_of
 from widgets.tool_output import ShowToolOutput
