@@ -90,7 +90,7 @@ async def cycle_thinking(ctx: CommandContext, _: str = "") -> None:
         ctx.say(_no_thinking(ctx), title="Thinking")
         return
     await refresh_state(ctx)
-    ctx.say(f"Thinking level: {result.level}", title="Thinking")
+    ctx.say(result.level, title="Thinking level")
 
 
 def _no_thinking(ctx: CommandContext) -> str:
@@ -118,7 +118,7 @@ async def thinking_command(ctx: CommandContext, args: str) -> None:
         level = picked
     await ctx.client.call(SetThinkingLevel(level=level))
     await refresh_state(ctx)
-    ctx.say(f"Thinking level: {level}", title="Thinking")
+    ctx.say(level, title="Thinking level")
 
 
 COMMANDS = (

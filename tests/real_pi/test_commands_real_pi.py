@@ -187,6 +187,9 @@ async def test_shift_tab_cycles_thinking_and_slash_thinking_sets_it(pilot: Any) 
     assert (await pi_state(app)).thinking_level == "high"
     assert "high" in stats_text(app)
     assert app.focused is app.query_one(PromptEditor)  # Shift+Tab did not move the focus
+    told = await wait_until(pilot, lambda: [(n.title, n.message) for n in app.toasts.center.entries
+                                            if "hinking" in n.title + n.message], what="the toast")
+    assert told == [("Thinking level", "high")], "the title says what it is, the text does not say it again"
 
     await send(pilot, "/thinking low")
     await wait_until(pilot, lambda: app.session.state.thinking_level == "low", what="/thinking low")
