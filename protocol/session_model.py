@@ -248,6 +248,9 @@ def blocks_from_content(content: Any) -> dict[int, Block]:
     return blocks
 
 
+CANCELLED_RETRY = "Retry cancelled"  # pi's final error of a retry stopped while it waited
+
+
 def blocks_of(message: Any) -> dict[int, Block]:
     """Blocks for a message: its content, or the summary of a summary-role message."""
     summary = getattr(message, "summary", None)
@@ -610,9 +613,12 @@ class SessionModel:
         self.retry = None
         banner.active = False
         retries = event.attempt  # pi counts the retries, not the first try
-        if retries > 0:
-            banner.title = f"Retried {'once' if retries == 1 else f'{retries:g} times'}"
-        banner.outcome = "succeeded" if event.success else f"gave up: {event.final_error or 'failed'}"
+        if event.final_error == CANCELLED_RETRY:  # the retry waiting was stopped, never sent
+            banner.outcome = "cancelled"
+        else:
+            if retries > 0:
+                banner.title = f"Retried {'once' if retries == 1 else f'{retries:g} times'}"
+            banner.outcome = "succeeded" if event.success else f"gave up: {event.final_error or 'failed'}"
         self._touch(banner)
         self.changes.run = True
 

@@ -146,10 +146,11 @@ async def test_no_countdown_without_timeout() -> None:
 
 
 async def test_timeout_under_another_screen_closes_on_return() -> None:
-    app = DialogApp(dialog_for(SelectRequest(id="t", title="t", options=["a"], timeout=1000)))
+    app = DialogApp(dialog_for(SelectRequest(id="t", title="t", options=["a"], timeout=3000)))
     async with app.run_test(size=(80, 24)) as pilot:
         await app.push_screen(Screen())
-        await pilot.pause(1.3)
+        await wait_until(pilot, lambda: app.dialog._expired, what="the dialog's time to run out")
+        await pilot.pause()
         assert app.results == []
         app.pop_screen()
         await pilot.pause()

@@ -193,6 +193,10 @@ def test_a_retry_banner_says_how_it_ended_not_what_it_was_waiting_for() -> None:
     failed = model.retry
     model.apply(AutoRetryEnd(success=False, attempt=3, final_error="overloaded"))
     assert failed is not None and (failed.title, failed.outcome) == ("Retried 3 times", "gave up: overloaded")
+    model.apply(AutoRetryStart(attempt=1, max_attempts=3, delay_ms=2000, error_message="overloaded"))
+    stopped = model.retry
+    model.apply(AutoRetryEnd(success=False, attempt=1, final_error="Retry cancelled"))
+    assert stopped is not None and (stopped.title, stopped.outcome) == ("Retrying (1/3) in 2s", "cancelled")
 
 
 def test_a_bang_command_loaded_from_a_session_shows_its_output() -> None:
