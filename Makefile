@@ -9,13 +9,14 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.pideck-installed
+TEST_STAMP := $(VENV)/.pideck-test-installed
 
 .PHONY: demo test bench
 
 demo: $(STAMP)
 	$(BIN)/pideck --demo
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	@$(BIN)/python -m app.runtime --describe
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
@@ -29,7 +30,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
 	  echo "Creating the virtualenv failed; on Debian/Ubuntu install python3-venv first." >&2; exit 1; }
 
-# Reinstall whenever pyproject.toml changes.
+# What running pideck needs, then (for make test only) the test extras on top: pytest,
+# hypothesis, playwright... Each is installed again whenever pyproject.toml changes.
 $(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --disable-pip-version-check -e .
+	touch $@
+
+$(TEST_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --disable-pip-version-check -e '.[test]'
 	touch $@

@@ -71,6 +71,14 @@ def transcript(model: SessionModel, hyperlinks: bool = False) -> Iterator[Render
 
 
 def _body(model: SessionModel, item: MessageItem, hyperlinks: bool) -> Iterator[RenderableType]:
+    if isinstance(item.message, BashExecutionMessage):
+        # a `!command` run in this session streamed its output into a block, which then also
+        # went into the message (pi's answer) or holds the error: print one of them once
+        streamed = item.blocks.get(0)
+        yield from _output(streamed.text if streamed is not None else item.message.output)
+        if footer := message_footer(item):
+            yield footer
+        return
     markdown = item.role in MARKDOWN_ROLES
     for _, block in item.ordered_blocks():
         call = block.tool_call
@@ -82,8 +90,6 @@ def _body(model: SessionModel, item: MessageItem, hyperlinks: bool) -> Iterator[
             yield SafeMarkdown(block.text, hyperlinks=hyperlinks) if markdown else tail_text(block.text.rstrip("\n"), 40)
         elif block.kind == "image":
             yield Text("[image]", palette.style("warning"))
-    if isinstance(item.message, BashExecutionMessage):
-        yield from _output(item.message.output)
     if footer := message_footer(item):
         yield footer
 

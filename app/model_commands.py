@@ -40,7 +40,7 @@ async def switch_model(ctx: CommandContext, model: Model) -> None:
     await refresh_state(ctx)
     state = ctx.session.state
     level = state.thinking_level if state is not None else "?"
-    ctx.say(f"Model: {model_key(model)} · thinking {level}", title="Model")
+    ctx.say(f"{model_key(model)} · thinking {level}", title="Model")
 
 
 @guarded("/model failed")
@@ -66,7 +66,7 @@ async def cycle_model(ctx: CommandContext, _: str = "") -> None:
         return
     await refresh_state(ctx)
     scope = " (scoped)" if result.is_scoped else ""
-    ctx.say(f"Model{scope}: {model_key(result.model)} · thinking {result.thinking_level}", title="Model")
+    ctx.say(f"{model_key(result.model)} · thinking {result.thinking_level}", title=f"Model{scope}")
 
 
 @guarded("Cycle model failed")
@@ -90,7 +90,7 @@ async def cycle_thinking(ctx: CommandContext, _: str = "") -> None:
         ctx.say(_no_thinking(ctx), title="Thinking")
         return
     await refresh_state(ctx)
-    ctx.say(f"Thinking level: {result.level}", title="Thinking")
+    ctx.say(result.level, title="Thinking level")
 
 
 def _no_thinking(ctx: CommandContext) -> str:
@@ -118,7 +118,7 @@ async def thinking_command(ctx: CommandContext, args: str) -> None:
         level = picked
     await ctx.client.call(SetThinkingLevel(level=level))
     await refresh_state(ctx)
-    ctx.say(f"Thinking level: {level}", title="Thinking")
+    ctx.say(level, title="Thinking level")
 
 
 COMMANDS = (

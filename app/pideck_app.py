@@ -140,6 +140,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
             closed=lambda: self.leaving,
         )
         self._dialogs: asyncio.Queue[tuple[DialogRequest, float | None]] = asyncio.Queue()  # and its deadline
+        self._dialog_arrived: dict[int, float] = {}  # by id(): when each dialog request not yet handled was read
         self._applying = asyncio.Lock()  # one _apply_changes at a time (flush and workers)
         self._gc = StreamingGC(self.set_timer)
         self._last_ctrl_c = 0.0
@@ -307,8 +308,9 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         and the views take the changes of the whole flush at once, for one frame."""
         settled: AgentSettled | None = None
         for record in records:
-            if isinstance(record, DIALOG_REQUESTS):  # its timeout runs from now, in pi too
-                self._dialogs.put_nowait((record, record.deadline(time.monotonic())))
+            if isinstance(record, DIALOG_REQUESTS):  # its timeout runs from when it was read, in pi too
+                arrived = self._dialog_arrived.pop(id(record), None) or time.monotonic()
+                self._dialogs.put_nowait((record, record.deadline(arrived)))
             elif isinstance(record, ChildExited):
                 self._child_exited(record)
             elif isinstance(record, (UnknownUIRequest, RefusedDialogRequest)):
@@ -475,7 +477,15 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         if client is not self.client:
             self.problems.client_replaced()
             self.client = client
-        self._remove_listener = client.add_listener(self.pump.feed)
+        self._remove_listener = client.add_listener(self._record_read)
+
+    def _record_read(self, record: Any) -> None:
+        """A record pi sent, as the client reads it. A dialog request's time runs from now: the
+        pump may show it only after a flush that takes a while (a long reply), and a deadline
+        counted from then kept the dialog open after pi had given up on it."""
+        if isinstance(record, DIALOG_REQUESTS) and not self.leaving:
+            self._dialog_arrived[id(record)] = time.monotonic()
+        self.pump.feed(record)
 
     def _can_restart(self) -> bool:
         """Ctrl+R is offered (and shown in the footer) only while pi is not running."""

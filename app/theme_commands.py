@@ -33,9 +33,9 @@ async def theme_command(ctx: CommandContext, args: str) -> None:
         except (OSError, ValueError) as exc:
             ctx.fail(f"could not save the theme: {exc}", title="/theme")
             return
-        ctx.say(f"Theme {themes.current} saved as pi's theme setting in {path}", title="Theme")
+        ctx.say(f"{themes.current} saved as pi's theme setting in {path}", title="Theme")
     else:
-        ctx.say(f"Theme {themes.current} for this run (/theme save writes it to pi's settings)", title="Theme")
+        ctx.say(f"{themes.current} for this run (/theme save writes it to pi's settings)", title="Theme")
 
 
 COMMANDS = (SlashCommand("theme", "Switch the theme live; with --save, write it to pi's settings", theme_command,

@@ -261,6 +261,9 @@ def blocks_from_content(content: Any, cleaned: bool = True) -> dict[int, Block]:
     return blocks
 
 
+CANCELLED_RETRY = "Retry cancelled"  # pi's final error of a retry stopped while it waited
+
+
 def blocks_of(message: Any) -> dict[int, Block]:
     """Blocks for a message: its content, or the summary of a summary-role message."""
     summary = getattr(message, "summary", None)
@@ -268,6 +271,8 @@ def blocks_of(message: Any) -> dict[int, Block]:
         return {0: Block("text", summary, done=True, cleaned=True)}
     if isinstance(message, UnknownMessage):
         return _unknown_message_blocks(message.raw.get("content"))
+    if isinstance(message, BashExecutionMessage):  # a `!command` loaded from the session: its output
+        return {0: Block("text", message.output, done=True)}
     return blocks_from_content(getattr(message, "content", None), cleaned=not isinstance(message, ToolResultMessage))
 
 
@@ -354,6 +359,20 @@ class SessionModel:
         for block in item.blocks.values():
             if block.tool_call is not None:
                 self._call_items[block.tool_call.id] = item.key
+        message = item.message
+        if not item.streaming and isinstance(message, AssistantMessage) and message.stop_reason in ("aborted", "error"):
+            self._end_calls_not_run(item, "Operation aborted" if message.stop_reason == "aborted"
+                                    else message.error_message or "Error")
+
+    def _end_calls_not_run(self, item: MessageItem, reason: str) -> None:
+        """pi runs no call of a reply that was aborted or failed: each ends as an error
+        with the reason, as pi's TUI shows it (instead of waiting to start for ever)."""
+        for block in item.blocks.values():
+            call = block.tool_call
+            if call is not None and call.id not in self.tools:
+                self.tools[call.id] = ToolRun(call.id, call.name, call.arguments, time.monotonic(), len(self.tools),
+                                              output=reason, is_error=True, done=True)
+                self.changes.tools.append(call.id)
 
     def _add(self, item: MessageItem | Banner) -> None:
         self.items.append(item)
@@ -505,6 +524,8 @@ class SessionModel:
         self.will_retry = False
         if self._open is not None:
             self._open.streaming = False
+            if event.aborted:
+                self._end_calls_not_run(self._open, "Operation aborted")
             self._touch(self._open)
             self._open = None
         for run in self.tools.values():
@@ -603,9 +624,13 @@ class SessionModel:
         banner = self.retry or self.banner("retry", "Retry")
         self.retry = None
         banner.active = False
-        banner.outcome = (
-            f"succeeded on attempt {event.attempt}" if event.success else f"gave up: {event.final_error or 'failed'}"
-        )
+        retries = event.attempt  # pi counts the retries, not the first try
+        if event.final_error == CANCELLED_RETRY:  # the retry waiting was stopped, never sent
+            banner.outcome = "cancelled"
+        else:
+            if retries > 0:
+                banner.title = f"Retried {'once' if retries == 1 else f'{retries:g} times'}"
+            banner.outcome = "succeeded" if event.success else f"gave up: {event.final_error or 'failed'}"
         self._touch(banner)
         self.changes.run = True
 

@@ -4,7 +4,9 @@ writes, OSC 8 links, titles, bidi overrides, other control characters).
 
 The text that shows is exactly `clean_lines(text)` (each line one row: U+2028 and U+2029
 show as `ROW_BREAK`): only styles are added. Blink and conceal
-are left out (concealed text would hide output).
+are left out (concealed text would hide output). The default colours (39, 49) are those of
+the widget the text is drawn on: the terminal's own background would show through a
+theme's as a stripe.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ UNKNOWN = 255  # a code too long to read: no plain style, colour 255 (as 256 and
 _PLAIN_STYLES = {
     1: "bold", 2: "dim", 3: "italic", 4: "underline", 7: "reverse", 9: "strike", 21: "underline2",
     22: "not dim not bold", 23: "not italic", 24: "not underline", 27: "not reverse", 29: "not strike",
-    39: "default", 49: "on default", 53: "overline", 55: "not overline",
+    53: "overline", 55: "not overline",
     **{30 + n: f"color({n})" for n in range(8)}, **{40 + n: f"on color({n})" for n in range(8)},
     **{90 + n: f"color({n + 8})" for n in range(8)}, **{100 + n: f"on color({n + 8})" for n in range(8)},
 }  # fmt: skip
@@ -39,6 +41,9 @@ def sgr_style(style: Style, params: str) -> Style:
         index += 1
         if code == 0:
             style = Style.null()
+        elif code in (39, 49):  # back to the colours of what it is drawn on, not the terminal's own
+            style = Style.from_color(None if code == 39 else style.color, None if code == 49 else style.bgcolor) \
+                + style.without_color
         elif code in _PLAIN_STYLES:
             style += Style.parse(_PLAIN_STYLES[code])
         elif code in (38, 48) and index < len(codes):

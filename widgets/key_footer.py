@@ -9,6 +9,7 @@ is `UNBOUND` (an action the user's keybindings.json left without a key) is not s
 from __future__ import annotations
 
 from textual.geometry import Size
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -24,7 +25,19 @@ def _width(widget: Widget) -> int:
 
 
 class KeyFooter(Footer):
-    """A Footer whose keys are all whole: those that do not fit are left out, from the end."""
+    """A Footer whose keys are all whole: those that do not fit are left out, from the end.
+
+    Textual's Footer composes its keys only while the app has the terminal's focus. A
+    terminal that reports focus (tmux with `focus-events on`, its session detached or its
+    pane not the active one) says "focus out" as pideck starts: when that came before the
+    first bindings, the key row stayed empty for the whole session (typing gives the app
+    focus back without telling the Footer). The first keys are composed whatever the focus.
+    """
+
+    def bindings_changed(self, screen: Screen) -> None:
+        super().bindings_changed(screen)
+        if not screen.app.app_focus and not self.children and self.is_attached and screen is self.screen:
+            self.call_after_refresh(self.recompose)
 
     async def recompose(self) -> None:
         await super().recompose()

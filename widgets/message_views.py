@@ -21,6 +21,7 @@ from protocol.images import describe
 from protocol.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ImageContent, ToolResultMessage
 from protocol.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
 from widgets import palette
+from widgets.ansi_text import ansi_text
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_stream import StreamingText
 from widgets.safe_text import clean, one_row, safe
@@ -256,6 +257,8 @@ class MessageView(GrowsInPlace, Vertical):
         if block.kind == "text":
             if self.item.role == "toolResult":
                 return tail_text(block.text, TOOL_PREVIEW_LINES)
+            if self.item.role == "bashExecution":  # a `!command`'s output, its colours kept as the bash tool's
+                return ansi_text(block.text[-MAX_RENDERED_OUTPUT:])
             return safe(block.text[-MAX_RENDERED_OUTPUT:])
         if block.kind == "image":
             label = describe(block.raw, self.session.image_names) if isinstance(block.raw, ImageContent) else "?"

@@ -56,8 +56,13 @@ def textual_theme(theme: PiTheme, background: RGB | None = None) -> TextualTheme
     )  # fmt: skip
 
 
-def _rich_color(value: Color) -> str:
-    return "default" if value == "" else f"color({value})" if isinstance(value, int) else value
+def _role_style(value: Color, slot: str) -> str:
+    """A role's Rich style. A role pi leaves to the terminal ("") takes the colours of what it
+    is drawn on, which are the theme's: the terminal's own would show through as a stripe."""
+    if value == "":
+        return ""
+    color = f"color({value})" if isinstance(value, int) else value
+    return f"on {color}" if slot == "bg" else color
 
 
 def palette_roles(theme: PiTheme | None) -> dict[str, str]:
@@ -65,9 +70,10 @@ def palette_roles(theme: PiTheme | None) -> dict[str, str]:
     `on COLOUR`; none (the palette's defaults) for system."""
     if theme is None:
         return {}
-    roles = {role: ("on " if slot == "bg" else "") + _rich_color(theme.colors[role]) for role, (slot, _) in TOKENS.items()}
+    roles = {role: _role_style(theme.colors[role], slot) for role, (slot, _) in TOKENS.items()}
+    emphasis = ("bold", roles["text"], _role_style(theme.colors["selectedBg"], "bg") or "reverse")
     return {**roles, "lineNumber": roles["dim"], "toolPath": roles["accent"],
-            "toolDiffEmphasis": f"bold {roles['text']} on {_rich_color(theme.colors['selectedBg'])}"}
+            "toolDiffEmphasis": " ".join(part for part in emphasis if part)}
 
 
 def markdown_styles() -> RichTheme:

@@ -90,11 +90,26 @@ class FullOutput:
     style: Styler | None = None
 
 
+NAME_KEPT = 24  # a file name this long or shorter is never cut, however narrow the row
+
+
 def shown_path(path: str, cwd: str, width: int = 0) -> str:
-    """`path` relative to `cwd` when inside it, `~/…` when under the home directory; its
-    end only ("…/app.py") when it is longer than `width` (0: any length)."""
+    """`path` relative to `cwd` when inside it, `~/…` when under the home directory. Longer
+    than `width` (0: any length), it keeps the folders nearest the file that fit ("…/src/app.py")
+    and always the file's whole name; only a name longer than NAME_KEPT (and `width`) loses its
+    middle ("a_generated_…_results.py")."""
     shown = _relative(path, cwd)
-    return "…" + shown[-(width - 1) :] if 1 < width < len(shown) else shown
+    if width <= 1 or len(shown) <= width:
+        return shown
+    *folders, name = shown.split("/")
+    if len(name) > max(width, NAME_KEPT):
+        limit = max(width, NAME_KEPT)
+        name = name[: (limit - 1) // 2] + "…" + name[-(limit // 2) :]
+    kept, dropped = name, len(folders)
+    while dropped and len(f"…/{folders[dropped - 1]}/{kept}") <= width:
+        dropped -= 1
+        kept = f"{folders[dropped]}/{kept}"
+    return f"…/{kept}" if dropped else kept
 
 
 def _relative(path: str, cwd: str) -> str:

@@ -154,7 +154,7 @@ def _summary(messages: list[dict[str, Any]], prompt: str, round_index: int) -> R
     for name, args, output in _tool_results(messages):
         lines = [line for line in output.splitlines() if line.strip()]
         what = args.get("command") or args.get("path") or ""
-        rows.append(f"| {name} | `{_cell(what)}` | {len(lines)} line{'s' if len(lines) != 1 else ''} |")
+        rows.append(f"| {name} | `{_cell(what)}` | {_size(name, output)} |")
         if name == "bash" and what == "ls -la":
             entries = [line for line in lines if not line.startswith("total")]
             facts.append(f"- **Files:** {len(entries)} entries, including `.` and `..`.")
@@ -180,6 +180,20 @@ def _summary(messages: list[dict[str, Any]], prompt: str, round_index: int) -> R
     )
     reasoning = "All the tools have finished. I'll summarise their output in a short table."
     return Reply(reasoning=reasoning, text=text, chunk_chars=16, delay=0.02)
+
+
+_SHOWING = re.compile(r"\[Showing lines (\d+)-(\d+) of (\d+)\b[^\]\n]*\]\s*$")  # pi's read, cut short
+
+
+def _size(name: str, output: str) -> str:
+    """How long a tool's output is, as the table says it: every line of it, and for a read
+    that pi cut short, the file's length and the lines read (pi's closing notice)."""
+    showing = _SHOWING.search(output) if name == "read" else None
+    if showing is not None:
+        first, last, total = showing.groups()
+        return f"{total} lines (read {first}\u2013{last})"
+    count = len(output.splitlines())
+    return f"{count} line{'s' if count != 1 else ''}"
 
 
 def _tool_results(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:

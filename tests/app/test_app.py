@@ -7,6 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import Static
 from tests.pi_harness import (
     SIZE,
     Fake,
@@ -170,6 +173,22 @@ async def test_bash_and_bash_excluded(tmp_path: Path) -> None:
         assert second["command"] == "ls -la" and second["excludeFromContext"] is True
         await wait_until(pilot, lambda: "fake output of ls -la" in transcript_text(app), what="bash output")
         assert not fake.commands("prompt")
+
+
+async def test_a_bang_commands_output_keeps_its_colours(tmp_path: Path) -> None:
+    """As the bash tool's: SGR colours become styles, every other control is removed."""
+    fake = Fake(tmp_path, "--bash-output", "\x1b[31mred\x1b[0m plain\x1b]52;c;aGk=\x07\n")
+    async with fake.run() as pilot:
+        app = pilot.app
+        await type_text(pilot, "!git status")
+        await pilot.press("enter")
+        view = await wait_until(pilot, lambda: app.query(".role-bashExecution .plain").first(Static)
+                                if app.query(".role-bashExecution .plain") else None, what="the output")
+        await wait_until(pilot, lambda: "red plain" in str(view.content), what="the whole output")
+        text = view.content
+        assert isinstance(text, Text) and text.plain.rstrip("\n") == "red plain"
+        red = [span for span in text.spans if isinstance(span.style, Style) and span.style.color is not None]
+        assert [(text.plain[span.start : span.end], span.style.color.number) for span in red] == [("red", 1)]
 
 
 # --- toggles, panes, extension UI ---------------------------------------------------------------

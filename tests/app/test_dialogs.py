@@ -146,10 +146,11 @@ async def test_no_countdown_without_timeout() -> None:
 
 
 async def test_timeout_under_another_screen_closes_on_return() -> None:
-    app = DialogApp(dialog_for(SelectRequest(id="t", title="t", options=["a"], timeout=1000)))
+    app = DialogApp(dialog_for(SelectRequest(id="t", title="t", options=["a"], timeout=3000)))
     async with app.run_test(size=(80, 24)) as pilot:
         await app.push_screen(Screen())
-        await pilot.pause(1.3)
+        await wait_until(pilot, lambda: app.dialog._expired, what="the dialog's time to run out")
+        await pilot.pause()
         assert app.results == []
         app.pop_screen()
         await pilot.pause()
@@ -322,3 +323,24 @@ async def test_dialog_timeout_counts_from_when_pi_sent_it(tmp_path: Path) -> Non
         answers = await wait_until(pilot, lambda: len(fake.commands("extension_ui_response")) == 2 and
                                    fake.commands("extension_ui_response"), what="answers")
         assert [a["id"] for a in answers] == ["first", "later"]
+
+
+async def test_a_dialog_closes_when_pis_timer_runs_out_however_late_it_is_shown(tmp_path: Path) -> None:
+    """pi's timer starts as it sends the request. pideck may show the request only after a
+    flush that takes a while (a long reply): the dialog's time still runs from when the
+    request was read, so it closes when pi gives up on it, not up to that flush later."""
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+
+        def busy(record: Any) -> None:  # after the app's own listener: the UI is busy before it shows the record
+            if isinstance(record, SelectRequest):
+                time.sleep(1.2)
+
+        app.client.add_listener(busy)
+        fake.inject(ui("select", "late", title="Late", options=["a"], timeout=3000))
+        dialog = await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog) and app.screen, what="the dialog")
+        left = int(str(dialog.query_one("#countdown", Static).content).split()[2].rstrip("s"))
+        assert left <= 2, "1.2 s of its 3 s had gone before it was shown"
+        await wait_until(pilot, lambda: app.screen is not dialog, what="the dialog closed")
+        assert not fake.commands("extension_ui_response"), "pi answered it itself"

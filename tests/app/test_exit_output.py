@@ -26,7 +26,8 @@ from protocol.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from protocol.responses import SessionState
+from protocol.events import BashExecutionUpdate
+from protocol.responses import BashResult, SessionState
 from protocol.session_model import SessionModel
 
 
@@ -102,3 +103,19 @@ def test_quitting_in_a_real_terminal_leaves_the_conversation_and_the_resume_comm
         screen = term._tmux("capture-pane", "-p", "-J", "-t", "t").stdout  # lines the terminal wrapped, joined
         assert re.search(r"❯ you\s+What is JSONL\?\s+● pi\s+One JSON value per line\.", screen)
         assert re.search(rf"\npideck --pi .+ -- --session {SESSION_ID}\n", screen), "on a line of its own"
+
+
+def test_a_command_run_with_bang_prints_its_output_once(tmp_path: Path) -> None:
+    """A `!command` run in this session holds its output twice (the streamed block and the
+    message pi answered with): quitting prints it once, its last lines like a tool call's."""
+    model, _ = session(tmp_path)
+    for request, command, output in (("b1", "echo one-line", "one-line\n"),
+                                     ("b2", "seq 1 30", "".join(f"{n}\n" for n in range(1, 31)))):
+        model.begin_bash(request, command)
+        model.apply(BashExecutionUpdate(id=request, delta=output))
+        model.end_bash(request, BashResult(output=output, exit_code=0))
+    lines = [line.strip() for line in printed(model, [], tmp_path).splitlines()]
+    assert lines.count("one-line") == 1
+    at = lines.index("$ seq 1 30")
+    assert lines[at + 1 : at + 5] == ["… 27 more lines", "28", "29", "30"]
+    assert sum(line in {str(n) for n in range(1, 31)} for line in lines) == 3

@@ -143,7 +143,8 @@ async def test_ctrl_l_picker_switches_model(pilot: Any) -> None:
     await wait_until(pilot, lambda: not isinstance(app.screen, ModelPicker), what="picker closed")
     await wait_until(pilot, lambda: f"{PROVIDER}/{MINI}" in stats_text(app), what="stats pane shows the new model")
     assert (await pi_state(app)).model.id == MINI
-    assert noted(app, f"Model: {PROVIDER}/{MINI}")
+    assert noted(app, f"{PROVIDER}/{MINI} · thinking")
+    assert not noted(app, "Model:"), "the toast's title says Model; its text does not say it again"
     await quiesce(pilot)
 
 
@@ -186,6 +187,9 @@ async def test_shift_tab_cycles_thinking_and_slash_thinking_sets_it(pilot: Any) 
     assert (await pi_state(app)).thinking_level == "high"
     assert "high" in stats_text(app)
     assert app.focused is app.query_one(PromptEditor)  # Shift+Tab did not move the focus
+    told = await wait_until(pilot, lambda: [(n.title, n.message) for n in app.toasts.center.entries
+                                            if "hinking" in n.title + n.message], what="the toast")
+    assert told == [("Thinking level", "high")], "the title says what it is, the text does not say it again"
 
     await send(pilot, "/thinking low")
     await wait_until(pilot, lambda: app.session.state.thinking_level == "low", what="/thinking low")

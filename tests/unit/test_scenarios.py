@@ -193,3 +193,21 @@ def test_demo_varies_its_words_between_rounds(tmp_path):
     second = scenarios.demo_responder(body)
     assert "again" in second.text
     assert first.text.splitlines()[0] != second.text.splitlines()[0]
+
+
+def test_the_demo_summary_counts_the_readme_it_read(tmp_path):
+    """A README longer than pi reads at once: the table gives the file's length and the
+    lines read, from pi's closing notice, not a count of the non-blank lines it got."""
+    readme = "".join(f"line {n}\n" if n % 7 else "\n" for n in range(1, 627))
+    shown = "\n".join(readme.splitlines()[:619]) + "\n\n[Showing lines 1-619 of 626. Use offset=620 to continue.]"
+    body = fresh_prompt(tmp_path, "hello")
+    body["messages"] += [
+        {"role": "assistant", "content": "intro", "tool_calls": [
+            {"id": "b", "type": "function", "function": {"name": "read", "arguments": '{"path": "README.md"}'}},
+            {"id": "a", "type": "function", "function": {"name": "bash", "arguments": '{"command": "echo"}'}}]},
+        {"role": "tool", "tool_call_id": "b", "content": [{"type": "text", "text": shown}]},
+        {"role": "tool", "tool_call_id": "a", "content": "one\n\nthree\n"},
+    ]
+    text = scenarios.demo_responder(body).text
+    assert "| read | `README.md` | 626 lines (read 1\u2013619) |" in text
+    assert "| bash | `echo` | 3 lines |" in text, "blank lines are lines"

@@ -4,8 +4,8 @@ streamed text."""
 from __future__ import annotations
 
 from protocol import decode
-from protocol.events import BashExecutionUpdate, MessageEnd
-from protocol.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from protocol.events import AgentSettled, AutoRetryEnd, AutoRetryStart, BashExecutionUpdate, MessageEnd, MessageStart, MessageUpdate, ToolCallEnd
+from protocol.messages import AssistantMessage, BashExecutionMessage, ToolCall, ToolResultMessage, UserMessage
 from protocol.responses import BashResult
 from protocol.session_model import Block, MessageItem, SessionModel
 from tests.fixtures.record_streams import STREAMS_DIR, stream_lines
@@ -155,3 +155,53 @@ def test_a_loaded_tool_run_keeps_its_details_for_the_views() -> None:
     ])
     result = model.tools["call_edit"].result
     assert result is not None and result.details == details
+
+
+def test_a_call_of_an_aborted_or_failed_reply_ends_as_an_error_instead_of_waiting() -> None:
+    """pi runs no call of a reply that was aborted or failed; pi's TUI shows each as an error
+    with the reason: live (message_end, or pi settling aborted mid-call) and loaded alike."""
+    model = SessionModel()
+    model.load_messages([
+        AssistantMessage(content=[ToolCall(id="c1", name="bash", arguments={"command": "ls"})], stop_reason="aborted"),
+        AssistantMessage(content=[ToolCall(id="c2", name="read")], stop_reason="error", error_message="overloaded"),
+        AssistantMessage(content=[ToolCall(id="c3", name="read")], stop_reason="toolUse"),
+    ])
+    assert (model.tools["c1"].done, model.tools["c1"].is_error, model.tools["c1"].output) == (True, True, "Operation aborted")
+    assert model.tools["c2"].output == "overloaded" and model.tools["c2"].is_error
+    assert "c3" not in model.tools, "a call pi is about to run waits for it"
+
+    model.apply(MessageStart(message=AssistantMessage()))
+    model.apply(MessageEnd(message=AssistantMessage(content=[ToolCall(id="c4", name="ls")], stop_reason="aborted")))
+    assert model.tools["c4"].is_error and "c4" in model.changes.tools
+
+    model.apply(MessageStart(message=AssistantMessage()))
+    model.apply(MessageUpdate(assistant_message_event=ToolCallEnd(content_index=0, tool_call=ToolCall(id="c5", name="ls"))))
+    model.apply(AgentSettled(aborted=True))
+    assert model.tools["c5"].output == "Operation aborted"
+
+
+def test_a_retry_banner_says_how_it_ended_not_what_it_was_waiting_for() -> None:
+    """pi's `attempt` counts retries: the first retry is attempt 1."""
+    model = SessionModel()
+    model.apply(AutoRetryStart(attempt=1, max_attempts=3, delay_ms=2000, error_message="overloaded"))
+    banner = model.retry
+    assert banner is not None and banner.title == "Retrying (1/3) in 2s"
+    model.apply(AutoRetryEnd(success=True, attempt=1))
+    assert (banner.title, banner.outcome, banner.active) == ("Retried once", "succeeded", False)
+    for attempt in (1, 2, 3):
+        model.apply(AutoRetryStart(attempt=attempt, max_attempts=3, delay_ms=2000 * attempt, error_message="overloaded"))
+    failed = model.retry
+    model.apply(AutoRetryEnd(success=False, attempt=3, final_error="overloaded"))
+    assert failed is not None and (failed.title, failed.outcome) == ("Retried 3 times", "gave up: overloaded")
+    model.apply(AutoRetryStart(attempt=1, max_attempts=3, delay_ms=2000, error_message="overloaded"))
+    stopped = model.retry
+    model.apply(AutoRetryEnd(success=False, attempt=1, final_error="Retry cancelled"))
+    assert stopped is not None and (stopped.title, stopped.outcome) == ("Retrying (1/3) in 2s", "cancelled")
+
+
+def test_a_bang_command_loaded_from_a_session_shows_its_output() -> None:
+    """As one run in this session does: its output in the message's one block."""
+    model = SessionModel()
+    model.load_messages([BashExecutionMessage(command="git status", output="clean\n", exit_code=0)])
+    item = model.items[0]
+    assert isinstance(item, MessageItem) and item.blocks[0].kind == "text" and item.blocks[0].text == "clean\n"

@@ -159,7 +159,18 @@ def test_paths_with_controls_or_markup_show_literally() -> None:
     assert title.plain == "write [bold red]x[/].py · 1 line"
     assert "[link=http://x]y[/link]" in kind_of("write").body(call, expanded=False).plain
     assert shown_path("/elsewhere/a.py", "/home/ada/project") == "/elsewhere/a.py"
-    assert shown_path("/home/ada/project/deep/er/file.py", "/home/ada/project", width=10) == "…r/file.py"
+
+def test_a_narrow_row_cuts_a_long_path_at_its_folders_and_keeps_the_file_name() -> None:
+    """The tool log's rows are narrow: a path keeps the folders nearest its file that fit,
+    and the file's name whole (`write …eeter.py` named no file)."""
+    cwd = "/home/ada/project"
+    assert shown_path(f"{cwd}/scratch/greeter.py", cwd, width=9) == "…/greeter.py"
+    assert shown_path(f"{cwd}/deep/er/file.py", cwd, width=14) == "…/er/file.py"
+    assert shown_path(f"{cwd}/deep/er/file.py", cwd, width=16) == "deep/er/file.py"
+    assert shown_path("greeter.py", cwd, width=8) == "greeter.py"
+    long_name = "a_generated_file_of_the_test_results.py"
+    assert shown_path(f"{cwd}/out/{long_name}", cwd, width=10) == "…/a_generated…t_results.py"
+    assert len(shown_path(long_name, cwd, width=30)) == 30
 
 
 def test_unknown_lexer_is_plain_text() -> None:
