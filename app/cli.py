@@ -117,8 +117,13 @@ def not_a_terminal() -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if given[:1] == ["view"]:  # a headless run of pi shown read-only (app/view_cli.py)
+        from app.view_cli import main as view
+
+        return view(given[1:], restore_signals=argv is not None)
     try:
-        args = parse_args(sys.argv[1:] if argv is None else argv)
+        args = parse_args(given)
     except SystemExit as exc:  # --help, --version, a usage error
         return exc.code if isinstance(exc.code, int) else 0
     if args.serve:

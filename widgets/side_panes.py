@@ -184,6 +184,8 @@ class StatsPane(Static):
         self.session = session
         self.border_title = "Session"
         self._shown = Text()
+        # How the run ended, as (text, palette role), for a run read without pi (`pideck view`).
+        self.outcome: Callable[[], tuple[str, str] | None] = lambda: None
 
     def refresh_stats(self) -> None:
         session, state, stats = self.session, self.session.state, self.session.stats
@@ -219,6 +221,8 @@ class StatsPane(Static):
             totals = session.totals
             row("tokens", f"↑{tokens(totals.input)} ↓{tokens(totals.output)}")
             row("cost", cost(totals.cost))
+        if (ended := self.outcome()) is not None:
+            row("ended", ended[0], palette.style(ended[1], "bold"))
         if text != self._shown:  # usage arrives with every delta; repaint only what changed
             self._shown = text
             self.update(text)

@@ -1,0 +1,185 @@
+"""`pideck view`: a JSON-mode run of pi, or a session file, shown read-only in pideck's
+transcript, with no pi child.
+
+The app is pideck's own, over a `ViewClient` instead of pi's: the same session model,
+transcript, tool renderers, search, Changes view, copy and themes. A file is loaded as a
+session is: a session file's active branch through `load_messages` (as `/resume`), a
+JSON-mode file's records folded into the model as the record pump folds them, at once. A
+stream (`-`, a FIFO) goes through the record pump as a live pi's records do, and says when
+its run settled and when its writer went away. Commands that need pi say it is a read-only view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from app.launch import LaunchConfig
+from app.pideck_app import PideckApp
+from app.record_pump import fold_in_slices
+from protocol.client import ChildExited
+from protocol.events import AgentSettled
+from protocol.headless_files import SESSION_FILE, Loaded, NotPiOutput, Progress, load_file
+from protocol.messages import text_of
+from protocol.pi_colors import RGB
+from protocol.protocol_log import ProtocolLog, default_log_path
+from protocol.responses import CommandList, LastAssistantText
+from protocol.run_summary import last_assistant, outcome, view_state, view_stats
+from protocol.view_client import StreamEnded, ViewClient
+
+
+class ViewApp(PideckApp):
+    def __init__(self, config: LaunchConfig, source: str, *, path: Path | None = None, fd: int | None = None,
+                 others: tuple[str, ...] = (), terminal_colors: tuple[RGB | None, RGB | None] = (None, None)) -> None:
+        """`path`: a file to load; `fd`: a stream to follow (stdin's data, a FIFO). `source` names it;
+        `others` are the further files given, which are not shown."""
+        client = ViewClient(source, fd=fd, protocol_log=ProtocolLog(config.protocol_log, fallback=default_log_path()))
+        super().__init__(config, client=client, terminal_colors=terminal_colors)
+        self.view = client
+        self.others = others
+        self.path = path
+        self.loaded: Loaded | None = None
+        self.load_progress = Progress()
+        client.answers.update({
+            "get_state": self._state,
+            "get_session_stats": lambda: view_stats(self.session, client.header, self._file()),
+            "get_last_assistant_text": self._last_text,
+            "get_commands": lambda: CommandList(commands=[]),
+        })
+
+    def _file(self) -> str | None:
+        return str(self.path) if self.path is not None else None
+
+    def _state(self) -> Any:
+        loaded = self.loaded
+        return view_state(
+            self.session, self.view.header, self._file(), provider=loaded.provider if loaded else None,
+            model=loaded.model if loaded else None, thinking_level=loaded.thinking_level if loaded else None,
+            name=loaded.name if loaded else None)
+
+    def _last_text(self) -> LastAssistantText:
+        last = last_assistant(self.session)
+        text = text_of([block for block in last.content if getattr(block, "type", None) == "text"]) if last else ""
+        return LastAssistantText(text=text or None)
+
+    def _outcome(self) -> tuple[str, str] | None:
+        if not self._session_ready:
+            return None
+        if self.loaded is not None and self.loaded.kind == SESSION_FILE:
+            ended = outcome(self.session)
+        else:
+            ended = outcome(self.session, following=self.view.following,
+                            writer_gone=self.view.ended is not None and not self.view.ended.settled)
+        return ended.text, ended.severity
+
+    def _can_restart(self) -> bool:
+        return False  # nothing to restart: no pi runs
+
+    async def load_commands(self) -> None:
+        return None
+
+    def _child_exited(self, exited: ChildExited) -> None:
+        return None  # there is no child
+
+    # --- start-up -------------------------------------------------------------------------
+
+    def start_session(self) -> None:  # type: ignore[override]
+        """Load the file or start following the stream, in a worker."""
+        self.run_worker(self._open_source(), name="view", group="session", exclusive=True)
+
+    async def _open_source(self) -> None:
+        status = self.main.status
+        status.starting_since = None
+        if self.path is not None:
+            status.loading_since, status.received = time.monotonic(), lambda: self.load_progress.read
+            status.refresh_status()
+            ticking = self.set_interval(0.25, status.refresh_status)
+            try:
+                self.loaded = await asyncio.to_thread(load_file, self.path, self.load_progress)
+            except (OSError, NotPiOutput) as exc:
+                ticking.stop()
+                status.loading_since = None
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                self._show_startup_error(f"pideck cannot view {self.path}: {reason}")
+                return
+            finally:
+                ticking.stop()
+            self.view.header = self.loaded.header
+            await self._show_loaded(self.loaded)
+            status.loading_since = None
+        self.session.set_state(self._state())
+        self._session_ready = True
+        status.notice = self._notice()
+        status.refresh_status()
+        self.refresh_stats()
+        await self._apply_changes()
+        await self.view.start()  # a stream's records come through the record pump from now on
+
+    async def _show_loaded(self, loaded: Loaded) -> None:
+        session = self.session
+        if loaded.header is not None and loaded.header.cwd:
+            self.cwd = Path(loaded.header.cwd)  # tool paths show relative to the run's directory
+        if loaded.kind == SESSION_FILE:
+            session.load_messages(loaded.messages)
+        else:
+            session.load_messages([])
+            await fold_in_slices(loaded.records, session.apply_all)
+        if loaded.partial and session.running:
+            session.banner("error", "The file ends in the middle of a line",
+                           "pi may still be writing it, or it was cut short: it is drawn as far as it goes.")
+        elif session.running:
+            session.apply(AgentSettled(aborted=True))
+            session.banner("error", "The run did not settle in this file",
+                           "It ends before pi's agent_settled: pi was stopped, or the file was cut short.")
+        if loaded.skipped:
+            session.banner("error", f"{loaded.skipped:,} lines could not be read and were left out",
+                           "Lines longer than 512 MiB, or entries of the branch that are not valid JSON.")
+
+    def _notice(self) -> str:
+        view = self.view
+        if view.following:
+            return f"read-only view of {view.source} · following"
+        if view.ended is not None:
+            return f"read-only view of {view.source} · " + ("run settled" if view.ended.settled else "writer went away")
+        return f"read-only view of {view.source}"
+
+    # --- a stream ---------------------------------------------------------------------------
+
+    async def _apply_records(self, records: list[Any]) -> None:
+        await super()._apply_records(records)
+        ended = next((record for record in records if isinstance(record, StreamEnded)), None)
+        settled = any(isinstance(record, AgentSettled) for record in records)
+        if ended is not None:
+            self._stream_ended(ended)
+        if ended is not None or settled:
+            self.main.status.notice = self._notice()
+            self.main.status.refresh_status()
+            self.session.set_state(self._state())
+            await self._apply_changes()
+
+    def _stream_ended(self, ended: StreamEnded) -> None:
+        session = self.session
+        if session.running or not ended.settled:
+            if session.running:
+                session.apply(AgentSettled(aborted=True))
+            session.banner("error", f"The writer of {self.view.source} went away before the run settled",
+                           "pi was stopped or crashed, or the pipe was closed: what it wrote is shown.")
+            self.tell.warn(f"{self.view.source}: the writer went away before the run settled", title="View")
+        else:
+            self.tell.say(f"{self.view.source}: the run settled and its writer closed the stream", title="View")
+
+    def on_ready(self) -> None:
+        self.main.stats.outcome = self._outcome  # (the panes are composed by now)
+        self.main.stats.refresh_stats()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.others:
+            self.tell.warn(f"pideck view shows one run at a time: only {self.view.source} is shown "
+                           f"(not {', '.join(self.others)})", title="View")
+
+    async def on_unmount(self) -> None:
+        self.load_progress.cancel()  # a long load stops at its next line
+        await super().on_unmount()

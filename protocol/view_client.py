@@ -1,0 +1,149 @@
+"""The client of `pideck view`: pi's records read from a file, a pipe or a FIFO instead of a
+pi child, so the app shows them as it shows a live pi's.
+
+`ViewClient` is an `RpcClient` without a child. A stream (`pideck view -`, a FIFO) is read
+as pi's stdout is: LF-framed, decoded, counted and handed to the listeners a line at a time;
+its header is kept (`header`), and when its writer closes it a `StreamEnded` record follows
+the last line. Commands are answered from what the view holds (`get_state`,
+`get_session_stats`, `get_last_assistant_text`, `get_commands`) through the `answers` the
+app gives; every other one fails with `RpcError(read_only(...))`: no pi runs to take it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from protocol.client import RpcClient, RpcError
+from protocol.commands import Command, ExtensionUIResponse, command_name
+from protocol.entries import SessionHeader
+from protocol.events import AgentSettled, AgentStart
+from protocol.headless_files import MAX_LINE, read_header
+from protocol.codec import ProtocolError
+from protocol.protocol_log import ProtocolLog
+from protocol.responses import Response
+
+READ_CHUNK = 1 << 20
+
+Answer = Callable[[], Any]
+
+
+class StreamEnded(msgspec.Struct, frozen=True):
+    """The stream's writer closed it. `settled`: the run had settled (agent_settled) by then."""
+
+    settled: bool
+
+
+def read_only(what: str, source: str) -> str:
+    return (f"{source} is a read-only view: pideck view starts no pi, so {what} cannot run here. "
+            f"To go on with a session, open its session file in pideck: pideck -- --session FILE")
+
+
+def is_stream(fd: int) -> bool:
+    """The fd is read as it comes (a pipe, a FIFO, a terminal or a socket), not loaded whole."""
+    return not stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+class ViewClient(RpcClient):
+    def __init__(self, source: str, *, fd: int | None = None, protocol_log: ProtocolLog | None = None) -> None:
+        """`source` names what is viewed (for messages); `fd` is the stream to follow, if any."""
+        super().__init__(["pideck-view", source], protocol_log=protocol_log)
+        self.source = source
+        self.fd = fd
+        self.header: SessionHeader | None = None
+        self.answers: dict[str, Answer] = {}  # command name -> its data, made by the app
+        self.started = False  # a run started (agent_start) and
+        self.settled = False  # it settled (agent_settled) since
+        self.ended: StreamEnded | None = None
+        self.bytes_read = 0
+        self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def following(self) -> bool:
+        """A stream is being read and its writer has not closed it yet."""
+        return self._reader is not None and self.ended is None
+
+    async def start(self) -> None:
+        """Follow the stream, if there is one (a file is loaded by the app)."""
+        if self.fd is None or self._reader is not None:
+            return
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=READ_CHUNK, loop=loop)
+        os.set_blocking(self.fd, False)
+        pipe = os.fdopen(self.fd, "rb", buffering=0, closefd=True)
+        transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe)
+        self._transport_pipe = transport
+        self._reader = asyncio.create_task(self._follow(reader), name="view-stream")
+
+    async def _follow(self, stream: asyncio.StreamReader) -> None:
+        framer = self._stdout_framer
+        while True:
+            try:
+                chunk = await stream.read(READ_CHUNK)
+            except (ConnectionError, OSError):
+                chunk = b""
+            if not chunk:
+                rest = framer.flush()
+                if rest:
+                    self._handle_line(rest)  # a last line without its LF: drawn as far as it goes
+                self.ended = StreamEnded(settled=self.settled)
+                self._emit(self.ended)
+                return
+            self.bytes_read += len(chunk)
+            for line in framer.feed(chunk):
+                self._handle_line(line)
+            if framer.pending > MAX_LINE:
+                size = framer.pending
+                head = (framer.flush() or b"")[:65536]
+                self._handle_record(head, ProtocolError(raw=head, error=f"line longer than {size:,} bytes; dropped"))
+
+    def _handle_line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        if self.header is None and self.records_read == 0 and (header := read_header(line)) is not None:
+            self.header = header
+            self.records_read += 1
+            return
+        super()._handle_line(line)
+
+    def _emit(self, record: Any) -> None:
+        if isinstance(record, AgentStart):
+            self.started, self.settled = True, False
+        elif isinstance(record, AgentSettled):
+            self.settled = True
+        super()._emit(record)
+
+    async def close(self, *, grace: float = 3.0, term_grace: float = 2.0) -> None:  # type: ignore[override]
+        if self._reader is not None:
+            self._reader.cancel()
+        transport = getattr(self, "_transport_pipe", None)
+        if transport is not None:
+            transport.close()
+        return None
+
+    async def send(self, record: Command | ExtensionUIResponse) -> None:
+        name = command_name(record) if isinstance(record, Command) else "an extension's answer"
+        raise RpcError(read_only(name, self.source))
+
+    async def request(self, command: Command, timeout: float | None | bool = True) -> Response:
+        name = command_name(command)
+        answer = self.answers.get(name)
+        if answer is None:
+            raise RpcError(read_only(_WHAT.get(name, name), self.source))
+        return Response(command=name, success=True, id=command.id, data=answer())
+
+
+_WHAT = {
+    "prompt": "a prompt", "steer": "a steering message", "follow_up": "a follow-up", "bash": "a shell command",
+    "set_model": "/model", "cycle_model": "a model switch", "cycle_thinking_level": "a thinking level switch",
+    "set_thinking_level": "/thinking", "compact": "/compact", "abort": "an abort", "new_session": "/new",
+    "switch_session": "/resume", "fork": "/fork", "clone": "/clone", "export_html": "/export",
+    "set_session_name": "/name", "get_available_models": "/model", "get_available_thinking_levels": "/thinking",
+    "clear_queue": "the queue", "set_auto_compaction": "/auto-compact", "set_auto_retry": "/auto-retry",
+    "get_fork_messages": "/fork", "get_entries": "/tree", "get_tree": "/tree",
+}
