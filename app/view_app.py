@@ -86,8 +86,7 @@ class ViewApp(PideckApp):
     # --- start-up -------------------------------------------------------------------------
 
     def start_session(self) -> None:  # type: ignore[override]
-        """Load the file or start following the stream, in a worker."""
-        self.run_worker(self._open_source(), name="view", group="session", exclusive=True)
+        """Nothing to start: the file is loaded, or the stream followed, once the screen is ready."""
 
     async def _open_source(self) -> None:
         status = self.main.status
@@ -173,6 +172,7 @@ class ViewApp(PideckApp):
     def on_ready(self) -> None:
         self.main.stats.outcome = self._outcome  # (the panes are composed by now)
         self.main.stats.refresh_stats()
+        self.run_worker(self._open_source(), name="view", group="session", exclusive=True)
 
     def on_mount(self) -> None:
         super().on_mount()
