@@ -89,6 +89,9 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
              "10 s or more: bell, desktop (a notification escape), osc9, osc777, comma-separated, or off "
              "(default: PIDECK_NOTIFY, else bell,desktop)",
     )
+    p.add_argument("--record", metavar="FILE",
+                   help="write every line pi sends and every command pideck sends, with times, to FILE (mode 0600, "
+                        "secrets redacted; an existing FILE is kept and FILE-2... used), for `pideck replay FILE`")
     p.add_argument(
         "--version",
         action="version",
@@ -118,10 +121,10 @@ def not_a_terminal() -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
-    if given[:1] == ["view"]:  # a headless run of pi shown read-only (app/view_cli.py)
-        from app.view_cli import main as view
+    if given[:1] in (["view"], ["replay"]):  # a headless run or a recording, shown read-only (app/view_cli.py)
+        from app.view_cli import main as view, replay_main
 
-        return view(given[1:], restore_signals=argv is not None)
+        return (view if given[0] == "view" else replay_main)(given[1:], restore_signals=argv is not None)
     try:
         args = parse_args(given)
     except SystemExit as exc:  # --help, --version, a usage error

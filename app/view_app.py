@@ -24,18 +24,16 @@ from protocol.events import AgentSettled
 from protocol.headless_files import SESSION_FILE, Loaded, NotPiOutput, Progress, load_file
 from protocol.messages import text_of
 from protocol.pi_colors import RGB
-from protocol.protocol_log import ProtocolLog, default_log_path
 from protocol.responses import CommandList, LastAssistantText
 from protocol.run_summary import last_assistant, outcome, view_state, view_stats
 from protocol.view_client import StreamEnded, ViewClient
 
 
 class ViewApp(PideckApp):
-    def __init__(self, config: LaunchConfig, source: str, *, path: Path | None = None, fd: int | None = None,
+    def __init__(self, config: LaunchConfig, client: ViewClient, *, path: Path | None = None,
                  others: tuple[str, ...] = (), terminal_colors: tuple[RGB | None, RGB | None] = (None, None)) -> None:
-        """`path`: a file to load; `fd`: a stream to follow (stdin's data, a FIFO). `source` names it;
-        `others` are the further files given, which are not shown."""
-        client = ViewClient(source, fd=fd, protocol_log=ProtocolLog(config.protocol_log, fallback=default_log_path()))
+        """`path`: a file to load, else `client` follows its stream; `others` are the further
+        files given, which are not shown."""
         super().__init__(config, client=client, terminal_colors=terminal_colors)
         self.view = client
         self.others = others

@@ -1,4 +1,5 @@
-"""`pideck view`: parse its arguments, find what to read and the terminal, run the ViewApp.
+"""`pideck view` and `pideck replay`: parse their arguments, find what to read and the
+terminal, run the ViewApp (or the ReplayApp).
 
 With `-` pi's records come on stdin, so the keys cannot: stdin's data is moved to a new
 descriptor and the controlling terminal (`/dev/tty`) is opened onto descriptor 0, where
@@ -16,7 +17,9 @@ from typing import NoReturn
 
 from app.launch import LaunchConfig
 from protocol.headless_files import NotPiOutput, head_type, kind_of
-from protocol.protocol_log import default_log_path
+from protocol.protocol_log import ProtocolLog, default_log_path
+from protocol.recording import NotARecording, read_recording
+from protocol.view_client import ReplayClient, ViewClient
 
 DESCRIPTION = """\
 Show a headless run of pi read-only, in pideck's transcript: the output of
@@ -118,6 +121,10 @@ def keys_from_terminal() -> None:
     os.close(tty)
 
 
+def view_log(config: LaunchConfig) -> ProtocolLog:
+    return ProtocolLog(config.protocol_log, fallback=default_log_path())
+
+
 def view_config(protocol_log: str) -> LaunchConfig:
     return LaunchConfig(argv=("pideck", "view"), env=dict(os.environ), cwd=Path.cwd(), demo=False,
                         protocol_log=Path(protocol_log).expanduser(), pi_source="none (a read-only view)")
@@ -147,8 +154,65 @@ def main(argv: list[str], *, restore_signals: bool = False) -> int:
         from app.view_app import ViewApp
 
         colors = query_terminal_colors(fd0) if (fd0 := stdin_fd()) is not None else (None, None)
-        source = "stdin" if name == "-" else name
-        app = ViewApp(view_config(args.protocol_log), source, path=path, fd=fd, others=others, terminal_colors=colors)
+        config = view_config(args.protocol_log)
+        client = ViewClient("stdin" if name == "-" else name, fd=fd, protocol_log=view_log(config))
+        app = ViewApp(config, client, path=path, others=others, terminal_colors=colors)
+        code = app.run_app(signals)
+        if (fd0 := stdin_fd()) is not None:
+            release_interrupt_key(fd0)
+    return code
+
+
+REPLAY_DESCRIPTION = """\
+Play a recording made with `pideck --record FILE` (or `pideck serve --record FILE`) back
+into pideck's UI, read-only, at the pace it was recorded: what pi sent, as pideck showed
+it. For bug reports and demos."""
+
+
+def replay_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="pideck replay", usage="pideck replay [--speed N] FILE", description=REPLAY_DESCRIPTION,
+                formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
+    p.add_argument("file", metavar="FILE", help="a recording made with --record")
+    p.add_argument("--speed", metavar="N", type=float, default=1.0,
+                   help="how many times faster than recorded (default: 1; 0: as fast as it can be shown)")
+    p.add_argument("--protocol-log", metavar="PATH", default=str(default_log_path()),
+                   help="where recorded lines that are not valid records are logged (default: %(default)s)")
+    return p
+
+
+def replay_main(argv: list[str], *, restore_signals: bool = False) -> int:
+    try:
+        args = replay_parser().parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 0
+    if not args.speed >= 0 or args.speed == float("inf"):
+        print(f"pideck replay: --speed {args.speed:g}: give 0 (as fast as possible) or a positive number",
+              file=sys.stderr)
+        return 2
+    try:
+        header, steps = read_recording(Path(args.file).expanduser())
+    except OSError as exc:
+        print(f"pideck replay: {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except NotARecording as exc:
+        print(f"pideck replay: {exc}", file=sys.stderr)
+        return 2
+    if (stream := next((name for name, s in (("stdin", sys.stdin), ("stdout", sys.stdout))
+                        if s is None or not s.isatty()), None)) is not None:
+        print(f"pideck replay: {stream} is not a terminal; pideck runs full screen in one", file=sys.stderr)
+        return 2
+    from app.exit_signals import exit_signals, release_interrupt_key
+    from app.hangup import stdin_fd
+
+    with exit_signals(restore=restore_signals) as signals:
+        from app.replay_app import ReplayApp
+        from app.terminal_colors import query_terminal_colors
+
+        colors = query_terminal_colors(fd0) if (fd0 := stdin_fd()) is not None else (None, None)
+        config = view_config(args.protocol_log)
+        client = ReplayClient(args.file, steps, speed=args.speed, protocol_log=view_log(config))
+        cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else ""
+        app = ReplayApp(config, client, cwd=cwd, terminal_colors=colors)
         code = app.run_app(signals)
         if (fd0 := stdin_fd()) is not None:
             release_interrupt_key(fd0)

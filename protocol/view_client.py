@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -23,9 +23,10 @@ from protocol.client import RpcClient, RpcError
 from protocol.commands import Command, ExtensionUIResponse, command_name
 from protocol.entries import SessionHeader
 from protocol.events import AgentSettled, AgentStart
-from protocol.headless_files import MAX_LINE, read_header
 from protocol.codec import ProtocolError
+from protocol.headless_files import MAX_LINE, read_header
 from protocol.protocol_log import ProtocolLog
+from protocol.recording import Step
 from protocol.responses import Response
 
 READ_CHUNK = 1 << 20
@@ -147,3 +148,48 @@ _WHAT = {
     "clear_queue": "the queue", "set_auto_compaction": "/auto-compact", "set_auto_retry": "/auto-retry",
     "get_fork_messages": "/fork", "get_entries": "/tree", "get_tree": "/tree",
 }
+
+
+class ReplayClient(ViewClient):
+    """A recording (protocol/recording.py) played back: pi's lines handed to the listeners at
+    their recorded times divided by `speed` (0: as fast as they can be shown), as pi's stdout
+    is read; pideck's own commands in it are counted, not sent."""
+
+    def __init__(self, source: str, steps: Iterator[Step], *, speed: float = 1.0,
+                 protocol_log: ProtocolLog | None = None) -> None:
+        super().__init__(source, protocol_log=protocol_log)
+        self.steps = steps
+        self.speed = speed
+        self.commands_seen = 0
+        self.exit_code: int | None = None
+
+    async def start(self) -> None:
+        if self._reader is None:
+            self._reader = asyncio.create_task(self._play(), name="replay")
+
+    async def _play(self) -> None:
+        loop = asyncio.get_running_loop()
+        begun = loop.time()
+        for count, step in enumerate(self.steps):
+            if self.speed > 0:
+                delay = begun + step.at / self.speed - loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            elif count % 200 == 0:
+                await asyncio.sleep(0)  # as fast as possible, the keys still read
+            if step.read is not None:
+                self.bytes_read += len(step.read)
+                self._handle_line(step.read)
+            elif step.sent is not None:
+                self.commands_seen += 1
+            elif step.exited:
+                self.exit_code = step.exit
+        self.ended = StreamEnded(settled=self.settled)
+        self._emit(self.ended)
+
+    def _handle_record(self, line: bytes, record: Any) -> None:
+        if isinstance(record, Response):  # an answer pi gave then: the app takes it in its place
+            self.records_read += 1
+            self._emit(record)
+            return
+        super()._handle_record(line, record)
