@@ -20,9 +20,9 @@ from app.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from app.record_pump import fold_in_slices
 from protocol.client import ChildExited
-from protocol.events import AgentSettled
+from protocol.events import AgentSettled, MessageEnd, MessageStart, ToolExecutionEnd
 from protocol.headless_files import SESSION_FILE, Loaded, NotPiOutput, Progress, load_file
-from protocol.messages import text_of
+from protocol.messages import TextContent
 from protocol.pi_colors import RGB
 from protocol.responses import CommandList, LastAssistantText
 from protocol.run_summary import last_assistant, outcome, view_state, view_stats
@@ -59,7 +59,7 @@ class ViewApp(PideckApp):
 
     def _last_text(self) -> LastAssistantText:
         last = last_assistant(self.session)
-        text = text_of([block for block in last.content if getattr(block, "type", None) == "text"]) if last else ""
+        text = "".join(block.text for block in last.content if isinstance(block, TextContent)) if last else ""
         return LastAssistantText(text=text or None)
 
     def _outcome(self) -> tuple[str, str] | None:
@@ -108,11 +108,11 @@ class ViewApp(PideckApp):
             status.loading_since = None
         self.session.set_state(self._state())
         self._session_ready = True
+        await self._apply_changes()
+        await self.view.start()  # a stream's records come through the record pump from now on
         status.notice = self._notice()
         status.refresh_status()
         self.refresh_stats()
-        await self._apply_changes()
-        await self.view.start()  # a stream's records come through the record pump from now on
 
     async def _show_loaded(self, loaded: Loaded) -> None:
         session = self.session
@@ -147,13 +147,15 @@ class ViewApp(PideckApp):
     async def _apply_records(self, records: list[Any]) -> None:
         await super()._apply_records(records)
         ended = next((record for record in records if isinstance(record, StreamEnded)), None)
-        settled = any(isinstance(record, AgentSettled) for record in records)
         if ended is not None:
             self._stream_ended(ended)
-        if ended is not None or settled:
+        if ended is not None or any(isinstance(record, AgentSettled) for record in records):
             self.main.status.notice = self._notice()
             self.main.status.refresh_status()
-            self.session.set_state(self._state())
+        if any(isinstance(record, _NEW_FACTS) for record in records):
+            answers = self.view.answers  # what pi would answer now: the model, the counts, the outcome
+            self.session.set_state(answers["get_state"]())
+            self.session.set_stats(answers["get_session_stats"]())
             await self._apply_changes()
 
     def _stream_ended(self, ended: StreamEnded) -> None:
@@ -181,3 +183,7 @@ class ViewApp(PideckApp):
     async def on_unmount(self) -> None:
         self.load_progress.cancel()  # a long load stops at its next line
         await super().on_unmount()
+
+
+# Records after which the stats pane's model, counts and outcome may have changed.
+_NEW_FACTS = (MessageStart, MessageEnd, ToolExecutionEnd, AgentSettled, StreamEnded)
