@@ -34,7 +34,12 @@ examples:
   pideck --pi 'node /opt/pi/dist/cli.js' -- --model sonnet:high
   PI_CODING_AGENT_DIR=~/.pi/work pideck   use another pi config directory
   pideck serve --demo                     the same in a web browser: open the URL it prints
-                                          (pideck serve --help says more)"""
+                                          (pideck serve --help says more)
+  pideck --record bug.jsonl               record what pi and pideck send each other;
+  pideck replay bug.jsonl                 play it back (pideck replay --help)
+  pi -p --mode json "task" | pideck view -
+                                          follow a headless run of pi read-only; also a saved
+                                          run or a session file (pideck view --help)"""
 
 SERVE_DESCRIPTION = """\
 Serve pideck to web browsers: each page that opens the printed URL gets a pideck of its
@@ -63,7 +68,8 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
     p = _Parser(
         prog="pideck serve" if serve else "pideck",
         usage=("pideck serve [--host HOST] [--port PORT] [OPTIONS] [-- PI_ARGS...]" if serve else
-               "pideck [OPTIONS] [-- PI_ARGS...]\n       pideck serve [--host HOST] [--port PORT] [OPTIONS] [-- PI_ARGS...]"),
+               "pideck [OPTIONS] [-- PI_ARGS...]\n       pideck serve [--host HOST] [--port PORT] [OPTIONS] [-- PI_ARGS...]"
+               "\n       pideck view FILE|-\n       pideck replay [--speed N] FILE"),
         description=SERVE_DESCRIPTION if serve else DESCRIPTION,
         epilog=None if serve else EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -26,7 +26,7 @@ from protocol.messages import TextContent
 from protocol.pi_colors import RGB
 from protocol.responses import CommandList, LastAssistantText
 from protocol.run_summary import last_assistant, outcome, view_state, view_stats
-from protocol.view_client import StreamEnded, ViewClient
+from protocol.view_client import NotPiStream, StreamEnded, ViewClient
 
 
 class ViewApp(PideckApp):
@@ -146,6 +146,10 @@ class ViewApp(PideckApp):
 
     async def _apply_records(self, records: list[Any]) -> None:
         await super()._apply_records(records)
+        for record in records:
+            if isinstance(record, NotPiStream):
+                self.session.banner("error", f"{self.view.source} does not look like pi's output", record.reason)
+                await self._apply_changes()
         ended = next((record for record in records if isinstance(record, StreamEnded)), None)
         if ended is not None:
             self._stream_ended(ended)

@@ -24,7 +24,7 @@ from protocol.commands import Command, ExtensionUIResponse, command_name
 from protocol.entries import SessionHeader
 from protocol.events import AgentSettled, AgentStart
 from protocol.codec import ProtocolError
-from protocol.headless_files import MAX_LINE, read_header
+from protocol.headless_files import MAX_LINE, NotPiOutput, kind_of, read_header
 from protocol.protocol_log import ProtocolLog
 from protocol.recording import Step
 from protocol.responses import Response
@@ -38,6 +38,12 @@ class StreamEnded(msgspec.Struct, frozen=True):
     """The stream's writer closed it. `settled`: the run had settled (agent_settled) by then."""
 
     settled: bool
+
+
+class NotPiStream(msgspec.Struct, frozen=True):
+    """The stream's first line is not pi's: what it is instead (the rest is still read)."""
+
+    reason: str
 
 
 def read_only(what: str, source: str) -> str:
@@ -106,10 +112,15 @@ class ViewClient(RpcClient):
     def _handle_line(self, line: bytes) -> None:
         if not line.strip():
             return
-        if self.header is None and self.records_read == 0 and (header := read_header(line)) is not None:
-            self.header = header
-            self.records_read += 1
-            return
+        if self.header is None and self.records_read == 0:
+            if (header := read_header(line)) is not None:
+                self.header = header
+                self.records_read += 1
+                return
+            try:
+                kind_of([line])
+            except NotPiOutput as exc:
+                self._emit(NotPiStream(str(exc)))
         super()._handle_line(line)
 
     def _emit(self, record: Any) -> None:

@@ -155,3 +155,16 @@ async def test_a_replay_keeps_the_recorded_pace(tmp_path: Path) -> None:
         assert app.view.ended is None  # the rest comes 0.6 s later
         await wait_until(pilot, lambda: app.view.ended is not None, what="the rest")
         assert asyncio.get_running_loop().time() - started > 0.3
+
+
+async def test_a_stream_that_is_not_pis_says_so(tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    app = ViewApp(config(tmp_path), ViewClient("stdin", fd=read_end))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app._session_ready, what="ready")
+        os.write(write_end, b"Compiling pideck v0.1\nerror: something else\n")
+        os.close(write_end)
+        await wait_until(pilot, lambda: "does not look like pi's output" in transcript_text(app), what="the banner")
+        assert "not a JSON object" in transcript_text(app)
+        await wait_until(pilot, lambda: "writer went away" in str(app.main.status.render()) or
+                         "run settled" in str(app.main.status.render()), what="the end")
