@@ -23,7 +23,6 @@ class ReplayApp(ViewApp):
         self.recorded_stats: SessionStats | None = None
         if cwd:
             self.cwd = Path(cwd)
-        self.view.answers["get_session_stats"] = self._stats
 
     def _state(self) -> Any:
         return self.recorded_state if self.recorded_state is not None else super()._state()

@@ -12,20 +12,26 @@ its run settled and when its writer went away. Commands that need pi say it is a
 from __future__ import annotations
 
 import asyncio
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from app.launch import LaunchConfig
+from app.launch import LaunchConfig, LaunchError, resolve_pi_command
 from app.pideck_app import PideckApp
 from app.record_pump import fold_in_slices
-from protocol.client import ChildExited
+from app.runtime import ProvisionError
+from protocol.client import ChildExited, RpcError
+from protocol.commands import ExportHtml
+from protocol.entries import SessionHeader
 from protocol.events import AgentSettled, MessageEnd, MessageStart, ToolExecutionEnd
 from protocol.headless_files import SESSION_FILE, Loaded, NotPiOutput, Progress, load_file
 from protocol.messages import TextContent
 from protocol.pi_colors import RGB
-from protocol.responses import CommandList, LastAssistantText
+from protocol.responses import CommandList, ExportResult, LastAssistantText
 from protocol.run_summary import last_assistant, outcome, view_state, view_stats
+from protocol.session_context import session_file_lines
+from protocol.session_model import MessageItem
 from protocol.view_client import NotPiStream, StreamEnded, ViewClient
 
 
@@ -41,10 +47,11 @@ class ViewApp(PideckApp):
         self.loaded: Loaded | None = None
         self.load_progress = Progress()
         client.answers.update({
-            "get_state": self._state,
-            "get_session_stats": lambda: view_stats(self.session, client.header, self._file()),
-            "get_last_assistant_text": self._last_text,
-            "get_commands": lambda: CommandList(commands=[]),
+            "get_state": lambda _: self._state(),
+            "get_session_stats": lambda _: self._stats(),
+            "get_last_assistant_text": lambda _: self._last_text(),
+            "get_commands": lambda _: CommandList(commands=[]),
+            "export_html": self._export,
         })
 
     def _file(self) -> str | None:
@@ -57,10 +64,40 @@ class ViewApp(PideckApp):
             model=loaded.model if loaded else None, thinking_level=loaded.thinking_level if loaded else None,
             name=loaded.name if loaded else None)
 
+    def _stats(self) -> Any:
+        return view_stats(self.session, self.view.header, self._file())
+
     def _last_text(self) -> LastAssistantText:
         last = last_assistant(self.session)
         text = "".join(block.text for block in last.content if isinstance(block, TextContent)) if last else ""
         return LastAssistantText(text=text or None)
+
+    async def _export(self, command: ExportHtml) -> ExportResult:
+        """/export: pi's own HTML exporter (`pi --export`, which needs no model) on the session
+        file, or on one written from what the view shows (a JSON-mode run has none)."""
+        stem = self.path.stem if self.path is not None else "pi-run"
+        target = Path(command.output_path or Path(self.config.cwd) / f"{stem}.html")
+        with tempfile.TemporaryDirectory(prefix="pideck-export-") as scratch:
+            if self.path is not None and self.loaded is not None and self.loaded.kind == SESSION_FILE:
+                session_file = self.path
+            else:
+                header = self.view.header or SessionHeader(id="pideck-view", version=3, cwd=str(self.cwd))
+                messages = [item.message for item in self.session.items if isinstance(item, MessageItem)]
+                session_file = Path(scratch) / "session.jsonl"
+                session_file.write_bytes(b"".join(line + b"\n" for line in session_file_lines(header, messages)))
+            try:
+                pi = await asyncio.to_thread(resolve_pi_command, None)
+            except (LaunchError, ProvisionError) as exc:
+                raise RpcError(f"/export needs pi's exporter, and pi cannot be found: {exc}") from None
+            env = {**self.config.env, "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1"}
+            done = await asyncio.create_subprocess_exec(
+                *pi, "--export", str(session_file), str(target), stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env=env, cwd=self.config.cwd)
+            output, _ = await done.communicate()
+        if done.returncode != 0:
+            said = output.decode("utf-8", "replace").strip().splitlines()[-3:]
+            raise RpcError(f"pi --export failed (exit {done.returncode}): {' '.join(said) or 'no output'}")
+        return ExportResult(path=str(target))
 
     def _outcome(self) -> tuple[str, str] | None:
         if not self._session_ready:
@@ -157,9 +194,8 @@ class ViewApp(PideckApp):
             self.main.status.notice = self._notice()
             self.main.status.refresh_status()
         if any(isinstance(record, _NEW_FACTS) for record in records):
-            answers = self.view.answers  # what pi would answer now: the model, the counts, the outcome
-            self.session.set_state(answers["get_state"]())
-            self.session.set_stats(answers["get_session_stats"]())
+            self.session.set_state(self._state())  # what pi would answer now: the model, the counts
+            self.session.set_stats(self._stats())
             await self._apply_changes()
 
     def _stream_ended(self, ended: StreamEnded) -> None:

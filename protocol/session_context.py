@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from protocol.base import UnknownMessage
 from protocol.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -23,6 +24,7 @@ from protocol.entries import (
     CustomMessageEntry,
     MessageEntry,
     ModelChangeEntry,
+    SessionHeader,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
 )
@@ -140,3 +142,17 @@ def _millis(stamp: str) -> int:
         return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
     except ValueError:
         return 0
+
+
+def session_file_lines(header: SessionHeader, messages: Sequence[Any]) -> list[bytes]:
+    """A session file holding `messages` as one branch (for pi's `--export` of a run that has
+    no session file of its own, a JSON-mode one)."""
+    lines = [msgspec.json.encode(header)]
+    parent: str | None = None
+    for number, message in enumerate(messages):
+        entry_id = f"{number:08x}"
+        body = message.raw if isinstance(message, UnknownMessage) else message
+        lines.append(msgspec.json.encode({"type": "message", "id": entry_id, "parentId": parent,
+                                          "timestamp": header.timestamp, "message": body}))
+        parent = entry_id
+    return lines

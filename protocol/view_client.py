@@ -12,6 +12,7 @@ app gives; every other one fails with `RpcError(read_only(...))`: no pi runs to 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -31,7 +32,7 @@ from protocol.responses import Response
 
 READ_CHUNK = 1 << 20
 
-Answer = Callable[[], Any]
+Answer = Callable[[Command], Any]  # the command's data (or an awaitable of it)
 
 
 class StreamEnded(msgspec.Struct, frozen=True):
@@ -147,7 +148,10 @@ class ViewClient(RpcClient):
         answer = self.answers.get(name)
         if answer is None:
             raise RpcError(read_only(_WHAT.get(name, name), self.source))
-        return Response(command=name, success=True, id=command.id, data=answer())
+        data = answer(command)
+        if inspect.isawaitable(data):
+            data = await data  # (an answer that takes a while: /export runs pi's exporter)
+        return Response(command=name, success=True, id=command.id, data=data)
 
 
 _WHAT = {

@@ -168,3 +168,4 @@ async def test_a_stream_that_is_not_pis_says_so(tmp_path: Path) -> None:
         assert "not a JSON object" in transcript_text(app)
         await wait_until(pilot, lambda: "writer went away" in str(app.main.status.render()) or
                          "run settled" in str(app.main.status.render()), what="the end")
+

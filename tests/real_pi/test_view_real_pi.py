@@ -5,20 +5,28 @@ session played back against the live run it recorded."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
 import os
+import re
 from pathlib import Path
+
+import pytest
 
 from tests.pi_harness import PiHarness, SIZE, quiesce, send, started, stats_text, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
 from app.replay_app import ReplayApp
+from app.runtime import PiRuntime
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply, ToolCallSpec
 from app.view_app import ViewApp
 from protocol.recording import Recorder, read_recording
 from protocol.redact import Redactor
 from protocol.view_client import ReplayClient, ViewClient
+
+
+JSON_RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "json_mode"
 
 
 def view_config(tmp_path: Path):  # type: ignore[no-untyped-def]
@@ -106,3 +114,20 @@ async def test_a_recording_replays_as_the_live_session_showed(pi_harness: PiHarn
         for line in live_stats.splitlines():
             if line.startswith(("model", "tokens", "cost")):
                 assert line in shown
+
+
+@pytest.mark.parametrize("run", ["json_tools.jsonl", "json_tools.session.jsonl"])
+async def test_export_writes_pis_html_of_the_run(pi_runtime: PiRuntime, tmp_path: Path, run: str) -> None:
+    path = JSON_RUNS / run
+    app = ViewApp(view_config(tmp_path), ViewClient(str(path)), path=path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app._session_ready and app.pump.idle, what="the file shown")
+        app.main.editor.load(f"/export {tmp_path / 'run.html'}")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("Exported to" in n.message for n in app.toasts.center.entries),
+                         timeout=60, what="the export")
+    html = (tmp_path / "run.html").read_text()
+    data = re.search(r'id="session-data" type="application/json">([^<]+)<', html)
+    assert data is not None, "pi's exporter embeds the session"
+    session = base64.b64decode(data.group(1)).decode()
+    assert "Fix the add function in calc.py." in session and "now **adds**" in session
