@@ -45,6 +45,7 @@ class ViewApp(PideckApp):
         self.others = others
         self.path = path
         self.loaded: Loaded | None = None
+        self._follow_from: int | None = None  # where to go on reading a file whose run has not settled
         self.load_progress = Progress()
         client.answers.update({
             "get_state": lambda _: self._state(),
@@ -147,6 +148,8 @@ class ViewApp(PideckApp):
         self._session_ready = True
         await self._apply_changes()
         await self.view.start()  # a stream's records come through the record pump from now on
+        if self._follow_from is not None and self.path is not None:
+            self.view.follow_file(str(self.path), self._follow_from)
         status.notice = self._notice()
         status.refresh_status()
         self.refresh_stats()
@@ -160,13 +163,11 @@ class ViewApp(PideckApp):
         else:
             session.load_messages([])
             await fold_in_slices(loaded.records, session.apply_all)
-        if loaded.partial and session.running:
-            session.banner("error", "The file ends in the middle of a line",
-                           "pi may still be writing it, or it was cut short: it is drawn as far as it goes.")
-        elif session.running:
-            session.apply(AgentSettled(aborted=True))
-            session.banner("error", "The run did not settle in this file",
-                           "It ends before pi's agent_settled: pi was stopped, or the file was cut short.")
+        if session.running and self.path is not None:  # no agent_settled yet: pi may still be writing it
+            self.view.started = True
+            self._follow_from = loaded.end  # once what it holds is shown
+            session.banner("view", "This run has not settled in the file: following it as pi writes",
+                           "If pi was stopped or the file was cut short, nothing more comes; what it holds is shown.")
         if loaded.skipped:
             session.banner("error", f"{loaded.skipped:,} lines could not be read and were left out",
                            "Lines longer than 512 MiB, or entries of the branch that are not valid JSON.")
@@ -174,7 +175,7 @@ class ViewApp(PideckApp):
     def _notice(self) -> str:
         view = self.view
         if view.following:
-            return f"read-only view of {view.source} · following"
+            return f"read-only view of {view.source} · following" + (" the file" if self.path is not None else "")
         if view.ended is not None:
             return f"read-only view of {view.source} · " + ("run settled" if view.ended.settled else "writer went away")
         return f"read-only view of {view.source}"

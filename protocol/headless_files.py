@@ -148,8 +148,8 @@ class Loaded:
     thinking_level: str | None = None
     name: str | None = None
     size: int = 0
-    end: int = 0  # offset after the last complete line read (a growing file goes on from there)
-    partial: bool = False  # the last line had no LF: perhaps still being written
+    end: int = 0  # offset after the last complete line read (a growing file is followed from there)
+    partial: bool = False  # the last line had no LF (left out): perhaps still being written
     skipped: int = 0  # lines too long, or unreadable entries of the branch
     lines: int = 0
 
@@ -242,15 +242,21 @@ class RunFolder:
 
 
 def _load_json(data: mmap.mmap, progress: Progress) -> Loaded:
+    """The records of a JSON-mode file up to its last LF: a last line without one is pi still
+    writing it (it is read when it is complete), or a run cut short (then it is lost anyway)."""
     folder = RunFolder()
+    size = len(data)
+    partial = size > 0 and data[size - 1 : size] != b"\n"
+    complete = data.rfind(b"\n") + 1 if partial else size
     end = skipped = 0
-    for end, line in lines_of(data, cancelled=lambda: progress.cancelled):
-        progress.read = end
+    for after, line in lines_of(data, cancelled=lambda: progress.cancelled):
+        if after > complete:
+            break
+        end = progress.read = after
         if not line:
             skipped += 1
             continue
         folder.add(line)
-    partial = len(data) > 0 and data[len(data) - 1 : len(data)] != b"\n"
     return Loaded(JSON_MODE, folder.header, records=folder.records(), end=end, partial=partial, skipped=skipped,
                   lines=folder.lines)
 

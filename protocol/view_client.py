@@ -31,6 +31,7 @@ from protocol.recording import Step
 from protocol.responses import Response
 
 READ_CHUNK = 1 << 20
+FILE_POLL = 0.25  # seconds between looks at a file pi is still writing
 
 Answer = Callable[[Command], Any]  # the command's data (or an awaitable of it)
 
@@ -87,6 +88,33 @@ class ViewClient(RpcClient):
         transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe)
         self._transport_pipe = transport
         self._reader = asyncio.create_task(self._follow(reader), name="view-stream")
+
+    def follow_file(self, path: str, offset: int) -> None:
+        """Read what is written to the file `path` after `offset` (a run pi is still writing),
+        as a stream is read, until its run settles; a file that shrinks ends it."""
+        if self._reader is None:
+            self._reader = asyncio.create_task(self._tail(path, offset), name="view-file")
+
+    async def _tail(self, path: str, offset: int) -> None:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.lseek(fd, offset, os.SEEK_SET)
+            framer = self._stdout_framer
+            while not self.settled:
+                chunk = os.read(fd, READ_CHUNK)
+                if not chunk:
+                    if os.fstat(fd).st_size < os.lseek(fd, 0, os.SEEK_CUR):
+                        break  # truncated or rewritten: not the run that was shown
+                    await asyncio.sleep(FILE_POLL)
+                    continue
+                self.bytes_read += len(chunk)
+                for line in framer.feed(chunk):
+                    self._handle_line(line)
+                await asyncio.sleep(0)  # a long stretch written at once: the keys still read
+        finally:
+            os.close(fd)
+        self.ended = StreamEnded(settled=self.settled)
+        self._emit(self.ended)
 
     async def _follow(self, stream: asyncio.StreamReader) -> None:
         framer = self._stdout_framer

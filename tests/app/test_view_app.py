@@ -169,3 +169,20 @@ async def test_a_stream_that_is_not_pis_says_so(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: "writer went away" in str(app.main.status.render()) or
                          "run settled" in str(app.main.status.render()), what="the end")
 
+
+
+async def test_a_file_whose_run_has_not_settled_is_followed_as_pi_writes_it(tmp_path: Path) -> None:
+    data = (JSON_RUNS / "json_tools.jsonl").read_bytes()
+    cut = data.index(b'"delta":"roject."}')  # in the middle of a line of the first reply
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(data[:cut])
+    app = view(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot, app)
+        assert app.session.running and "following it as pi writes" in transcript_text(app)
+        assert "following the file" in str(app.main.status.render()) or app.session.running
+        with path.open("ab") as out:
+            out.write(data[cut:])
+        await wait_until(pilot, lambda: "run settled" in str(app.main.status.render()), what="the rest read")
+        await wait_until(pilot, lambda: "now **adds**" in transcript_text(app), what="the last answer")
+        assert not app.session.running and "ended    stop" in stats_text(app)

@@ -199,7 +199,8 @@ def test_a_truncated_run_is_drawn_as_far_as_it_goes(tmp_path: Path) -> None:
     last = session.items[-1]
     assert isinstance(last, MessageItem) and last.streaming and "Let me look at" in "".join(
         block.text for _, block in last.ordered_blocks())
-    assert session.protocol_errors == 1  # the cut line itself
+    assert session.protocol_errors == 0  # the cut line is left out: pi may still be writing it
+    assert loaded.end == data.rindex(b"\n", 0, cut) + 1  # where following the file goes on
 
 
 def test_unknown_events_and_newer_fields_are_passed_over(tmp_path: Path) -> None:
