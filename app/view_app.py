@@ -164,7 +164,6 @@ class ViewApp(PideckApp):
             session.load_messages([])
             await fold_in_slices(loaded.records, session.apply_all)
         if session.running and self.path is not None:  # no agent_settled yet: pi may still be writing it
-            self.view.started = True
             self._follow_from = loaded.end  # once what it holds is shown
             session.banner("view", "This run has not settled in the file: following it as pi writes",
                            "If pi was stopped or the file was cut short, nothing more comes; what it holds is shown.")

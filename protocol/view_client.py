@@ -66,11 +66,10 @@ class ViewClient(RpcClient):
         self.fd = fd
         self.header: SessionHeader | None = None
         self.answers: dict[str, Answer] = {}  # command name -> its data, made by the app
-        self.started = False  # a run started (agent_start) and
-        self.settled = False  # it settled (agent_settled) since
+        self.settled = False  # the run settled (agent_settled, and no agent_start since)
         self.ended: StreamEnded | None = None
-        self.bytes_read = 0
         self._reader: asyncio.Task[None] | None = None
+        self._pipe: asyncio.ReadTransport | None = None
 
     @property
     def following(self) -> bool:
@@ -86,7 +85,7 @@ class ViewClient(RpcClient):
         os.set_blocking(self.fd, False)
         pipe = os.fdopen(self.fd, "rb", buffering=0, closefd=True)
         transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe)
-        self._transport_pipe = transport
+        self._pipe = transport
         self._reader = asyncio.create_task(self._follow(reader), name="view-stream")
 
     def follow_file(self, path: str, offset: int) -> None:
@@ -107,7 +106,6 @@ class ViewClient(RpcClient):
                         break  # truncated or rewritten: not the run that was shown
                     await asyncio.sleep(FILE_POLL)
                     continue
-                self.bytes_read += len(chunk)
                 for line in framer.feed(chunk):
                     self._handle_line(line)
                 await asyncio.sleep(0)  # a long stretch written at once: the keys still read
@@ -130,7 +128,6 @@ class ViewClient(RpcClient):
                 self.ended = StreamEnded(settled=self.settled)
                 self._emit(self.ended)
                 return
-            self.bytes_read += len(chunk)
             for line in framer.feed(chunk):
                 self._handle_line(line)
             if framer.pending > MAX_LINE:
@@ -154,7 +151,7 @@ class ViewClient(RpcClient):
 
     def _emit(self, record: Any) -> None:
         if isinstance(record, AgentStart):
-            self.started, self.settled = True, False
+            self.settled = False
         elif isinstance(record, AgentSettled):
             self.settled = True
         super()._emit(record)
@@ -162,9 +159,8 @@ class ViewClient(RpcClient):
     async def close(self, *, grace: float = 3.0, term_grace: float = 2.0) -> None:  # type: ignore[override]
         if self._reader is not None:
             self._reader.cancel()
-        transport = getattr(self, "_transport_pipe", None)
-        if transport is not None:
-            transport.close()
+        if self._pipe is not None:
+            self._pipe.close()
         return None
 
     async def send(self, record: Command | ExtensionUIResponse) -> None:
@@ -203,8 +199,7 @@ class ReplayClient(ViewClient):
         super().__init__(source, protocol_log=protocol_log)
         self.steps = steps
         self.speed = speed
-        self.commands_seen = 0
-        self.exit_code: int | None = None
+        self.exit_code: int | None = None  # pi's, when the recording says it exited
 
     async def start(self) -> None:
         if self._reader is None:
@@ -221,11 +216,8 @@ class ReplayClient(ViewClient):
             elif count % 200 == 0:
                 await asyncio.sleep(0)  # as fast as possible, the keys still read
             if step.read is not None:
-                self.bytes_read += len(step.read)
                 self._handle_line(step.read)
-            elif step.sent is not None:
-                self.commands_seen += 1
-            elif step.exited:
+            elif step.exited:  # (pideck's own commands are not sent again: nothing would answer them)
                 self.exit_code = step.exit
         self.ended = StreamEnded(settled=self.settled)
         self._emit(self.ended)

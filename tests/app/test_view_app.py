@@ -186,3 +186,12 @@ async def test_a_file_whose_run_has_not_settled_is_followed_as_pi_writes_it(tmp_
         await wait_until(pilot, lambda: "run settled" in str(app.main.status.render()), what="the rest read")
         await wait_until(pilot, lambda: "now **adds**" in transcript_text(app), what="the last answer")
         assert not app.session.running and "ended    stop" in stats_text(app)
+
+
+async def test_given_several_files_the_first_is_shown_and_the_view_says_so(tmp_path: Path) -> None:
+    path = JSON_RUNS / "json_error.jsonl"
+    app = ViewApp(config(tmp_path), ViewClient(str(path)), path=path, others=("b.jsonl", "c.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot, app)
+        assert any("only " + str(path) + " is shown (not b.jsonl, c.jsonl)" in n.message
+                   for n in app.toasts.center.entries)
