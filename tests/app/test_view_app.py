@@ -195,3 +195,15 @@ async def test_given_several_files_the_first_is_shown_and_the_view_says_so(tmp_p
         await opened(pilot, app)
         assert any("only " + str(path) + " is shown (not b.jsonl, c.jsonl)" in n.message
                    for n in app.toasts.center.entries)
+
+
+async def test_a_session_file_with_branches_shows_its_active_branch(tmp_path: Path) -> None:
+    path = FIXTURES / "sessions" / "branched.jsonl"
+    app = view(tmp_path, path)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot, app)
+        text = transcript_text(app)
+        assert "Plan the refactor of the parser" in text and "Approach B is done" in text
+        assert "approach A" not in text  # the abandoned branch
+        assert app.session.state is not None and app.session.state.session_name == "Parser refactor"
+        assert "ended    stop" in stats_text(app)
