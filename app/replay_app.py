@@ -33,6 +33,7 @@ class ReplayApp(ViewApp):
     def _notice(self) -> str:
         client = self.view
         assert isinstance(client, ReplayClient)
+        self.main.status.notice_role = "accent"
         pace = "as fast as possible" if client.speed <= 0 else f"×{client.speed:g}"
         if client.ended is None:
             return f"replay of {client.source} · playing {pace}"

@@ -173,6 +173,7 @@ class ViewApp(PideckApp):
 
     def _notice(self) -> str:
         view = self.view
+        self.main.status.notice_role = "error" if view.ended is not None and not view.ended.settled else "accent"
         if view.following:
             return f"read-only view of {view.source} · following" + (" the file" if self.path is not None else "")
         if view.ended is not None:
