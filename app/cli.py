@@ -43,7 +43,12 @@ examples:
   pideck --pi 'node /opt/pi/dist/cli.js' -- --model sonnet:high
   PI_CODING_AGENT_DIR=~/.pi/work pideck   use another pi config directory
   pideck serve --demo                     the same in a web browser: open the URL it prints
-                                          (pideck serve --help says more)"""
+                                          (pideck serve --help says more)
+  pideck --record bug.jsonl               record what pi and pideck send each other;
+  pideck replay bug.jsonl                 play it back (pideck replay --help)
+  pi -p --mode json "task" | pideck view -
+                                          follow a headless run of pi read-only; also a saved
+                                          run or a session file (pideck view --help)"""
 
 SERVE_DESCRIPTION = """\
 Serve pideck to web browsers: each page that opens the printed URL gets a pideck of its
@@ -80,7 +85,8 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
     p = _Parser(
         prog="pideck serve" if serve else "pideck",
         usage=("pideck serve [--host HOST] [--port PORT] [OPTIONS] [-- PI_ARGS...]" if serve else
-               "pideck [OPTIONS] [-- PI_ARGS...]\n       pideck serve [--host HOST] [--port PORT] [OPTIONS] [-- PI_ARGS...]"),
+               "pideck [OPTIONS] [-- PI_ARGS...]\n       pideck serve [--host HOST] [--port PORT] [OPTIONS] [-- PI_ARGS...]"
+               "\n       pideck view FILE|-\n       pideck replay [--speed N] FILE"),
         description=SERVE_DESCRIPTION if serve else DESCRIPTION,
         epilog=None if serve else EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -109,6 +115,9 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
              "10 s or more: bell, desktop (a notification escape), osc9, osc777, comma-separated, or off "
              "(default: PIDECK_NOTIFY, else bell,desktop)",
     )
+    p.add_argument("--record", metavar="FILE",
+                   help="write every line pi sends and every command pideck sends, with times, to FILE (mode 0600, "
+                        "secrets redacted; an existing FILE is kept and FILE-2... used), for `pideck replay FILE`")
     p.add_argument(
         "--version",
         action="version",
@@ -137,8 +146,13 @@ def not_a_terminal() -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if given[:1] in (["view"], ["replay"]):  # a headless run or a recording, shown read-only (app/view_cli.py)
+        from app.view_cli import main as view, replay_main
+
+        return (view if given[0] == "view" else replay_main)(given[1:], restore_signals=argv is not None)
     try:
-        args = parse_args(sys.argv[1:] if argv is None else argv)
+        args = parse_args(given)
     except SystemExit as exc:  # --help, --version, a usage error
         return exc.code if isinstance(exc.code, int) else 0
     if args.serve:

@@ -112,6 +112,7 @@ class CrashRecovery:
             cwd=config.cwd,
             protocol_log=old.protocol_log,
             redactor=old.redactor,
+            recorder=old.recorder,  # the restarted pi goes on in the same recording
         )
         self._attach_client(client)
         self._starting = client

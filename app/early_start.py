@@ -17,6 +17,7 @@ def pi_client(config: LaunchConfig) -> RpcClient:
     return RpcClient(
         run_argv(config), env=config.env, cwd=config.cwd, redactor=redactor,
         protocol_log=ProtocolLog(config.protocol_log, redactor=redactor, fallback=default_log_path()),
+        recorder=config.recorder,
     )
 
 

@@ -24,6 +24,8 @@ from app.runtime import (
     runtime_dir,
 )
 from app.scripted_model.demo import Demo, start_demo
+from protocol.recording import Recorder
+from protocol.redact import Redactor
 
 # pi flags that make it do something other than serve RPC.
 NOT_RPC_FLAGS = frozenset({"--mode", "-p", "--print", "--export", "--list-models", "-h", "--help", "-v", "--version"})
@@ -52,9 +54,13 @@ class LaunchConfig:
     demo_server: Demo | None = field(default=None, repr=False, compare=False)
     remote: str | None = None
     """The host pi runs on when the command that runs it is `ssh ...` (app/remote_pi.py)."""
+    recorder: Recorder | None = field(default=None, repr=False, compare=False)
+    """`--record FILE`: what pi and pideck send each other is written there (protocol/recording.py)."""
 
     def close(self) -> None:
-        """Stop the demo model (if any) and remove its scratch directory."""
+        """Stop the demo model (if any) and remove its scratch directory; end the recording."""
+        if self.recorder is not None:
+            self.recorder.close()
         if self.demo_server is not None:
             self.demo_server.stop()
             shutil.rmtree(self.demo_server.workdir, ignore_errors=True)
@@ -129,8 +135,9 @@ def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> 
         demo = start_demo(Path(tempfile.mkdtemp(prefix="pideck-demo-")))
         env.update(demo.env)
         pi_args = [*demo.pi_args, *pi_args]
+    argv = (*command, "--mode", "rpc", *pi_args)
     return LaunchConfig(
-        argv=(*command, "--mode", "rpc", *pi_args),
+        argv=argv,
         env=env,
         cwd=cwd,
         demo=args.demo,
@@ -138,7 +145,19 @@ def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> 
         pi_source=_describe(args.pi, command),
         demo_server=demo,
         remote=ssh_destination(command),
+        recorder=start_recording(getattr(args, "record", None), argv, env, cwd),
     )
+
+
+def start_recording(path: str | None, argv: Sequence[str], env: dict[str, str], cwd: Path) -> Recorder | None:
+    """The recording `--record` asks for, created now so that a path that cannot be written is refused."""
+    if path is None:
+        return None
+    target = Path(path).expanduser()
+    try:
+        return Recorder.create(target, argv, Redactor.from_env(env), str(cwd))
+    except OSError as exc:
+        raise LaunchError(f"--record {path}: {exc.strerror or exc}") from None
 
 
 def _split_pi_flag(pi_flag: str) -> list[str]:
@@ -160,6 +179,9 @@ def check_launch(args: argparse.Namespace, progress: Progress | None = None) -> 
     _working_dir(args.cwd)
     _protocol_log(args.protocol_log)
     _check_pi_args(args.pi_args)
+    record = getattr(args, "record", None)
+    if record is not None and not Path(record).expanduser().parent.is_dir():
+        raise LaunchError(f"--record {record}: its folder does not exist")
     resolve_pi_command(args.pi, progress)
 
 

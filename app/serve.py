@@ -76,6 +76,8 @@ def pideck_command(args: argparse.Namespace) -> list[str]:
         own.append("--demo")
     if args.cwd is not None:
         own += ["--cwd", str(Path(args.cwd).expanduser().resolve())]
+    if getattr(args, "record", None) is not None:  # each page records to a file of its own (FILE-2, ...)
+        own += ["--record", str(Path(args.record).expanduser().resolve())]
     return [sys.executable, "-P", "-m", "app", *own, "--", *args.pi_args]
 
 

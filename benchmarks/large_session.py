@@ -11,6 +11,11 @@ result of a few KB (the bulk, as in real sessions) and an answer. Measured in on
   (`harness.PaintWatch`), and the process's RSS after it, against the RSS of the idle
   app (a fake client, before it opened anything).
 
+and `pideck view` (no pi) on a JSON-mode output file of the same size and turns (what
+`pi -p --mode json` prints for them: every delta, the bash tool's partial results, each
+turn's `turn_end`, the run's `agent_end`), and on the session file itself: from
+constructing the app to the same first frame, against pideck opening the session through pi.
+
 SIZE is 50 MB; `PIDECK_BENCH_SESSION_MB=218` (or any size) sets it.
 
 Run: `python -m benchmarks large_session`.
@@ -78,6 +83,91 @@ def write_session(path: Path, megabytes: float, cwd: Path) -> int:
             turn += 1
             if last:
                 return count
+
+
+def _event(kind: str, **fields: Any) -> str:
+    return json.dumps({"type": kind, **fields}) + "\n"
+
+
+def write_json_run(path: Path, megabytes: float, cwd: Path) -> int:
+    """A JSON-mode output file of about `megabytes` MB (the turns of `write_session`, as pi
+    streams them); returns its line count. The last answer ends with `LAST`."""
+    budget = int(megabytes * 1024 * 1024)
+    stamp = 1_795_000_000_000
+    common = {"api": "openai-completions", "provider": "scripted", "model": "scripted-demo", "usage": USAGE}
+    written = lines = turn = 0
+    with path.open("w", encoding="utf-8") as out:
+        def emit(text: str) -> None:
+            nonlocal written, lines
+            out.write(text)
+            written, lines = written + len(text), lines + 1
+
+        emit(json.dumps({"type": "session", "version": 3, "id": "0195a1b2-0000-7000-8000-00000000cafe",
+                         "timestamp": "2026-11-17T09:00:00.000Z", "cwd": str(cwd)}) + "\n")
+        emit(_event("agent_start"))
+        while True:
+            last = written >= budget - 6 * RESULT_BYTES
+            call = f"call_{turn}"
+            line = f"turn {turn} line %04d: build output, a warning or two, paths and numbers\n"
+            output = "".join(line % i for i in range(RESULT_BYTES // len(line % 0) + 1))[:RESULT_BYTES]
+            answer = f"Turn {turn} is done — see the log." + (f" {LAST}" if last else "")
+            user = {"role": "user", "content": [{"type": "text", "text": f"Question {turn}: build and check the log"}],
+                    "timestamp": stamp}
+            running = f"Running the build for turn {turn}."
+            asked = {**common, "role": "assistant", "stopReason": "toolUse", "timestamp": stamp + 1, "content": [
+                {"type": "text", "text": running},
+                {"type": "toolCall", "id": call, "name": "bash", "arguments": {"command": f"make turn-{turn}"}}]}
+            result = {"role": "toolResult", "toolCallId": call, "toolName": "bash", "isError": False,
+                      "content": [{"type": "text", "text": output}], "timestamp": stamp + 2}
+            done = {**common, "role": "assistant", "stopReason": "stop", "timestamp": stamp + 3,
+                    "content": [{"type": "text", "text": answer}]}
+            emit(_event("turn_start"))
+            emit(_event("message_start", message=user))
+            emit(_event("message_end", message=user))
+            emit(_event("message_start", message={**asked, "content": [], "stopReason": "pending"}))
+            for start in range(0, len(running), 4):
+                emit(_event("message_update", usage=USAGE, assistantMessageEvent={
+                    "type": "text_delta", "contentIndex": 0, "delta": running[start : start + 4]}))
+            emit(_event("message_update", usage=USAGE, assistantMessageEvent={
+                "type": "toolcall_start", "contentIndex": 1, "id": call, "toolName": "bash"}))
+            emit(_event("message_end", message=asked))
+            args = {"command": f"make turn-{turn}"}
+            emit(_event("tool_execution_start", toolCallId=call, toolName="bash", args=args))
+            for part in (1, 2, 3, 4):  # bash's partial results: the output so far, each time
+                emit(_event("tool_execution_update", toolCallId=call, toolName="bash", args=args, partialResult={
+                    "content": [{"type": "text", "text": output[: len(output) * part // 4]}], "details": {}}))
+            emit(_event("tool_execution_end", toolCallId=call, toolName="bash", isError=False, durationMs=12,
+                        result={"content": [{"type": "text", "text": output}], "details": {}}))
+            emit(_event("message_start", message=result))
+            emit(_event("message_end", message=result))
+            emit(_event("turn_end", message=asked, toolResults=[result]))
+            emit(_event("turn_start"))
+            emit(_event("message_start", message={**done, "content": [], "stopReason": "pending"}))
+            for start in range(0, len(answer), 4):
+                emit(_event("message_update", usage=USAGE, assistantMessageEvent={
+                    "type": "text_delta", "contentIndex": 0, "delta": answer[start : start + 4]}))
+            emit(_event("message_end", message=done))
+            emit(_event("turn_end", message=done, toolResults=[]))
+            stamp, turn = stamp + 4, turn + 1
+            if last:
+                break
+        emit(_event("agent_end", messages=[], willRetry=False))  # (pi lists the run's messages here again)
+        emit(_event("agent_settled", aborted=False))
+    return lines
+
+
+async def view_opens(path: Path) -> float:
+    """Seconds from constructing `pideck view`'s app on `path` to the last message painted."""
+    from app.view_app import ViewApp
+    from protocol.view_client import ViewClient
+
+    started = time.perf_counter()
+    app = ViewApp(h.fake_config(), ViewClient(str(path)), path=path)
+    watch = h.PaintWatch(app, LAST)
+    async with app.run_test(size=h.SIZE, headless=True):
+        await h.wait_until(lambda: watch.painted is not None, timeout=900, poll=0.01)
+    assert watch.painted is not None
+    return watch.painted - started
 
 
 def peak_rss_mb() -> float:
@@ -150,7 +240,15 @@ async def measure(megabytes: float = SIZE_MB) -> dict[str, Any]:
         opened = await pideck_opens(pi, argv)
         gc.collect()
         reference = await pi_alone(pi, argv)
-    return {"idle": idle, "reference": reference, "messages": messages, "bytes": size, **opened}
+        run = pi.root / "large-run.jsonl"
+        run_lines = write_json_run(run, megabytes, pi.cwd)
+        run_bytes = run.stat().st_size
+        gc.collect()
+        view_run = await view_opens(run)
+        gc.collect()
+        view_session = await view_opens(path)
+    return {"idle": idle, "reference": reference, "messages": messages, "bytes": size, **opened,
+            "view_run": view_run, "run_bytes": run_bytes, "run_lines": run_lines, "view_session": view_session}
 
 
 def run() -> list[Row]:
@@ -164,13 +262,17 @@ def run() -> list[Row]:
     size = f"{result['bytes'] / 1024 / 1024:,.0f} MB, {result['messages']:,} messages"
     ref_name = "pi alone: get_messages -> answer read (RpcClient)"
     reference = result["reference"] * 1000
+    screen_name = f"pideck: get_messages -> last message on screen ({size})"
     return [
-        Row(f"pideck: get_messages -> last message on screen ({size})", result["screen"] * 1000, "ms",
-            ref_name, reference),
+        Row(screen_name, result["screen"] * 1000, "ms", ref_name, reference),
         Row(ref_name, reference, "ms"),
         Row("pideck: get_messages -> answer read", result["read"] * 1000, "ms", ref_name, reference),
         Row("RSS with the session on screen", result["rss"], "MB", "idle app", result["idle"]),
         Row("peak RSS while opening it", result["peak"], "MB", "idle app", result["idle"]),
+        Row(f"pideck view: JSON-mode file -> last message on screen ({result['run_bytes'] / 1024 / 1024:,.0f} MB, "
+            f"{result['run_lines']:,} lines)", result["view_run"] * 1000, "ms", screen_name, result["screen"] * 1000),
+        Row("pideck view: the session file -> last message on screen", result["view_session"] * 1000, "ms",
+            screen_name, result["screen"] * 1000),
     ]
 
 

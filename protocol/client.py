@@ -30,6 +30,7 @@ from protocol.events import AgentSettled, MessageUpdate, UnknownAssistantEvent
 from protocol.extension_ui import UnknownUIRequest
 from protocol.framing import LineFramer
 from protocol.protocol_log import ProtocolLog
+from protocol.recording import Recorder
 from protocol.redact import Redactor
 from protocol.response_head import response_head
 from protocol.responses import Response
@@ -108,12 +109,14 @@ class RpcClient:
         protocol_log: ProtocolLog | None = None,
         stderr_lines: int = 400,
         redactor: Redactor | None = None,
+        recorder: Recorder | None = None,
     ) -> None:
         self.argv = list(argv)
         self.env = env
         self.cwd = cwd
         self.protocol_log = protocol_log
         self.redactor = redactor or Redactor.from_env(env if env is not None else os.environ)
+        self.recorder = recorder  # --record: every line read and written, with times
         self.stderr = deque[str](maxlen=stderr_lines)
         self.stderr_total = 0  # lines pi wrote to stderr, including those the ring dropped
         self.process: asyncio.subprocess.Process | None = None
@@ -274,6 +277,8 @@ class RpcClient:
     def _handle_line(self, line: bytes) -> None:
         if not line.strip():
             return
+        if self.recorder is not None:
+            self.recorder.read(line)
         self._handle_record(line, decode(line))
 
     def _handle_record(self, line: bytes, record: Any) -> None:
@@ -343,6 +348,8 @@ class RpcClient:
 
     def _finish(self, exited: ChildExited) -> None:
         self.exited = exited
+        if self.recorder is not None:
+            self.recorder.exited(exited.returncode)
         for future in self._pending.values():
             if not future.done():
                 future.set_exception(RpcError(f"pi exited (code {exited.returncode})"))
@@ -362,7 +369,10 @@ class RpcClient:
             raise RpcError("pi is not running")
         async with self._write_lock:
             try:
-                process.stdin.write(encode(record))
+                data = encode(record)
+                if self.recorder is not None:
+                    self.recorder.sent(data)
+                process.stdin.write(data)
                 await process.stdin.drain()
             except (ConnectionError, OSError) as exc:
                 raise RpcError(f"cannot write to pi: {exc}") from exc

@@ -198,6 +198,8 @@ class StatsPane(Static):
         self.session = session
         self.border_title = "Session"
         self._shown = Text()
+        # How the run ended, as (text, palette role), for a run read without pi (`pideck view`).
+        self.outcome: Callable[[], tuple[str, str] | None] = lambda: None
 
     def refresh_stats(self) -> None:
         session, state, stats = self.session, self.session.state, self.session.stats
@@ -233,6 +235,8 @@ class StatsPane(Static):
             totals = session.totals
             row("tokens", f"↑{tokens(totals.input)} ↓{tokens(totals.output)}")
             row("cost", cost(totals.cost))
+        if (ended := self.outcome()) is not None:
+            row("ended", ended[0], palette.style(ended[1], "bold"))
         if text != self._shown:  # usage arrives with every delta; repaint only what changed
             self._shown = text
             self.update(text)
@@ -249,6 +253,7 @@ class StatusLine(Static):
         self.session = session
         self.frame = 0
         self.notice = ""  # set while pi is not running: shown instead of "ready"
+        self.notice_role = "error"  # its colour (a read-only view's notice is no error)
         self.starting_since: float | None = None  # monotonic time pi was started, until it answers
         self.loading_since: float | None = None  # monotonic time a session's messages were asked for, until shown
         self.received: Callable[[], int] = lambda: 0  # bytes of pi's answer read so far, while loading
@@ -277,7 +282,7 @@ class StatusLine(Static):
             text.append("⟳ compacting the context", palette.style("warning", "bold"))
             text.append(" · esc aborts", palette.style("muted"))
         elif self.notice:  # pi is not running: say so instead of "ready"
-            text.append(f"■ {self.notice}", palette.style("error", "bold"))
+            text.append(f"■ {self.notice}", palette.style(self.notice_role, "bold"))
         elif self.loading_since is not None:
             received = self.received()
             so_far = f"{received / MB:,.0f} MB" if received >= MB else f"{int(time.monotonic() - self.loading_since)}s"

@@ -115,10 +115,11 @@ def test_the_contracts_put_app_over_widgets_over_protocol_and_the_app_on_top_of_
 
 def test_only_the_cli_imports_the_app_module() -> None:
     """Commands and helpers get what they need from the App, not the App itself
-    (TYPE_CHECKING imports included): no import circle in app/."""
+    (TYPE_CHECKING imports included): no import circle in app/. `pideck view`'s app is an App
+    of its own, pideck's over a file instead of pi, and started by its own command line."""
     sources = sorted((ROOT / "app").glob("*.py"))
     offenders = [
-        f"{path.relative_to(ROOT)}:{line}" for path in sources if path.stem not in ("pideck_app", "cli")
+        f"{path.relative_to(ROOT)}:{line}" for path in sources if path.stem not in ("pideck_app", "cli", "view_app")
         for line, module in imports_of(path) if module == "app.pideck_app"
     ]
     assert len(sources) >= 20 and offenders == []

@@ -1,0 +1,74 @@
+"""`pideck replay FILE`: a recording (`--record`) played back into pideck's UI, read-only.
+
+pi's lines come at their recorded pace (or faster) through the record pump, as a live
+pi's do; pi's answers to the commands pideck sent then (the state, the session's messages,
+its stats) are taken in their place in the stream, as the live app took them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from app.view_app import ViewApp
+from protocol.responses import MessageList, Response, SessionState, SessionStats
+from protocol.run_summary import view_stats
+from protocol.view_client import ReplayClient, StreamEnded
+
+
+class ReplayApp(ViewApp):
+    def __init__(self, *args: Any, cwd: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.recorded_state: SessionState | None = None
+        self.recorded_stats: SessionStats | None = None
+        if cwd:
+            self.cwd = Path(cwd)
+
+    def _state(self) -> Any:
+        return self.recorded_state if self.recorded_state is not None else super()._state()
+
+    def _stats(self) -> Any:
+        return self.recorded_stats if self.recorded_stats is not None else view_stats(self.session, None, None)
+
+    def _notice(self) -> str:
+        client = self.view
+        assert isinstance(client, ReplayClient)
+        self.main.status.notice_role = "accent"
+        pace = "as fast as possible" if client.speed <= 0 else f"×{client.speed:g}"
+        if client.ended is None:
+            return f"replay of {client.source} · playing {pace}"
+        return f"replay of {client.source} · finished"
+
+    async def _apply_records(self, records: list[Any]) -> None:
+        """The records in order, pi's recorded answers taken where they come."""
+        segment: list[Any] = []
+        for record in records:
+            if isinstance(record, Response):
+                if segment:
+                    await super()._apply_records(segment)
+                    segment = []
+                await self._take_answer(record)
+            else:
+                segment.append(record)
+        if segment:
+            await super()._apply_records(segment)
+
+    async def _take_answer(self, response: Response) -> None:
+        data = response.data if response.success and response.data_error is None else None
+        if isinstance(data, SessionState):
+            self.recorded_state = data
+            self.session.set_state(data)
+        elif isinstance(data, SessionStats):
+            self.recorded_stats = data
+            self.session.set_stats(data)
+        elif isinstance(data, MessageList):
+            self.session.load_messages(data.messages)  # as the live app's reload_session
+        else:
+            return
+        await self._apply_changes()
+
+    def _stream_ended(self, ended: StreamEnded) -> None:
+        client = self.view
+        assert isinstance(client, ReplayClient)
+        code = "" if client.exit_code is None else f"; pi exited then (code {client.exit_code})"
+        self.tell.say(f"The recording {client.source} has been played to its end{code}", title="Replay")
