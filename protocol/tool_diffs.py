@@ -10,10 +10,10 @@ the result's text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Any
+from typing import Any, overload
 
 ADDED, REMOVED, CONTEXT, SKIPPED = "+", "-", " ", "..."
 
@@ -34,28 +34,54 @@ def detail(details: Any, key: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def display_diff(details: Any) -> list[DiffLine] | None:
+_ROW = r"[+\-] *\d* [^\n]*| +\d+ [^\n]*|  +\.\.\."  # the rows _LINE reads, a blank-numbered context row only as a skip
+_DIFF = re.compile(rf"(?:{_ROW})(?:\n(?:{_ROW}))*")
+
+
+class DiffLines(Sequence[DiffLine]):
+    """The lines of a display diff, each read when asked for: a diff of a million lines
+    is checked and counted at C speed, and only the rows shown become `DiffLine`s."""
+
+    def __init__(self, diff: str) -> None:
+        self._rows = diff.split("\n")
+        self.added = diff.count("\n+") + diff.startswith("+")
+        self.removed = diff.count("\n-") + diff.startswith("-")
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> DiffLine: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[DiffLine]: ...
+
+    def __getitem__(self, index: int | slice) -> DiffLine | list[DiffLine]:
+        if isinstance(index, slice):
+            return [_read(row) for row in self._rows[index]]
+        return _read(self._rows[index])
+
+
+def _read(row: str) -> DiffLine:
+    match = _LINE.fullmatch(row)
+    assert match is not None, "DiffLines holds only rows _DIFF accepted"
+    kind, number, text = match.groups()
+    return DiffLine(SKIPPED if kind == CONTEXT and not number.strip() else kind, number, text)
+
+
+def display_diff(details: Any) -> DiffLines | None:
     """The lines of pi's display diff in `details`; None when there is none or it is
     not in pi's format."""
     diff = detail(details, "diff")
-    if diff is None:
+    if diff is None or _DIFF.fullmatch(diff) is None:
         return None
-    lines: list[DiffLine] = []
-    for raw in diff.split("\n"):
-        match = _LINE.fullmatch(raw)
-        if match is None:
-            return None
-        kind, number, text = match.groups()
-        if kind == CONTEXT and not number.strip():
-            if text != "...":
-                return None
-            kind = SKIPPED
-        lines.append(DiffLine(kind, number, text))
-    return lines
+    return DiffLines(diff)
 
 
-def diff_counts(lines: list[DiffLine]) -> tuple[int, int]:
+def diff_counts(lines: Sequence[DiffLine]) -> tuple[int, int]:
     """(lines added, lines removed)."""
+    if isinstance(lines, DiffLines):
+        return lines.added, lines.removed
     added = sum(1 for line in lines if line.kind == ADDED)
     return added, sum(1 for line in lines if line.kind == REMOVED)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -23,7 +23,7 @@ from rich.text import Text
 
 from protocol.messages import ImageContent
 from protocol.session_model import ToolRun
-from protocol.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, DiffLine, changed_spans, diff_counts, display_diff, patch_counts
+from protocol.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, DiffLine, DiffLines, changed_spans, diff_counts, display_diff, patch_counts
 from widgets import palette
 from widgets.ansi_text import ansi_text
 from widgets.code_lines import code_lines, gutter, lexer_for, numbered
@@ -299,7 +299,7 @@ class EditKind(Kind):
         return _with_arguments(_diff_full(lines, lexer_for(call.arg("path", "file_path"))), arguments)
 
 
-def _diff_full(lines: list[DiffLine], lexer: str | None) -> FullOutput:
+def _diff_full(lines: Sequence[DiffLine], lexer: str | None) -> FullOutput:
     """The whole diff, its rows styled CHUNK lines at a time when first in view."""
     width = _number_width(lines)
 
@@ -323,14 +323,14 @@ def _diff_full(lines: list[DiffLine], lexer: str | None) -> FullOutput:
     return FullOutput("\n".join(map(plain, lines)), style)
 
 
-def _diff(details: Any) -> list[DiffLine] | None:
+def _diff(details: Any) -> DiffLines | None:
     """pi's display diff in `details`, read once per diff (the tool log redraws every row)."""
     diff = details.get("diff") if isinstance(details, dict) else None
     return _read_diff(diff) if isinstance(diff, str) else None
 
 
 @lru_cache(maxsize=256)
-def _read_diff(diff: str) -> list[DiffLine] | None:
+def _read_diff(diff: str) -> DiffLines | None:
     return display_diff({"diff": diff})
 
 
@@ -346,7 +346,7 @@ def _asked(old: str, new: str) -> Text:
     return text
 
 
-def diff_rows(lines: list[DiffLine], lexer: str | None, start: int = 0, stop: int | None = None, cut: int = 0) -> list[Text]:
+def diff_rows(lines: Sequence[DiffLine], lexer: str | None, start: int = 0, stop: int | None = None, cut: int = 0) -> list[Text]:
     """pi's diff rows `lines[start:stop]` styled: removed, added and context lines by
     their roles, the number column aligned, `...` skips as a separator, the changed
     words of a lone removed line followed by a lone added line emphasised, context lines
@@ -383,7 +383,7 @@ def diff_rows(lines: list[DiffLine], lexer: str | None, start: int = 0, stop: in
     return rows
 
 
-def _number_width(lines: list[DiffLine]) -> int:
+def _number_width(lines: Sequence[DiffLine]) -> int:
     """The width of the number column: pi pads every number of a diff (and the blank of
     a skip) to one width, the widest number's."""
     return max((len(line.number) for line in lines[:1] + lines[-1:]), default=1) or 1
@@ -397,7 +397,7 @@ def _window(text: Text, at: int, cut: int) -> Text:
     return Text.assemble(*((("…", muted),) if begin else ()), shown, *((("…", muted),) if begin + cut < len(text) else ()))
 
 
-def _pair_spans(lines: list[DiffLine], index: int) -> list[tuple[int, int]]:
+def _pair_spans(lines: Sequence[DiffLine], index: int) -> list[tuple[int, int]]:
     """The changed spans of line `index` when it is one of a lone removed line followed by
     a lone added line (as pi's renderIntraLineDiff picks them); [] otherwise."""
     first = index if lines[index].kind == REMOVED else index - 1
