@@ -126,6 +126,8 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         if self._hidden_after:  # a window away from the end: new items wait below it
             self._hidden_after += sum(1 for key in changes.added if key not in self.views)
             added = set()
+            if changes.added:
+                self.new_output.display = True
             changes = replace(changes, added=[])
             if self.later_marker is not None:
                 self.later_marker.update(self._later_text())

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.pi_harness import Fake, ready, wait_until
+from tests.pi_harness import Fake, ready, transcript_text, wait_until
 from textual.widgets import Input, Static
 
 from widgets.message_views import MessageView, ToolCallBlock
@@ -164,6 +164,11 @@ async def test_ctrl_home_goes_to_the_start_of_the_session_with_the_views_bounded
         assert transcript.hidden_before == 0 and len(transcript.views) == START_VIEWS
         assert transcript.hidden_after == TURNS * 4 - START_VIEWS and not transcript.following
         await wait_until(pilot, lambda: in_view(transcript, user_view(transcript, 0)), what="the first question in view")
+        fake.inject({"type": "message_end", "message": {**COMMON, "role": "assistant", "stopReason": "stop",
+                                                        "timestamp": 1795952999001,
+                                                        "content": [{"type": "text", "text": "Meanwhile."}]}})
+        await wait_until(pilot, lambda: transcript.hidden_after == TURNS * 4 - START_VIEWS + 1, what="new output, waiting below")
+        assert len(transcript.views) == START_VIEWS and transcript.new_output.display, "not mounted, but said"
         for _ in range(MAX_VIEWS // 100 + 1):  # down through the window, a page at its foot bringing more
             transcript.scroll_end(animate=False, immediate=True)
             await wait_until(pilot, lambda: transcript.scroll_y >= transcript.max_scroll_y > 0, what="the foot")
@@ -175,6 +180,7 @@ async def test_ctrl_home_goes_to_the_start_of_the_session_with_the_views_bounded
         await pilot.press("ctrl+end")
         await wait_until(pilot, lambda: transcript.hidden_after == 0 and user_view(transcript, TURNS - 1) is not None,
                          what="the newest again")
+        assert "Meanwhile." in transcript_text(pilot.app)
         await wait_until(pilot, lambda: transcript.following and transcript.scroll_y == transcript.max_scroll_y,
                          what="following the end")
         assert len(transcript.views) == MAX_VIEWS
