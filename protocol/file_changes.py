@@ -13,6 +13,7 @@ file headers: `FileChanges.patch` writes one header per change, with the file's 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import unified_diff
@@ -103,13 +104,22 @@ def file_changes(runs: Iterable[Any], cwd: str) -> list[FileChanges]:
 
 def patch_lines(patch: str) -> list[str] | None:
     """The hunk lines of a unified patch, its file headers left out; None when it is not one."""
-    lines = patch.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    start = next((index for index, line in enumerate(lines) if line.startswith("@@")), None)
-    if start is None or not all(line.startswith(_HUNK_LINE_STARTS) for line in lines[start:]):
-        return None
-    return lines[start:]
+    lines, _ = _hunk_text(patch)
+    return lines
+
+
+_FIRST_HUNK = re.compile(r"^@@", re.MULTILINE)
+_HUNK_TEXT = re.compile(r"(?:(?:@@|[+\- \\])[^\n]*\n)*(?:(?:@@|[+\- \\])[^\n]*)?")
+
+
+def _hunk_text(patch: str) -> tuple[list[str] | None, str]:
+    """The hunk lines of a unified patch and their text (checked at C speed: a patch of
+    a million lines is read in a few passes over the string); (None, "") when it is not one."""
+    first = _FIRST_HUNK.search(patch)
+    if first is None or _HUNK_TEXT.fullmatch(patch, first.start()) is None:
+        return None, ""
+    text = patch[first.start() :].removesuffix("\n")
+    return text.split("\n"), text
 
 
 def _counts(lines: list[str]) -> tuple[int, int]:
@@ -119,9 +129,10 @@ def _counts(lines: list[str]) -> tuple[int, int]:
 
 def _edit(call_id: str, details: Any, args: dict[str, Any]) -> Change:
     patch = detail(details, "patch")
-    lines = patch_lines(patch) if patch is not None else None
+    lines, text = _hunk_text(patch) if patch is not None else (None, "")
     if lines is not None:
-        return Change(call_id, "edit", tuple(lines), *_counts(lines))
+        added, removed = (text.count("\n" + mark) + text.startswith(mark) for mark in "+-")
+        return Change(call_id, "edit", tuple(lines), added, removed)
     asked = [edit for edit in _edits(args) if isinstance(edit.get("oldText"), str) and isinstance(edit.get("newText"), str)]
     if not asked:
         return Change(call_id, "edit", (), 0, 0, patch=False, note="pi sent no diff for this edit")

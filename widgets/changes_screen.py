@@ -10,8 +10,10 @@ patch. Paths and file text are data: cleaned and drawn as plain text, a line a r
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from rich.segment import Segment
 from rich.style import Style
@@ -40,6 +42,7 @@ PATH_CHARS = 40  # a longer path loses its start in the list of files
 
 FILE, CHANGE, NOTE, HUNK, ADDED, REMOVED, CONTEXT, GAP = "file", "change", "note", "hunk", "+", "-", " ", "gap"
 _HUNK = re.compile(r"@@ -([0-9]+)(?:,[0-9]+)? \+([0-9]+)")
+_HUNK_SPAN = re.compile(r"@@ -([0-9]{1,15})(?:,([0-9]{1,15}))? \+([0-9]{1,15})(?:,([0-9]{1,15}))?")  # for the gutter's width
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,14 +63,16 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' * (count != 1)}"
 
 
-def change_rows(change: Change, file: int) -> list[Row]:
-    """A change's header, its note if any, and its lines, numbered from its hunk headers."""
-    rows = [Row(CHANGE, "", file, change.tool_call_id)]
-    if change.note:
-        rows.append(Row(NOTE, change.note, file, change.tool_call_id))
-    old: int | None = 0
-    new: int | None = 0
-    for line in change.lines:
+CHUNK = 1024  # a change's lines become rows this many at a time, when first drawn
+KEPT_CHUNKS = 16
+
+
+def _line_rows(change: Change, file: int, start: int, stop: int, old: int | None,
+               new: int | None) -> list[Row]:
+    """Rows of a change's lines start..stop, numbered from (old, new) at `start` and then
+    from its hunk headers."""
+    rows = []
+    for line in change.lines[start:stop]:
         kind, text = line[:1], line[1:]
         if line.startswith("@@"):
             if match := _HUNK.match(line):
@@ -83,15 +88,110 @@ def change_rows(change: Change, file: int) -> list[Row]:
     return rows
 
 
-def diff_rows(files: list[FileChanges]) -> list[Row]:
-    rows: list[Row] = []
-    for index, file in enumerate(files):
-        if index:
-            rows.append(Row(GAP, "", index, file.changes[-1].tool_call_id))
-        rows.append(Row(FILE, file.path, index, file.changes[-1].tool_call_id))
-        for change in file.changes:
-            rows.extend(change_rows(change, index))
-    return rows
+def _numbers_after(change: Change, start: int, stop: int, old: int | None,
+                   new: int | None) -> tuple[int | None, int | None]:
+    """(old, new) line numbers after a change's lines start..stop, as `_line_rows` counts them."""
+    for line in change.lines[start:stop]:
+        kind = line[:1]
+        if kind == "@":
+            if match := _HUNK.match(line):
+                old, new = parse_int(match[1]), parse_int(match[2])
+        elif kind in (ADDED, REMOVED, CONTEXT):
+            old = old + (kind != ADDED) if old is not None else None
+            new = new + (kind != REMOVED) if new is not None else None
+    return old, new
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    first: int  # its first row
+    head: list[Row]  # the rows before its lines: a file's gap and title, a change's header and note
+    file: int
+    change: Change | None
+
+
+class DiffRows(Sequence[Row]):
+    """The rows of the files' diffs, made when asked for: a change's lines CHUNK at a
+    time (the line numbers at each chunk's start found once, going down), so a change of
+    a million lines opens at once and only the rows drawn become `Row`s."""
+
+    def __init__(self, files: list[FileChanges]) -> None:
+        self.parts: list[_Part] = []
+        row = 0
+        for index, file in enumerate(files):
+            head = [Row(GAP, "", index, file.changes[-1].tool_call_id)] if index else []
+            head.append(Row(FILE, file.path, index, file.changes[-1].tool_call_id))
+            self.parts.append(_Part(row, head, index, None))
+            row += len(head)
+            for change in file.changes:
+                head = [Row(CHANGE, "", index, change.tool_call_id)]
+                if change.note:
+                    head.append(Row(NOTE, change.note, index, change.tool_call_id))
+                self.parts.append(_Part(row, head, index, change))
+                row += len(head) + len(change.lines)
+        self._length = row
+        self._firsts = [part.first for part in self.parts]
+        self._chunks: dict[tuple[int, int], list[Row]] = {}
+        self._numbers: dict[int, list[tuple[int, int]]] = {}  # per part, (old, new) at each chunk's start
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        number = bisect_right(self._firsts, index) - 1
+        part = self.parts[number]
+        offset = index - part.first
+        if offset < len(part.head) or part.change is None:
+            return part.head[offset]
+        line = offset - len(part.head)
+        return self._chunk(number, part.change, part.file, line // CHUNK)[line % CHUNK]
+
+    def file_starts(self) -> dict[int, int]:
+        """Each file's first row."""
+        return {part.file: part.first for part in reversed(self.parts)}
+
+    def widest(self) -> tuple[int, int]:
+        """(the largest line number, the longest row's text) of all the rows."""
+        number = width = 0
+        for part in self.parts:
+            width = max(width, *(len(row.text) for row in part.head))
+            if part.change is not None and part.change.lines:
+                width = max(width, max(map(len, part.change.lines)) - 1)
+                lines = len(part.change.lines)
+                for line in part.change.lines:
+                    if line.startswith("@@") and (match := _HUNK_SPAN.match(line)):
+                        old, old_length, new, new_length = match.groups()
+                        for start, length in ((old, old_length), (new, new_length)):
+                            number = max(number, parse_int(start, 0) + min(lines, parse_int(length or "1", 1)) - 1)
+        return number, width
+
+    def _chunk(self, number: int, change: Change, file: int, chunk: int) -> list[Row]:
+        rows = self._chunks.get((number, chunk))
+        if rows is None:
+            starts = self._numbers.setdefault(number, [(0, 0)])
+            while len(starts) <= chunk:
+                at = len(starts) - 1
+                starts.append(_numbers_after(change, at * CHUNK, (at + 1) * CHUNK, *starts[at]))
+            if len(self._chunks) >= KEPT_CHUNKS:
+                self._chunks.clear()
+            rows = self._chunks[number, chunk] = _line_rows(change, file, chunk * CHUNK, (chunk + 1) * CHUNK, *starts[chunk])
+        return rows
+
+
+def diff_rows(files: list[FileChanges]) -> DiffRows:
+    return DiffRows(files)
 
 
 class DiffView(ScrollView, can_focus=True):
@@ -121,11 +221,11 @@ class DiffView(ScrollView, can_focus=True):
         self.files = files
         self.rows = diff_rows(files)
         self.cursor = 0
-        self._starts = {row.file: index for index, row in reversed(list(enumerate(self.rows)))}
+        self._starts = self.rows.file_starts()
         self._changes = {change.tool_call_id: change for file in files for change in file.changes}
-        number = max((row.number or 0 for row in self.rows), default=0)
+        number, width = self.rows.widest()
         self._gutter = len(str(number)) if number else 0
-        width = max((len(row.text) for row in self.rows), default=0) + self._gutter + 2
+        width += self._gutter + 2
         self.virtual_size = Size(width, len(self.rows))
         self._strips: dict[tuple[int, bool], Strip] = {}  # rows drawn, by index and cursor, while the styles last
         self._styles: tuple[int, Style, Style] | None = None  # palette generation, base and cursor styles

@@ -2,7 +2,9 @@
 through Rich's `Syntax`, in the palette's `syntax*` colours) and a line-number gutter.
 
 Each line is cleaned of terminal controls (`one_row`: a line stays one row) before it is highlighted; a file name whose
-language Pygments does not know shows as plain text.
+language Pygments does not know shows as plain text. The work is bounded per line: a
+line longer than HIGHLIGHT_CHARS (minified code) shows plain, and a block that shows
+only the start of long lines (`cut`) cuts them before anything else is done to them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from widgets import palette
 from widgets.safe_text import one_row
 
 TAB = 4
+HIGHLIGHT_CHARS = 4_000  # a longer line is not highlighted (Pygments takes seconds on a minified megabyte)
 
 
 _SIMPLE_PATTERN = re.compile(r"\*\.[A-Za-z0-9_+-]+")
@@ -51,19 +54,34 @@ def _lexer_named(name: str) -> str | None:
         return None
 
 
-def code_lines(lines: list[str], lexer: str | None) -> list[Text]:
-    """`lines` cleaned (one row each), tabs expanded, highlighted with `lexer` (plain when None)."""
+def code_lines(lines: list[str], lexer: str | None, cut: int = 0) -> list[Text]:
+    """`lines` cleaned (one row each), tabs expanded, highlighted with `lexer` (plain when None); with
+    `cut`, a line longer than `cut` characters shows its first `cut` and "…"."""
+    if cut:
+        return [_cut(line, cut, text) for line, text in zip(lines, code_lines([line[: cut + 1] for line in lines], lexer), strict=True)]
     shown = [one_row(line).expandtabs(TAB) for line in lines]
-    if lexer is None or not shown:
+    long = {index for index, line in enumerate(shown) if len(line) > HIGHLIGHT_CHARS}
+    if lexer is None or len(long) == len(shown):
         return [Text(line) for line in shown]
-    code = "\n".join(shown)
+    code = "\n".join("" if index in long else line for index, line in enumerate(shown))
     try:
         text = Syntax("", lexer, theme=palette.syntax_theme()).highlight(code)
     except Exception:  # a lexer Pygments fails on: plain text rather than no text
         return [Text(line) for line in shown]
     text.rstrip_end(len(code))  # highlight() adds a final newline
     parts = text.split("\n", allow_blank=True)
-    return list(parts) if len(parts) == len(shown) else [Text(line) for line in shown]
+    if len(parts) != len(shown):
+        return [Text(line) for line in shown]
+    return [Text(shown[index]) if index in long else part for index, part in enumerate(parts)]
+
+
+def _cut(line: str, cut: int, text: Text) -> Text:
+    """`text` (line's first cut + 1 characters as shown) with its end past `cut` replaced by "…"."""
+    if len(line) <= cut:
+        return text
+    shown = text[:cut]
+    shown.append("…", palette.style("muted"))
+    return shown
 
 
 def gutter(number: int | str, width: int) -> Text:

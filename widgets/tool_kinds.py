@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -24,12 +24,12 @@ from rich.text import Text
 from protocol.messages import ImageContent
 from protocol.numbers import parse_int
 from protocol.session_model import ToolRun
-from protocol.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, DiffLine, changed_spans, diff_counts, display_diff, patch_counts
+from protocol.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, DiffLine, DiffLines, changed_spans, diff_counts, display_diff, patch_counts
 from widgets import palette
 from widgets.ansi_text import ansi_text
 from widgets.code_lines import code_lines, gutter, lexer_for, numbered
 from widgets.safe_text import clean_lines, one_row
-from widgets.tool_output import output_preview
+from widgets.tool_output import PREVIEW_LINE_CHARS, output_preview
 
 CODE_PREVIEW = 8  # collapsed: a written file's or a read's first lines (as many as other output shows)
 DIFF_PREVIEW = 16  # collapsed: an edit's first diff rows (two hunks of pi's usual context)
@@ -189,7 +189,7 @@ class Kind:
         if isinstance(call.args, dict) and call.args:
             lines = _json_lines(call.args)
             limit = EXPANDED_ROWS if expanded else CODE_PREVIEW
-            text.append_text(Text("\n").join(code_lines(lines[:limit], "json")))
+            text.append_text(Text("\n").join(code_lines(lines[:limit], "json", PREVIEW_LINE_CHARS)))
             if len(lines) > limit:
                 text.append_text(_more(len(lines) - limit, expanded))
         return self._with_output(text, call, expanded)
@@ -302,7 +302,7 @@ class EditKind(Kind):
         if lines is None:
             return self.output(call, expanded) if call.done else Text()
         limit = EXPANDED_ROWS if expanded else DIFF_PREVIEW
-        text = Text("\n").join(diff_rows(lines[:limit], lexer_for(call.arg("path", "file_path")), lines))
+        text = Text("\n").join(diff_rows(lines, lexer_for(call.arg("path", "file_path")), 0, limit, cut=PREVIEW_LINE_CHARS))
         if len(lines) > limit:
             text.append_text(_more(len(lines) - limit, expanded))
         return text
@@ -312,18 +312,41 @@ class EditKind(Kind):
         arguments = _json_lines(call.args) if isinstance(call.args, dict) else []
         if lines is None:
             return _with_arguments(FullOutput(call.output), arguments)
-        rows = diff_rows(lines, lexer_for(call.arg("path", "file_path")), lines)
-        return _with_arguments(FullOutput("\n".join(row.plain for row in rows), lambda index, row: rows[index] if index < len(rows) else Text(row)), arguments)
+        return _with_arguments(_diff_full(lines, lexer_for(call.arg("path", "file_path"))), arguments)
 
 
-def _diff(details: Any) -> list[DiffLine] | None:
+def _diff_full(lines: Sequence[DiffLine], lexer: str | None) -> FullOutput:
+    """The whole diff, its rows styled CHUNK lines at a time when first in view."""
+    width = _number_width(lines)
+
+    def plain(line: DiffLine) -> str:
+        if line.kind == SKIPPED:
+            return f"{'':>{width}}   ⋯"
+        mark = " " if line.kind == CONTEXT else line.kind
+        return f"{mark} {line.number.strip():>{width}} {one_row(line.text).expandtabs(4)}"
+
+    done: dict[int, list[Text]] = {}
+
+    def style(index: int, row: str) -> Text:
+        chunk = index // CHUNK
+        if chunk not in done:
+            if len(done) > 8:
+                done.clear()
+            done[chunk] = diff_rows(lines, lexer, chunk * CHUNK, (chunk + 1) * CHUNK)
+        rows = done[chunk]
+        return rows[index % CHUNK] if index % CHUNK < len(rows) else Text(row)
+
+    return FullOutput("\n".join(map(plain, lines)), style)
+
+
+def _diff(details: Any) -> DiffLines | None:
     """pi's display diff in `details`, read once per diff (the tool log redraws every row)."""
     diff = details.get("diff") if isinstance(details, dict) else None
     return _read_diff(diff) if isinstance(diff, str) else None
 
 
 @lru_cache(maxsize=256)
-def _read_diff(diff: str) -> list[DiffLine] | None:
+def _read_diff(diff: str) -> DiffLines | None:
     return display_diff({"diff": diff})
 
 
@@ -339,18 +362,20 @@ def _asked(old: str, new: str) -> Text:
     return text
 
 
-def diff_rows(shown: list[DiffLine], lexer: str | None, whole: list[DiffLine]) -> list[Text]:
-    """pi's diff rows styled: removed, added and context lines by their roles, the number
-    column aligned, `...` skips as a separator, the changed words of a lone removed line
-    followed by a lone added line emphasised, context lines highlighted for `lexer`."""
-    width = max((len(line.number.strip()) for line in whole), default=1)
-    pairs = _lone_pairs(whole)
-    context = code_lines([line.text for line in shown if line.kind == CONTEXT], lexer)
+def diff_rows(lines: Sequence[DiffLine], lexer: str | None, start: int = 0, stop: int | None = None, cut: int = 0) -> list[Text]:
+    """pi's diff rows `lines[start:stop]` styled: removed, added and context lines by
+    their roles, the number column aligned, `...` skips as a separator, the changed
+    words of a lone removed line followed by a lone added line emphasised, context lines
+    highlighted for `lexer`. Only those rows are worked on; with `cut`, a line longer
+    than `cut` characters shows `cut` of them: a changed line's around its first change."""
+    shown = lines[start:stop]
+    width = _number_width(lines)
+    context = code_lines([line.text for line in shown if line.kind == CONTEXT], lexer, cut)
     contexts = iter(context)
     rows: list[Text] = []
     base = {ADDED: palette.style("toolDiffAdded"), REMOVED: palette.style("toolDiffRemoved")}
     emphasis = palette.style("toolDiffEmphasis")
-    for index, line in enumerate(shown):
+    for index, line in enumerate(shown, start):
         if line.kind == SKIPPED:
             rows.append(Text(f"{'':>{width}}   ⋯", palette.style("muted")))
             continue
@@ -364,26 +389,40 @@ def diff_rows(shown: list[DiffLine], lexer: str | None, whole: list[DiffLine]) -
         code = one_row(line.text)
         row = Text(f"{line.kind} {line.number.strip():>{width}} ", base[line.kind])
         body = Text(code.expandtabs(4), base[line.kind])
-        if index in pairs and "\t" not in code:
-            for start, end in pairs[index]:
-                body.stylize(emphasis, start, end)
+        spans = _pair_spans(lines, index) if "\t" not in code else []
+        for span_start, span_end in spans:
+            body.stylize(emphasis, span_start, span_end)
+        if cut and len(body) > cut:
+            body = _window(body, spans[0][0] if spans else 0, cut)
         row.append_text(body)
         rows.append(row)
     return rows
 
 
-def _lone_pairs(lines: list[DiffLine]) -> dict[int, list[tuple[int, int]]]:
-    """Per removed or added line index, its changed spans, when a lone removed line is
-    followed by a lone added line (as pi's renderIntraLineDiff picks them)."""
-    spans: dict[int, list[tuple[int, int]]] = {}
-    for index in range(len(lines) - 1):
-        first, second = lines[index], lines[index + 1]
-        before = lines[index - 1].kind if index else None
-        after = lines[index + 2].kind if index + 2 < len(lines) else None
-        if first.kind == REMOVED and second.kind == ADDED and before != REMOVED and after != ADDED:
-            old, new = changed_spans(one_row(first.text), one_row(second.text))
-            spans[index], spans[index + 1] = old, new
-    return spans
+def _number_width(lines: Sequence[DiffLine]) -> int:
+    """The width of the number column: pi pads every number of a diff (and the blank of
+    a skip) to one width, the widest number's."""
+    return max((len(line.number) for line in lines[:1] + lines[-1:]), default=1) or 1
+
+
+def _window(text: Text, at: int, cut: int) -> Text:
+    """`cut` characters of `text` from a little before `at`, "…" where it was cut."""
+    begin = max(0, min(at - cut // 4, len(text) - cut))
+    shown = text[begin : begin + cut]
+    muted = palette.style("muted")
+    return Text.assemble(*((("…", muted),) if begin else ()), shown, *((("…", muted),) if begin + cut < len(text) else ()))
+
+
+def _pair_spans(lines: Sequence[DiffLine], index: int) -> list[tuple[int, int]]:
+    """The changed spans of line `index` when it is one of a lone removed line followed by
+    a lone added line (as pi's renderIntraLineDiff picks them); [] otherwise."""
+    first = index if lines[index].kind == REMOVED else index - 1
+    if first < 0 or first + 1 >= len(lines) or lines[first].kind != REMOVED or lines[first + 1].kind != ADDED:
+        return []
+    if (first and lines[first - 1].kind == REMOVED) or (first + 2 < len(lines) and lines[first + 2].kind == ADDED):
+        return []
+    old, new = changed_spans(one_row(lines[first].text), one_row(lines[first + 1].text))
+    return old if index == first else new
 
 
 class WriteKind(Kind):
@@ -407,7 +446,7 @@ class WriteKind(Kind):
             return Text()
         limit = EXPANDED_ROWS if expanded else CODE_PREVIEW
         lines, total = _lines(content, limit)
-        text = numbered(code_lines(lines, lexer_for(self.key_argument(call))), 1)
+        text = numbered(code_lines(lines, lexer_for(self.key_argument(call)), PREVIEW_LINE_CHARS), 1)
         if total > limit:
             text.append_text(_more(total - limit, expanded))
         return text
@@ -449,7 +488,7 @@ class ReadKind(Kind):
         code, notice = _notice(call.output)
         limit = EXPANDED_ROWS if expanded else CODE_PREVIEW
         lines, total = _lines(code, limit)
-        text = numbered(code_lines(lines, lexer_for(call.arg("path", "file_path"))), self._number(call, "offset") or 1)
+        text = numbered(code_lines(lines, lexer_for(call.arg("path", "file_path")), PREVIEW_LINE_CHARS), self._number(call, "offset") or 1)
         if total > limit:
             text.append_text(_more(total - limit, expanded))
         if notice:

@@ -3,15 +3,19 @@
 It stays anchored to the bottom while the stream grows; scrolling up releases the
 anchor and scrolling back to the end restores it (Textual's `anchor`). Output that comes
 meanwhile shows "↓ new output" at the foot of the transcript.
-Only the newest `MAX_VIEWS` items are mounted; older ones load on request (Ctrl+Home at
-the top), or when search, the tool log or Ctrl+Up goes to one (`reveal`). Views are trimmed
-back only while the user follows the end, never under what they are reading.
+Only the newest `MAX_VIEWS` items are mounted; older ones load when search, the tool log
+or Ctrl+Up goes to one (`reveal`). Ctrl+Home at the top shows the session's first
+`START_VIEWS` items instead of the newest (a window: Page Down at its foot brings the next
+ones, dropping the first beyond `MAX_VIEWS`; Ctrl+End goes back to the newest), so the
+views mounted, and the memory they hold, stay bounded however long the session. Views are trimmed back only while the user follows the
+end, never under what they are reading.
 """
 
 from __future__ import annotations
 
 import time
 from bisect import bisect_left
+from dataclasses import replace
 from pathlib import Path
 
 from rich.text import Text
@@ -29,6 +33,7 @@ from widgets.strip_scrollbar import use_strip_scrollbar
 from widgets.tool_output import output_preview
 
 MAX_VIEWS = 400
+START_VIEWS = 100  # Ctrl+Home shows the session's first items, this many (Page Down at their foot brings more)
 WHEEL_LINES = 2  # lines a wheel step scrolls (Textual's own)
 WHEEL_MAX = 6  # ... and at most, as steps come quicker (pi's "auto" wheel speed)
 WHEEL_QUICK = 0.05  # seconds between two steps of a fast spin
@@ -78,6 +83,8 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.wheel_lines = wheel_lines
         self.views: dict[int, MessageView | BannerView] = {}
         self._hidden_before = 0
+        self._hidden_after = 0  # items after the views shown (a window away from the end)
+        self.later_marker: Static | None = None  # says how many later items are left out, while some are
         self.welcome: Static | None = None  # the welcome text, until the first message comes
         self.more_marker: Static | None = None  # says how many items are left out, while some are
         self._wheel = (0.0, WHEEL_LINES)  # when the last wheel step came, and its lines
@@ -116,6 +123,14 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             await self.rebuild()
             return
         added = set(changes.added)
+        if self._hidden_after:  # a window away from the end: new items wait below it
+            self._hidden_after += sum(1 for key in changes.added if key not in self.views)
+            added = set()
+            if changes.added:
+                self.new_output.display = True
+            changes = replace(changes, added=[])
+            if self.later_marker is not None:
+                self.later_marker.update(self._later_text())
         if added and self.welcome is not None:  # not a query: that walks every widget of a long transcript
             await self.welcome.remove()
             self.welcome = None
@@ -167,22 +182,33 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
 
     async def rebuild(self) -> None:
         """Drop every view and show the model's items again (session loaded or switched)."""
-        await self.remove_children([child for child in self.children if child is not self.new_output])
+        items = self.session.items
+        await self._show_window(max(0, len(items) - MAX_VIEWS), len(items))
         self.new_output.display = False
+        self.anchor()
+
+    async def _show_window(self, start: int, stop: int) -> None:
+        """Mount the views of items start..stop alone, with markers for those left out."""
+        await self.remove_children([child for child in self.children if child is not self.new_output])
         self.views.clear()
         self._texts.clear()
         items = self.session.items
-        self._hidden_before = max(0, len(items) - MAX_VIEWS)
+        self._hidden_before, self._hidden_after = start, len(items) - stop
         widgets: list[Static | MessageView | BannerView] = []
         self.more_marker = self._more_marker() if self._hidden_before else None
         if self.more_marker is not None:
             widgets.append(self.more_marker)
-        widgets.extend(view for item in items[self._hidden_before :] if (view := self._make_view(item.key)) is not None)
+        widgets.extend(view for item in items[start:stop] if (view := self._make_view(item.key)) is not None)
+        self.later_marker = Static(self._later_text(), id="later-marker", classes="banner") if self._hidden_after else None
+        if self.later_marker is not None:
+            widgets.append(self.later_marker)
         self.welcome = Static(WELCOME, id="welcome", classes="welcome", markup=False) if not items else None
         if self.welcome is not None:
             widgets.append(self.welcome)
         await self.mount_all(widgets)
-        self.anchor()
+
+    def _later_text(self) -> str:
+        return f"… {self._hidden_after} later messages not shown (page down here moves on, ctrl+end goes to the end)"
 
     def _more_text(self) -> str:
         return f"… {self._hidden_before} earlier messages not shown (ctrl+home at the top loads more)"
@@ -194,7 +220,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         """Keep at most MAX_VIEWS views mounted while the view follows the end; the oldest
         go (they stay in the model). Scrolled up, the user may be reading them."""
         excess = len(self.views) - MAX_VIEWS
-        if excess <= 0 or self.scroll_y < self.max_scroll_y:
+        if excess <= 0 or self._hidden_after or self.scroll_y < self.max_scroll_y:
             return
         keys = sorted(self.views)[:excess]
         for key in keys:
@@ -216,6 +242,10 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         (or already was). Its view is laid out at the next refresh."""
         if key in self.views:
             return True
+        if self._hidden_after:  # a window away from the end: back to the newest first
+            await self.rebuild()
+            if key in self.views:
+                return True
         left_out = self.session.items[: self._hidden_before]
         index = bisect_left([item.key for item in left_out], key)  # keys grow along the list
         if index == len(left_out) or left_out[index].key != key:
@@ -302,19 +332,65 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         reached again."""
         if pages < 0:
             self.scroll_page_up(animate=False)
+        elif self._hidden_after and self.scroll_y >= self.max_scroll_y:
+            self.call_later(self.load_later)
         else:
             self.scroll_page_down(animate=False)
 
     async def to_top(self) -> None:
-        """The start of the transcript; from there, the earlier messages left out, if any."""
+        """The start of the transcript; from there, the start of the session: its first
+        MAX_VIEWS items instead of the newest."""
         if self.scroll_y <= 0 and self._hidden_before:
-            await self.load_earlier()
-        self.scroll_home(animate=False)
+            self.release_anchor()
+            await self._show_window(0, min(len(self.session.items), START_VIEWS))
+        self.scroll_home(animate=False, immediate=True)
 
     def to_bottom(self) -> None:
-        """The end, following the stream again."""
+        """The end, following the stream again (the newest items, from a window away from it)."""
+        if self._hidden_after:
+            self.call_later(self._back_to_end)
+            return
         self.scroll_end(animate=False)
         self.new_output.display = False
+
+    async def _back_to_end(self) -> None:
+        if self._hidden_after:
+            await self.rebuild()
+        self.scroll_end(animate=False, immediate=True)
+
+    @property
+    def hidden_after(self) -> int:
+        """How many of the model's last items are left out (a window away from the end)."""
+        return self._hidden_after
+
+    async def load_later(self, count: int = 100) -> None:
+        """Bring the `count` items below a window away from the end: mounted below it, the
+        first ones dropped beyond MAX_VIEWS; the end reached, it follows the end again."""
+        if not self._hidden_after:
+            return
+        items = self.session.items
+        stop = len(items) - self._hidden_after
+        if stop + count >= len(items):
+            await self._back_to_end()
+            return
+        views = [view for item in items[stop : stop + count] if (view := self._make_view(item.key)) is not None]
+        marker = self.later_marker
+        assert marker is not None, "items are left out below, so the marker that says so is shown"
+        await self.mount_all(views, before=marker)
+        self._hidden_after -= count
+        marker.update(self._later_text())
+        excess = len(self.views) - MAX_VIEWS
+        if excess > 0:  # the first ones go: what is read is below them
+            for key in sorted(self.views)[:excess]:
+                await self.views.pop(key).remove()
+            self._hidden_before += excess
+            if self.more_marker is not None:
+                self.more_marker.update(self._more_text())
+            else:
+                self.more_marker = self._more_marker()
+                await self.mount(self.more_marker, before=0)
+        if views:
+            self.call_after_refresh(views[0].scroll_visible, top=True, animate=False)
 
     async def jump_prompt(self, direction: int) -> None:
         """To the start of the previous (-1) or next (1) message the user sent; past the

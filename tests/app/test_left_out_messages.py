@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.pi_harness import Fake, ready, wait_until
+from tests.pi_harness import Fake, ready, transcript_text, wait_until
 from textual.widgets import Input, Static
 
 from widgets.message_views import MessageView, ToolCallBlock
@@ -146,3 +146,46 @@ async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keep
         before = max(view.item.key for view in transcript.views.values()
                      if isinstance(view, MessageView) and view.item.role == "user" and view.item.key < first)
         await wait_until(pilot, lambda: in_view(transcript, transcript.views[before]), what="scrolled to it")
+
+
+async def test_ctrl_home_goes_to_the_start_of_the_session_with_the_views_bounded(tmp_path: Path) -> None:
+    """Ctrl+Home at the top shows the session's first messages in one press (not 100 more
+    a press), in a window of at most MAX_VIEWS views: Page Down at its foot brings the
+    next ones and drops the first, Ctrl+End goes back to the newest and follows them."""
+    from widgets.transcript import START_VIEWS
+
+    fake = long_session(tmp_path)
+    async with fake.app().run_test(size=(100, 30)) as pilot:
+        transcript = await loaded(pilot, fake)
+        await pilot.press("ctrl+home")  # the top of what is shown
+        await wait_until(pilot, lambda: transcript.scroll_y == 0, what="the top of the views")
+        await pilot.press("ctrl+home")  # the start of the session
+        await wait_until(pilot, lambda: user_view(transcript, 0) is not None, what="the first question")
+        assert transcript.hidden_before == 0 and len(transcript.views) == START_VIEWS
+        assert transcript.hidden_after == TURNS * 4 - START_VIEWS and not transcript.following
+        await wait_until(pilot, lambda: in_view(transcript, user_view(transcript, 0)), what="the first question in view")
+        fake.inject({"type": "message_end", "message": {**COMMON, "role": "assistant", "stopReason": "stop",
+                                                        "timestamp": 1795952999001,
+                                                        "content": [{"type": "text", "text": "Meanwhile."}]}})
+        await wait_until(pilot, lambda: transcript.hidden_after == TURNS * 4 - START_VIEWS + 1, what="new output, waiting below")
+        assert len(transcript.views) == START_VIEWS and transcript.new_output.display, "not mounted, but said"
+        for _ in range(MAX_VIEWS // 100 + 1):  # down through the window, a page at its foot bringing more
+            await pilot.pause()  # the last page's scroll to its first message is done after a refresh
+
+            def at_foot() -> bool:
+                transcript.scroll_end(animate=False, immediate=True)
+                return transcript.scroll_y >= transcript.max_scroll_y > 0
+
+            await wait_until(pilot, at_foot, what="the foot")
+            shown = transcript.hidden_after
+            await pilot.press("pagedown")
+            await wait_until(pilot, lambda: transcript.hidden_after < shown, what="the next messages")
+            assert len(transcript.views) <= MAX_VIEWS
+        assert transcript.hidden_before > 0, "the first ones dropped"
+        await pilot.press("ctrl+end")
+        await wait_until(pilot, lambda: transcript.hidden_after == 0 and user_view(transcript, TURNS - 1) is not None,
+                         what="the newest again")
+        assert "Meanwhile." in transcript_text(pilot.app)
+        await wait_until(pilot, lambda: transcript.following and transcript.scroll_y == transcript.max_scroll_y,
+                         what="following the end")
+        assert len(transcript.views) == MAX_VIEWS

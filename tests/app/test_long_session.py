@@ -112,8 +112,15 @@ async def test_two_thousand_messages_and_fifty_megabytes_of_tool_output(tmp_path
         await wait_until(pilot, lambda: transcript.max_scroll_y > 0, what="the transcript overflows")
         transcript.scroll_home(animate=False)  # applied after the next refresh
         await wait_until(pilot, lambda: transcript.scroll_y == 0, what="the transcript scrolls home")
-        await pilot.press("ctrl+home")  # load earlier messages on request
-        await wait_until(pilot, lambda: len(transcript.views) > MAX_VIEWS, timeout=60, what="earlier messages")
+        await pilot.press("ctrl+home")  # the session's first messages instead of the newest: still bounded
+        await wait_until(pilot, lambda: transcript.hidden_before == 0 and transcript.hidden_after > 0, timeout=60,
+                         what="the start of the session")
+        assert len(transcript.views) <= MAX_VIEWS
+        await pilot.press("ctrl+end")  # back to the newest
+        await wait_until(pilot, lambda: not transcript.hidden_after and transcript.view_for_tool(f"call_{TURNS - 1}"),
+                         timeout=60, what="the newest messages again")
+        last = transcript.view_for_tool(f"call_{TURNS - 1}")
+        assert last is not None
 
         last.scroll_visible(animate=False)  # applied after the next refresh
         await wait_until(pilot, lambda: shown_at_its_corner(app, last), what="the tool call in view")

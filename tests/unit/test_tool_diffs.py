@@ -38,3 +38,58 @@ def test_changed_spans_mark_only_the_changed_words() -> None:
 def test_changed_spans_keep_shared_indent_out() -> None:
     old_spans, new_spans = changed_spans("  x = 1", "    x = 1")
     assert all(start >= 2 for start, _ in old_spans + new_spans)
+
+
+def _minified(count: int, renamed: int | None = None) -> str:
+    return "".join(f"var {'renamed' if i == renamed else 'v'}{i}=f(a{i % 7},\"s{i}\");" for i in range(count))
+
+
+def test_a_one_token_change_in_a_huge_line_diffs_only_that_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The common start and end of the lines are set aside before the word diff: one
+    changed identifier in a 200 KB minified line compares a few words, not 40,000."""
+    import protocol.tool_diffs as tool_diffs
+
+    sizes: list[tuple[int, int]] = []
+
+    class Recording(tool_diffs.SequenceMatcher):  # type: ignore[misc]
+        def __init__(self, junk: object, a: list[str], b: list[str], autojunk: bool = True) -> None:
+            sizes.append((len(a), len(b)))
+            assert len(a) * len(b) <= 4, f"a word diff of {len(a)} by {len(b)} words"
+            super().__init__(junk, a, b, autojunk=autojunk)
+
+    monkeypatch.setattr(tool_diffs, "SequenceMatcher", Recording)
+    old, new = _minified(9000), _minified(9000, renamed=4500)
+    assert len(old) > 200_000
+    old_spans, new_spans = changed_spans(old, new)
+    assert [old[s:e] for s, e in old_spans] == ["v4500"]
+    assert [new[s:e] for s, e in new_spans] == ["renamed4500"]
+    assert sizes
+
+
+def test_a_changed_region_over_the_budget_is_marked_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More word pairs than WORD_DIFF_BUDGET are not diffed word by word: each side's
+    changed region is one range, without the spaces at its ends."""
+    import protocol.tool_diffs as tool_diffs
+
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("no word diff over the budget")
+
+    words = [f"w{i}" for i in range(600)]
+    old, new = "  x = " + " ".join(words) + " ;", "  x = " + " ".join(reversed(words)) + " ;"
+    monkeypatch.setattr(tool_diffs, "SequenceMatcher", refuse)
+    old_spans, new_spans = changed_spans(old, new)
+    assert [old[s:e] for s, e in old_spans] == [" ".join(words)]
+    assert [new[s:e] for s, e in new_spans] == [" ".join(reversed(words))]
+
+
+@pytest.mark.parametrize(("old", "new", "removed", "added"), [
+    ("call(old_name, b)", "call(new_name, b)", ["old_name"], ["new_name"]),
+    ("a = 1", "a = 12", ["1"], ["12"]),
+    ("x  y", "x y", [], []),
+    ("same", "same", [], []),
+    ("", "added", [], ["added"]),
+])
+def test_changed_spans_widen_to_whole_words(old: str, new: str, removed: list[str], added: list[str]) -> None:
+    old_spans, new_spans = changed_spans(old, new)
+    assert [old[s:e] for s, e in old_spans] == removed
+    assert [new[s:e] for s, e in new_spans] == added
