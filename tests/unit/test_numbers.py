@@ -8,12 +8,12 @@ import pytest
 
 from app.keybindings import textual_key
 from app.run_alerts import notify_setting
-from protocol.file_changes import Change
+from protocol.file_changes import Change, FileChanges
 from protocol.numbers import is_digits, parse_float, parse_int
 from protocol.pi_themes import colorfgbg_appearance
 from protocol.messages import ToolResult
 from protocol.session_model import ToolRun
-from widgets.changes_screen import change_rows
+from widgets.changes_screen import diff_rows
 from widgets.tool_kinds import BashKind, Call
 
 HUGE = "9" * 5000  # more digits than int() takes (4,300)
@@ -45,9 +45,9 @@ def test_parse_float_reads_and_checks_its_range() -> None:
 
 def test_a_hunk_header_of_five_thousand_digits_is_shown_without_numbers() -> None:
     change = Change("call_1", "edit", (f"@@ -{HUGE},2 +{HUGE},2 @@", " same", "-old", "+new"), 1, 1)
-    rows = change_rows(change, 0)
-    assert [row.kind for row in rows] == ["change", "hunk", " ", "-", "+"]
-    assert all(row.number is None for row in rows[2:])
+    rows = diff_rows([FileChanges("a.py", [change])])[:]
+    assert [row.kind for row in rows] == ["file", "change", "hunk", " ", "-", "+"]
+    assert all(row.number is None for row in rows[3:])
 
 
 def test_an_exit_code_of_five_thousand_digits_is_no_code() -> None:
