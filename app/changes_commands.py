@@ -1,16 +1,45 @@
 """`/diff` (F9): the Changes view, the files this session changed through pi's `edit` and
-`write` tools with their diffs; Enter on a change shows its tool call in the transcript."""
+`write` tools with their diffs; Enter on a change shows its tool call in the transcript;
+`r`/`R` revert a hunk or a file (app/file_reverts.py), and when the view closes, the
+prompt editor holds a note to pi of what was reverted, for the user to finish and send."""
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
+from app.checkpoint_launch import checkpoint_root
 from app.command_context import CommandContext, SlashCommand
+from app.file_reverts import FileReverts
+from protocol.checkpoints import CheckpointStore
 from protocol.file_changes import file_changes
-from widgets.changes_screen import ChangesScreen
+from widgets.changes_screen import ChangesScreen, revert_change
+
+_reverts: WeakKeyDictionary[CommandContext, FileReverts] = WeakKeyDictionary()  # one per app: `u` across openings
+
+
+def reverts_of(ctx: CommandContext) -> FileReverts:
+    if ctx not in _reverts:
+        def store() -> CheckpointStore | None:
+            root, state = checkpoint_root(ctx.config), ctx.session.state
+            return CheckpointStore(root, state.session_id) if root is not None and state is not None else None
+        _reverts[ctx] = FileReverts(store, lambda: ctx.cwd)
+    return _reverts[ctx]
 
 
 async def diff_command(ctx: CommandContext, args: str) -> None:
     files = file_changes(ctx.session.tool_runs(), str(ctx.cwd))
-    tool_call_id = await ctx.ask(ChangesScreen(files, copy=ctx.copy))
+    reverts = reverts_of(ctx) if ctx.config.remote is None else None
+    if reverts is not None:
+        by_path = {file.path: file for file in files}
+        for number, done in enumerate(reverts.done, 1):
+            if (file := by_path.get(done.plan.label)) is not None:
+                file.changes.append(revert_change(done.plan, number))
+    why_not = f"pi runs on {ctx.config.remote}: pideck reverts files on this machine only"
+    since = len(reverts.done) if reverts is not None else 0
+    tool_call_id = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, why_not=why_not))
+    if reverts is not None and (note := reverts.note(since)):
+        editor = ctx.editor
+        editor.load(f"{editor.text.rstrip()}\n\n{note}" if editor.text.strip() else note)
     if tool_call_id:
         await ctx.show_tool_call(tool_call_id)
 
@@ -19,7 +48,7 @@ COMMANDS = (
     SlashCommand(
         "diff",
         "The files this session changed through edit and write, with their diffs (F9); "
-        "c copies a file's patch, Enter goes to the tool call",
+        "c copies a file's patch, r/R revert a hunk/file, u undoes, Enter goes to the tool call",
         diff_command,
     ),
 )

@@ -48,6 +48,7 @@ from app.slash_commands import REGISTRY
 from app.command_context import CommandContext
 from app.crash_recovery import CrashRecovery
 from app.dim_filter import use_safe_dim_filter
+from app.checkpoint_launch import with_checkpoints
 from app.early_start import pi_client
 from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.commands import ExtensionUIResponse, GetCommands, GetMessages, GetSessionStats, GetState
@@ -92,6 +93,8 @@ class PideckApp(App[int]):
         install_alt_keys()
         install_alt_arrows()
         install_hangup_guards()
+        if client is None:
+            config = with_checkpoints(config)
         self.config = config
         self.session = SessionModel()
         self.cwd = Path(config.cwd)

@@ -7,7 +7,7 @@ context). A write is the file's new content, all added, or its diff against what
 last write of the same file in this session wrote, when nothing changed it since. Failed
 and unfinished runs are left out; files changed by `bash` commands cannot be seen here.
 Changes are kept as hunk lines (`@@ …`, `+…`, `-…`, ` …`, `\\ No newline…`), without
-file headers: `FileChanges.patch` writes one header per change, with the file's path.
+file headers; protocol/reverts.py makes one patch of a file's changes.
 """
 
 from __future__ import annotations
@@ -49,16 +49,6 @@ class FileChanges:
     @property
     def removed(self) -> int:
         return sum(change.removed for change in self.changes)
-
-    def patch(self) -> str:
-        """The changes that are patches, one after another, each under its own file
-        headers (to apply in order, e.g. `patch -p0`)."""
-        parts = []
-        for change in self.changes:
-            if change.patch and change.lines:
-                old = "/dev/null" if change.created else self.path
-                parts.append("\n".join((f"--- {old}", f"+++ {self.path}", *change.lines)) + "\n")
-        return "".join(parts)
 
 
 def display_path(path: str, cwd: str) -> str:

@@ -3,8 +3,10 @@
 
 The diff view draws only the rows in view, so a session of large diffs opens at once.
 Up/Down move its cursor, Enter on a change's rows closes the screen with that change's
-tool call id (the caller jumps to it in the transcript); `c` copies the file's combined
-patch. Paths and file text are data: cleaned and drawn as plain text.
+tool call id (the caller jumps to it in the transcript); `c` copies the file's patch
+(from before the session to now). `r` reverts the hunk under the cursor, `R` the whole
+file, each after asking (widgets/revert_dialog.py); `u` undoes the last revert. A revert
+shows as a change of its own. Paths and file text are data: cleaned, drawn as plain text.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from rich.segment import Segment
 from rich.style import Style
@@ -29,14 +32,17 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from protocol.file_changes import Change, FileChanges
+from protocol.reverts import Hunk, NotExact, Plan, hunks
 from widgets import palette
 from widgets.key_footer import KeyFooter
+from widgets.revert_dialog import RevertDialog
 from widgets.safe_text import clean
 
 BASH_NOTE = "Files changed by bash commands are not shown: only edit and write calls."
 EMPTY = "Nothing was changed through edit or write in this session yet."
 PATH_CHARS = 40  # a longer path loses its start in the list of files
 
+REVERT = "revert"  # the tool name of a change pideck made: a revert
 FILE, CHANGE, NOTE, HUNK, ADDED, REMOVED, CONTEXT, GAP = "file", "change", "note", "hunk", "+", "-", " ", "gap"
 _HUNK = re.compile(r"@@ -(\d+)(?:,\d+)? \+(\d+)")
 
@@ -48,6 +54,7 @@ class Row:
     file: int  # index of its file
     call_id: str  # the tool call of its change (a file's title: its latest change)
     number: int | None = None  # the line's number in the file (the old file's for a removed line)
+    hunk: int = -1  # which hunk of its change it is in (-1: none, e.g. the change's header)
 
 
 def counts(added: int, removed: int) -> Text:
@@ -65,18 +72,20 @@ def change_rows(change: Change, file: int) -> list[Row]:
     if change.note:
         rows.append(Row(NOTE, change.note, file, change.tool_call_id))
     old = new = 0
+    hunk = -1
     for line in change.lines:
         kind, text = line[:1], line[1:]
         if line.startswith("@@"):
             if match := _HUNK.match(line):
                 old, new = int(match[1]), int(match[2])
-            rows.append(Row(HUNK, line, file, change.tool_call_id))
+            hunk += 1
+            rows.append(Row(HUNK, line, file, change.tool_call_id, hunk=hunk))
         elif kind in (ADDED, REMOVED, CONTEXT):
             number = old if kind == REMOVED else new
-            rows.append(Row(kind, text, file, change.tool_call_id, number or None))
+            rows.append(Row(kind, text, file, change.tool_call_id, number or None, hunk))
             old, new = old + (kind != ADDED), new + (kind != REMOVED)
         else:  # "\ No newline at end of file"
-            rows.append(Row(NOTE, line, file, change.tool_call_id))
+            rows.append(Row(NOTE, line, file, change.tool_call_id, hunk=hunk))
     return rows
 
 
@@ -115,9 +124,14 @@ class DiffView(ScrollView, can_focus=True):
 
     def __init__(self, files: list[FileChanges], **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.cursor = 0
+        self.set_files(files)
+
+    def set_files(self, files: list[FileChanges]) -> None:
+        """Show `files` (again, after a revert), the cursor kept on its row number."""
         self.files = files
         self.rows = diff_rows(files)
-        self.cursor = 0
+        self.cursor = min(self.cursor, max(0, len(self.rows) - 1))
         self._starts = {row.file: index for index, row in reversed(list(enumerate(self.rows)))}
         self._changes = {change.tool_call_id: change for file in files for change in file.changes}
         number = max((row.number or 0 for row in self.rows), default=0)
@@ -126,6 +140,7 @@ class DiffView(ScrollView, can_focus=True):
         self.virtual_size = Size(width, len(self.rows))
         self._strips: dict[tuple[int, bool], Strip] = {}  # rows drawn, by index and cursor, while the styles last
         self._styles: tuple[int, Style, Style] | None = None  # palette generation, base and cursor styles
+        self.refresh()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -168,7 +183,8 @@ class DiffView(ScrollView, can_focus=True):
                                  (f" · {_plural(len(file.changes), 'change')}", palette.style("muted")))
         if kind == CHANGE:
             change = self._changes[row.call_id]
-            what = "new content" if change.created else ("its diff" if change.tool == "write" else "")
+            what = ("new content" if change.created else "its diff" if change.tool == "write"
+                    else "by pideck, u undoes the last" if change.tool == REVERT else "")
             return Text.assemble("  ", (change.tool, palette.style("toolTitle")), " ", counts(change.added, change.removed),
                                  (f" · {what}" if what else "", palette.style("muted")))
         if kind == HUNK:
@@ -213,29 +229,50 @@ class DiffView(ScrollView, can_focus=True):
         self.move_to(self.scroll_offset.y + event.y)
 
 
+class Reverts(Protocol):
+    """What the view reverts through (app/file_reverts.py)."""
+
+    def patch(self, file: FileChanges) -> tuple[str, str]: ...
+    def plan_file(self, file: FileChanges) -> Plan: ...
+    def plan_hunk(self, file: FileChanges, change: Change, hunk: Hunk) -> Plan: ...
+    def apply(self, plan: Plan) -> None: ...
+    def undo(self) -> Plan: ...
+
+
+def revert_change(plan: Plan, number: int) -> Change:
+    """A revert as a change of the file, shown after pi's."""
+    lines = tuple(plan.lines)
+    return Change(f"pideck-revert-{number}", REVERT, lines, sum(1 for line in lines if line.startswith("+")),
+                  sum(1 for line in lines if line.startswith("-")))
+
+
 class ChangesScreen(Screen[str | None]):
-    """Dismissed with the tool call id to show in the transcript, or None."""
+    """Dismissed with the tool call id to show in the transcript, or None. `reverts` None:
+    reverting is not offered (`why_not` says why)."""
 
     CSS_PATH = "changes_screen.tcss"
     BINDINGS = [
         Binding("escape,q", "dismiss(None)", "Close"),
         Binding("c", "copy_patch", "Copy patch", tooltip="Copy the file's changes as one patch (OSC 52)"),
+        Binding("r", "revert_hunk", "Revert hunk", tooltip="Put the hunk under the cursor back as it was, after asking"),
+        Binding("R", "revert_file", "Revert file",
+                tooltip="Put the whole file back as it was before this session changed it, after asking"),
+        Binding("u", "undo", "Undo revert", tooltip="Undo the last revert"),
     ]
 
-    def __init__(self, files: list[FileChanges], copy: Callable[[str], None]) -> None:
+    def __init__(self, files: list[FileChanges], copy: Callable[[str], None], reverts: Reverts | None = None,
+                 why_not: str = "") -> None:
         super().__init__()
         self.files = files
         self._copy = copy
+        self.reverts = reverts
+        self.why_not = why_not
+        self._reverted = 0
 
     def compose(self) -> ComposeResult:
         files = self.files
-        title = Text("Changes", "bold")
-        if files:
-            changes = sum(len(file.changes) for file in files)
-            title.append(f"   {_plural(len(files), 'file')} · {_plural(changes, 'change')} · ")
-            title.append_text(counts(sum(f.added for f in files), sum(f.removed for f in files)))
         with Vertical(id="changes"):
-            yield Static(title, id="changes-title")
+            yield Static(self._title(), id="changes-title")
             if files:
                 with Horizontal(id="changes-body"):
                     yield OptionList(*(self._option(file) for file in files), id="changes-files")
@@ -244,6 +281,15 @@ class ChangesScreen(Screen[str | None]):
                 yield Static(EMPTY, id="changes-empty")
             yield Static(BASH_NOTE, id="changes-note")
         yield KeyFooter()
+
+    def _title(self) -> Text:
+        files = self.files
+        title = Text("Changes", "bold")
+        if files:
+            changes = sum(len(file.changes) for file in files)
+            title.append(f"   {_plural(len(files), 'file')} · {_plural(changes, 'change')} · ")
+            title.append_text(counts(sum(f.added for f in files), sum(f.removed for f in files)))
+        return title
 
     @staticmethod
     def _option(file: FileChanges) -> Option:
@@ -275,7 +321,8 @@ class ChangesScreen(Screen[str | None]):
 
     @on(DiffView.Jump)
     def _jump(self, event: DiffView.Jump) -> None:
-        self.dismiss(event.tool_call_id)
+        if not event.tool_call_id.startswith("pideck-revert-"):
+            self.dismiss(event.tool_call_id)
 
     def selected(self) -> FileChanges | None:
         """The file of the diff's cursor (which the list follows)."""
@@ -289,14 +336,103 @@ class ChangesScreen(Screen[str | None]):
         if file is None:
             self.notify("There is nothing to copy yet.", title="/diff", markup=False)
             return
-        patch = file.patch()
-        if not patch:
-            self.notify(f"pi sent no patch for the changes of {clean(file.path)}.", title="/diff",
+        if self.reverts is None:
+            self.notify(f"Cannot copy {clean(file.path)}'s patch: {self.why_not}", title="/diff",
                         severity="warning", markup=False)
             return
+        patch, note = self.reverts.patch(file)
+        if not patch:
+            self.notify(clean(note) or f"{clean(file.path)} holds what it held before this session: no patch.",
+                        title="/diff", severity="warning", markup=False)
+            return
         self._copy(patch)
-        copied = [change for change in file.changes if change.patch and change.lines]
-        left_out = len(file.changes) - len(copied)
-        note = f" ({_plural(left_out, 'change')} without a patch left out)" if left_out else ""
-        self.notify(f"Copied the patch of {clean(file.path)}: {_plural(len(copied), 'change')}, "
-                    f"+{sum(c.added for c in copied)} −{sum(c.removed for c in copied)}{note}.", title="/diff", markup=False)
+        added = sum(1 for line in patch.split("\n") if line.startswith("+") and not line.startswith("+++ "))
+        removed = sum(1 for line in patch.split("\n") if line.startswith("-") and not line.startswith("--- "))
+        self.notify(f"Copied the patch of {clean(file.path)}, from before this session to now: "
+                    f"+{added} −{removed}{clean(note)}.", title="/diff", markup=False)
+
+    # --- reverts ---------------------------------------------------------------------------
+
+    def _can_revert(self) -> FileChanges | None:
+        file = self.selected()
+        if file is None:
+            self.notify("There is nothing to revert.", title="/diff", markup=False)
+        elif self.reverts is None:
+            self.notify(f"Cannot revert: {self.why_not}", title="/diff", severity="warning", markup=False)
+            return None
+        return file
+
+    def action_revert_file(self) -> None:
+        if (file := self._can_revert()) is not None and self.reverts is not None:
+            self._ask(file, self.reverts.plan_file(file))
+
+    def action_revert_hunk(self) -> None:
+        if (file := self._can_revert()) is None or self.reverts is None:
+            return
+        view = self.query_one(DiffView)
+        row = view.row
+        change = view._changes.get(row.call_id) if row is not None else None
+        if change is None or not change.patch:
+            self.notify("pi sent no patch for this change: R reverts the whole file.", title="/diff",
+                        severity="warning", markup=False)
+            return
+        try:
+            found = hunks(change.lines)
+        except NotExact as exc:
+            self.notify(f"Cannot revert this change: {exc}", title="/diff", severity="warning", markup=False)
+            return
+        index = row.hunk if row is not None and row.hunk >= 0 else (0 if len(found) == 1 else -1)
+        if not 0 <= index < len(found):
+            self.notify("Put the cursor on a hunk to revert (R reverts the whole file).", title="/diff", markup=False)
+            return
+        self._ask(file, self.reverts.plan_hunk(file, change, found[index]))
+
+    def _ask(self, file: FileChanges, plan: Plan) -> None:
+        if plan.problem:
+            self.notify(f"{clean(plan.label)} cannot be reverted exactly: {clean(plan.problem)}. Nothing was written.",
+                        title="/diff", severity="warning", markup=False)
+            return
+        if not plan.lines:
+            self.notify(f"{clean(plan.label)} already holds what the revert would write.", title="/diff", markup=False)
+            return
+
+        def answered(write: bool | None) -> None:
+            if write and self.reverts is not None:
+                try:
+                    self.reverts.apply(plan)
+                except OSError as exc:
+                    self.notify(f"Cannot write {clean(plan.label)}: {exc.strerror or exc}", title="/diff",
+                                severity="error", markup=False)
+                    return
+                self._reverted += 1
+                file.changes.append(revert_change(plan, self._reverted))
+                self._show_files()
+                self.notify(f"Reverted {plan.what} of {clean(plan.label)}; u undoes it.", title="/diff", markup=False)
+
+        self.app.push_screen(RevertDialog(plan), answered)
+
+    def action_undo(self) -> None:
+        if self.reverts is None:
+            self.notify(f"Cannot revert: {self.why_not}", title="/diff", severity="warning", markup=False)
+            return
+        try:
+            plan = self.reverts.undo()
+        except ValueError as exc:
+            self.notify(f"Nothing undone: {clean(str(exc))}.", title="/diff", severity="warning", markup=False)
+            return
+        for file in self.files:
+            if file.path == plan.label and file.changes and file.changes[-1].tool == REVERT:
+                file.changes.pop()
+                break
+        self._show_files()
+        self.notify(f"Undid the revert of {plan.what} of {clean(plan.label)}.", title="/diff", markup=False)
+
+    def _show_files(self) -> None:
+        view = self.query_one(DiffView)
+        view.set_files(self.files)
+        options = self.query_one(OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
+        options.add_options([self._option(file) for file in self.files])
+        options.highlighted = highlighted
+        self.query_one("#changes-title", Static).update(self._title())

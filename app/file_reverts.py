@@ -1,0 +1,190 @@
+"""The Changes view's reverts on this machine's files: a hunk or a whole file put back as it
+was before the session's change (from pideck's checkpoints, protocol/checkpoints.py), the
+last revert undone, a file's changes as one patch, and the note to pi of what was reverted.
+
+Nothing is written over a file that no longer holds what pi (or the last revert) left in
+it unless the user chose so after seeing the three versions; a revert that cannot be
+exact writes nothing. Writes go to a temporary file renamed over the old one (mode kept).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from protocol.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore
+from protocol.file_changes import Change, FileChanges
+from protocol.reverts import Hunk, NotExact, Plan, file_patch, file_plan, hunk_plan, replay
+
+UNKNOWN = object()  # a version pideck has no copy of
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    plan: Plan
+    note: str  # the line of the note to pi
+
+
+def read_file(path: str) -> bytes | None:
+    """The file's bytes; None when there is none. OSError when it cannot be read (or is too big)."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_BLOB)
+            if file.read(1):
+                raise OSError(f"{path} is larger than {MAX_BLOB // 1024 // 1024} MiB")
+            return data
+    except FileNotFoundError:
+        return None
+
+
+def write_file(path: str, data: bytes | None) -> None:
+    """Put `data` in `path` (None: remove it), through a temporary file in the same folder."""
+    if data is None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        return
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".pideck-revert-")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+class FileReverts:
+    """Reverts of one pideck: `store()` gives the session's checkpoints (None without them),
+    `cwd()` pi's working directory."""
+
+    def __init__(self, store: Callable[[], CheckpointStore | None], cwd: Callable[[], Path]) -> None:
+        self._store, self._cwd = store, cwd
+        self.done: list[Done] = []  # reverts written, the latest last (`u` undoes it)
+        self._left: dict[str, bytes | None] = {}  # what the last revert left in a file, by path
+
+    def _checkpoint(self, change: Change) -> Checkpoint | None:
+        store = self._store()
+        return store.get(change.tool_call_id) if store is not None else None
+
+    def _bytes(self, version: object) -> object:
+        store = self._store()
+        if store is None or version is None:
+            return UNKNOWN
+        if version.absent:  # type: ignore[attr-defined]
+            return None
+        data = store.read(version)  # type: ignore[arg-type]
+        return UNKNOWN if data is None else data
+
+    def path(self, file: FileChanges) -> str:
+        first = self._checkpoint(file.changes[0])
+        return first.path if first is not None else os.path.join(self._cwd(), file.path)
+
+    def before(self, file: FileChanges) -> object:
+        """What the file held before the session first changed it (None: no file; UNKNOWN)."""
+        first = self._checkpoint(file.changes[0])
+        return self._bytes(first.before) if first is not None else UNKNOWN
+
+    def expected(self, file: FileChanges, path: str) -> object:
+        """What the file should hold now: what the last revert or pi's last change left."""
+        if path in self._left:
+            return self._left[path]
+        last = self._checkpoint(file.changes[-1])
+        return self._bytes(last.after) if last is not None else UNKNOWN
+
+    def patch(self, file: FileChanges) -> tuple[str, str]:
+        """The file's changes as one patch, from before the session to now, and a note."""
+        path = self.path(file)
+        try:
+            now = read_file(path)
+        except OSError as exc:
+            return "", f"cannot read {file.path}: {exc.strerror or exc}"
+        before, note = self.before(file), ""
+        if before is UNKNOWN:
+            try:
+                replayed = replay(file.changes, now)
+            except NotExact as exc:
+                return "", f"pideck cannot tell what {file.path} held before this session: {exc}"
+            before = replayed.before
+            if replayed.assumed_new:
+                note = " (taken as a new file: pideck has no copy of what it held before)"
+        return file_patch(file.path, before, now), note  # type: ignore[arg-type]
+
+    def plan_file(self, file: FileChanges) -> Plan:
+        path = self.path(file)
+        before = self.before(file)
+        try:
+            now = read_file(path)
+        except OSError as exc:
+            return Plan(path, file.path, "the whole file", None, None, problem=f"cannot read it: {exc}")
+        if before is UNKNOWN:
+            first = self._checkpoint(file.changes[0])
+            why = (f"pideck has no copy of what it held before pi's {file.changes[0].tool} "
+                   f"({first.before.skipped})" if first is not None and first.before.skipped
+                   else f"pideck never saw what it held before pi's {file.changes[0].tool}")
+            return Plan(path, file.path, "the whole file", now, now, problem=why)
+        expected = self.expected(file, path)
+        return file_plan(file.path, path, before, now if expected is UNKNOWN else expected, now)  # type: ignore[arg-type]
+
+    def plan_hunk(self, file: FileChanges, change: Change, hunk: Hunk) -> Plan:
+        if change.created and change is file.changes[0]:
+            plan = self.plan_file(file)  # a file the session wrote first: its one hunk is all of it
+            return plan
+        path = self.path(file)
+        try:
+            now = read_file(path)
+        except OSError as exc:
+            return Plan(path, file.path, "a hunk", None, None, problem=f"cannot read it: {exc}")
+        expected = self.expected(file, path)
+        return hunk_plan(file.path, path, hunk, None if expected is UNKNOWN else expected, now)  # type: ignore[arg-type]
+
+    def apply(self, plan: Plan) -> None:
+        """Write what `plan` says; OSError when it cannot be written."""
+        write_file(plan.path, plan.new)
+        self._left[plan.path] = plan.new
+        if plan.what == "the whole file":
+            note = (f"- {plan.label}: removed (the file this session created)" if plan.new is None
+                    else f"- {plan.label}: the whole file, back to what it held before this session")
+        else:
+            note = f"- {plan.label}, {plan.what}: one change undone"
+        self.done.append(Done(plan, note))
+
+    def undo(self) -> Plan:
+        """Undo the latest revert; ValueError (why) when the file changed since it."""
+        if not self.done:
+            raise ValueError("there is no revert to undo")
+        plan = self.done[-1].plan
+        try:
+            now = read_file(plan.path)
+        except OSError as exc:
+            raise ValueError(f"cannot read {plan.label}: {exc.strerror or exc}") from None
+        if now != plan.new:
+            raise ValueError(f"{plan.label} changed since the revert: it is left as it is")
+        write_file(plan.path, plan.old)
+        self.done.pop()
+        self._left[plan.path] = plan.old
+        return plan
+
+    def note(self, since: int) -> str:
+        """The message to pi naming the reverts done after the first `since`; "" for none."""
+        lines = [done.note for done in self.done[since:]]
+        if not lines:
+            return ""
+        return "I reverted these changes of yours:\n" + "\n".join(lines) + "\nWhy: "
