@@ -31,12 +31,15 @@ class Hunk:
     old: tuple[str, ...]  # lines with their ends ("\n"; the last may have none)
     new: tuple[str, ...]
     index: int  # its place among its change's lines (of the `@@` line)
+    lead: int = 0  # lines of context before its first change
+    trail: int = 0  # and after its last
 
     @property
     def new_lines(self) -> tuple[int, int]:
-        """The first and last line of the file the hunk's changed lines were written to
-        (the line after, for a hunk that only removed)."""
-        return self.new_start, self.new_start + max(len(self.new), 1) - 1
+        """The first and last line the hunk changed, as the change left the file (a removal
+        counts as the line after it)."""
+        first = max(self.new_start, 1) + self.lead
+        return first, max(first, self.new_start + len(self.new) - 1 - self.trail)
 
 
 def hunks(lines: Sequence[str]) -> list[Hunk]:
@@ -47,10 +50,18 @@ def hunks(lines: Sequence[str]) -> list[Hunk]:
     new: list[str] = []
     at = 0
     last: list[list[str]] = []  # the sides the previous line went to
+    marks: list[str] = []
 
     def close() -> None:
         if header is not None:
-            found.append(Hunk(int(header[1]), int(header[3]), tuple(old), tuple(new), at))
+            changed, line = [], 0  # where, on the new side, each changed line is (a removed one: before the next)
+            for mark in marks:
+                if mark != " ":
+                    changed.append(min(line, max(len(new) - 1, 0)))
+                line += mark != "-"
+            lead = min(changed) if changed else 0
+            trail = max(len(new) - 1 - max(changed), 0) if changed else 0
+            found.append(Hunk(int(header[1]), int(header[3]), tuple(old), tuple(new), at, lead, trail))
 
     for index, line in enumerate(lines):
         if line.startswith("@@"):
@@ -58,7 +69,7 @@ def hunks(lines: Sequence[str]) -> list[Hunk]:
             header = _HEADER.match(line)
             if header is None:
                 raise NotExact(f"not a hunk header: {line[:80]}")
-            old, new, at, last = [], [], index, []
+            old, new, at, last, marks = [], [], index, [], []
         elif header is None:
             raise NotExact("lines before the first hunk")
         elif line == NO_NEWLINE:
@@ -66,6 +77,7 @@ def hunks(lines: Sequence[str]) -> list[Hunk]:
                 side[-1] = side[-1].removesuffix("\n")
         else:
             mark, text = line[:1], line[1:] + "\n"
+            marks.append(mark)
             last = [old] if mark == "-" else [new] if mark == "+" else [old, new]
             for side in last:
                 side.append(text)

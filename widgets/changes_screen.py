@@ -407,7 +407,8 @@ class ChangesScreen(Screen[str | None]):
                 self._reverted += 1
                 file.changes.append(revert_change(plan, self._reverted))
                 self._show_files()
-                self.notify(f"Reverted {plan.what} of {clean(plan.label)}; u undoes it.", title="/diff", markup=False)
+                self.notify(f"Reverted {clean(plan.label)} ({'removed' if plan.new is None else plan.what}); u undoes it.",
+                            title="/diff", markup=False)
 
         self.app.push_screen(RevertDialog(plan), answered)
 
@@ -425,7 +426,7 @@ class ChangesScreen(Screen[str | None]):
                 file.changes.pop()
                 break
         self._show_files()
-        self.notify(f"Undid the revert of {plan.what} of {clean(plan.label)}.", title="/diff", markup=False)
+        self.notify(f"Undid the revert of {clean(plan.label)} ({plan.what}).", title="/diff", markup=False)
 
     def _show_files(self) -> None:
         view = self.query_one(DiffView)

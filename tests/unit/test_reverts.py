@@ -19,7 +19,8 @@ AFTER = BEFORE.replace("line 2\n", "LINE 2\n").replace("line 17\n", "LINE 17\n")
 
 def test_a_two_hunk_patch_applies_and_each_hunk_reverses_alone() -> None:
     found = hunks(TWO_HUNKS)
-    assert [(h.old_start, h.new_start, h.new_lines) for h in found] == [(1, 1, (1, 4)), (15, 15, (15, 18))]
+    assert [(h.old_start, h.new_start, h.new_lines) for h in found] == [(1, 1, (2, 2)), (15, 15, (17, 17))]
+    assert hunks(("@@ -3,4 +3,5 @@", " a", "+b", "+c", " d", " e", "-f"))[0].new_lines == (4, 7)
     assert apply(BEFORE, found) == AFTER
     assert apply(AFTER, found, reverse=True) == BEFORE
     assert apply(AFTER, found[1:], reverse=True) == BEFORE.replace("line 2\n", "LINE 2\n")
@@ -77,6 +78,6 @@ def test_a_file_that_changed_since_pi_left_it_is_a_conflict_with_its_three_versi
     edited = AFTER.replace("line 10", "user's line").encode()
     plan = hunk_plan("a", "/p/a", hunk, AFTER.encode(), edited)
     assert plan.conflict is not None and plan.new == edited.replace(b"LINE 2", b"line 2")
-    assert plan.what == "lines 1–4"
+    assert plan.what == "line 2"
     gone = hunk_plan("a", "/p/a", hunk, AFTER.encode(), AFTER.replace("LINE 2", "L2").encode())
     assert gone.problem and gone.new == gone.old
