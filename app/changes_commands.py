@@ -5,26 +5,10 @@ prompt editor holds a note to pi of what was reverted, for the user to finish an
 
 from __future__ import annotations
 
-from weakref import WeakKeyDictionary
-
-from app.checkpoint_launch import checkpoint_root
 from app.command_context import CommandContext, SlashCommand
-from app.file_reverts import FileReverts
-from protocol.checkpoints import CheckpointStore
+from app.file_reverts import reverts_of
 from protocol.file_changes import file_changes
 from widgets.changes_screen import ChangesScreen, revert_change
-
-_reverts: WeakKeyDictionary[CommandContext, FileReverts] = WeakKeyDictionary()  # one per app: `u` across openings
-
-
-def reverts_of(ctx: CommandContext) -> FileReverts:
-    if ctx not in _reverts:
-        def store() -> CheckpointStore | None:
-            root, state = checkpoint_root(ctx.config), ctx.session.state
-            return CheckpointStore(root, state.session_id) if root is not None and state is not None else None
-        _reverts[ctx] = FileReverts(store, lambda: ctx.cwd)
-    return _reverts[ctx]
-
 
 async def diff_command(ctx: CommandContext, args: str) -> None:
     files = file_changes(ctx.session.tool_runs(), str(ctx.cwd))

@@ -6,7 +6,8 @@
  * pideck loads it (`pi -e checkpoints.ts`) with PIDECK_CHECKPOINTS set to a directory under
  * its state directory, outside the project; without it this extension does nothing.
  * Layout, one folder per pi session:
- *   <root>/<session id>/session.json       {"sessionFile": ..., "cwd": ...} (for pruning)
+ *   <root>/<session id>/session.json       {"sessionFile", "cwd", "parent"} (pruning; a fork's
+ *       parent is the session it was forked from, whose checkpoints its earlier calls have)
  *   <root>/<session id>/calls/<sha256(tool call id)>.json
  *       {"v": 1, "tool", "path" (absolute), "before": V, "after": V}
  *       V: {"sha": hex, "size": n} | {"absent": true} | {"skipped": why}
@@ -64,6 +65,8 @@ export default function (pi: any) {
 	const root = process.env.PIDECK_CHECKPOINTS;
 	if (!root) return;
 	const pending = new Map<string, { file: string; record: Record<string, unknown> }>();
+	const shared = globalThis as { __pideckCheckpointsLeft?: string }; // outlives this instance: pi reloads extensions on a switch
+	let parent: string | null = null;
 
 	function sessionDir(ctx: any): string {
 		const dir = path.join(root as string, String(ctx.sessionManager.getSessionId()));
@@ -71,10 +74,26 @@ export default function (pi: any) {
 		fs.mkdirSync(path.join(dir, "blobs"), { recursive: true, mode: 0o700 });
 		const meta = path.join(dir, "session.json");
 		if (!fs.existsSync(meta)) {
-			writeAtomic(meta, JSON.stringify({ sessionFile: ctx.sessionManager.getSessionFile() ?? null, cwd: ctx.cwd }));
+			writeAtomic(meta, JSON.stringify({ sessionFile: ctx.sessionManager.getSessionFile() ?? null, cwd: ctx.cwd, parent }));
 		}
 		return dir;
 	}
+
+	pi.on("session_shutdown", async (_event: any, ctx: any) => {
+		shared.__pideckCheckpointsLeft = String(ctx.sessionManager.getSessionId());
+	});
+
+	pi.on("session_start", async (event: any, ctx: any) => {
+		parent = event.reason === "fork" ? (shared.__pideckCheckpointsLeft ?? null) : null;
+		if (parent === String(ctx.sessionManager.getSessionId())) parent = null;
+		if (parent) {
+			try {
+				sessionDir(ctx);
+			} catch {
+				// as below
+			}
+		}
+	});
 
 	pi.on("tool_call", async (event: any, ctx: any) => {
 		if (event.toolName !== "edit" && event.toolName !== "write") return;

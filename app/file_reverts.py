@@ -12,12 +12,15 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
+from app.checkpoint_launch import checkpoint_root
+from app.command_context import CommandContext
 from protocol.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore
-from protocol.file_changes import Change, FileChanges
+from protocol.file_changes import Change, FileChanges, display_path
 from protocol.reverts import Hunk, NotExact, Plan, file_patch, file_plan, hunk_plan, replay
 
 UNKNOWN = object()  # a version pideck has no copy of
@@ -71,6 +74,14 @@ def _umask() -> int:
     return mask
 
 
+@dataclass(frozen=True, slots=True)
+class Rewound:
+    """A rewind, to undo: the files it wrote and the session pi left for the fork."""
+
+    plans: list[Plan]
+    session_file: str | None
+
+
 class FileReverts:
     """Reverts of one pideck: `store()` gives the session's checkpoints (None without them),
     `cwd()` pi's working directory."""
@@ -79,6 +90,7 @@ class FileReverts:
         self._store, self._cwd = store, cwd
         self.done: list[Done] = []  # reverts written, the latest last (`u` undoes it)
         self._left: dict[str, bytes | None] = {}  # what the last revert left in a file, by path
+        self.rewound: Rewound | None = None  # the last rewind, while it can be undone
 
     def _checkpoint(self, change: Change) -> Checkpoint | None:
         store = self._store()
@@ -182,9 +194,90 @@ class FileReverts:
         self._left[plan.path] = plan.old
         return plan
 
+    def plan_calls(self, calls: Sequence[tuple[str, str]]) -> list[Plan]:
+        """Every file the calls (tool call id, the path pi was given) changed, put back as it
+        was before the first of them; a file without a checkpoint of each call cannot be."""
+        store, cwd = self._store(), str(self._cwd())
+        groups: dict[str, list[Checkpoint | None]] = {}
+        for call_id, given in calls:
+            checkpoint = store.get(call_id) if store is not None else None
+            path = checkpoint.path if checkpoint is not None else os.path.join(cwd, given)
+            groups.setdefault(os.path.normpath(path), []).append(checkpoint)
+        plans = []
+        for path, checkpoints in groups.items():
+            label = display_path(path, cwd)
+            try:
+                now = read_file(path)
+            except OSError as exc:
+                plans.append(Plan(path, label, "the whole file", None, None, problem=f"cannot read it: {exc}"))
+                continue
+            first, last = checkpoints[0], checkpoints[-1]
+            before = self._bytes(first.before) if first is not None else UNKNOWN
+            if before is UNKNOWN or any(checkpoint is None for checkpoint in checkpoints):
+                plans.append(Plan(path, label, "the whole file", now, now,
+                                  problem="pideck has no copy of what it held then"))
+                continue
+            expected = self._left[path] if path in self._left else self._bytes(last.after) if last is not None else UNKNOWN
+            plans.append(file_plan(label, path, before, now if expected is UNKNOWN else expected, now))  # type: ignore[arg-type]
+        return plans
+
+    def rewind(self, plans: Sequence[Plan], session_file: str | None) -> list[str]:
+        """Write the plans of a rewind (undoable once); what could not be written, and why."""
+        written, failed = [], []
+        for plan in plans:
+            try:
+                write_file(plan.path, plan.new)
+            except OSError as exc:
+                failed.append(f"{plan.label}: {exc.strerror or exc}")
+                continue
+            self._left[plan.path] = plan.new
+            written.append(plan)
+        self.rewound = Rewound(written, session_file)
+        return failed
+
+    def undo_rewind(self) -> tuple[Rewound, list[str]]:
+        """Put back the files of the last rewind; the rewind and the files left as they are
+        (changed since it). ValueError when there is none."""
+        rewound = self.rewound
+        if rewound is None:
+            raise ValueError("there is no rewind to undo")
+        self.rewound = None
+        left = []
+        for plan in rewound.plans:
+            try:
+                if read_file(plan.path) != plan.new:
+                    left.append(f"{plan.label} (changed since the rewind)")
+                    continue
+                write_file(plan.path, plan.old)
+            except OSError as exc:
+                left.append(f"{plan.label} ({exc.strerror or exc})")
+                continue
+            self._left[plan.path] = plan.old
+        return rewound, left
+
     def note(self, since: int) -> str:
         """The message to pi naming the reverts done after the first `since`; "" for none."""
         lines = [done.note for done in self.done[since:]]
         if not lines:
             return ""
         return "I reverted these changes of yours:\n" + "\n".join(lines) + "\nWhy: "
+
+
+_reverts: WeakKeyDictionary[CommandContext, FileReverts] = WeakKeyDictionary()  # one per app: `u` across openings
+
+
+def reverts_of(ctx: CommandContext) -> FileReverts:
+    """The app's reverts, on the checkpoints of the session pi has open."""
+    if ctx not in _reverts:
+        stores: dict[str, CheckpointStore] = {}
+
+        def store() -> CheckpointStore | None:
+            root, state = checkpoint_root(ctx.config), ctx.session.state
+            if root is None or state is None:
+                return None
+            if state.session_id not in stores:
+                stores.clear()
+                stores[state.session_id] = CheckpointStore(root, state.session_id)
+            return stores[state.session_id]
+        _reverts[ctx] = FileReverts(store, lambda: ctx.cwd)
+    return _reverts[ctx]

@@ -60,25 +60,66 @@ def _version(value: object) -> Version | None:
     return Version(skipped=skipped[:200] if isinstance(skipped, str) else "not copied")
 
 
+MAX_FORKS = 64  # how far back a fork's parents are followed
+
+
+def _safe(session_id: object) -> bool:
+    return (isinstance(session_id, str) and 0 < len(session_id) <= 200 and session_id not in (".", "..")
+            and all(c.isalnum() or c in "-_." for c in session_id))
+
+
+def _read_json(path: Path) -> object:
+    with open(path, "rb") as file:
+        raw = file.read(MAX_RECORD + 1)
+    if len(raw) > MAX_RECORD:
+        raise ValueError("too large")
+    return json.loads(raw)
+
+
 class CheckpointStore:
-    """The checkpoints of one pi session."""
+    """The checkpoints of one pi session, and of the sessions it was forked from (a fork's
+    earlier tool calls were made in its parent)."""
 
     def __init__(self, root: Path, session_id: str) -> None:
-        safe = session_id and all(c.isalnum() or c in "-_." for c in session_id) and session_id not in (".", "..")
-        self.dir = root / session_id if safe else None
+        self.root = root
+        self.dir = root / session_id if _safe(session_id) else None
+        self._chain: list[Path] | None = None
+        self._found: dict[str, Path] = {}  # the folder each blob was found in
+
+    def _folders(self) -> list[Path]:
+        if self._chain is None:
+            chain: list[Path] = []
+            folder = self.dir
+            while folder is not None and folder not in chain and len(chain) < MAX_FORKS:
+                chain.append(folder)
+                try:
+                    meta = _read_json(folder / "session.json")
+                except (OSError, ValueError):
+                    if len(chain) == 1:
+                        return chain  # no checkpoint in this session yet: looked for again next time
+                    break
+                parent = meta.get("parent") if isinstance(meta, dict) else None
+                folder = self.root / parent if _safe(parent) else None
+            self._chain = chain
+        return self._chain
 
     def get(self, tool_call_id: str) -> Checkpoint | None:
-        if self.dir is None:
-            return None
         name = hashlib.sha256(tool_call_id.encode("utf-8", "surrogatepass")).hexdigest()
-        try:
-            with open(self.dir / "calls" / f"{name}.json", "rb") as file:
-                raw = file.read(MAX_RECORD + 1)
-            if len(raw) > MAX_RECORD:
-                return None
-            record = json.loads(raw)
-        except (OSError, ValueError):
-            return None
+        for folder in self._folders():
+            try:
+                record = _read_json(folder / "calls" / f"{name}.json")
+            except (OSError, ValueError):
+                continue
+            checkpoint = self._checkpoint(record)
+            if checkpoint is not None:
+                for version in (checkpoint.before, checkpoint.after):
+                    if version is not None and version.sha:
+                        self._found[version.sha] = folder
+            return checkpoint
+        return None
+
+    @staticmethod
+    def _checkpoint(record: object) -> Checkpoint | None:
         if not isinstance(record, dict) or record.get("v") != 1:
             return None
         tool, path, before = record.get("tool"), record.get("path"), _version(record.get("before"))
@@ -88,10 +129,11 @@ class CheckpointStore:
 
     def read(self, version: Version) -> bytes | None:
         """The bytes of `version` (None when absent, not copied or no longer there)."""
-        if self.dir is None or not version.sha:
+        folder = self._found.get(version.sha) or self.dir
+        if folder is None or not version.sha:
             return None
         try:
-            with open(self.dir / "blobs" / version.sha, "rb") as file:
+            with open(folder / "blobs" / version.sha, "rb") as file:
                 data = file.read(MAX_BLOB)
         except OSError:
             return None

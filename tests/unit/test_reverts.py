@@ -81,3 +81,27 @@ def test_a_file_that_changed_since_pi_left_it_is_a_conflict_with_its_three_versi
     assert plan.what == "line 2"
     gone = hunk_plan("a", "/p/a", hunk, AFTER.encode(), AFTER.replace("LINE 2", "L2").encode())
     assert gone.problem and gone.new == gone.old
+
+
+def test_rewind_points_are_the_branchs_user_messages_with_the_file_changes_after_each() -> None:
+    from protocol.entries import MessageEntry
+    from protocol.messages import ToolResultMessage, UserMessage
+    from protocol.responses import ForkMessage
+    from protocol.rewind import rewind_points
+
+    def entry(id: str, parent: str | None, message: object) -> MessageEntry:
+        return MessageEntry(id=id, parent_id=parent, message=message)
+
+    entries = [
+        entry("u1", None, UserMessage(content="one")),
+        entry("t1", "u1", ToolResultMessage(tool_call_id="c1", tool_name="write")),
+        entry("u2", "t1", UserMessage(content="two")),
+        entry("t2", "u2", ToolResultMessage(tool_call_id="c2", tool_name="edit", is_error=True)),
+        entry("t3", "t2", ToolResultMessage(tool_call_id="c3", tool_name="read")),
+        entry("t4", "t3", ToolResultMessage(tool_call_id="c4", tool_name="edit")),
+        entry("x", "u1", UserMessage(content="another branch")),
+    ]
+    messages = [ForkMessage(entry_id=i, text=t) for i, t in (("u1", "one"), ("x", "another branch"), ("u2", "two"))]
+    points = rewind_points(entries, "t4", messages)
+    assert [(p.entry_id, p.calls) for p in points] == [("u1", ("c1", "c4")), ("u2", ("c4",))]
+    assert rewind_points(entries, "missing", messages) == []
