@@ -55,9 +55,10 @@ class RevertDialog(ModalScreen[bool]):
         Binding("n,escape", "dismiss(False)", "Leave the file"),
     ]
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, title: str = "") -> None:
         super().__init__()
         self.plan = plan
+        self.title_text = title  # instead of the plan's own question
 
     def compose(self) -> ComposeResult:
         plan = self.plan
@@ -77,7 +78,9 @@ class RevertDialog(ModalScreen[bool]):
                 yield Static(Text("What will be written, from now:", "bold"))
             else:
                 action = "remove it" if plan.new is None else f"revert {plan.what}"
-                yield Static(Text(f"{clean(plan.label)}: {action}? This writes:", "bold"), id="revert-title")
+                question = (f"{clean(self.title_text)}, and {clean(plan.label)} are put back. This writes:" if self.title_text
+                            else f"{clean(plan.label)}: {action}? This writes:")
+                yield Static(Text(question, "bold"), id="revert-title")
             with VerticalScroll(id="revert-diff"):
                 yield Static(diff_text(plan.lines) if plan.lines else Text("(no change to the file)", palette.style("muted")))
         yield KeyFooter()
