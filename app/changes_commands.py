@@ -11,8 +11,12 @@ from protocol.file_changes import file_changes
 from widgets.changes_screen import ChangesScreen, revert_change
 
 async def diff_command(ctx: CommandContext, args: str) -> None:
-    files = file_changes(ctx.session.tool_runs(), str(ctx.cwd))
     reverts = reverts_of(ctx) if ctx.config.remote is None else None
+    runs = ctx.session.tool_runs()
+    files = file_changes(runs, str(ctx.cwd), reverts.bash_files if reverts is not None else None)
+    bash = [run.tool_call_id for run in runs if run.name == "bash" and run.done]
+    note = (reverts.bash_note(bash) if reverts is not None
+            else f"Files changed by bash commands are not shown: pi runs on {ctx.config.remote}.")
     if reverts is not None:
         by_path = {file.path: file for file in files}
         for number, done in enumerate(reverts.done, 1):
@@ -20,7 +24,7 @@ async def diff_command(ctx: CommandContext, args: str) -> None:
                 file.changes.append(revert_change(done.plan, number))
     why_not = f"pi runs on {ctx.config.remote}: pideck reverts files on this machine only"
     since = len(reverts.done) if reverts is not None else 0
-    tool_call_id = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, why_not=why_not))
+    tool_call_id = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, why_not=why_not, note=note))
     if reverts is not None and (note := reverts.note(since)):
         editor = ctx.editor
         editor.load(f"{editor.text.rstrip()}\n\n{note}" if editor.text.strip() else note)
@@ -31,7 +35,7 @@ async def diff_command(ctx: CommandContext, args: str) -> None:
 COMMANDS = (
     SlashCommand(
         "diff",
-        "The files this session changed through edit and write, with their diffs (F9); "
+        "The files this session changed through edit, write and bash, with their diffs (F9); "
         "c copies a file's patch, r/R revert a hunk/file, u undoes, Enter goes to the tool call",
         diff_command,
     ),

@@ -11,16 +11,28 @@
  *   <root>/<session id>/calls/<sha256(tool call id)>.json
  *       {"v": 1, "tool", "path" (absolute), "before": V, "after": V}
  *       V: {"sha": hex, "size": n} | {"absent": true} | {"skipped": why}
+ *   <root>/<session id>/calls/<sha256(tool call id)>.json of a `bash` call:
+ *       {"v": 1, "tool": "bash", "files": [{"path", "before": V, "after": V}], "more": n} | {..., "skipped": why}
  *   <root>/<session id>/blobs/<sha256 of the bytes>
+ *   <root>/<session id>/git/      a git object store and index of its own, for bash calls
+ *
+ * A bash command can change any file, so around one the git work tree pi runs in is
+ * snapshotted (`git add -A` into an index and object store of pideck's, with the
+ * repository's objects as alternates: the repository itself is never written, its
+ * .gitignore is honoured, and only files changed since the last snapshot are hashed); the
+ * files that differ afterwards are copied like an edit's. Outside a git work tree, bash
+ * changes are not tracked and the record says so.
  * Files are written to a temporary name and renamed, so a reader never sees half of one.
  */
 
+import { execFile } from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
 const MAX_BYTES = 32 * 1024 * 1024; // a larger file is not copied: its revert says so
+const MAX_BASH_FILES = 500; // files of one bash command copied; the rest are counted
 
 type Version = { sha: string; size: number } | { absent: true } | { skipped: string };
 
@@ -61,6 +73,96 @@ function snapshot(dir: string, file: string): Version {
 	return { sha, size: data.length };
 }
 
+const SNAPSHOT_MS = 15_000; // a work tree git cannot snapshot in this time is not tracked
+
+function git(args: string[], cwd: string, env: Record<string, string> = {}, timeout = 0): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		execFile("git", args, { cwd, env: { ...process.env, ...env }, encoding: "buffer", maxBuffer: 256 * 1024 * 1024, timeout },
+			(error, stdout) => (error ? reject(error) : resolve(stdout)));
+	});
+}
+
+type Tree = { top: string; tree: string; env: Record<string, string> } | { skipped: string };
+
+async function snapshotTree(dir: string, cwd: string): Promise<Tree> {
+	let top: string;
+	let gitDir: string;
+	try {
+		const out = (await git(["rev-parse", "--show-toplevel", "--absolute-git-dir"], cwd)).toString().split("\n");
+		[top, gitDir] = [out[0], out[1]];
+	} catch {
+		return { skipped: "not in a git work tree: bash changes are tracked in git work trees only" };
+	}
+	if (!top || !gitDir) return { skipped: "not in a git work tree: bash changes are tracked in git work trees only" };
+	const shadow = path.join(dir, "git");
+	const objects = path.join(shadow, "objects");
+	fs.mkdirSync(objects, { recursive: true, mode: 0o700 });
+	const index = path.join(shadow, `index-${sha256(top).slice(0, 16)}`);
+	if (!fs.existsSync(index) && fs.existsSync(path.join(gitDir, "index"))) {
+		fs.copyFileSync(path.join(gitDir, "index"), index); // its stat cache: unchanged files are not hashed again
+	}
+	const env = {
+		GIT_INDEX_FILE: index,
+		GIT_OBJECT_DIRECTORY: objects,
+		GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(gitDir, "objects"),
+	};
+	// A repository that hides untracked files (a home directory's dotfiles) gets its tracked files only.
+	const untracked = (await git(["config", "--get", "status.showUntrackedFiles"], top).catch(() => Buffer.from(""))).toString().trim();
+	const add = untracked === "no" ? ["add", "-u", "--ignore-errors", "."] : ["add", "-A", "--ignore-errors", "."];
+	try {
+		await git(add, top, env, SNAPSHOT_MS);
+	} catch (error) {
+		if ((error as { killed?: boolean }).killed) {
+			return { skipped: `git could not snapshot the work tree in ${SNAPSHOT_MS / 1000} s: bash changes are not tracked here` };
+		}
+		// --ignore-errors: unreadable files are left out, the rest is in the index
+	}
+	try {
+		const tree = (await git(["write-tree"], top, env)).toString().trim();
+		return { top, tree, env };
+	} catch (error) {
+		return { skipped: `git could not snapshot the work tree: ${String((error as Error).message).slice(0, 200)}` };
+	}
+}
+
+async function blobVersion(dir: string, tree: { top: string; env: Record<string, string> }, id: string, mode: string): Promise<Version> {
+	if (/^0+$/.test(id)) return { absent: true };
+	if (mode === "160000") return { skipped: "a submodule" };
+	try {
+		const size = Number((await git(["cat-file", "-s", id], tree.top, tree.env)).toString().trim());
+		if (!(size <= MAX_BYTES)) return { skipped: `larger than ${MAX_BYTES / 1024 / 1024} MiB` };
+		const data = await git(["cat-file", "blob", id], tree.top, tree.env);
+		const sha = sha256(data);
+		const blob = path.join(dir, "blobs", sha);
+		if (!fs.existsSync(blob)) writeAtomic(blob, data);
+		return { sha, size: data.length };
+	} catch {
+		return { skipped: "git could not read it" };
+	}
+}
+
+async function treeChanges(dir: string, before: Tree, after: Tree): Promise<Record<string, unknown>> {
+	if ("skipped" in before) return { skipped: before.skipped };
+	if ("skipped" in after) return { skipped: after.skipped };
+	const out = (await git(["diff-tree", "-r", "-z", "--no-renames", before.tree, after.tree], after.top, after.env)).toString();
+	const parts = out.split("\0");
+	const files: unknown[] = [];
+	let more = 0;
+	for (let at = 0; at + 1 < parts.length; at += 2) {
+		const [oldMode, newMode, oldId, newId] = parts[at].replace(/^:/, "").split(" ");
+		if (files.length >= MAX_BASH_FILES) {
+			more += 1;
+			continue;
+		}
+		files.push({
+			path: path.join(after.top, parts[at + 1]),
+			before: await blobVersion(dir, before, oldId, oldMode),
+			after: await blobVersion(dir, after, newId, newMode),
+		});
+	}
+	return { files, more };
+}
+
 export default function (pi: any) {
 	const root = process.env.PIDECK_CHECKPOINTS;
 	if (!root) return;
@@ -95,7 +197,19 @@ export default function (pi: any) {
 		}
 	});
 
+	const trees = new Map<string, { file: string; tree: Tree }>();
+
 	pi.on("tool_call", async (event: any, ctx: any) => {
+		if (event.toolName === "bash") {
+			try {
+				const dir = sessionDir(ctx);
+				const name = path.join(dir, "calls", `${sha256(String(event.toolCallId))}.json`);
+				trees.set(String(event.toolCallId), { file: name, tree: await snapshotTree(dir, ctx.cwd) });
+			} catch {
+				// as below
+			}
+			return;
+		}
 		if (event.toolName !== "edit" && event.toolName !== "write") return;
 		const given = event.input?.path;
 		if (typeof given !== "string" || !given) return;
@@ -112,6 +226,18 @@ export default function (pi: any) {
 	});
 
 	pi.on("tool_result", async (event: any, ctx: any) => {
+		const bash = trees.get(String(event.toolCallId));
+		if (bash) {
+			trees.delete(String(event.toolCallId));
+			try {
+				const dir = sessionDir(ctx);
+				const changes = await treeChanges(dir, bash.tree, await snapshotTree(dir, ctx.cwd));
+				writeAtomic(bash.file, JSON.stringify({ v: 1, tool: "bash", ...changes }));
+			} catch {
+				// as below
+			}
+			return;
+		}
 		const entry = pending.get(String(event.toolCallId));
 		if (!entry) return;
 		pending.delete(String(event.toolCallId));

@@ -20,7 +20,7 @@ from weakref import WeakKeyDictionary
 from app.checkpoint_launch import checkpoint_root
 from app.command_context import CommandContext
 from protocol.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore
-from protocol.file_changes import Change, FileChanges, display_path
+from protocol.file_changes import BashFile, Change, FileChanges, display_path
 from protocol.reverts import Hunk, NotExact, Plan, file_patch, file_plan, hunk_plan, replay
 
 UNKNOWN = object()  # a version pideck has no copy of
@@ -92,9 +92,47 @@ class FileReverts:
         self._left: dict[str, bytes | None] = {}  # what the last revert left in a file, by path
         self.rewound: Rewound | None = None  # the last rewind, while it can be undone
 
-    def _checkpoint(self, change: Change) -> Checkpoint | None:
+    def _checkpoint(self, change: Change, file: FileChanges) -> Checkpoint | None:
         store = self._store()
-        return store.get(change.tool_call_id) if store is not None else None
+        if store is None:
+            return None
+        return store.get(change.tool_call_id, os.path.join(self._cwd(), file.path) if change.tool == "bash" else "")
+
+    def bash_files(self, tool_call_id: str) -> list[BashFile]:
+        """The files a bash call changed, from its checkpoint (for protocol.file_changes)."""
+        store = self._store()
+        checkpoint = store.get(tool_call_id) if store is not None else None
+        if checkpoint is None or checkpoint.tool != "bash":
+            return []
+        found = []
+        for file in checkpoint.files:
+            versions, note = [], ""
+            for version in (file.before, file.after):
+                data = self._bytes(version)
+                if data is UNKNOWN:
+                    note = f"not copied: {version.skipped}" if version is not None and version.skipped else "its copy is gone"
+                versions.append(None if data is UNKNOWN else data)
+            found.append(BashFile(file.path, versions[0], versions[1], note))  # type: ignore[arg-type]
+        return found
+
+    def bash_note(self, tool_call_ids: Sequence[str]) -> str:
+        """Why some bash calls' changes are not shown ("" when all are): the first reason, and how many."""
+        store = self._store()
+        if not tool_call_ids:
+            return ""
+        if store is None:
+            return "Files changed by bash commands are not shown: pideck's checkpoints are off."
+        reasons = []
+        for call_id in tool_call_ids:
+            checkpoint = store.get(call_id)
+            if checkpoint is None:
+                reasons.append("pideck has no checkpoint of it")
+            elif checkpoint.skipped or checkpoint.more:
+                reasons.append(checkpoint.skipped or f"it changed {checkpoint.more} files more than pideck copies")
+        if not reasons:
+            return ""
+        count = len(reasons)
+        return f"{count} bash command{'s' * (count != 1)} not shown: {reasons[0]}."
 
     def _bytes(self, version: object) -> object:
         store = self._store()
@@ -106,19 +144,24 @@ class FileReverts:
         return UNKNOWN if data is None else data
 
     def path(self, file: FileChanges) -> str:
-        first = self._checkpoint(file.changes[0])
+        first = self._checkpoint(file.changes[0], file)
         return first.path if first is not None else os.path.join(self._cwd(), file.path)
+
+    @staticmethod
+    def _last_change(file: FileChanges) -> Change:
+        """The last change pi made (pideck's reverts come after it)."""
+        return next((change for change in reversed(file.changes) if change.tool != "revert"), file.changes[-1])
 
     def before(self, file: FileChanges) -> object:
         """What the file held before the session first changed it (None: no file; UNKNOWN)."""
-        first = self._checkpoint(file.changes[0])
+        first = self._checkpoint(file.changes[0], file)
         return self._bytes(first.before) if first is not None else UNKNOWN
 
     def expected(self, file: FileChanges, path: str) -> object:
         """What the file should hold now: what the last revert or pi's last change left."""
         if path in self._left:
             return self._left[path]
-        last = self._checkpoint(file.changes[-1])
+        last = self._checkpoint(self._last_change(file), file)
         return self._bytes(last.after) if last is not None else UNKNOWN
 
     def patch(self, file: FileChanges) -> tuple[str, str]:
@@ -147,7 +190,7 @@ class FileReverts:
         except OSError as exc:
             return Plan(path, file.path, "the whole file", None, None, problem=f"cannot read it: {exc}")
         if before is UNKNOWN:
-            first = self._checkpoint(file.changes[0])
+            first = self._checkpoint(file.changes[0], file)
             why = (f"pideck has no copy of what it held before pi's {file.changes[0].tool} "
                    f"({first.before.skipped})" if first is not None and first.before.skipped
                    else f"pideck never saw what it held before pi's {file.changes[0].tool}")
@@ -199,11 +242,20 @@ class FileReverts:
         was before the first of them; a file without a checkpoint of each call cannot be."""
         store, cwd = self._store(), str(self._cwd())
         groups: dict[str, list[Checkpoint | None]] = {}
+        plans = []
         for call_id, given in calls:
             checkpoint = store.get(call_id) if store is not None else None
+            if checkpoint is not None and checkpoint.tool == "bash":
+                if checkpoint.skipped or checkpoint.more:
+                    plans.append(Plan("", "a bash command", "its changes", None, None,
+                                      problem=checkpoint.skipped or f"it changed {checkpoint.more} files more than pideck copies"))
+                for file in checkpoint.files:
+                    groups.setdefault(file.path, []).append(file)
+                continue
+            if not given and checkpoint is None:
+                continue  # a bash call pideck has no record of: nothing known to put back
             path = checkpoint.path if checkpoint is not None else os.path.join(cwd, given)
             groups.setdefault(os.path.normpath(path), []).append(checkpoint)
-        plans = []
         for path, checkpoints in groups.items():
             label = display_path(path, cwd)
             try:

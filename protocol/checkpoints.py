@@ -42,10 +42,13 @@ class Version:
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
     tool: str
-    path: str  # absolute, as the extension resolved pi's argument
+    path: str  # absolute, as the extension resolved pi's argument ("" for a bash call's own record)
     before: Version
     after: Version | None  # None: the call had not finished when it was read
     failed: bool = False
+    files: tuple[Checkpoint, ...] = ()  # a bash call's: each file it changed
+    skipped: str = ""  # a bash call's: why its changes were not tracked
+    more: int = 0  # a bash call's files beyond those copied
 
 
 def _version(value: object) -> Version | None:
@@ -103,7 +106,8 @@ class CheckpointStore:
             self._chain = chain
         return self._chain
 
-    def get(self, tool_call_id: str) -> Checkpoint | None:
+    def get(self, tool_call_id: str, path: str = "") -> Checkpoint | None:
+        """The call's checkpoint; of a bash call, with `path`, that file's (None when it did not change it)."""
         name = hashlib.sha256(tool_call_id.encode("utf-8", "surrogatepass")).hexdigest()
         for folder in self._folders():
             try:
@@ -111,8 +115,10 @@ class CheckpointStore:
             except (OSError, ValueError):
                 continue
             checkpoint = self._checkpoint(record)
-            if checkpoint is not None:
-                for version in (checkpoint.before, checkpoint.after):
+            if checkpoint is not None and path and checkpoint.tool == "bash":
+                checkpoint = next((file for file in checkpoint.files if file.path == os.path.normpath(path)), None)
+            for each in (checkpoint, *(checkpoint.files if checkpoint is not None else ())):
+                for version in (each.before, each.after) if each is not None else ():
                     if version is not None and version.sha:
                         self._found[version.sha] = folder
             return checkpoint
@@ -122,6 +128,18 @@ class CheckpointStore:
     def _checkpoint(record: object) -> Checkpoint | None:
         if not isinstance(record, dict) or record.get("v") != 1:
             return None
+        if record.get("tool") == "bash":
+            files = record.get("files")
+            found = []
+            for file in files[:10_000] if isinstance(files, list) else ():
+                path, before, after = (file.get("path"), _version(file.get("before")), _version(file.get("after"))) \
+                    if isinstance(file, dict) else (None, None, None)
+                if isinstance(path, str) and os.path.isabs(path) and before is not None and after is not None:
+                    found.append(Checkpoint("bash", os.path.normpath(path), before, after))
+            skipped, more = record.get("skipped"), record.get("more")
+            return Checkpoint("bash", "", Version(), Version(), files=tuple(found),
+                              skipped=skipped[:300] if isinstance(skipped, str) else "",
+                              more=more if isinstance(more, int) and not isinstance(more, bool) and more >= 0 else 0)
         tool, path, before = record.get("tool"), record.get("path"), _version(record.get("before"))
         if not isinstance(tool, str) or not isinstance(path, str) or not os.path.isabs(path) or before is None:
             return None

@@ -1,5 +1,5 @@
 """`/rewind`'s points: the user messages of the session's current branch, each with the
-file-changing tool calls made after it on that branch (from pi's `get_entries`), so the
+file-changing tool calls (edit, write, bash) made after it on that branch (from pi's `get_entries`), so the
 files they changed can be put back as they were before the message."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from protocol.entries import Entry, MessageEntry
 from protocol.messages import ToolResultMessage
 from protocol.responses import ForkMessage
 
-FILE_TOOLS = ("edit", "write")
+FILE_TOOLS = ("edit", "write", "bash")
 MAX_DEPTH = 1_000_000  # entries followed from the leaf to the root
 
 
@@ -19,7 +19,7 @@ MAX_DEPTH = 1_000_000  # entries followed from the leaf to the root
 class Point:
     entry_id: str
     text: str
-    calls: tuple[str, ...]  # the tool call ids of the edits and writes after it, in order
+    calls: tuple[str, ...]  # the tool call ids of the edits, writes and bash commands after it, in order
 
 
 def branch(entries: Sequence[Entry], leaf_id: str | None) -> list[Entry]:
@@ -38,7 +38,7 @@ def branch(entries: Sequence[Entry], leaf_id: str | None) -> list[Entry]:
 
 def rewind_points(entries: Sequence[Entry], leaf_id: str | None, messages: Sequence[ForkMessage]) -> list[Point]:
     """The fork messages on the current branch, in its order, each with the successful
-    edits and writes after it."""
+    edits and writes and the bash commands after it."""
     texts = {message.entry_id: message.text for message in messages}
     path = branch(entries, leaf_id)
     calls: list[str] = []
@@ -47,7 +47,7 @@ def rewind_points(entries: Sequence[Entry], leaf_id: str | None, messages: Seque
         if entry.id in texts:
             starts.append((entry.id, len(calls)))
         message = entry.message if isinstance(entry, MessageEntry) else None
-        if (isinstance(message, ToolResultMessage) and message.tool_name in FILE_TOOLS and not message.is_error
-                and message.tool_call_id):
+        if (isinstance(message, ToolResultMessage) and message.tool_name in FILE_TOOLS and message.tool_call_id
+                and (not message.is_error or message.tool_name == "bash")):  # a failed command may have changed files
             calls.append(message.tool_call_id)
     return [Point(entry_id, texts[entry_id], tuple(calls[before:])) for entry_id, before in starts]

@@ -1,4 +1,4 @@
-"""The Changes view (`/diff`): the files this session changed through `edit` and `write`
+"""The Changes view (`/diff`): the files this session changed through `edit`, `write` and `bash`
 (protocol/file_changes.py) beside their diffs, one file after another.
 
 The diff view draws only the rows in view, so a session of large diffs opens at once.
@@ -38,8 +38,7 @@ from widgets.key_footer import KeyFooter
 from widgets.revert_dialog import RevertDialog
 from widgets.safe_text import clean
 
-BASH_NOTE = "Files changed by bash commands are not shown: only edit and write calls."
-EMPTY = "Nothing was changed through edit or write in this session yet."
+EMPTY = "Nothing was changed through edit, write or bash in this session yet."
 PATH_CHARS = 40  # a longer path loses its start in the list of files
 
 REVERT = "revert"  # the tool name of a change pideck made: a revert
@@ -133,7 +132,8 @@ class DiffView(ScrollView, can_focus=True):
         self.rows = diff_rows(files)
         self.cursor = min(self.cursor, max(0, len(self.rows) - 1))
         self._starts = {row.file: index for index, row in reversed(list(enumerate(self.rows)))}
-        self._changes = {change.tool_call_id: change for file in files for change in file.changes}
+        self._changes = {(index, change.tool_call_id): change  # one bash call changes several files
+                         for index, file in enumerate(files) for change in file.changes}
         number = max((row.number or 0 for row in self.rows), default=0)
         self._gutter = len(str(number)) if number else 0
         width = max((len(row.text) for row in self.rows), default=0) + self._gutter + 2
@@ -145,6 +145,9 @@ class DiffView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = None
+
+    def change_of(self, row: Row) -> Change | None:
+        return self._changes.get((row.file, row.call_id))
 
     @property
     def row(self) -> Row | None:
@@ -182,7 +185,7 @@ class DiffView(ScrollView, can_focus=True):
             return Text.assemble(path, "  ", counts(file.added, file.removed),
                                  (f" · {_plural(len(file.changes), 'change')}", palette.style("muted")))
         if kind == CHANGE:
-            change = self._changes[row.call_id]
+            change = self._changes[row.file, row.call_id]
             what = ("new content" if change.created else "its diff" if change.tool == "write"
                     else "by pideck, u undoes the last" if change.tool == REVERT else "")
             return Text.assemble("  ", (change.tool, palette.style("toolTitle")), " ", counts(change.added, change.removed),
@@ -261,8 +264,9 @@ class ChangesScreen(Screen[str | None]):
     ]
 
     def __init__(self, files: list[FileChanges], copy: Callable[[str], None], reverts: Reverts | None = None,
-                 why_not: str = "") -> None:
+                 why_not: str = "", note: str = "") -> None:
         super().__init__()
+        self.note = note  # what the view leaves out (bash commands it has no changes of), if anything
         self.files = files
         self._copy = copy
         self.reverts = reverts
@@ -279,7 +283,9 @@ class ChangesScreen(Screen[str | None]):
                     yield DiffView(files, id="changes-diff")
             else:
                 yield Static(EMPTY, id="changes-empty")
-            yield Static(BASH_NOTE, id="changes-note")
+            note = Static(self.note, id="changes-note")
+            note.display = bool(self.note)
+            yield note
         yield KeyFooter()
 
     def _title(self) -> Text:
@@ -371,7 +377,7 @@ class ChangesScreen(Screen[str | None]):
             return
         view = self.query_one(DiffView)
         row = view.row
-        change = view._changes.get(row.call_id) if row is not None else None
+        change = view.change_of(row) if row is not None else None
         if change is None or not change.patch:
             self.notify("pi sent no patch for this change: R reverts the whole file.", title="/diff",
                         severity="warning", markup=False)

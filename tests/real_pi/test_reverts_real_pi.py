@@ -142,3 +142,62 @@ async def test_revert_a_hunk_a_file_a_created_file_and_undo(pi_harness: PiHarnes
         await quiesce(pilot)
     assert subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True, text=True,
                           check=True).stdout.split("\n") == [" M app.py", " M notes.md", ""]
+
+
+async def test_a_bash_sed_is_shown_and_reverted(pi_harness: PiHarness, tmp_path: Path) -> None:
+    project = scratch_project(tmp_path / "project")
+    (project / "ignored.log").write_text("old log\n")
+    (project / ".gitignore").write_text("*.log\n")
+    pi_harness.reset_model()
+    pi_harness.model.queue(
+        Reply(tool_calls=(ToolCallSpec("bash", {"command": "sed -i 's/^value_5 = 5$/value_5 = five/' app.py && "
+                                                           "echo made > made.txt && rm notes.md && echo new >> ignored.log"},
+                                       id="call_sed"),)),
+        Reply(text="Ran sed."),
+    )
+    app = PideckApp(replace(pi_harness.launch_config(), cwd=project))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        await send(pilot, "Run sed.")
+        await wait_until(pilot, lambda: "Ran sed." in transcript_text(app) and not app.session.running,
+                         timeout=60, what="the run")
+        assert "value_5 = five\n" in (project / "app.py").read_text()
+        screen = await open_changes(pilot)
+        assert sorted(f.path for f in screen.files) == ["app.py", "made.txt", "notes.md"]  # not the ignored log
+        assert not screen.query_one("#changes-note").display
+        go_to(screen, "app.py", "value_5 = five")
+        await pilot.press("r")
+        await answer(pilot, "y")
+        assert (project / "app.py").read_text() == APP
+        go_to(screen, "notes.md")
+        await pilot.press("R")
+        await answer(pilot, "y")
+        assert (project / "notes.md").read_text() == "# notes\n"  # removed by bash, back
+        go_to(screen, "made.txt")
+        await pilot.press("R")
+        await answer(pilot, "y")
+        assert not (project / "made.txt").exists()
+        await pilot.press("escape")
+        await quiesce(pilot)
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True, text=True, check=True)
+    assert status.stdout == "?? .gitignore\n"  # the repository itself was never written by the snapshots
+
+
+async def test_bash_outside_a_git_work_tree_says_why_its_changes_are_not_shown(pi_harness: PiHarness, tmp_path: Path) -> None:
+    project = tmp_path / "plain"
+    project.mkdir()
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(tool_calls=(ToolCallSpec("bash", {"command": "echo x > x.txt"}, id="call_x"),)),
+                           Reply(text="Wrote x."))
+    app = PideckApp(replace(pi_harness.launch_config(), cwd=project))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        await send(pilot, "Write x.")
+        await wait_until(pilot, lambda: "Wrote x." in transcript_text(app) and not app.session.running,
+                         timeout=60, what="the run")
+        await send(pilot, "/diff")
+        screen = await wait_until(pilot, lambda: isinstance(app.screen, ChangesScreen) and app.screen, what="the view")
+        note = str(screen.query_one("#changes-note").render())
+        assert note == "1 bash command not shown: not in a git work tree: bash changes are tracked in git work trees only."
+        await pilot.press("escape")
+        await quiesce(pilot)

@@ -103,5 +103,5 @@ def test_rewind_points_are_the_branchs_user_messages_with_the_file_changes_after
     ]
     messages = [ForkMessage(entry_id=i, text=t) for i, t in (("u1", "one"), ("x", "another branch"), ("u2", "two"))]
     points = rewind_points(entries, "t4", messages)
-    assert [(p.entry_id, p.calls) for p in points] == [("u1", ("c1", "c4")), ("u2", ("c4",))]
+    assert [(p.entry_id, p.calls) for p in points] == [("u1", ("c1", "c4")), ("u2", ("c4",))]  # not the failed edit
     assert rewind_points(entries, "missing", messages) == []
