@@ -3,7 +3,8 @@ file held before each `edit` and `write` so the Changes view can revert it exact
 
 Only a local pi loads it: a pi run through ssh cannot read an extension file of this
 machine, and its files are not pideck's to write. The checkpoints go to
-PIDECK_CHECKPOINTS when the environment sets it, else under pideck's state directory.
+PIDECK_CHECKPOINTS when the environment sets it, else under pideck's state directory;
+PIDECK_CHECKPOINTS=off turns them off (reverting then says it cannot be exact).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ def with_checkpoints(config: LaunchConfig) -> LaunchConfig:
     """`config` with the extension loaded and its directory set (unchanged when remote or
     when it is there already); sessions' checkpoints that their rules let go are removed."""
     argv = list(config.argv)
-    if config.remote is not None or str(EXTENSION) in argv or "--mode" not in argv:
+    if (config.remote is not None or str(EXTENSION) in argv or "--mode" not in argv
+            or config.env.get("PIDECK_CHECKPOINTS") == "off"):
         return config
     root = config.env.get("PIDECK_CHECKPOINTS") or str(default_root())
     try:

@@ -84,16 +84,34 @@ function git(args: string[], cwd: string, env: Record<string, string> = {}, time
 
 type Tree = { top: string; tree: string; env: Record<string, string> } | { skipped: string };
 
-async function snapshotTree(dir: string, cwd: string): Promise<Tree> {
-	let top: string;
-	let gitDir: string;
+type WorkTree = { top: string; gitDir: string; add: string[] } | { skipped: string };
+const workTrees = new Map<string, WorkTree>(); // by pi's cwd: found once, not on every bash call
+
+async function workTree(cwd: string): Promise<WorkTree> {
+	const known = workTrees.get(cwd);
+	if (known) return known;
+	const skipped = { skipped: "not in a git work tree: bash changes are tracked in git work trees only" };
+	let found: WorkTree = skipped;
 	try {
 		const out = (await git(["rev-parse", "--show-toplevel", "--absolute-git-dir"], cwd)).toString().split("\n");
-		[top, gitDir] = [out[0], out[1]];
+		if (out[0] && out[1]) {
+			// A repository that hides untracked files (a home directory's dotfiles) gets its tracked files only.
+			const untracked = (await git(["config", "--get", "status.showUntrackedFiles"], out[0]).catch(() => Buffer.from("")))
+				.toString().trim();
+			const add = untracked === "no" ? ["add", "-u", "--ignore-errors", "."] : ["add", "-A", "--ignore-errors", "."];
+			found = { top: out[0], gitDir: out[1], add };
+		}
 	} catch {
-		return { skipped: "not in a git work tree: bash changes are tracked in git work trees only" };
+		found = skipped;
 	}
-	if (!top || !gitDir) return { skipped: "not in a git work tree: bash changes are tracked in git work trees only" };
+	if (!("skipped" in found)) workTrees.set(cwd, found); // a folder that is not one yet may become one (git init)
+	return found;
+}
+
+async function snapshotTree(dir: string, cwd: string): Promise<Tree> {
+	const work = await workTree(cwd);
+	if ("skipped" in work) return work;
+	const { top, gitDir } = work;
 	const shadow = path.join(dir, "git");
 	const objects = path.join(shadow, "objects");
 	fs.mkdirSync(objects, { recursive: true, mode: 0o700 });
@@ -106,14 +124,13 @@ async function snapshotTree(dir: string, cwd: string): Promise<Tree> {
 		GIT_OBJECT_DIRECTORY: objects,
 		GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(gitDir, "objects"),
 	};
-	// A repository that hides untracked files (a home directory's dotfiles) gets its tracked files only.
-	const untracked = (await git(["config", "--get", "status.showUntrackedFiles"], top).catch(() => Buffer.from(""))).toString().trim();
-	const add = untracked === "no" ? ["add", "-u", "--ignore-errors", "."] : ["add", "-A", "--ignore-errors", "."];
 	try {
-		await git(add, top, env, SNAPSHOT_MS);
+		await git(work.add, top, env, SNAPSHOT_MS);
 	} catch (error) {
 		if ((error as { killed?: boolean }).killed) {
-			return { skipped: `git could not snapshot the work tree in ${SNAPSHOT_MS / 1000} s: bash changes are not tracked here` };
+			const slow = { skipped: `git could not snapshot the work tree in ${SNAPSHOT_MS / 1000} s: bash changes are not tracked here` };
+			workTrees.set(cwd, slow); // not tried again on every bash call
+			return slow;
 		}
 		// --ignore-errors: unreadable files are left out, the rest is in the index
 	}

@@ -1,0 +1,49 @@
+"""pi's launch with pideck's checkpoint extension (app/checkpoint_launch.py), and the
+checkpoints' folders removed by the session's rules (protocol/checkpoints.py `prune`)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from app.checkpoint_launch import EXTENSION, checkpoint_root, with_checkpoints
+from app.launch import LaunchConfig
+from protocol.checkpoints import EPHEMERAL_DAYS, prune
+
+
+def config(tmp_path: Path, *, remote: str | None = None, env: dict[str, str] | None = None) -> LaunchConfig:
+    return LaunchConfig(argv=("pi", "--mode", "rpc", "--model", "m", "--", "hi"), env=env or {}, cwd=tmp_path,
+                        demo=False, protocol_log=tmp_path / "log", remote=remote)
+
+
+def test_a_local_pi_loads_the_extension_before_the_users_arguments(tmp_path: Path) -> None:
+    launched = with_checkpoints(config(tmp_path, env={"PIDECK_CHECKPOINTS": str(tmp_path / "ck")}))
+    assert launched.argv == ("pi", "--mode", "rpc", "-e", str(EXTENSION), "--model", "m", "--", "hi")
+    assert checkpoint_root(launched) == tmp_path / "ck" and (tmp_path / "ck").is_dir()
+    assert with_checkpoints(launched) == launched  # once
+
+
+def test_a_remote_pi_or_checkpoints_off_load_nothing(tmp_path: Path) -> None:
+    for plain in (config(tmp_path, remote="box"), config(tmp_path, env={"PIDECK_CHECKPOINTS": "off"})):
+        assert with_checkpoints(plain) == plain and checkpoint_root(plain) is None
+
+
+def test_checkpoints_go_when_their_session_file_is_gone_or_an_unsaved_session_is_old(tmp_path: Path) -> None:
+    def session(name: str, session_file: str | None, age_days: float = 0) -> Path:
+        folder = tmp_path / name
+        (folder / "blobs").mkdir(parents=True)
+        meta = folder / "session.json"
+        meta.write_text(json.dumps({"sessionFile": session_file, "cwd": "/p"}))
+        when = 1_000_000_000 - age_days * 86400
+        os.utime(meta, (when, when))
+        return folder
+
+    kept_file = tmp_path / "kept.jsonl"
+    kept_file.write_text("")
+    kept = session("a", str(kept_file), age_days=100)
+    gone = session("b", str(tmp_path / "deleted.jsonl"))
+    fresh = session("c", None, age_days=EPHEMERAL_DAYS - 1)
+    old = session("d", None, age_days=EPHEMERAL_DAYS + 1)
+    assert prune(tmp_path, now=1_000_000_000) == 2
+    assert kept.exists() and fresh.exists() and not gone.exists() and not old.exists()
