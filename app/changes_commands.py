@@ -19,9 +19,9 @@ async def diff_command(ctx: CommandContext, args: str) -> None:
             else f"Files changed by bash commands are not shown: pi runs on {ctx.config.remote}.")
     if reverts is not None:
         by_path = {file.path: file for file in files}
-        for number, done in enumerate(reverts.done, 1):
+        for done in reverts.done:
             if (file := by_path.get(done.plan.label)) is not None:
-                file.changes.append(revert_change(done.plan, number))
+                file.changes.append(revert_change(done.plan))
     why_not = f"pi runs on {ctx.config.remote}: pideck reverts files on this machine only"
     since = len(reverts.done) if reverts is not None else 0
     tool_call_id = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, why_not=why_not, note=note))

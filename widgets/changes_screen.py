@@ -11,6 +11,7 @@ shows as a change of its own. Paths and file text are data: cleaned, drawn as pl
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -242,10 +243,13 @@ class Reverts(Protocol):
     def undo(self) -> Plan: ...
 
 
-def revert_change(plan: Plan, number: int) -> Change:
+_revert_numbers = itertools.count(1)
+
+
+def revert_change(plan: Plan) -> Change:
     """A revert as a change of the file, shown after pi's."""
     lines = tuple(plan.lines)
-    return Change(f"pideck-revert-{number}", REVERT, lines, sum(1 for line in lines if line.startswith("+")),
+    return Change(f"pideck-revert-{next(_revert_numbers)}", REVERT, lines, sum(1 for line in lines if line.startswith("+")),
                   sum(1 for line in lines if line.startswith("-")))
 
 
@@ -271,7 +275,6 @@ class ChangesScreen(Screen[str | None]):
         self._copy = copy
         self.reverts = reverts
         self.why_not = why_not
-        self._reverted = 0
 
     def compose(self) -> ComposeResult:
         files = self.files
@@ -346,7 +349,28 @@ class ChangesScreen(Screen[str | None]):
             self.notify(f"Cannot copy {clean(file.path)}'s patch: {self.why_not}", title="/diff",
                         severity="warning", markup=False)
             return
-        patch, note = self.reverts.patch(file)
+        self._in_thread(lambda reverts: self._copy_done(file, *reverts.patch(file)))
+
+    def _in_thread(self, work: Callable[[Reverts], object]) -> None:
+        """Run `work` (which reads and diffs files of any size) off the UI thread; what it
+        shows it shows through `call_from_thread`."""
+        reverts = self.reverts
+        if reverts is None:
+            return
+
+        def run() -> None:
+            try:
+                work(reverts)
+            except Exception as exc:  # noqa: BLE001 - a revert that fails in an unforeseen way never takes pideck down
+                self.app.call_from_thread(self.notify, f"The revert failed: {clean(str(exc))[:300]}. Nothing was written.",
+                                          title="/diff", severity="error", markup=False)
+
+        self.run_worker(run, thread=True, group="reverts", exclusive=True)
+
+    def _copy_done(self, file: FileChanges, patch: str, note: str) -> None:
+        self.app.call_from_thread(self._copied, file, patch, note)
+
+    def _copied(self, file: FileChanges, patch: str, note: str) -> None:
         if not patch:
             self.notify(clean(note) or f"{clean(file.path)} holds what it held before this session: no patch.",
                         title="/diff", severity="warning", markup=False)
@@ -369,8 +393,8 @@ class ChangesScreen(Screen[str | None]):
         return file
 
     def action_revert_file(self) -> None:
-        if (file := self._can_revert()) is not None and self.reverts is not None:
-            self._ask(file, self.reverts.plan_file(file))
+        if (file := self._can_revert()) is not None:
+            self._in_thread(lambda reverts: self.app.call_from_thread(self._ask, file, reverts.plan_file(file)))
 
     def action_revert_hunk(self) -> None:
         if (file := self._can_revert()) is None or self.reverts is None:
@@ -391,7 +415,8 @@ class ChangesScreen(Screen[str | None]):
         if not 0 <= index < len(found):
             self.notify("Put the cursor on a hunk to revert (R reverts the whole file).", title="/diff", markup=False)
             return
-        self._ask(file, self.reverts.plan_hunk(file, change, found[index]))
+        hunk = found[index]
+        self._in_thread(lambda reverts: self.app.call_from_thread(self._ask, file, reverts.plan_hunk(file, change, hunk)))
 
     def _ask(self, file: FileChanges, plan: Plan) -> None:
         if plan.problem:
@@ -410,8 +435,7 @@ class ChangesScreen(Screen[str | None]):
                     self.notify(f"Cannot write {clean(plan.label)}: {exc.strerror or exc}", title="/diff",
                                 severity="error", markup=False)
                     return
-                self._reverted += 1
-                file.changes.append(revert_change(plan, self._reverted))
+                file.changes.append(revert_change(plan))
                 self._show_files()
                 self.notify(f"Reverted {clean(plan.label)} ({'removed' if plan.new is None else plan.what}); u undoes it.",
                             title="/diff", markup=False)

@@ -102,13 +102,13 @@ async def test_copy_writes_one_patch_of_the_file_from_before_the_session_to_now(
         await wait_until(pilot, lambda: screen.selected() is not None and screen.selected().path == "greeter.py",
                          what="greeter.py selected")
         await pilot.press("c")
+        await wait_until(pilot, lambda: any("Copied the patch of greeter.py, from before this session to now: +6 −0 "
+                                            "(taken as a new file" in n.message
+                                            for n in pilot.app.toasts.center.entries), what="the toast")
         payloads = [m[1] for data in written for m in re.finditer(r"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07", data)]
         expected = file_patch("greeter.py", None, (tmp_path / "greeter.py").read_bytes())
         assert [base64.b64decode(p).decode() for p in payloads] == [expected]
         assert expected.count("+++ greeter.py\n") == 1 and expected.startswith("--- /dev/null\n")
-        await wait_until(pilot, lambda: any("Copied the patch of greeter.py, from before this session to now: +6 −0 "
-                                            "(taken as a new file" in n.message
-                                            for n in pilot.app.toasts.center.entries), what="the toast")
 
 
 async def test_enter_on_a_hunk_jumps_to_its_tool_call(tmp_path: Path) -> None:

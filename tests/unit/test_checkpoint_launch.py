@@ -47,3 +47,37 @@ def test_checkpoints_go_when_their_session_file_is_gone_or_an_unsaved_session_is
     old = session("d", None, age_days=EPHEMERAL_DAYS + 1)
     assert prune(tmp_path, now=1_000_000_000) == 2
     assert kept.exists() and fresh.exists() and not gone.exists() and not old.exists()
+
+
+def test_checkpoint_records_are_checked_and_forks_find_their_parents_copies(tmp_path: Path) -> None:
+    import hashlib
+
+    from protocol.checkpoints import CheckpointStore, Version
+
+    def put(session: str, call: str, record: object, meta: dict[str, object] | None = None) -> None:
+        folder = tmp_path / session
+        (folder / "calls").mkdir(parents=True, exist_ok=True)
+        (folder / "blobs").mkdir(exist_ok=True)
+        name = hashlib.sha256(call.encode()).hexdigest()
+        (folder / "calls" / f"{name}.json").write_text(json.dumps(record))
+        (folder / "session.json").write_text(json.dumps(meta or {"sessionFile": None}))
+
+    data = b"old\n"
+    sha = hashlib.sha256(data).hexdigest()
+    put("parent", "c1", {"v": 1, "tool": "edit", "path": "/p/a.py", "before": {"sha": sha, "size": 4}, "after": {"absent": True}})
+    (tmp_path / "parent" / "blobs" / sha).write_bytes(data)
+    put("parent", "bad", {"v": 1, "tool": "edit", "path": "relative", "before": {"absent": True}})
+    put("parent", "bash", {"v": 1, "tool": "bash", "files": [
+        {"path": "/p/b.txt", "before": {"absent": True}, "after": {"sha": sha}}, {"path": 3}, "junk"], "more": 2})
+    put("child", "c2", {"v": 2}, {"sessionFile": None, "parent": "parent"})
+    store = CheckpointStore(tmp_path, "child")
+    edit = store.get("c1")
+    assert edit is not None and edit.before == Version(sha=sha) and edit.after == Version(absent=True)
+    assert store.read(edit.before) == data  # found in the parent's folder
+    assert store.get("bad") is None and store.get("c2") is None and store.get("missing") is None
+    bash = store.get("bash")
+    assert bash is not None and [f.path for f in bash.files] == ["/p/b.txt"] and bash.more == 2
+    assert store.get("bash", "/p/b.txt") == bash.files[0] and store.get("bash", "/p/other") is None
+    (tmp_path / "parent" / "blobs" / sha).write_bytes(b"tampered")
+    assert store.read(edit.before) is None  # a copy whose bytes do not match is not used
+    assert CheckpointStore(tmp_path, "../etc").get("c1") is None
