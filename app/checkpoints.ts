@@ -158,7 +158,19 @@ async function blobVersion(dir: string, tree: { top: string; env: Record<string,
 	}
 }
 
-async function treeChanges(dir: string, before: Tree, after: Tree): Promise<Record<string, unknown>> {
+/** A path git gave (under its top folder, symlinks resolved) as pi's cwd spells it, when inside it. */
+function asPiSees(file: string, cwd: string): string {
+	let real = cwd;
+	try {
+		real = fs.realpathSync(cwd);
+	} catch {
+		return file;
+	}
+	const inside = path.relative(real, file);
+	return inside && !inside.startsWith("..") && !path.isAbsolute(inside) ? path.join(cwd, inside) : file;
+}
+
+async function treeChanges(dir: string, before: Tree, after: Tree, cwd: string): Promise<Record<string, unknown>> {
 	if ("skipped" in before) return { skipped: before.skipped };
 	if ("skipped" in after) return { skipped: after.skipped };
 	const out = (await git(["diff-tree", "-r", "-z", "--no-renames", before.tree, after.tree], after.top, after.env)).toString();
@@ -172,7 +184,7 @@ async function treeChanges(dir: string, before: Tree, after: Tree): Promise<Reco
 			continue;
 		}
 		files.push({
-			path: path.join(after.top, parts[at + 1]),
+			path: asPiSees(path.join(after.top, parts[at + 1]), cwd),
 			before: await blobVersion(dir, before, oldId, oldMode),
 			after: await blobVersion(dir, after, newId, newMode),
 		});
@@ -248,7 +260,7 @@ export default function (pi: any) {
 			trees.delete(String(event.toolCallId));
 			try {
 				const dir = sessionDir(ctx);
-				const changes = await treeChanges(dir, bash.tree, await snapshotTree(dir, ctx.cwd));
+				const changes = await treeChanges(dir, bash.tree, await snapshotTree(dir, ctx.cwd), ctx.cwd);
 				writeAtomic(bash.file, JSON.stringify({ v: 1, tool: "bash", ...changes }));
 			} catch {
 				// as below

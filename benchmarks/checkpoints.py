@@ -6,7 +6,8 @@ run). Measured: the time of a prompt with one `bash` call (`true`; the extension
 snapshots the work tree before and after it), the first such prompt (the snapshot index
 is new: git hashes what the repository's own index does not vouch for), and a prompt with
 one `edit` of a 4 KB file (its bytes are copied before and after); and the disk the
-checkpoints take: per edit, and the snapshot store after the bash calls. Each time is the
+checkpoints take: per edit, and the snapshot store after the bash calls; and a bash call
+in a 100-file git work tree. Each time is the
 median of a few prompts. The model runs in a thread of this process (it asks for tool
 calls, which the model process of the other benchmarks does not serve): both runs share
 that cost.
@@ -36,8 +37,8 @@ PROMPTS = 5
 EDITED = "edited.txt"
 
 
-def make_tree(root: Path) -> None:
-    for number in range(FILES // PER_FOLDER):
+def make_tree(root: Path, files: int = FILES) -> None:
+    for number in range(files // PER_FOLDER):
         folder = root / f"pkg{number % 50}" / f"m{number}"
         folder.mkdir(parents=True)
         for index in range(PER_FOLDER):
@@ -72,6 +73,22 @@ async def timed_prompt(harness: object, client: object, reply: Reply) -> float:
         return (time.perf_counter() - started) * 1000
 
 
+async def small_tree(root: Path, harness: object) -> tuple[float, float]:
+    """A prompt with one bash call in a 100-file git work tree: with checkpoints, without."""
+    tree = root / "small"
+    tree.mkdir()
+    make_tree(tree, 100)
+    harness.cwd = tree  # type: ignore[attr-defined]
+    bash = Reply(tool_calls=(ToolCallSpec("bash", {"command": "true"}),))
+    medians = []
+    for extensions in ([EXTENSION], []):
+        client = await harness.start_client(extensions=extensions)  # type: ignore[attr-defined]
+        await timed_prompt(harness, client, bash)
+        medians.append(statistics.median([await timed_prompt(harness, client, bash) for _ in range(PROMPTS)]))
+        await harness.close_client(client)  # type: ignore[attr-defined]
+    return medians[0], medians[1]
+
+
 async def measure(root: Path) -> list[Row]:
     from tests.pi_harness import PiHarness
 
@@ -103,6 +120,7 @@ async def measure(root: Path) -> list[Row]:
         sessions = [folder for folder in checkpoints.iterdir() if folder.is_dir()]
         blobs = sum(folder_bytes(folder / "blobs") + folder_bytes(folder / "calls") for folder in sessions)
         shadow = sum(folder_bytes(folder / "git") for folder in sessions)
+        small_with, small_without = await small_tree(root, harness)
     finally:
         await harness.close()
     with_, without = results["with"], results["without"]
@@ -112,6 +130,7 @@ async def measure(root: Path) -> list[Row]:
             "the same without checkpoints", statistics.median(without["bash"])),
         Row("first such prompt (new snapshot index)", with_["first"][0], "ms",
             "the same without checkpoints", without["first"][0]),
+        Row("prompt with one bash call, 100-file git tree", small_with, "ms", "the same without checkpoints", small_without),
         Row("prompt with one edit of a 4 KB file", statistics.median(with_["edit"]), "ms",
             "the same without checkpoints", statistics.median(without["edit"])),
         Row("checkpoint disk per edit (copies and record)", blobs / PROMPTS / 1024, "KB",
