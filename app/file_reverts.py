@@ -98,6 +98,14 @@ class FileReverts:
             return None
         return store.get(change.tool_call_id, os.path.join(self._cwd(), file.path) if change.tool == "bash" else "")
 
+    def _as_cwd_spells_it(self, path: str) -> str:
+        """`path` under pideck's cwd as pideck spells it, when it is inside it once symbolic
+        links are resolved (pi's own cwd is the resolved one)."""
+        cwd = str(self._cwd())
+        real_cwd, real = os.path.realpath(cwd), os.path.realpath(path)
+        inside = os.path.relpath(real, real_cwd)
+        return path if inside == ".." or inside.startswith(".." + os.sep) else os.path.join(cwd, inside)
+
     def bash_files(self, tool_call_id: str) -> list[BashFile]:
         """The files a bash call changed, from its checkpoint (for protocol.file_changes)."""
         store = self._store()
@@ -112,7 +120,7 @@ class FileReverts:
                 if data is UNKNOWN:
                     note = f"not copied: {version.skipped}" if version is not None and version.skipped else "its copy is gone"
                 versions.append(None if data is UNKNOWN else data)
-            found.append(BashFile(file.path, versions[0], versions[1], note))  # type: ignore[arg-type]
+            found.append(BashFile(self._as_cwd_spells_it(file.path), versions[0], versions[1], note))  # type: ignore[arg-type]
         return found
 
     def bash_note(self, tool_call_ids: Sequence[str]) -> str:
@@ -257,7 +265,7 @@ class FileReverts:
             path = checkpoint.path if checkpoint is not None else os.path.join(cwd, given)
             groups.setdefault(os.path.normpath(path), []).append(checkpoint)
         for path, checkpoints in groups.items():
-            label = display_path(path, cwd)
+            label = display_path(self._as_cwd_spells_it(path), cwd)
             try:
                 now = read_file(path)
             except OSError as exc:

@@ -116,7 +116,8 @@ class CheckpointStore:
                 continue
             checkpoint = self._checkpoint(record)
             if checkpoint is not None and path and checkpoint.tool == "bash":
-                checkpoint = next((file for file in checkpoint.files if file.path == os.path.normpath(path)), None)
+                real = os.path.realpath(path)  # pi's cwd may be the resolved path of pideck's
+                checkpoint = next((file for file in checkpoint.files if os.path.realpath(file.path) == real), None)
             for each in (checkpoint, *(checkpoint.files if checkpoint is not None else ())):
                 for version in (each.before, each.after) if each is not None else ():
                     if version is not None and version.sha:

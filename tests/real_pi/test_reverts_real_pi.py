@@ -201,3 +201,29 @@ async def test_bash_outside_a_git_work_tree_says_why_its_changes_are_not_shown(p
         assert note == "1 bash command not shown: not in a git work tree: bash changes are tracked in git work trees only."
         await pilot.press("escape")
         await quiesce(pilot)
+
+
+async def test_bash_changes_in_a_project_reached_through_a_symlink(pi_harness: PiHarness, tmp_path: Path) -> None:
+    real = scratch_project(tmp_path / "real")
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    pi_harness.reset_model()
+    pi_harness.model.queue(
+        Reply(tool_calls=(ToolCallSpec("bash", {"command": "sed -i 's/^value_9 = 9$/value_9 = nine/' app.py"},
+                                       id="call_sed_link"),)),
+        Reply(text="Ran sed."),
+    )
+    app = PideckApp(replace(pi_harness.launch_config(), cwd=link))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        await send(pilot, "Run sed.")
+        await wait_until(pilot, lambda: "Ran sed." in transcript_text(app) and not app.session.running,
+                         timeout=60, what="the run")
+        screen = await open_changes(pilot)
+        assert [f.path for f in screen.files] == ["app.py"]  # as pi's cwd spells it, not the resolved path
+        go_to(screen, "app.py")
+        await pilot.press("R")
+        await answer(pilot, "y")
+        assert (real / "app.py").read_text() == APP
+        await pilot.press("escape")
+        await quiesce(pilot)
