@@ -10,6 +10,7 @@ PIDECK_CHECKPOINTS=off turns them off (reverting then says it cannot be exact).
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 from app.launch import LaunchConfig
@@ -23,7 +24,7 @@ def with_checkpoints(config: LaunchConfig) -> LaunchConfig:
     when it is there already); sessions' checkpoints that their rules let go are removed."""
     argv = list(config.argv)
     if (config.remote is not None or str(EXTENSION) in argv or "--mode" not in argv
-            or config.env.get("PIDECK_CHECKPOINTS") == "off"):
+            or config.env.get("PIDECK_CHECKPOINTS") == "off" or not _is_pi(argv[: argv.index("--mode")])):
         return config
     root = config.env.get("PIDECK_CHECKPOINTS") or str(default_root())
     try:
@@ -34,6 +35,12 @@ def with_checkpoints(config: LaunchConfig) -> LaunchConfig:
     at = argv.index("--mode") + 2  # after `--mode rpc`, before the user's arguments
     argv[at:at] = ["-e", str(EXTENSION)]
     return dataclasses.replace(config, argv=tuple(argv), env={**config.env, "PIDECK_CHECKPOINTS": root})
+
+
+def _is_pi(command: list[str]) -> bool:
+    """The command runs pi itself (`pi`, or Node on pi's cli.js), not another program that speaks RPC."""
+    names = [os.path.basename(part) for part in command]
+    return bool(names) and (names[0] == "pi" or (len(names) > 1 and names[-1] == "cli.js"))
 
 
 def checkpoint_root(config: LaunchConfig) -> Path | None:

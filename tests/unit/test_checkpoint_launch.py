@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from app.checkpoint_launch import EXTENSION, checkpoint_root, with_checkpoints
@@ -24,9 +25,14 @@ def test_a_local_pi_loads_the_extension_before_the_users_arguments(tmp_path: Pat
     assert with_checkpoints(launched) == launched  # once
 
 
-def test_a_remote_pi_or_checkpoints_off_load_nothing(tmp_path: Path) -> None:
-    for plain in (config(tmp_path, remote="box"), config(tmp_path, env={"PIDECK_CHECKPOINTS": "off"})):
+def test_a_remote_pi_checkpoints_off_or_another_program_load_nothing(tmp_path: Path) -> None:
+    other = LaunchConfig(argv=("python", "fake_pi.py", "--mode", "rpc"), env={}, cwd=tmp_path, demo=False,
+                         protocol_log=tmp_path / "log")
+    for plain in (config(tmp_path, remote="box"), config(tmp_path, env={"PIDECK_CHECKPOINTS": "off"}), other):
         assert with_checkpoints(plain) == plain and checkpoint_root(plain) is None
+    node = replace(other, argv=("/usr/bin/node", "/x/pi-coding-agent/dist/cli.js", "--mode", "rpc"),
+                   env={"PIDECK_CHECKPOINTS": str(tmp_path / "ck")})
+    assert "-e" in with_checkpoints(node).argv  # the pinned runtime: Node on pi's cli.js
 
 
 def test_checkpoints_go_when_their_session_file_is_gone_or_an_unsaved_session_is_old(tmp_path: Path) -> None:
