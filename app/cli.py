@@ -168,8 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pideck: interrupted", file=sys.stderr)
         return 130
+    from app.checkpoint_launch import with_checkpoints
     from app.early_start import start_pi
 
+    config = with_checkpoints(config)
     runner, client = start_pi(config)  # pi boots while the UI is imported
     from app.exit_output import print_exit_output
     from app.exit_signals import exit_signals, release_interrupt_key

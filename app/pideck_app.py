@@ -49,6 +49,7 @@ from app.slash_commands import REGISTRY
 from app.command_context import CommandContext
 from app.crash_recovery import CrashRecovery
 from app.dim_filter import use_safe_dim_filter
+from app.checkpoint_launch import with_checkpoints
 from app.early_start import pi_client
 from app.type_ahead import HeldKeys, keys_in
 from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
@@ -94,6 +95,8 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         install_alt_keys()
         install_alt_arrows()
         install_hangup_guards()
+        if client is None:
+            config = with_checkpoints(config)
         self.config = config
         self.session = SessionModel()
         self.cwd = Path(config.cwd)

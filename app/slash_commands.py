@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from app import changes_commands, export_commands, info_commands, model_commands, notifications, run_commands, session_commands
+from app import changes_commands, export_commands, info_commands, model_commands, notifications, rewind_commands, run_commands, session_commands
 from app import pi_login
 from app import theme_commands
 from app.command_context import SlashCommand
@@ -35,6 +35,7 @@ REGISTRY = _by_name(
     info_commands.COMMANDS,
     pi_login.COMMANDS,
     changes_commands.COMMANDS,
+    rewind_commands.COMMANDS,
     theme_commands.COMMANDS,
 )
 

@@ -5,16 +5,17 @@ An edit's change is pi's unified patch of the file (`details.patch`,
 `dist/core/tools/edit-diff.js`: `--- path`, `+++ path`, then hunks with 4 lines of
 context). A write is the file's new content, all added, or its diff against what the
 last write of the same file in this session wrote, when nothing changed it since. Failed
-and unfinished runs are left out; files changed by `bash` commands cannot be seen here.
+and unfinished runs are left out. A `bash` command's changes come from pideck's
+checkpoints, when `bash` (given) finds them: each file it changed, as a diff.
 Changes are kept as hunk lines (`@@ …`, `+…`, `-…`, ` …`, `\\ No newline…`), without
-file headers: `FileChanges.patch` writes one header per change, with the file's path.
+file headers; protocol/reverts.py makes one patch of a file's changes.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import unified_diff
 from typing import Any
@@ -27,9 +28,20 @@ _HUNK_LINE_STARTS = ("@@", "+", "-", " ", "\\")
 
 
 @dataclass(frozen=True, slots=True)
+class BashFile:
+    """A file a bash command changed: what it held before and after (None: no file; a
+    version pideck has no copy of: `note` says why)."""
+
+    path: str  # absolute
+    before: bytes | None
+    after: bytes | None
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Change:
     tool_call_id: str
-    tool: str  # "edit" or "write"
+    tool: str  # "edit", "write" or "bash"
     lines: tuple[str, ...]  # hunk lines, no file headers
     added: int
     removed: int
@@ -51,16 +63,6 @@ class FileChanges:
     def removed(self) -> int:
         return sum(change.removed for change in self.changes)
 
-    def patch(self) -> str:
-        """The changes that are patches, one after another, each under its own file
-        headers (to apply in order, e.g. `patch -p0`)."""
-        parts = []
-        for change in self.changes:
-            if change.patch and change.lines:
-                old = "/dev/null" if change.created else self.path
-                parts.append("\n".join((f"--- {old}", f"+++ {self.path}", *change.lines)) + "\n")
-        return "".join(parts)
-
 
 def display_path(path: str, cwd: str) -> str:
     """`path` as pi resolves it (`@` and `~` expanded, against `cwd`), relative to `cwd`
@@ -74,12 +76,26 @@ def display_path(path: str, cwd: str) -> str:
     return os.path.relpath(full, base) if inside else full
 
 
-def file_changes(runs: Iterable[Any], cwd: str) -> list[FileChanges]:
+def file_changes(runs: Iterable[Any], cwd: str,
+                 bash: Callable[[str], Sequence[BashFile]] | None = None) -> list[FileChanges]:
     """The files changed by the finished, successful `edit` and `write` runs (given in
-    order), in the order they were last changed, the latest last."""
+    order), and by finished `bash` runs (their files from `bash(tool_call_id)`), in the
+    order they were last changed, the latest last."""
     files: dict[str, FileChanges] = {}
-    written: dict[str, str] = {}  # a file's content as the last change (a write) left it
+    written: dict[str, str] = {}  # a file's content as the last change (a write or bash) left it
     for run in runs:
+        if run.name == "bash" and run.done and bash is not None:
+            for changed in bash(run.tool_call_id):
+                key = display_path(changed.path, cwd)
+                change = _bash(run.tool_call_id, changed)
+                if changed.after is not None and not changed.note:
+                    written[key] = changed.after.decode("utf-8", "replace")
+                else:
+                    written.pop(key, None)
+                entry = files.pop(key, None) or FileChanges(key)
+                entry.changes.append(change)
+                files[key] = entry
+            continue
         if run.name not in ("edit", "write") or not run.done or run.is_error or not isinstance(run.args, dict):
             continue
         path = run.args.get("path")
@@ -167,6 +183,17 @@ def _write(call_id: str, before: str | None, content: str) -> Change:
             continue
         lines.append(line)
     return Change(call_id, "write", tuple(_newline_notes(lines)), *_counts(lines))
+
+
+def _bash(call_id: str, changed: BashFile) -> Change:
+    if changed.note:
+        return Change(call_id, "bash", (), 0, 0, patch=False, note=changed.note)
+    if b"\0" in (changed.before or b"")[:65536] or b"\0" in (changed.after or b"")[:65536]:
+        return Change(call_id, "bash", (), 0, 0, patch=False, note="a binary file: no diff shown")
+    before = changed.before.decode("utf-8", "replace") if changed.before is not None else None
+    write = _write(call_id, before, changed.after.decode("utf-8", "replace") if changed.after is not None else "")
+    note = "removed" if changed.after is None else ""
+    return Change(call_id, "bash", write.lines, write.added, write.removed, created=write.created, note=note)
 
 
 def _split(text: str) -> list[str]:

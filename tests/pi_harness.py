@@ -142,7 +142,8 @@ class PiHarness:
 
     def _make_env(self) -> dict[str, str]:
         env = {key: value for key, value in os.environ.items() if not key.startswith("PI_")}
-        env.update(PI_CODING_AGENT_DIR=str(self.agent_dir), PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1")
+        env.update(PI_CODING_AGENT_DIR=str(self.agent_dir), PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1",
+                   PIDECK_CHECKPOINTS=str(self.root / "checkpoints"))  # pideck's extension, not under ~/.local/state
         return env
 
     @property

@@ -1,19 +1,22 @@
-"""The Changes view (`/diff`): the files this session changed through `edit` and `write`
+"""The Changes view (`/diff`): the files this session changed through `edit`, `write` and `bash`
 (protocol/file_changes.py) beside their diffs, one file after another.
 
 The diff view draws only the rows in view, so a session of large diffs opens at once.
 Up/Down move its cursor, Enter on a change's rows closes the screen with that change's
-tool call id (the caller jumps to it in the transcript); `c` copies the file's combined
-patch. Paths and file text are data: cleaned and drawn as plain text, a line a row (`one_row`).
+tool call id (the caller jumps to it in the transcript); `c` copies the file's patch
+(from before the session to now). `r` reverts the hunk under the cursor, `R` the whole
+file, each after asking (widgets/revert_dialog.py); `u` undoes the last revert. A revert
+shows as a change of its own. Paths and file text are data: cleaned and drawn as plain text, a line a row (`one_row`).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import overload
+from typing import Protocol, overload
 
 from rich.segment import Segment
 from rich.style import Style
@@ -32,14 +35,16 @@ from textual.widgets.option_list import Option
 
 from protocol.file_changes import Change, FileChanges
 from protocol.numbers import parse_int
+from protocol.reverts import Hunk, NotExact, Plan, hunks
 from widgets import palette
 from widgets.key_footer import KeyFooter
+from widgets.revert_dialog import RevertDialog
 from widgets.safe_text import clean, one_row
 
-BASH_NOTE = "Files changed by bash commands are not shown: only edit and write calls."
-EMPTY = "Nothing was changed through edit or write in this session yet."
+EMPTY = "Nothing was changed through edit, write or bash in this session yet."
 PATH_CHARS = 40  # a longer path loses its start in the list of files
 
+REVERT = "revert"  # the tool name of a change pideck made: a revert
 FILE, CHANGE, NOTE, HUNK, ADDED, REMOVED, CONTEXT, GAP = "file", "change", "note", "hunk", "+", "-", " ", "gap"
 _HUNK = re.compile(r"@@ -([0-9]+)(?:,[0-9]+)? \+([0-9]+)")
 _HUNK_SPAN = re.compile(r"@@ -([0-9]{1,15})(?:,([0-9]{1,15}))? \+([0-9]{1,15})(?:,([0-9]{1,15}))?")  # for the gutter's width
@@ -52,6 +57,7 @@ class Row:
     file: int  # index of its file
     call_id: str  # the tool call of its change (a file's title: its latest change)
     number: int | None = None  # the line's number in the file (the old file's for a removed line)
+    hunk: int = -1  # which hunk of its change it is in (-1: none, e.g. the change's header)
 
 
 def counts(added: int, removed: int) -> Text:
@@ -68,38 +74,41 @@ KEPT_CHUNKS = 16
 
 
 def _line_rows(change: Change, file: int, start: int, stop: int, old: int | None,
-               new: int | None) -> list[Row]:
+               new: int | None, hunk: int) -> list[Row]:
     """Rows of a change's lines start..stop, numbered from (old, new) at `start` and then
-    from its hunk headers."""
+    from its hunk headers, `hunk` the index of the hunk `start` is in."""
     rows = []
     for line in change.lines[start:stop]:
         kind, text = line[:1], line[1:]
         if line.startswith("@@"):
             if match := _HUNK.match(line):
                 old, new = parse_int(match[1]), parse_int(match[2])  # a number too long to be one: no numbers
-            rows.append(Row(HUNK, line, file, change.tool_call_id))
+            hunk += 1
+            rows.append(Row(HUNK, line, file, change.tool_call_id, hunk=hunk))
         elif kind in (ADDED, REMOVED, CONTEXT):
             number = old if kind == REMOVED else new
-            rows.append(Row(kind, text, file, change.tool_call_id, number or None))
+            rows.append(Row(kind, text, file, change.tool_call_id, number or None, hunk))
             old = old + (kind != ADDED) if old is not None else None
             new = new + (kind != REMOVED) if new is not None else None
         else:  # "\ No newline at end of file"
-            rows.append(Row(NOTE, line, file, change.tool_call_id))
+            rows.append(Row(NOTE, line, file, change.tool_call_id, hunk=hunk))
     return rows
 
 
 def _numbers_after(change: Change, start: int, stop: int, old: int | None,
-                   new: int | None) -> tuple[int | None, int | None]:
-    """(old, new) line numbers after a change's lines start..stop, as `_line_rows` counts them."""
+                   new: int | None, hunk: int) -> tuple[int | None, int | None, int]:
+    """(old, new) line numbers and the hunk after a change's lines start..stop, as
+    `_line_rows` counts them."""
     for line in change.lines[start:stop]:
         kind = line[:1]
-        if kind == "@":
+        if line.startswith("@@"):
             if match := _HUNK.match(line):
                 old, new = parse_int(match[1]), parse_int(match[2])
+            hunk += 1
         elif kind in (ADDED, REMOVED, CONTEXT):
             old = old + (kind != ADDED) if old is not None else None
             new = new + (kind != REMOVED) if new is not None else None
-    return old, new
+    return old, new, hunk
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +141,7 @@ class DiffRows(Sequence[Row]):
         self._length = row
         self._firsts = [part.first for part in self.parts]
         self._chunks: dict[tuple[int, int], list[Row]] = {}
-        self._numbers: dict[int, list[tuple[int, int]]] = {}  # per part, (old, new) at each chunk's start
+        self._numbers: dict[int, list[tuple[int | None, int | None, int]]] = {}  # per part, (old, new, hunk) at each chunk's start
 
     def __len__(self) -> int:
         return self._length
@@ -180,7 +189,7 @@ class DiffRows(Sequence[Row]):
     def _chunk(self, number: int, change: Change, file: int, chunk: int) -> list[Row]:
         rows = self._chunks.get((number, chunk))
         if rows is None:
-            starts = self._numbers.setdefault(number, [(0, 0)])
+            starts = self._numbers.setdefault(number, [(0, 0, -1)])
             while len(starts) <= chunk:
                 at = len(starts) - 1
                 starts.append(_numbers_after(change, at * CHUNK, (at + 1) * CHUNK, *starts[at]))
@@ -218,21 +227,31 @@ class DiffView(ScrollView, can_focus=True):
 
     def __init__(self, files: list[FileChanges], **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.cursor = 0
+        self.set_files(files)
+
+    def set_files(self, files: list[FileChanges]) -> None:
+        """Show `files` (again, after a revert), the cursor kept on its row number."""
         self.files = files
         self.rows = diff_rows(files)
-        self.cursor = 0
+        self.cursor = min(self.cursor, max(0, len(self.rows) - 1))
         self._starts = self.rows.file_starts()
-        self._changes = {change.tool_call_id: change for file in files for change in file.changes}
+        self._changes = {(index, change.tool_call_id): change  # one bash call changes several files
+                         for index, file in enumerate(files) for change in file.changes}
         number, width = self.rows.widest()
         self._gutter = len(str(number)) if number else 0
         width += self._gutter + 2
         self.virtual_size = Size(width, len(self.rows))
         self._strips: dict[tuple[int, bool], Strip] = {}  # rows drawn, by index and cursor, while the styles last
         self._styles: tuple[int, Style, Style] | None = None  # palette generation, base and cursor styles
+        self.refresh()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = None
+
+    def change_of(self, row: Row) -> Change | None:
+        return self._changes.get((row.file, row.call_id))
 
     @property
     def row(self) -> Row | None:
@@ -270,8 +289,9 @@ class DiffView(ScrollView, can_focus=True):
             return Text.assemble(path, "  ", counts(file.added, file.removed),
                                  (f" · {_plural(len(file.changes), 'change')}", palette.style("muted")))
         if kind == CHANGE:
-            change = self._changes[row.call_id]
-            what = "new content" if change.created else ("its diff" if change.tool == "write" else "")
+            change = self._changes[row.file, row.call_id]
+            what = ("new content" if change.created else "its diff" if change.tool == "write"
+                    else "by pideck, u undoes the last" if change.tool == REVERT else "")
             return Text.assemble("  ", (change.tool, palette.style("toolTitle")), " ", counts(change.added, change.removed),
                                  (f" · {what}" if what else "", palette.style("muted")))
         if kind == HUNK:
@@ -316,37 +336,72 @@ class DiffView(ScrollView, can_focus=True):
         self.move_to(self.scroll_offset.y + event.y)
 
 
+class Reverts(Protocol):
+    """What the view reverts through (app/file_reverts.py)."""
+
+    def patch(self, file: FileChanges) -> tuple[str, str]: ...
+    def plan_file(self, file: FileChanges) -> Plan: ...
+    def plan_hunk(self, file: FileChanges, change: Change, hunk: Hunk) -> Plan: ...
+    def apply(self, plan: Plan) -> None: ...
+    def undo(self) -> Plan: ...
+
+
+_revert_numbers = itertools.count(1)
+
+
+def revert_change(plan: Plan) -> Change:
+    """A revert as a change of the file, shown after pi's."""
+    lines = tuple(plan.lines)
+    return Change(f"pideck-revert-{next(_revert_numbers)}", REVERT, lines, sum(1 for line in lines if line.startswith("+")),
+                  sum(1 for line in lines if line.startswith("-")))
+
+
 class ChangesScreen(Screen[str | None]):
-    """Dismissed with the tool call id to show in the transcript, or None."""
+    """Dismissed with the tool call id to show in the transcript, or None. `reverts` None:
+    reverting is not offered (`why_not` says why)."""
 
     CSS_PATH = "changes_screen.tcss"
     BINDINGS = [
         Binding("escape,q", "dismiss(None)", "Close"),
         Binding("c", "copy_patch", "Copy patch", tooltip="Copy the file's changes as one patch (OSC 52)"),
+        Binding("r", "revert_hunk", "Revert hunk", tooltip="Put the hunk under the cursor back as it was, after asking"),
+        Binding("R", "revert_file", "Revert file",
+                tooltip="Put the whole file back as it was before this session changed it, after asking"),
+        Binding("u", "undo", "Undo revert", tooltip="Undo the last revert"),
     ]
 
-    def __init__(self, files: list[FileChanges], copy: Callable[[str], None]) -> None:
+    def __init__(self, files: list[FileChanges], copy: Callable[[str], None], reverts: Reverts | None = None,
+                 why_not: str = "", note: str = "") -> None:
         super().__init__()
+        self.note = note  # what the view leaves out (bash commands it has no changes of), if anything
         self.files = files
         self._copy = copy
+        self.reverts = reverts
+        self.why_not = why_not
 
     def compose(self) -> ComposeResult:
         files = self.files
-        title = Text("Changes", "bold")
-        if files:
-            changes = sum(len(file.changes) for file in files)
-            title.append(f"   {_plural(len(files), 'file')} · {_plural(changes, 'change')} · ")
-            title.append_text(counts(sum(f.added for f in files), sum(f.removed for f in files)))
         with Vertical(id="changes"):
-            yield Static(title, id="changes-title")
+            yield Static(self._title(), id="changes-title")
             if files:
                 with Horizontal(id="changes-body"):
                     yield OptionList(*(self._option(file) for file in files), id="changes-files")
                     yield DiffView(files, id="changes-diff")
             else:
                 yield Static(EMPTY, id="changes-empty")
-            yield Static(BASH_NOTE, id="changes-note")
+            note = Static(self.note, id="changes-note")
+            note.display = bool(self.note)
+            yield note
         yield KeyFooter()
+
+    def _title(self) -> Text:
+        files = self.files
+        title = Text("Changes", "bold")
+        if files:
+            changes = sum(len(file.changes) for file in files)
+            title.append(f"   {_plural(len(files), 'file')} · {_plural(changes, 'change')} · ")
+            title.append_text(counts(sum(f.added for f in files), sum(f.removed for f in files)))
+        return title
 
     @staticmethod
     def _option(file: FileChanges) -> Option:
@@ -378,7 +433,8 @@ class ChangesScreen(Screen[str | None]):
 
     @on(DiffView.Jump)
     def _jump(self, event: DiffView.Jump) -> None:
-        self.dismiss(event.tool_call_id)
+        if not event.tool_call_id.startswith("pideck-revert-"):
+            self.dismiss(event.tool_call_id)
 
     def selected(self) -> FileChanges | None:
         """The file of the diff's cursor (which the list follows)."""
@@ -392,14 +448,125 @@ class ChangesScreen(Screen[str | None]):
         if file is None:
             self.notify("There is nothing to copy yet.", title="/diff", markup=False)
             return
-        patch = file.patch()
-        if not patch:
-            self.notify(f"pi sent no patch for the changes of {clean(file.path)}.", title="/diff",
+        if self.reverts is None:
+            self.notify(f"Cannot copy {clean(file.path)}'s patch: {self.why_not}", title="/diff",
                         severity="warning", markup=False)
             return
+        self._in_thread(lambda reverts: self._copy_done(file, *reverts.patch(file)))
+
+    def _in_thread(self, work: Callable[[Reverts], object]) -> None:
+        """Run `work` (which reads and diffs files of any size) off the UI thread; what it
+        shows it shows through `call_from_thread`."""
+        reverts = self.reverts
+        if reverts is None:
+            return
+
+        def run() -> None:
+            try:
+                work(reverts)
+            except Exception as exc:  # noqa: BLE001 - a revert that fails in an unforeseen way never takes pideck down
+                self.app.call_from_thread(self.notify, f"The revert failed: {clean(str(exc))[:300]}. Nothing was written.",
+                                          title="/diff", severity="error", markup=False)
+
+        self.run_worker(run, thread=True, group="reverts", exclusive=True)
+
+    def _copy_done(self, file: FileChanges, patch: str, note: str) -> None:
+        self.app.call_from_thread(self._copied, file, patch, note)
+
+    def _copied(self, file: FileChanges, patch: str, note: str) -> None:
+        if not patch:
+            self.notify(clean(note) or f"{clean(file.path)} holds what it held before this session: no patch.",
+                        title="/diff", severity="warning", markup=False)
+            return
         self._copy(patch)
-        copied = [change for change in file.changes if change.patch and change.lines]
-        left_out = len(file.changes) - len(copied)
-        note = f" ({_plural(left_out, 'change')} without a patch left out)" if left_out else ""
-        self.notify(f"Copied the patch of {clean(file.path)}: {_plural(len(copied), 'change')}, "
-                    f"+{sum(c.added for c in copied)} −{sum(c.removed for c in copied)}{note}.", title="/diff", markup=False)
+        added = sum(1 for line in patch.split("\n") if line.startswith("+") and not line.startswith("+++ "))
+        removed = sum(1 for line in patch.split("\n") if line.startswith("-") and not line.startswith("--- "))
+        self.notify(f"Copied the patch of {clean(file.path)}, from before this session to now: "
+                    f"+{added} −{removed}{clean(note)}.", title="/diff", markup=False)
+
+    # --- reverts ---------------------------------------------------------------------------
+
+    def _can_revert(self) -> FileChanges | None:
+        file = self.selected()
+        if file is None:
+            self.notify("There is nothing to revert.", title="/diff", markup=False)
+        elif self.reverts is None:
+            self.notify(f"Cannot revert: {self.why_not}", title="/diff", severity="warning", markup=False)
+            return None
+        return file
+
+    def action_revert_file(self) -> None:
+        if (file := self._can_revert()) is not None:
+            self._in_thread(lambda reverts: self.app.call_from_thread(self._ask, file, reverts.plan_file(file)))
+
+    def action_revert_hunk(self) -> None:
+        if (file := self._can_revert()) is None or self.reverts is None:
+            return
+        view = self.query_one(DiffView)
+        row = view.row
+        change = view.change_of(row) if row is not None else None
+        if change is None or not change.patch:
+            self.notify("pi sent no patch for this change: R reverts the whole file.", title="/diff",
+                        severity="warning", markup=False)
+            return
+        try:
+            found = hunks(change.lines)
+        except NotExact as exc:
+            self.notify(f"Cannot revert this change: {exc}", title="/diff", severity="warning", markup=False)
+            return
+        index = row.hunk if row is not None and row.hunk >= 0 else (0 if len(found) == 1 else -1)
+        if not 0 <= index < len(found):
+            self.notify("Put the cursor on a hunk to revert (R reverts the whole file).", title="/diff", markup=False)
+            return
+        hunk = found[index]
+        self._in_thread(lambda reverts: self.app.call_from_thread(self._ask, file, reverts.plan_hunk(file, change, hunk)))
+
+    def _ask(self, file: FileChanges, plan: Plan) -> None:
+        if plan.problem:
+            self.notify(f"{clean(plan.label)} cannot be reverted exactly: {clean(plan.problem)}. Nothing was written.",
+                        title="/diff", severity="warning", markup=False)
+            return
+        if not plan.lines:
+            self.notify(f"{clean(plan.label)} already holds what the revert would write.", title="/diff", markup=False)
+            return
+
+        def answered(write: bool | None) -> None:
+            if write and self.reverts is not None:
+                try:
+                    self.reverts.apply(plan)
+                except OSError as exc:
+                    self.notify(f"Cannot write {clean(plan.label)}: {exc.strerror or exc}", title="/diff",
+                                severity="error", markup=False)
+                    return
+                file.changes.append(revert_change(plan))
+                self._show_files()
+                self.notify(f"Reverted {clean(plan.label)} ({'removed' if plan.new is None else plan.what}); u undoes it.",
+                            title="/diff", markup=False)
+
+        self.app.push_screen(RevertDialog(plan), answered)
+
+    def action_undo(self) -> None:
+        if self.reverts is None:
+            self.notify(f"Cannot revert: {self.why_not}", title="/diff", severity="warning", markup=False)
+            return
+        try:
+            plan = self.reverts.undo()
+        except ValueError as exc:
+            self.notify(f"Nothing undone: {clean(str(exc))}.", title="/diff", severity="warning", markup=False)
+            return
+        for file in self.files:
+            if file.path == plan.label and file.changes and file.changes[-1].tool == REVERT:
+                file.changes.pop()
+                break
+        self._show_files()
+        self.notify(f"Undid the revert of {clean(plan.label)} ({plan.what}).", title="/diff", markup=False)
+
+    def _show_files(self) -> None:
+        view = self.query_one(DiffView)
+        view.set_files(self.files)
+        options = self.query_one(OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
+        options.add_options([self._option(file) for file in self.files])
+        options.highlighted = highlighted
+        self.query_one("#changes-title", Static).update(self._title())

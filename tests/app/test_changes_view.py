@@ -16,11 +16,13 @@ from tests.screen_app import ScreenApp
 from tests.snapshot_plugin import settle
 
 from protocol.entries import MessageEntry
+from app.scripted_model.scenarios import CHANGES_GREETER
 from protocol.file_changes import file_changes
+from protocol.reverts import file_patch
 from protocol.messages import ToolResult
 from protocol.session_model import SessionModel, ToolRun
 from widgets import palette
-from widgets.changes_screen import BASH_NOTE, EMPTY, ChangesScreen, DiffView
+from widgets.changes_screen import EMPTY, ChangesScreen, DiffView
 from widgets.transcript import Transcript
 
 
@@ -80,13 +82,15 @@ async def test_changes_lists_files_in_order_of_last_change_with_coloured_diffs(t
         assert segment_style(view, added, "four").color == palette.style("toolDiffAdded").color
         assert segment_style(view, rows.index(" 1 one", 4), "one").dim  # context after the second write's hunk
         assert segment_style(view, 2, "@@").color == palette.style("accent").color
-        assert str(screen.query_one("#changes-note").render()) == BASH_NOTE
+        assert not screen.query_one("#changes-note").display  # no bash command to say anything of
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(pilot.app.screen, ChangesScreen), what="closed")
 
 
-async def test_copy_writes_the_files_combined_patch_through_osc52(tmp_path: Path) -> None:
+async def test_copy_writes_one_patch_of_the_file_from_before_the_session_to_now(tmp_path: Path) -> None:
     fake = changes_fake(tmp_path)
+    now = CHANGES_GREETER.replace('"hello " + name', 'f"Hello, {name}!"').replace('"world"', '"pideck"')
+    (tmp_path / "greeter.py").write_text(now.replace("def main():", "def main() -> None:"))
     async with fake.run() as pilot:
         written: list[str] = []
         driver = pilot.app._driver
@@ -98,12 +102,13 @@ async def test_copy_writes_the_files_combined_patch_through_osc52(tmp_path: Path
         await wait_until(pilot, lambda: screen.selected() is not None and screen.selected().path == "greeter.py",
                          what="greeter.py selected")
         await pilot.press("c")
-        payloads = [m[1] for data in written for m in re.finditer(r"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07", data)]
-        expected = file_changes(pilot.app.session.tool_runs(), str(tmp_path))[1].patch()
-        assert [base64.b64decode(p).decode() for p in payloads] == [expected]
-        assert expected.count("+++ greeter.py\n") == 3
-        await wait_until(pilot, lambda: any("Copied the patch of greeter.py: 3 changes, +9 −3." in n.message
+        await wait_until(pilot, lambda: any("Copied the patch of greeter.py, from before this session to now: +6 −0 "
+                                            "(taken as a new file" in n.message
                                             for n in pilot.app.toasts.center.entries), what="the toast")
+        payloads = [m[1] for data in written for m in re.finditer(r"\x1b\]52;c;([A-Za-z0-9+/=]*)\x07", data)]
+        expected = file_patch("greeter.py", None, (tmp_path / "greeter.py").read_bytes())
+        assert [base64.b64decode(p).decode() for p in payloads] == [expected]
+        assert expected.count("+++ greeter.py\n") == 1 and expected.startswith("--- /dev/null\n")
 
 
 async def test_enter_on_a_hunk_jumps_to_its_tool_call(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ sys.exit({status})
                 "--answer", "switch_session=" + json.dumps({"cancelled": False}))
     agent = tmp_path / "agent"
     agent.mkdir()
-    config = fake.config({"PI_CODING_AGENT_DIR": str(agent)})
+    config = fake.config({"PI_CODING_AGENT_DIR": str(agent), "PIDECK_CHECKPOINTS": "off"})  # a fake named pi
     app = PideckApp(replace(config, argv=(str(pi), "--mode", "rpc", *fake.argv[1:])))
     suspended: list[bool] = []
 

@@ -45,11 +45,15 @@ async def test_diff_after_pi_writes_and_edits_files(pi_harness: PiHarness, tmp_p
                          timeout=60, what="the run")
         screen = await open_changes(pilot)
         assert file_rows(screen) == ["notes.txt\n+5 −1 · 2 changes", "greeter.py\n+9 −3 · 3 changes"]
-        patches = {file.path: file.patch() for file in screen.files}
+        assert screen.reverts is not None
+        patches = {file.path: screen.reverts.patch(file)[0] for file in screen.files}
+        # one patch per file (each was written twice or more), its path relative to pi's cwd
+        assert [patch.count("+++ ") for patch in patches.values()] == [1, 1]
+        assert patches["greeter.py"].startswith("--- /dev/null\n+++ greeter.py\n")
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ChangesScreen), what="closed")
         await quiesce(pilot)
-    # each file's combined patch rebuilds what pi left on disk
+    # each file's patch rebuilds what pi left on disk
     rebuilt = tmp_path / "rebuilt"
     rebuilt.mkdir()
     for name in ("greeter.py", "notes.txt"):

@@ -15,6 +15,7 @@ from tests.pi_harness import fixture_entries
 from app.scripted_model.scenarios import CHANGES_GREETER
 from protocol.entries import MessageEntry
 from protocol.file_changes import NO_NEWLINE, display_path, file_changes, patch_lines
+from protocol.reverts import NotExact, file_patch, replay
 from protocol.messages import ToolResult
 from protocol.session_model import SessionModel, ToolRun
 
@@ -51,14 +52,17 @@ def test_a_recorded_session_lists_files_in_order_of_last_change_with_their_chang
     assert (rewrite.added, rewrite.removed) == (2, 1)
 
 
-def test_the_combined_patch_applies_and_rebuilds_the_file(tmp_path: Path) -> None:
+def test_one_patch_of_all_of_a_files_changes_rebuilds_it(tmp_path: Path) -> None:
     greeter = file_changes(recorded().tool_runs(), CWD)[1]
-    patch = greeter.patch()
-    assert patch.startswith("--- /dev/null\n+++ greeter.py\n@@ -0,0 +1,6 @@\n+def greet(name):\n")
-    assert patch.count("--- greeter.py\n+++ greeter.py\n") == 2  # pi's "./greeter.py" headers say the file's path
-    subprocess.run(["patch", "-s", "-p0"], input=patch, text=True, cwd=tmp_path, check=True)
+    replayed = replay(greeter.changes, None)  # a write made it: forward from there
     expected = CHANGES_GREETER.replace('"hello " + name', 'f"Hello, {name}!"').replace('"world"', '"pideck"')
-    assert (tmp_path / "greeter.py").read_text() == expected.replace("def main():", "def main() -> None:")
+    expected = expected.replace("def main():", "def main() -> None:")
+    assert (replayed.before, replayed.after) == (None, expected.encode())
+    patch = file_patch(greeter.path, replayed.before, replayed.after)
+    assert patch.startswith("--- /dev/null\n+++ greeter.py\n@@ -0,0 +1,6 @@\n+def greet(name):\n")
+    assert patch.count("+++ ") == 1  # one creation, not one patch per change
+    subprocess.run(["patch", "-s", "-p0"], input=patch, text=True, cwd=tmp_path, check=True)
+    assert (tmp_path / "greeter.py").read_text() == expected
 
 
 @pytest.mark.parametrize(("given", "shown"), [
@@ -101,7 +105,8 @@ def test_an_edit_without_pis_patch_shows_what_it_asked_for(details: Any) -> None
     assert change.lines == ("@@ edit 1 of 2 @@", "-old", "-line", "+new", "@@ edit 2 of 2 @@", "-x", "+y")
     assert (change.added, change.removed, change.patch) == (2, 3, False)
     assert "no diff" in change.note
-    assert file_changes([edit], CWD)[0].patch() == ""  # not a patch of the file: never copied as one
+    with pytest.raises(NotExact):  # not a patch of the file: never copied or reverted as one
+        replay(file_changes([edit], CWD)[0].changes, b"new\ny\n")
 
 
 def test_an_edit_with_nothing_to_show_says_so() -> None:

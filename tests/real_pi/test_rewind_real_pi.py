@@ -1,0 +1,92 @@
+"""`/rewind` on real pi with pideck's checkpoints, across three prompts that edit and write
+files in a scratch git project: the picker's count of files per message, the fork with the
+message back in the editor, the files' bytes as they were before it, and `/rewind undo`."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.pi_harness import PiHarness, quiesce, send, started, transcript_text, wait_until
+
+from app.pideck_app import PideckApp
+from app.scripted_model.server import Reply, ToolCallSpec
+from widgets.revert_dialog import RevertDialog
+from widgets.rewind_picker import RewindPicker
+
+pytestmark = pytest.mark.pi
+
+APP = "".join(f"value_{n} = {n}\n" for n in range(1, 21))
+AFTER_FIRST = APP.replace("value_3 = 3\n", "value_3 = 'three'\n")
+AFTER_THIRD = AFTER_FIRST.replace("value_18 = 18\n", "value_18 = 'eighteen'\n")
+
+
+def edit(call_id: str, old: str, new: str) -> Reply:
+    return Reply(tool_calls=(ToolCallSpec("edit", {"path": "app.py", "edits": [{"oldText": old, "newText": new}]},
+                                          id=call_id),))
+
+
+def write(call_id: str, path: str, content: str) -> Reply:
+    return Reply(tool_calls=(ToolCallSpec("write", {"path": path, "content": content}, id=call_id),))
+
+
+def replies() -> list[Reply]:
+    return [
+        edit("r_edit_1", "value_3 = 3\n", "value_3 = 'three'\n"), write("r_write_a", "a.txt", "first\n"), Reply(text="First done."),
+        write("r_write_config", "config.txt", "debug = true\n"), Reply(text="Second done."),
+        edit("r_edit_3", "value_18 = 18\n", "value_18 = 'eighteen'\n"), Reply(text="Third done."),
+    ]
+
+
+async def run_prompt(pilot: Any, app: PideckApp, text: str, done: str) -> None:
+    await send(pilot, text)
+    await wait_until(pilot, lambda: done in transcript_text(app) and not app.session.running, timeout=60, what=done)
+
+
+async def test_rewind_across_three_prompts_and_undo(pi_harness: PiHarness, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "app.py").write_text(APP)
+    (project / "config.txt").write_text("debug = false\n")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    pi_harness.reset_model()
+    pi_harness.model.queue(*replies())
+    config = pi_harness.launch_config(session_dir=tmp_path / "sessions",
+                                      env={"PIDECK_CHECKPOINTS": str(tmp_path / "checkpoints")})
+    app = PideckApp(replace(config, cwd=project))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        await run_prompt(pilot, app, "First: edit app.py, write a.txt.", "First done.")
+        await run_prompt(pilot, app, "Second: write config.txt.", "Second done.")
+        await run_prompt(pilot, app, "Third: edit app.py again.", "Third done.")
+        assert (project / "app.py").read_text() == AFTER_THIRD
+        first_session = app.session.state.session_file
+
+        await send(pilot, "/rewind")
+        picker = await wait_until(pilot, lambda: isinstance(app.screen, RewindPicker) and app.screen, timeout=30,
+                                  what="the picker")
+        assert [(c.text, c.files, c.inexact) for c in picker.choices] == [
+            ("First: edit app.py, write a.txt.", 3, 0), ("Second: write config.txt.", 2, 0),
+            ("Third: edit app.py again.", 1, 0)]
+        await pilot.press("up", "enter")  # the last is highlighted first: the second message
+        dialog = await wait_until(pilot, lambda: isinstance(app.screen, RevertDialog) and app.screen, what="the question")
+        assert "@@ config.txt @@" in dialog.plan.lines and "@@ app.py @@" in dialog.plan.lines
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.session.state.session_file != first_session
+                         and "Second: write config.txt." in app.main.editor.text, timeout=30, what="the fork")
+        assert (project / "app.py").read_text() == AFTER_FIRST
+        assert (project / "config.txt").read_text() == "debug = false\n"
+        assert (project / "a.txt").read_text() == "first\n"  # written before the message: kept
+
+        app.main.editor.load("")
+        await send(pilot, "/rewind undo")
+        await wait_until(pilot, lambda: app.session.state.session_file == first_session, timeout=30, what="back")
+        assert (project / "app.py").read_text() == AFTER_THIRD
+        assert (project / "config.txt").read_text() == "debug = true\n"
+        await send(pilot, "/rewind undo")
+        await wait_until(pilot, lambda: any("no rewind to undo" in n.message for n in app.toasts.center.entries),
+                         what="once only")
+        await quiesce(pilot)
