@@ -63,6 +63,7 @@ class RecordPump:
         self._received = 0  # records since the last flush
         self._urgent = False  # a record other than a delta is pending
         self._last_flush = 0.0
+        self._first_received = 0.0  # when the first record since the last flush came
 
     @property
     def pending(self) -> int:
@@ -88,6 +89,8 @@ class RecordPump:
         if self._closed():
             return  # pi closing as pideck exits: the views are going or gone
         self._pending.append(record)
+        if not self._received:
+            self._first_received = self._clock()
         self._received += 1
         if type(record) is not MessageUpdate and not self._urgent:
             self._urgent = True  # the end of a message, a tool starting...: shown without waiting
@@ -112,6 +115,10 @@ class RecordPump:
         if self._flushing:
             self._flush_after(FRAME)
             return
+        if not self._flooding and not self._urgent and self._received >= FLOOD:
+            # A flood begins: its first frame too is FLOOD_FRAME after its first delta, not
+            # a frame of its own FRAME after it (a whole screen of text, 5 KB, a frame's CPU).
+            self._flooding, self._last_flush = True, self._first_received
         if self._deltas_wait():
             # Only deltas are queued: fold them now, a little at a time, so that the flush
             # that shows the end of the reply has only the last few left to fold.

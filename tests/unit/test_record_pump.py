@@ -129,9 +129,26 @@ async def flood(pump: RecordPump, loop: Loop, views: Views) -> None:
     """A first flush of FLOOD deltas: the pump is flooding, its last flush now."""
     for _ in range(FLOOD):
         pump.feed(delta())
-    await flush_now(loop, FRAME)
+    while not views.shown:
+        await flush_now(loop, min(loop.armed))
     assert pump.flooding and len(views.shown) == 1 and pump.idle
     views.shown.clear()
+    views.folded.clear()
+
+
+async def test_a_flood_is_folded_from_its_start_and_first_shown_flood_frame_after_it(
+    pump: RecordPump, loop: Loop, views: Views
+) -> None:
+    began = loop.now
+    deltas = [delta() for _ in range(FLOOD)]
+    for record in deltas:
+        pump.feed(record)
+    loop.advance(FRAME)
+    assert not loop.flushes and pump.flooding, "a flood's first records get no frame of their own"
+    assert views.folded == [deltas] and not pump.pending
+    while not views.shown:
+        await flush_now(loop, min(loop.armed))
+    assert views.shown == [[]] and FLOOD_FRAME <= loop.now - began < FLOOD_FRAME + FOLD_EVERY
 
 
 async def test_deltas_wait_for_their_frame_and_share_it(pump: RecordPump, loop: Loop, views: Views) -> None:
