@@ -213,6 +213,7 @@ class PideckApp(App[int]):
         if self._exit_signals is not None:
             self._exit_signals.attach(asyncio.get_running_loop(), self._signalled)
         self.start_session()
+        self._gc.started()
         self.run_dialogs()
 
     def _use_theme(self, name: str) -> None:
