@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib.metadata import version
 from typing import NoReturn
 
 from app.launch import LaunchError, build_launch, refuse
@@ -118,12 +117,22 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="FILE",
                    help="write every line pi sends and every command pideck sends, with times, to FILE (mode 0600, "
                         "secrets redacted; an existing FILE is kept and FILE-2... used), for `pideck replay FILE`")
-    p.add_argument(
-        "--version",
-        action="version",
-        version=f"pideck {version('pideck')} (pinned pi {PI_VERSION}, Node {NODE_VERSION})",
-    )
+    p.add_argument("--version", action=_Version, help="show program's version number and exit")
     return p
+
+
+class _Version(argparse.Action):
+    """--version, reading pideck's version only when asked (importlib.metadata costs start-up
+    about 20 ms, before pi is spawned)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=kwargs.get("help"))  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> NoReturn:
+        from importlib.metadata import version
+
+        print(f"pideck {version('pideck')} (pinned pi {PI_VERSION}, Node {NODE_VERSION})")
+        parser.exit()
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:

@@ -9,6 +9,11 @@ reference counting anyway, and a flood allocates fast: at Python's default a 3,0
 reply ran 30 young collections). Half a second after it settles, one full collection runs while the app is
 idle, and only then do the thresholds come back: restored at once, they would start a
 full collection in the very next frame, the one that shows the end of the reply.
+
+What start-up made (modules, classes, the app and its panes: some 50,000 objects) lives
+as long as the app: once it has started it is frozen out of every later collection
+(`gc.freeze`), so a full collection walks only what came since (a third or more of its cost
+at start-up, 11 ms of 16), and it is given back when the app closes.
 """
 
 from __future__ import annotations
@@ -28,6 +33,12 @@ class StreamingGC:
         self._saved: tuple[int, int, int] | None = None
         self._running = False
         self._release_due = False
+        self._frozen = False
+
+    def started(self) -> None:
+        """The app has started: what it holds now is left out of later collections."""
+        gc.freeze()
+        self._frozen = True
 
     @property
     def holding(self) -> bool:
@@ -50,7 +61,11 @@ class StreamingGC:
         self.close()
 
     def close(self) -> None:
-        """The thresholds as they were, at once (the app is closing)."""
+        """The thresholds as they were, at once, and what start-up froze collectable again
+        (the app is closing)."""
+        if self._frozen:
+            gc.unfreeze()
+            self._frozen = False
         if self._saved is not None:
             gc.set_threshold(*self._saved)
             self._saved = None

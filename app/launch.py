@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.remote_pi import ssh_destination, with_words
 from app.runtime import (
@@ -23,9 +24,11 @@ from app.runtime import (
     pi_version,
     runtime_dir,
 )
-from app.scripted_model.demo import Demo, start_demo
 from protocol.recording import Recorder
 from protocol.redact import Redactor
+
+if TYPE_CHECKING:
+    from app.scripted_model.demo import Demo
 
 # pi flags that make it do something other than serve RPC.
 NOT_RPC_FLAGS = frozenset({"--mode", "-p", "--print", "--export", "--list-models", "-h", "--help", "-v", "--version"})
@@ -132,6 +135,8 @@ def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> 
     pi_args = list(args.pi_args)
     demo = None
     if args.demo:
+        from app.scripted_model.demo import start_demo  # not imported before pi starts otherwise
+
         demo = start_demo(Path(tempfile.mkdtemp(prefix="pideck-demo-")))
         env.update(demo.env)
         pi_args = [*demo.pi_args, *pi_args]

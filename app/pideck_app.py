@@ -237,6 +237,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         if self._exit_signals is not None:
             self._exit_signals.attach(asyncio.get_running_loop(), self._signalled)
         self.start_session()
+        self._gc.started()
         self.run_dialogs()
 
     def _use_theme(self, name: str) -> None:

@@ -2,8 +2,8 @@
 at a time.
 
 The reader never waits on the UI: `feed` only queues. Deltas are shown once per FRAME;
-anything else (the end of a message, a tool starting...) is shown at once. While pi
-floods, deltas are shown FLOOD_FRAME apart and folded into the model between frames, so
+anything else (the end of a message, a tool starting...) is shown at once, and so is a delta
+FRAME or more after the last frame. While pi floods, deltas are shown FLOOD_FRAME apart and folded into the model between frames, so
 the frame that shows the end of the reply has only the last few left to fold. The
 scheduler, the clock and the apply step are given, so the timing runs on a fake clock.
 """
@@ -29,6 +29,15 @@ class Stoppable(Protocol):
 
 
 Callback = Callable[[], None]
+
+
+class _Soon:
+    """A flush due after the current message, that can be called off like a timer."""
+
+    stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
 
 
 class RecordPump:
@@ -63,6 +72,7 @@ class RecordPump:
         self._received = 0  # records since the last flush
         self._urgent = False  # a record other than a delta is pending
         self._last_flush = 0.0
+        self._first_received = 0.0  # when the first record since the last flush came
 
     @property
     def pending(self) -> int:
@@ -88,6 +98,8 @@ class RecordPump:
         if self._closed():
             return  # pi closing as pideck exits: the views are going or gone
         self._pending.append(record)
+        if not self._received:
+            self._first_received = self._clock()
         self._received += 1
         if type(record) is not MessageUpdate and not self._urgent:
             self._urgent = True  # the end of a message, a tool starting...: shown without waiting
@@ -98,10 +110,16 @@ class RecordPump:
                 self._soon(self._start_flush)
                 return
         if self._timer is None:
-            self._flush_after(FRAME)
+            # A frame at most every FRAME: a delta after a quiet frame (a model's pace) goes
+            # on screen at once, not a frame after it came; the next ones share the next frame.
+            self._flush_after(min(FRAME, max(0.0, self._last_flush + FRAME - self._clock())))
 
     def _flush_after(self, delay: float) -> None:
-        self._timer = self._schedule(delay, self._start_flush)
+        if delay > 0:
+            self._timer = self._schedule(delay, self._start_flush)
+            return
+        soon = self._timer = _Soon()  # (a Textual timer of no delay divides by zero)
+        self._soon(lambda: None if soon.stopped else self._start_flush())
 
     def _start_flush(self) -> None:
         """Show the queued records in a task of its own, so the app's message loop (keys,
@@ -112,6 +130,10 @@ class RecordPump:
         if self._flushing:
             self._flush_after(FRAME)
             return
+        if not self._flooding and not self._urgent and self._received >= FLOOD:
+            # A flood begins: its first frame too is FLOOD_FRAME after its first delta, not
+            # a frame of its own FRAME after it (a whole screen of text, 5 KB, a frame's CPU).
+            self._flooding, self._last_flush = True, self._first_received
         if self._deltas_wait():
             # Only deltas are queued: fold them now, a little at a time, so that the flush
             # that shows the end of the reply has only the last few left to fold.

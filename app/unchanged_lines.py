@@ -60,7 +60,7 @@ class TerminalLines:
             for y, strips in enumerate(update.strips, update.region.y):
                 strip = Strip.join(strips)
                 text = strip.render(console)
-                if self._changed(y, x, x + strip.cell_length, text):
+                if text and self._changed(y, x, x + strip.cell_length, text):
                     out += (_move_to(x, y), text)
         elif isinstance(update, ChopsUpdate):
             for y, x1, x2 in update.spans:
@@ -71,7 +71,7 @@ class TerminalLines:
                         strip = strip.crop(0, min(end, x2) - x)
                         end = x + strip.cell_length
                     text = strip.render(console)
-                    if self._changed(y, x, end, text):
+                    if text and self._changed(y, x, end, text):  # (an empty piece writes nothing)
                         out += (_move_to(x, y), text)
         else:
             self.forget()

@@ -72,3 +72,14 @@ def test_close_gives_the_thresholds_back_at_once(thresholds: tuple[int, int, int
     pause.streaming(True)
     pause.close()
     assert gc.get_threshold() == thresholds and not pause.holding
+
+
+def test_what_start_up_made_is_frozen_until_close(thresholds: tuple[int, int, int]) -> None:
+    pause = StreamingGC(lambda delay, callback: None)
+    kept = [object() for _ in range(10)] + [{"start-up": i} for i in range(10)]
+    pause.started()
+    try:
+        assert gc.get_freeze_count() >= len(kept), "left out of every later collection"
+    finally:
+        pause.close()
+    assert gc.get_freeze_count() == 0, "collectable again once the app closes"

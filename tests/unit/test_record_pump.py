@@ -129,24 +129,51 @@ async def flood(pump: RecordPump, loop: Loop, views: Views) -> None:
     """A first flush of FLOOD deltas: the pump is flooding, its last flush now."""
     for _ in range(FLOOD):
         pump.feed(delta())
-    await flush_now(loop, FRAME)
+    while not views.shown:
+        await flush_now(loop, min(loop.armed, default=0))
     assert pump.flooding and len(views.shown) == 1 and pump.idle
     views.shown.clear()
+    views.folded.clear()
+
+
+async def test_a_flood_is_folded_from_its_start_and_first_shown_flood_frame_after_it(
+    pump: RecordPump, loop: Loop, views: Views
+) -> None:
+    began = loop.now
+    deltas = [delta() for _ in range(FLOOD)]
+    for record in deltas:
+        pump.feed(record)
+    loop.run_soon()
+    loop.advance(FRAME)
+    assert not loop.flushes and pump.flooding, "a flood's first records get no frame of their own"
+    assert views.folded[0] == deltas and not pump.pending
+    while not views.shown:
+        await flush_now(loop, min(loop.armed, default=0))
+    assert views.shown == [[]] and FLOOD_FRAME <= loop.now - began < FLOOD_FRAME + FOLD_EVERY
 
 
 async def test_deltas_wait_for_their_frame_and_share_it(pump: RecordPump, loop: Loop, views: Views) -> None:
     first = delta()
     pump.feed(first)
-    assert loop.armed == pytest.approx([FRAME]) and not loop.soon, "a delta waits for the frame"
-    loop.advance(FRAME / 2)
+    assert not loop.armed and len(loop.soon) == 1, "a delta after a quiet frame is shown at once"
+    await flush_now(loop)
+    assert views.shown == [[first]]
     second = delta()
     pump.feed(second)
+    assert loop.armed == pytest.approx([FRAME]) and not loop.soon, "the next delta waits for the frame"
+    loop.advance(FRAME / 2)
+    third = delta()
+    pump.feed(third)
     assert loop.armed == pytest.approx([FRAME / 2]), "a delta in the same frame does not move it"
     loop.advance(FRAME / 2 - 0.001)
     assert not loop.flushes and pump.pending == 2
     await flush_now(loop, 0.001)
-    assert views.shown == [[first, second]] and pump.idle and not pump.flooding
+    assert views.shown == [[first], [second, third]] and pump.idle and not pump.flooding
     assert loop.armed == []
+    loop.advance(2 * FRAME)
+    fourth = delta()
+    pump.feed(fourth)
+    assert not loop.armed and len(loop.soon) == 1, "a delta at a model's pace goes on screen without waiting a frame"
 
 
 async def test_a_record_other_than_a_delta_is_shown_at_once_with_the_deltas_before_it(
@@ -156,7 +183,7 @@ async def test_a_record_other_than_a_delta_is_shown_at_once_with_the_deltas_befo
     pump.feed(before)
     pump.feed(turn)
     assert loop.armed == [], "the frame's timer is stopped"
-    assert len(loop.soon) == 1, "the flush runs after the current message, not a frame later"
+    assert loop.soon, "the flush runs after the current message, not a frame later"
     after = delta()
     pump.feed(after)  # before the flush starts: it goes with it
     await flush_now(loop)
@@ -236,7 +263,7 @@ async def test_nothing_is_queued_or_flushed_once_closed(pump: RecordPump, loop: 
     pump.feed(delta())
     loop.closed = True
     pump.feed(TurnStart())
-    assert pump.pending == 1 and not loop.soon, "a record after closing is dropped"
+    assert pump.pending == 1, "a record after closing is dropped"
     await flush_now(loop, FRAME)
     assert not views.shown and not loop.armed, "a timer after closing leaves the views alone"
 

@@ -79,3 +79,11 @@ def test_the_cursor_moving_is_a_change_until_forgotten() -> None:
     assert lines.cursor_moved(Offset(4, 1))
     lines.forget()
     assert lines.cursor_moved(Offset(4, 1))
+
+
+def test_an_empty_piece_sends_no_move_and_leaves_what_the_line_shows() -> None:
+    lines = TerminalLines()
+    lines.render(chops(1, {0: strip("left "), 5: strip("right")}), CONSOLE, SIZE)
+    assert lines.render(chops(1, {0: strip("left "), 5: Strip([])}), CONSOLE, SIZE) == ""
+    # the empty piece did not make the terminal's "right" unknown: sent again, it costs nothing
+    assert lines.render(chops(1, {0: strip("left "), 5: strip("right")}), CONSOLE, SIZE) == ""
