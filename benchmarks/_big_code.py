@@ -91,6 +91,18 @@ async def load(app: Any, messages: list[Any], timeout: float) -> float:
     return await until_painted(app, LAST, apply, timeout)
 
 
+async def load_and_open_full(app: Any, pilot: Any, messages: list[Any], timeout: float = 900) -> tuple[float, float]:
+    """(seconds to the answer on screen, seconds from asking for the first tool call's full
+    view to the frame that shows it)."""
+    from widgets.tool_output import ShowToolOutput
+
+    loaded = await load(app, messages, timeout)
+    await pilot.pause()
+    full = await until_painted(app, " characters", lambda: app.main.post_message(ShowToolOutput("call_0")), timeout)
+    await pilot.pause()
+    return loaded, full
+
+
 def in_subprocess(module: str, *args: str, timeout: float = 1200) -> dict[str, Any]:
     """Run `python -m benchmarks.<module> --json args…` and return the JSON it prints last;
     a run that took longer than `timeout` gives {"timeout": timeout}."""

@@ -49,13 +49,8 @@ def messages(length: int) -> list[Any]:
 
 
 async def measure(length: int) -> dict[str, float]:
-    from widgets.tool_output import ShowToolOutput
-
     async with b.app_running() as (app, pilot):
-        loaded = await b.load(app, messages(length), timeout=900)
-        await pilot.pause()
-        full = await b.until_painted(app, " characters", lambda: app.main.post_message(ShowToolOutput("call_0")), timeout=900)
-        await pilot.pause()
+        loaded, full = await b.load_and_open_full(app, pilot, messages(length))
         return {"load": loaded, "full": full, "rss": h.rss_mb()}
 
 

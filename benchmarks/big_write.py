@@ -34,13 +34,10 @@ def messages(length: int) -> list[Any]:
 
 
 async def measure(length: int) -> dict[str, float]:
-    from widgets.tool_output import LargeTextView, ShowToolOutput
+    from widgets.tool_output import LargeTextView
 
     async with b.app_running() as (app, pilot):
-        loaded = await b.load(app, messages(length), timeout=900)
-        await pilot.pause()
-        full = await b.until_painted(app, " characters", lambda: app.main.post_message(ShowToolOutput("call_0")), timeout=900)
-        await pilot.pause()
+        loaded, full = await b.load_and_open_full(app, pilot, messages(length))
         view = app.screen.query_one(LargeTextView)
         page = await b.next_frame(app, lambda: view.scroll_page_down(animate=False))
         return {"load": loaded, "full": full, "page": page, "rss": h.rss_mb()}
