@@ -55,9 +55,13 @@ class Toasts:
             self._summary_timer = app.set_timer(SUMMARY_EVERY, self._show_summary)
 
     def _show(self, toast: Toast, markup: bool) -> None:
-        if toast.folds is not None and (folded := self._up.pop(toast.folds, None)) is not None:
-            self._unnotify(folded)
-        self._up = {key: shown for key, shown in self._up.items() if not shown.has_expired}
+        # the screen holds what the center counts, no more: the folded toast, and any the
+        # center's clock let go that Textual (its own timer, from the mount) still shows.
+        # Taken off after the Notify messages posted before, which a flood may not have
+        # handled yet: taken off earlier, the folded toast would come up after all.
+        up = self.center.up()
+        for key in [key for key in self._up if key not in up]:
+            self.app.call_later(self._unnotify, self._up.pop(key))
         # a cut text may have lost the end of its markup: shown plain
         notification = Notification(toast.message, toast.title, toast.severity, toast.timeout,  # type: ignore[arg-type]
                                     markup=markup and not toast.cut)

@@ -104,6 +104,11 @@ class NotificationCenter:
         self._toasts = [up for up in self._toasts if up[0] > now]
         return self._show(notice, timeout, now)
 
+    def up(self) -> set[int]:
+        """The keys of the toasts the center counts as up: any other must be off the screen."""
+        now = self.clock()
+        return {key for until, key, _ in self._toasts if until > now}
+
     def _show(self, notice: Notice, timeout: float, now: float) -> Toast:
         folds = None
         if len(self._toasts) >= MAX_TOASTS:  # the oldest makes room, counted in "+N more"
