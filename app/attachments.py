@@ -22,8 +22,8 @@ from urllib.parse import unquote, urlparse
 from textual.app import App
 
 from app.notifier import Notifier
-from protocol.images import Attachment, ImageError, decoded_size, image_key, is_image_file, load_image
-from protocol.messages import ImageContent
+from protocol.files.images import Attachment, ImageError, decoded_size, image_key, is_image_file, load_image
+from protocol.wire.messages import ImageContent
 from widgets.attachments import AttachmentBar
 from widgets.prompt_editor import PromptEditor
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import NoReturn
 
-from app.launch import LaunchError, build_launch, refuse
+from app.pi.launch import LaunchError, build_launch, refuse
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
 from app.serve import (
     DEFAULT_HOST,
@@ -18,7 +18,7 @@ from app.serve import (
     tell_server_how_to_resume,
 )
 from protocol.numbers import parse_int
-from protocol.protocol_log import default_log_path
+from protocol.wire.protocol_log import default_log_path
 
 DESCRIPTION = """\
 A full-screen terminal front-end for the pi coding agent. pideck starts one
@@ -177,19 +177,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pideck: interrupted", file=sys.stderr)
         return 130
-    from app.checkpoint_launch import with_checkpoints
-    from app.early_start import start_pi
+    from app.pi.checkpoint_launch import with_checkpoints
+    from app.pi.early_start import start_pi
 
     config = with_checkpoints(config)
     runner, client = start_pi(config)  # pi boots while the UI is imported
     from app.exit_output import print_exit_output
-    from app.exit_signals import exit_signals, release_interrupt_key
-    from app.hangup import HANGUP_EXIT, stdin_fd
+    from app.terminal.signals import exit_signals, release_interrupt_key
+    from app.terminal.hangup import HANGUP_EXIT, stdin_fd
 
     with exit_signals(restore=argv is not None) as signals:  # None: run as the command, which ends here
         try:
             from app.pideck_app import PideckApp
-            from app.terminal_colors import query_terminal_colors
+            from app.terminal.colors import query_terminal_colors
 
             answers = query_terminal_colors(fd) if (fd := stdin_fd()) is not None else None
             app = PideckApp(config, client=client, terminal_colors=answers[:2] if answers else (None, None),

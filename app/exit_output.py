@@ -20,12 +20,12 @@ from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from app.launch import LaunchConfig
-from app.pi_args import opening_session
-from app.pi_settings import display, exit_output_setting
-from protocol.messages import BashExecutionMessage
-from protocol.responses import SessionState
-from protocol.session_model import Banner, MessageItem, SessionModel
+from app.pi.launch import LaunchConfig
+from app.pi.args import opening_session
+from app.pi.settings import display, exit_output_setting
+from protocol.wire.messages import BashExecutionMessage
+from protocol.wire.responses import SessionState
+from protocol.state.session_model import Banner, MessageItem, SessionModel
 from widgets.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text
 from widgets.safe_markdown import SafeMarkdown
 from widgets.safe_text import clean

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from textual.binding import Binding
-from textual.keys import _character_to_key
+from widgets.textual_private import character_to_key
 
-from protocol.config_files import read_json
+from protocol.files.config_files import read_json
 from protocol.numbers import is_digits
 from widgets.key_footer import UNBOUND
 
@@ -72,7 +72,7 @@ def textual_key(pi_key: str) -> str | None:
             return key.upper()
         key = key.lower()
     elif len(key) == 1 and key in _SYMBOLS:
-        key = _character_to_key(key)  # Textual's names: minus, right_square_bracket, ...
+        key = character_to_key(key)  # Textual's names: minus, right_square_bracket, ...
     elif not is_digits(key, 1):
         key = _NAMED.get(key.lower(), "")
         if not key:

@@ -9,6 +9,7 @@ The keys that run `/` commands run the same functions with the command context.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -21,14 +22,14 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
-from app import queue_actions
-from app.changes_commands import diff_command
-from app.command_context import CommandContext, Handler
-from app.export_commands import copy_command
+from app.commands import queue as queue_actions
+from app.commands.changes import diff_command
+from app.commands.context import CommandContext, Handler
+from app.commands.export import copy_command
 from app.external_editor import edit_prompt
-from app.model_commands import cycle_model, cycle_model_back, cycle_thinking, model_command
-from app.notifications import notifications_command
-from app.pi_settings import (
+from app.commands.model import cycle_model, cycle_model_back, cycle_thinking, model_command
+from app.commands.notifications import notifications_command
+from app.pi.settings import (
     display,
     display_warnings,
     double_escape_action,
@@ -36,25 +37,26 @@ from app.pi_settings import (
     scrollbar_setting,
     wheel_lines,
 )
-from app.remote_pi import without_local_files
+from app.pi.remote import without_local_files
 from app.selection_copy import SelectionCopy
-from app.slash_commands import parse
-from protocol.client import RpcDataError, RpcError
-from protocol.commands import Abort, AbortBash, Bash, Command, Prompt
-from protocol.responses import BashResult, CommandInfo
-from protocol.session_model import Changes
+from app.commands.registry import parse
+from protocol.wire.client import RpcDataError, RpcError
+from protocol.wire.commands import Abort, AbortBash, Bash, Command, Prompt
+from protocol.wire.responses import BashResult, CommandInfo
+from protocol.state.session_model import Changes
 from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
 from widgets.crash_bar import CrashBar
 from widgets.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
-from widgets.file_index import FileCache, FileIndex, list_entries
+from protocol.state.file_index import FileCache, FileIndex, list_entries
 from widgets.key_footer import UNBOUND, KeyFooter
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
 from widgets.status_where import where_label
 from widgets.tool_kinds import Call, kind_of
-from widgets.tool_output import ShowToolOutput, ToolOutputScreen
+from widgets.tool_output import ShowToolOutput
+from widgets.screens.tool_output_screen import ToolOutputScreen
 from widgets.transcript import Transcript
 from widgets.transcript_search import SearchBar
 
@@ -157,6 +159,7 @@ class MainScreen(Screen[None]):
         self._side_chosen: bool | None = None  # F2 / F3 showed or hid the side panes
         self.status_at = 0.0  # monotonic time the session's changes last refreshed the status line
         self.files = FileCache(self._list_files)  # for `@` completion
+        self.composed = asyncio.Event()  # the panes are there: changes can be drawn
         self.branch: str | None = None  # the git branch of pi's folder (app/git_branch.py)
 
     def compose(self) -> ComposeResult:
@@ -180,6 +183,7 @@ class MainScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        self.composed.set()
         editor = self.editor
         editor.focus()
         editor.use_keymap(self._keymap())
@@ -253,17 +257,31 @@ class MainScreen(Screen[None]):
             self.show_where()
         if changes.extension_ui:
             await self._refresh_extension_widgets()
-        if (changes.run or changes.extension_ui or changes.protocol_errors or changes.session or self.session.running
-                or (changes.usage and self.status.with_stats)):
+        if changes.status:
+            self._show_life()
+        if (changes.run or changes.extension_ui or changes.protocol_errors or changes.session or changes.status
+                or self.session.running or (changes.usage and self.status.with_stats)):
             self.status.refresh_status()  # (session: a model chosen, or none; running: the spinner turns)
             self.status_at = time.monotonic()
         if changes.editor_text is not None:
             self.editor.load(clean(changes.editor_text))  # no terminal controls back to pi
 
+    def _show_life(self) -> None:
+        """The crash bar as pi's life is: hidden while pi runs, its button waiting while pi restarts."""
+        life, bar = self.session.life, self.crash_bar
+        if life.crash is None:
+            if bar.display:
+                bar.hide()
+                self.editor.focus()
+        elif life.restarting:
+            bar.restarting()
+        else:
+            bar.show(life.crash.reason, life.crash.detail)
+
     def animate(self) -> None:
         """The spinner and running tools' durations (the App's tick). While the transcript
         streams the spinner turns on its frames, so the tick draws no frame of its own."""
-        if (self.session.running or self.status.starting_since is not None) and time.monotonic() - self.status_at >= QUIET_FOR:
+        if (self.session.running or self.session.life.starting_since is not None) and time.monotonic() - self.status_at >= QUIET_FOR:
             self.status.refresh_status()
             if any(not run.done for run in self.session.tools.values()):
                 self.tool_log.refresh_runs()

@@ -1,10 +1,11 @@
-"""The pideck Textual app: pi's client and its life (start, restart, exit), the record
-pump, extension dialogs, toasts, the palette and the global keys.
+"""The pideck Textual app: the host of one pi session (app/pi/session.py), extension
+dialogs, toasts, the palette and the global keys.
 
-Records from pi are queued by the record pump (app/record_pump.py), which never
-waits on the UI; once per frame the batch is folded into the session model and the
-main screen (app/main_screen.py) re-renders only what changed. The conversation's
-panes, keys and prompt are the main screen's.
+The session owns pi's client, its life, the record pump and the session model; once per
+frame it hands the model's changes to `show_changes`, which has the main screen
+(app/main_screen.py) re-render only what changed and does what they ask of the app
+(dialogs, alerts, the start-up error). The conversation's panes, keys and prompt are the
+main screen's.
 """
 
 from __future__ import annotations
@@ -12,58 +13,54 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from typing import Any
 
 from rich.console import RenderableType
 from textual import events, work
-from textual._compositor import CompositorUpdate
 from textual.app import App, ScreenStackError, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingsMap
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.worker import Worker
 
 from app.attachments import Attachments
 from app.gc_pause import StreamingGC
-from app.exit_signals import ExitSignals
-from app.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_driver, watch_hangup
-from app.terminal_keys import install_alt_arrows, install_alt_keys
+from app.terminal.signals import ExitSignals
+from app.terminal.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_driver, watch_hangup
+from app.terminal.keys import install_alt_arrows, install_alt_keys
 from app.keybindings import pi_keymap
-from app.launch import LaunchConfig, no_model_help
-from app.pi_login import run_in_foreground
+from app.pi.launch import LaunchConfig
+from app.commands.login import run_in_foreground
 from app.main_screen import MainScreen
-from app.palette import KeyActions, PiCommands, PideckCommands
+from app.command_palette import KeyActions, PiCommands, PideckCommands
 from app.git_branch import BranchFollower
-from app.notifications import Toasts
+from app.toasts import Toasts
 from app.notifier import Notifier
-from app.problem_monitor import ProblemMonitor
-from app.record_pump import RecordPump, fold_in_slices
-from app.pi_settings import copy_on_select, display, terminal_progress
+from app.pi.settings import copy_on_select, display, terminal_progress
 from app.selection_copy import SelectionCopy
 from app.run_alerts import RunAlerts, notify_setting, run_error
-from app.terminal_progress import TerminalProgress
+from app.terminal.progress import TerminalProgress
 from app.themes import Themes
-from app.unchanged_lines import TerminalLines, UnchangedLeftOut
-from app.slash_commands import REGISTRY
-from app.command_context import CommandContext
-from app.crash_recovery import CrashRecovery
-from app.dim_filter import use_safe_dim_filter
-from app.checkpoint_launch import with_checkpoints
-from app.early_start import pi_client
-from app.type_ahead import HeldKeys, keys_in
-from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
-from protocol.commands import ExtensionUIResponse, GetCommands, GetMessages, GetSessionStats, GetState
-from protocol.events import AgentSettled, QueueUpdate
-from protocol.pi_colors import RGB
-from protocol.extension_ui import DIALOG_REQUESTS, DialogRequest, RefusedDialogRequest, UnknownUIRequest, as_text
-from protocol.responses import CommandInfo, SessionState
-from protocol.session_files import agent_dir, session_cwd
-from protocol.session_model import SessionModel
-from widgets.dialogs import ExtensionDialog, dialog_for
+from app.terminal.unchanged_lines import TerminalLines, UnchangedLeftOut
+from app.commands.registry import REGISTRY
+from app.commands.context import CommandContext
+from app.terminal.dim_filter import use_safe_dim_filter
+from app.pi.checkpoint_launch import with_checkpoints
+from app.pi.session import PiSession
+from app.terminal.type_ahead import HeldKeys, keys_in
+from protocol.wire.client import RpcClient, RpcError
+from protocol.files.pi_colors import RGB
+from protocol.wire.extension_ui import DialogRequest, as_text
+from protocol.wire.responses import CommandInfo, SessionState
+from protocol.files.session_files import agent_dir
+from protocol.state.session_model import Changes
+from widgets.screens.dialogs import ExtensionDialog, dialog_for
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
-from widgets.startup_error import StartupErrorScreen
+from widgets.screens.startup_error import StartupErrorScreen
+from widgets.textual_private import CompositorUpdate
 
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 # Seconds a timed dialog must have left when its turn comes to be shown; one with less is
@@ -78,6 +75,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
     ENABLE_COMMAND_PALETTE = True
     COMMAND_PALETTE_BINDING = "f1"  # pi's Ctrl+P cycles models
     COMMANDS = App.COMMANDS | {PideckCommands, PiCommands, KeyActions}
+    session_class: type[PiSession] = PiSession
     # The keys that work over every screen; the conversation's are MainScreen's.
     BINDINGS = [
         Binding("f1", "command_palette", "Commands", show=False, priority=True,
@@ -98,22 +96,15 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         if client is None:
             config = with_checkpoints(config)
         self.config = config
-        self.session = SessionModel()
-        self.cwd = Path(config.cwd)
+        self.pi = self.session_class(config, self, client)  # pi's client, life, record pump and session model
+        self.session = self.pi.model
+        self.pump = self.pi.pump
+        self.problems = self.pi.problems
         self.attachments = Attachments(self, self.session.image_names, lambda: self.cwd)
-        self.client = client or pi_client(config)
-        self._remove_listener = lambda: None
         self.tell = Notifier(self.notify)  # toasts of pideck's own, markup off
         self.themes = Themes(config, register=self.register_theme, use=self._use_theme, console=lambda: self.console,
                              warn=lambda text: self.tell.warn(text, title="Theme"), background=terminal_colors[0],
                              foreground=terminal_colors[1])  # (the terminal's background and foreground)
-        self.problems = ProblemMonitor(self, self.session, lambda: self.client,
-                                       closing=lambda: not self.is_running or self._closing)
-        self.recovery = CrashRecovery(
-            self, config, self.session, client=lambda: self.client, attach_client=self.attach_client,
-            reload_session=self.reload_session, load_commands=self.load_commands, apply_changes=self._apply_changes,
-            forget_dialogs=self._forget_dialogs, bad_answer=self.problems.bad_answer,
-        )
         self.toasts = Toasts(self, self._unnotify)
         self.selection = SelectionCopy(self, copy_on_select(config), lambda: self.main.searching)
         self.progress = TerminalProgress(self.set_interval, self._write_to_terminal, terminal_progress(config))
@@ -127,33 +118,69 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
             refresh=self.refresh_stats, bad_answer=self.problems.bad_answer, notices=lambda: self.toasts.center,
             key_bindings=lambda: (self.key_bindings, self.main.editor.key_bindings, self.keys.notes),
             reread_settings=self.reread_settings, run_in_terminal=self.run_in_terminal,
-            copy=self.copy_to_clipboard, restart=self.recovery.restart, quit=lambda: self.exit(self.return_code or 0),
+            copy=self.copy_to_clipboard, restart=self.pi.restart, quit=lambda: self.exit(self.return_code or 0),
             show_tool_call=lambda tool_call_id: self.main.show_tool_call(tool_call_id),
             commands=REGISTRY, themes=self.themes,
         )
         self.main = MainScreen(
             self.command_context, self.selection, commands=self.all_commands, ready=lambda: self._session_ready,
-            can_restart=self._can_restart, apply_changes=self._apply_changes, quit=lambda: self.exit(self._exit_status),
+            can_restart=self.pi.can_restart, apply_changes=self.pi.apply_changes, quit=lambda: self.exit(self._exit_status),
             keymap=lambda: self.keys.keymap,
         )
-        self.commands: list[CommandInfo] = []
-        self.pump = RecordPump(
-            self._apply_records, self._fold_ahead, schedule=self.set_timer, soon=self.call_next,
-            run=lambda flush: self.run_worker(flush, name="flush", group="flush", exit_on_error=True),
-            closed=lambda: self.leaving,
-        )
         self._dialogs: asyncio.Queue[tuple[DialogRequest, float | None]] = asyncio.Queue()  # and its deadline
-        self._dialog_arrived: dict[int, float] = {}  # by id(): when each dialog request not yet handled was read
-        self._applying = asyncio.Lock()  # one _apply_changes at a time (flush and workers)
         self._gc = StreamingGC(self.set_timer)
         self._last_ctrl_c = 0.0
         self._leaving = False  # exit() was called: what pi sends now is dropped
-        self._session_ready = False
-        self._exit_status = 0
+        self._startup_error_shown = False
         self._exit_signals: ExitSignals | None = None
         self.read_keybindings()
         # keys typed while pideck starts (type_ahead: before the app ran) wait for the prompt
         self.held_keys = HeldKeys(self._keys_have_a_place, lambda event: App.on_event(self, event), keys_in(type_ahead))
+
+    # --- the session's ----------------------------------------------------------------------
+
+    @property
+    def client(self) -> RpcClient:
+        """The session's pi (a restart replaces it)."""
+        return self.pi.client
+
+    @property
+    def commands(self) -> list[CommandInfo]:
+        """pi's commands (extensions, prompt templates, skills)."""
+        return self.pi.commands
+
+    @property
+    def _session_ready(self) -> bool:
+        return self.pi.ready
+
+    @property
+    def _exit_status(self) -> int:
+        return self.pi.exit_status
+
+    @property
+    def cwd(self) -> Path:
+        """pi's working directory (the session's: tool paths show relative to it)."""
+        return self.pi.cwd
+
+    @cwd.setter
+    def cwd(self, value: Path) -> None:
+        self.pi.cwd = value
+
+    def in_background(self, work: Coroutine[Any, Any, None], group: str) -> Worker[None]:
+        return self.run_worker(work, name=group, group=group, exit_on_error=True)
+
+    async def reload_session(self, state: SessionState | None = None) -> None:
+        await self.pi.reload(state)
+
+    async def load_commands(self) -> None:
+        await self.pi.load_commands()
+
+    def refresh_stats(self) -> Worker[None]:
+        """Read pi's state and stats again and show them; `.wait()` for them."""
+        return self.run_worker(self.pi.refresh_stats(), name="stats", group="stats", exit_on_error=True)
+
+    async def _apply_changes(self) -> None:
+        await self.pi.apply_changes()
 
     async def on_event(self, event: events.Event) -> None:
         if not await self.held_keys.take(event):
@@ -219,7 +246,6 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
             self.tell.warn("pideck left these out: " + "; ".join(self.keys.problems), title="keybindings.json")
 
     def on_mount(self) -> None:
-        self.main.status.starting_since = time.monotonic()  # "starting pi… Ns" until get_state answers
         # the keys held come once the prompt has the focus, in the app's turn (before any key after)
         self.watch(self.main, "focused", lambda _: self.call_later(self.held_keys.release), init=False)
         self.themes.start()
@@ -227,7 +253,6 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         for problem in self.alerts.setting.problems:
             self.tell.warn(problem, title="Notifications")
         self.show_terminal_cursor()
-        self.attach_client(self.client)
         if self.config.remote is None:  # (pi's folder on its host is not read from here)
             BranchFollower(self, lambda: self.cwd, self._branch_shown).start()
         self.set_interval(0.25, self._tick)
@@ -268,7 +293,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self.exit(HANGUP_EXIT)
 
     def _signalled(self, signum: int) -> None:
-        """SIGINT or SIGTERM (app/exit_signals.py): leave as on Ctrl+C twice."""
+        """SIGINT or SIGTERM (app/terminal/signals.py): leave as on Ctrl+C twice."""
         self.exit(128 + signum)
 
     def exit(self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
@@ -297,47 +322,15 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
                 runner.close()
         return result if isinstance(result, int) else (self.return_code or self._exit_status)
 
-    # --- pi records -----------------------------------------------------------------------
+    # --- the session's changes -------------------------------------------------------------
 
-    def _fold_ahead(self, records: list[Any]) -> bool:
-        """Fold deltas a flood holds into the model (not while views take changes: they
-        read the model between awaits)."""
-        if self._applying.locked():
-            return False
-        self.session.apply_all(records)
-        return True
-
-    async def _apply_records(self, records: list[Any]) -> None:
-        """A flush: what needs the app is handled, the records are folded into the model
-        and the views take the changes of the whole flush at once, for one frame."""
-        settled: AgentSettled | None = None
-        for record in records:
-            if isinstance(record, DIALOG_REQUESTS):  # its timeout runs from when it was read, in pi too
-                arrived = self._dialog_arrived.pop(id(record), None) or time.monotonic()
-                self._dialogs.put_nowait((record, record.deadline(arrived)))
-            elif isinstance(record, ChildExited):
-                self._child_exited(record)
-            elif isinstance(record, (UnknownUIRequest, RefusedDialogRequest)):
-                self.decline_request(record)
-            elif isinstance(record, AgentSettled):
-                self.refresh_stats()
-                settled = record
-        await fold_in_slices(records, self.session.apply_all)
-        if settled is not None:
-            self.alerts.settled(settled.aborted, run_error(self.session))
-        self._gc.streaming(self.session.running)
-        await self._apply_changes()
-
-    async def _apply_changes(self) -> None:
-        async with self._applying:  # views mounting for one batch are not touched by another
-            await self._apply_changes_now()
-
-    async def _apply_changes_now(self) -> None:
+    async def show_changes(self, changes: Changes) -> None:
+        """Draw what changed in the session model, and do what the changes ask of the app."""
+        await self.main.composed.wait()  # pi may exit (or a file load) before the panes are there
         if self.leaving or self._closing:
-            return  # a worker finishing while the app closes: the views are going away
-        changes = self.session.take_changes()
-        if not changes:
-            return
+            return  # the views are going away
+        if changes.settled is not None:  # (before the run's end below: how long it ran)
+            self.alerts.settled(changes.settled.aborted, run_error(self.session))
         with self.batch_update():
             await self.main.show_changes(changes)
             if changes.run:
@@ -347,7 +340,17 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
                 self.set_terminal_title(changes.title)
             for severity, message in changes.notifications:
                 self.notify(message, severity=_SEVERITY.get(severity, "information"), markup=False)
-            self.problems.check()
+        for request in changes.dialogs:
+            self._dialogs.put_nowait((request, self.pi.deadline(request)))
+        if changes.exited is not None and self.pi.ready:
+            self._forget_dialogs()  # extension questions from the dead pi cannot be answered
+        self._gc.streaming(self.session.running)
+        if changes.status:
+            self.refresh_bindings()  # Ctrl+R is offered while pi is not running
+            if self.session.life.startup_error is not None and not self._startup_error_shown:
+                self._startup_error_shown = True
+                self.push_screen(StartupErrorScreen(self.session.life.startup_error, self.client.stderr_tail, self.config),
+                                 lambda _: self.exit(1))
 
     def _branch_shown(self, branch: str | None) -> None:
         self.main.branch = branch
@@ -370,17 +373,6 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
             renderable = UnchangedLeftOut(text)
         super()._display(screen, renderable)
 
-    @property
-    def cwd(self) -> Path:
-        """pi's working directory (`@` paths, /resume's folder): where it was started, then the
-        one its session records, as a switch to a session of another directory moves pi there.
-        The session model holds it: tool paths show relative to it."""
-        return Path(self.session.cwd)
-
-    @cwd.setter
-    def cwd(self, value: Path) -> None:
-        self.session.cwd = str(value)
-
     def _write_to_terminal(self, sequence: str) -> None:
         if self._driver is not None:
             self._driver.write(sequence)
@@ -395,125 +387,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
 
     @work(exclusive=True, group="session")
     async def start_session(self) -> None:
-        self.problems.check_log()
-        await self.client.start()
-        if self.client.exited is not None:
-            return  # _child_exited shows why
-        try:
-            state = await self.client.call(GetState(), timeout=60)
-        except RpcError as exc:
-            if self.client.exited is None:
-                self._show_startup_error(f"pi did not answer get_state: {exc}")
-            return
-        try:
-            await self.reload_session(state)
-        except RpcError as exc:
-            if self.client.exited is None:
-                self._show_startup_error(f"pideck could not load pi's session: {exc}")
-            return
-        self._session_ready = True
-        self.main.status.starting_since = None
-        self.main.status.refresh_status()
-        if self.session.state is not None and self.session.state.model is None:  # pi's "unknown" stand-in too
-            self.session.banner("error", "pi has no model to answer with", no_model_help(self.config))
-            await self._apply_changes()
-        await self.load_commands()
-
-    async def load_commands(self) -> None:
-        """pi's commands (extensions, prompt templates, skills), for completion and the
-        palette; they stay as they were if pi does not answer."""
-        try:
-            self.commands = (await self.client.call(GetCommands())).commands
-        except RpcDataError as exc:
-            self.problems.bad_answer(exc)
-        except RpcError:
-            pass
-
-    async def reload_session(self, state: SessionState | None = None) -> None:
-        """Transcript, queue and stats from pi (after start, switch, fork, clone, new)."""
-        if state is None:
-            state = await self.client.call(GetState())
-        status = self.main.status  # "loading session… N MB" until the messages are shown
-        status.loading_since, status.received = time.monotonic(), lambda: self.client.receiving
-        status.refresh_status()
-        ticking = self.set_interval(0.25, status.refresh_status)
-        try:
-            messages = await self.client.call(GetMessages())
-            if (state.session_file and self.config.remote is None  # pi's file is on its host
-                    and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None):
-                self.cwd = cwd
-            self.session.set_state(state)
-            self.session.load_messages(messages.messages)
-            if not state.pending_message_count:  # a session pi switched to starts with an empty queue
-                self.session.apply(QueueUpdate(steering=[], follow_up=[]))
-            await self._apply_changes()
-        finally:
-            ticking.stop()
-            status.loading_since = None
-            status.refresh_status()
-        self.refresh_stats()
-
-    @work(group="stats")
-    async def refresh_stats(self) -> None:
-        try:
-            stats = await self.client.call(GetSessionStats())
-            state = await self.client.call(GetState())
-        except RpcDataError as exc:
-            self.problems.bad_answer(exc)
-            return
-        except RpcError:
-            return
-        self.session.set_stats(stats)
-        self.session.set_state(state)
-        await self._apply_changes()
-
-    def _child_exited(self, exited: ChildExited) -> None:
-        if self.leaving:
-            return  # pideck closed it
-        if not self._session_ready:
-            self._show_startup_error(exited.error or f"pi exited during start-up (exit code {exited.returncode})")
-            return
-        self.recovery.child_exited(exited)  # the session model adds the banner with pi's stderr
-
-    def attach_client(self, client: RpcClient) -> None:
-        """Make `client` the app's pi (at start and after a restart); records flow from it."""
-        self._remove_listener()
-        if client is not self.client:
-            self.problems.client_replaced()
-            self.client = client
-        self._remove_listener = client.add_listener(self._record_read)
-
-    def _record_read(self, record: Any) -> None:
-        """A record pi sent, as the client reads it. A dialog request's time runs from now: the
-        pump may show it only after a flush that takes a while (a long reply), and a deadline
-        counted from then kept the dialog open after pi had given up on it."""
-        if isinstance(record, DIALOG_REQUESTS) and not self.leaving:
-            self._dialog_arrived[id(record)] = time.monotonic()
-        self.pump.feed(record)
-
-    def _can_restart(self) -> bool:
-        """Ctrl+R is offered (and shown in the footer) only while pi is not running."""
-        return self._session_ready and not self.client.running and not self.recovery.restarting
-
-    @work(group="send")
-    async def decline_request(self, request: UnknownUIRequest | RefusedDialogRequest) -> None:
-        """An extension asked with a method pideck does not know, or for a dialog it cannot
-        show (which a toast explains): answer "cancelled" so it does not wait forever (pi
-        ignores answers to requests that expect none)."""
-        try:
-            await self.client.send(ExtensionUIResponse(id=request.id, cancelled=True))
-        except RpcError:
-            pass
-        if isinstance(request, RefusedDialogRequest):
-            self.tell.warn(f"An extension's {request.method} dialog could not be shown, so pideck cancelled it: "
-                           f"{request.reason}", title="Dialog cancelled")
-
-    def _show_startup_error(self, reason: str) -> None:
-        self._exit_status = 1
-        status = self.main.status
-        status.starting_since, status.notice = None, "pi could not start"
-        status.refresh_status()
-        self.push_screen(StartupErrorScreen(reason, self.client.stderr_tail, self.config), lambda _: self.exit(1))
+        await self.pi.start()
 
     # --- dialogs --------------------------------------------------------------------------
 
@@ -576,13 +450,13 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
         """Every toast, pideck's and extensions', goes through the notification center
-        (app.notifications): a few at once, cut short, all of them kept for F8."""
+        (app.toasts): a few at once, cut short, all of them kept for F8."""
         self.toasts.notify(message, title, severity, timeout, markup)
 
     async def on_unmount(self) -> None:
         self.progress.clear()
         self._gc.close()
-        await self.client.close()
+        await self.pi.close()
 
 
 _SEVERITY = {"info": "information", "warning": "warning", "error": "error"}

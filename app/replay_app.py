@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from app.view_app import ViewApp
-from protocol.responses import MessageList, Response, SessionState, SessionStats
-from protocol.run_summary import view_stats
-from protocol.view_client import ReplayClient, StreamEnded
+from protocol.wire.responses import MessageList, Response, SessionState, SessionStats
+from protocol.state.run_summary import view_stats
+from protocol.files.view_client import ReplayClient, StreamEnded
 
 
 class ReplayApp(ViewApp):
@@ -30,28 +30,30 @@ class ReplayApp(ViewApp):
     def _stats(self) -> Any:
         return self.recorded_stats if self.recorded_stats is not None else view_stats(self.session, None, None)
 
+    def _say_notice(self) -> None:
+        self.session.say(self._notice(), "accent")
+
     def _notice(self) -> str:
         client = self.view
         assert isinstance(client, ReplayClient)
-        self.main.status.notice_role = "accent"
         pace = "as fast as possible" if client.speed <= 0 else f"×{client.speed:g}"
         if client.ended is None:
             return f"replay of {client.source} · playing {pace}"
         return f"replay of {client.source} · finished"
 
-    async def _apply_records(self, records: list[Any]) -> None:
+    async def fold_records(self, records: list[Any]) -> None:
         """The records in order, pi's recorded answers taken where they come."""
         segment: list[Any] = []
         for record in records:
             if isinstance(record, Response):
                 if segment:
-                    await super()._apply_records(segment)
+                    await super().fold_records(segment)
                     segment = []
                 await self._take_answer(record)
             else:
                 segment.append(record)
         if segment:
-            await super()._apply_records(segment)
+            await super().fold_records(segment)
 
     async def _take_answer(self, response: Response) -> None:
         data = response.data if response.success and response.data_error is None else None

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from protocol.numbers import parse_float
-from protocol.session_model import MessageItem, SessionModel
+from protocol.state.session_model import MessageItem, SessionModel
 from widgets.safe_text import clean
 
 DEFAULT_AFTER = 10.0  # seconds: a run at least this long alerts even in a focused terminal

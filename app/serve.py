@@ -28,12 +28,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.launch import LaunchError, check_launch, refuse
+from app.pi.launch import LaunchError, check_launch, refuse
 from app.runtime import ProvisionError
 from protocol.numbers import parse_int
 
 if TYPE_CHECKING:
-    from protocol.responses import SessionState
+    from protocol.wire.responses import SessionState
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000

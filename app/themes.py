@@ -16,11 +16,11 @@ from pathlib import Path
 from rich.console import Console
 from textual.theme import Theme
 
-from app.launch import LaunchConfig
-from protocol.config_files import read_json, read_text
-from protocol.pi_colors import RGB, appearance_of_background
-from protocol.pi_themes import SYSTEM, PiTheme, ThemeCatalog, colorfgbg_appearance, find_themes, resolve_setting, theme_setting
-from protocol.session_files import agent_dir, pi_args_of, pi_setting
+from app.pi.launch import LaunchConfig
+from protocol.files.config_files import read_json, read_text
+from protocol.files.pi_colors import RGB, appearance_of_background
+from protocol.files.pi_themes import SYSTEM, PiTheme, ThemeCatalog, colorfgbg_appearance, find_themes, resolve_setting, theme_setting
+from protocol.files.session_files import agent_dir, pi_args_of, pi_setting
 from widgets import palette
 from widgets.theme_styles import SYSTEM_THEMES, markdown_styles, palette_roles, textual_name, textual_theme
 

@@ -17,25 +17,47 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.launch import LaunchConfig, LaunchError, resolve_pi_command
+from app.pi.launch import LaunchConfig, LaunchError, resolve_pi_command
 from app.pideck_app import PideckApp
-from app.record_pump import fold_in_slices
+from app.pi.record_pump import fold_in_slices
+from app.pi.session import PiSession
 from app.runtime import ProvisionError
-from protocol.client import ChildExited, RpcError
-from protocol.commands import ExportHtml
-from protocol.entries import SessionHeader
-from protocol.events import AgentSettled, MessageEnd, MessageStart, ToolExecutionEnd
-from protocol.headless_files import SESSION_FILE, Loaded, NotPiOutput, Progress, load_file
-from protocol.messages import TextContent
-from protocol.pi_colors import RGB
-from protocol.responses import CommandList, ExportResult, LastAssistantText
-from protocol.run_summary import last_assistant, outcome, view_state, view_stats
-from protocol.session_context import session_file_lines
-from protocol.session_model import MessageItem
-from protocol.view_client import NotPiStream, StreamEnded, ViewClient
+from protocol.wire.client import ChildExited, RpcError
+from protocol.wire.commands import ExportHtml
+from protocol.wire.entries import SessionHeader
+from protocol.wire.events import AgentSettled, MessageEnd, MessageStart, ToolExecutionEnd
+from protocol.files.headless_files import SESSION_FILE, Loaded, NotPiOutput, Progress, load_file
+from protocol.wire.messages import TextContent
+from protocol.files.pi_colors import RGB
+from protocol.wire.responses import CommandList, ExportResult, LastAssistantText
+from protocol.state.run_summary import last_assistant, outcome, view_state, view_stats
+from protocol.files.session_context import session_file_lines
+from protocol.state.session_model import MessageItem
+from protocol.files.view_client import NotPiStream, StreamEnded, ViewClient
+
+
+class ViewSession(PiSession):
+    """The session of a file's or a stream's records: no pi to restart, no commands to load,
+    no child to exit; what a view adds to a flush is its app's (`ViewApp.fold_records`)."""
+
+    host: ViewApp
+
+    def can_restart(self) -> bool:
+        return False  # nothing to restart: no pi runs
+
+    async def load_commands(self) -> None:
+        return None
+
+    def _exited(self, exited: ChildExited) -> None:
+        return None  # there is no child
+
+    async def fold(self, records: list[Any]) -> None:
+        await self.host.fold_records(records)
 
 
 class ViewApp(PideckApp):
+    session_class = ViewSession
+
     def __init__(self, config: LaunchConfig, client: ViewClient, *, path: Path | None = None,
                  others: tuple[str, ...] = (), terminal_colors: tuple[RGB | None, RGB | None] = (None, None)) -> None:
         """`path`: a file to load, else `client` follows its stream; `others` are the further
@@ -110,49 +132,48 @@ class ViewApp(PideckApp):
                             writer_gone=self.view.ended is not None and not self.view.ended.settled)
         return ended.text, ended.severity
 
-    def _can_restart(self) -> bool:
-        return False  # nothing to restart: no pi runs
-
-    async def load_commands(self) -> None:
-        return None
-
-    def _child_exited(self, exited: ChildExited) -> None:
-        return None  # there is no child
-
     # --- start-up -------------------------------------------------------------------------
 
     def start_session(self) -> None:  # type: ignore[override]
         """Nothing to start: the file is loaded, or the stream followed, once the screen is ready."""
 
     async def _open_source(self) -> None:
-        status = self.main.status
-        status.starting_since = None
+        session = self.session
+        session.started()
         if self.path is not None:
-            status.loading_since, status.received = time.monotonic(), lambda: self.load_progress.read
-            status.refresh_status()
-            ticking = self.set_interval(0.25, status.refresh_status)
+            since = time.monotonic()
+            session.loading(since)
+            await self._apply_changes()
+            ticking = self.set_interval(0.25, lambda: self._loaded_so_far(since))
             try:
                 self.loaded = await asyncio.to_thread(load_file, self.path, self.load_progress)
             except (OSError, NotPiOutput) as exc:
                 ticking.stop()
-                status.loading_since = None
+                session.loading(None)
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                self._show_startup_error(f"pideck cannot view {self.path}: {reason}")
+                self.pi.exit_status = 1
+                session.could_not_start(f"pideck cannot view {self.path}: {reason}")
+                await self._apply_changes()
                 return
             finally:
                 ticking.stop()
             self.view.header = self.loaded.header
             await self._show_loaded(self.loaded)
-            status.loading_since = None
-        self.session.set_state(self._state())
-        self._session_ready = True
+            session.loading(None)
+        session.set_state(self._state())
+        self.pi.ready = True
         await self._apply_changes()
         await self.view.start()  # a stream's records come through the record pump from now on
         if self._follow_from is not None and self.path is not None:
             self.view.follow_file(str(self.path), self._follow_from)
-        status.notice = self._notice()
-        status.refresh_status()
+        self._say_notice()
+        await self._apply_changes()
         self.refresh_stats()
+
+    def _loaded_so_far(self, since: float) -> None:
+        if self.session.life.loading_since is not None:
+            self.session.loading(since, self.load_progress.read)
+            self.in_background(self._apply_changes(), "flush")
 
     async def _show_loaded(self, loaded: Loaded) -> None:
         session = self.session
@@ -171,9 +192,13 @@ class ViewApp(PideckApp):
             session.banner("error", f"{loaded.skipped:,} lines could not be read and were left out",
                            "Lines longer than 512 MiB, or entries of the branch that are not valid JSON.")
 
+    def _say_notice(self) -> None:
+        """What the status line says of the view instead of "ready"."""
+        view = self.view
+        self.session.say(self._notice(), "error" if view.ended is not None and not view.ended.settled else "accent")
+
     def _notice(self) -> str:
         view = self.view
-        self.main.status.notice_role = "error" if view.ended is not None and not view.ended.settled else "accent"
         if view.following:
             return f"read-only view of {view.source} · following" + (" the file" if self.path is not None else "")
         if view.ended is not None:
@@ -182,8 +207,9 @@ class ViewApp(PideckApp):
 
     # --- a stream ---------------------------------------------------------------------------
 
-    async def _apply_records(self, records: list[Any]) -> None:
-        await super()._apply_records(records)
+    async def fold_records(self, records: list[Any]) -> None:
+        """A flush of the stream's records, and what they say of the view."""
+        await PiSession.fold(self.pi, records)
         for record in records:
             if isinstance(record, NotPiStream):
                 self.session.banner("error", f"{self.view.source} does not look like pi's output", record.reason)
@@ -192,8 +218,8 @@ class ViewApp(PideckApp):
         if ended is not None:
             self._stream_ended(ended)
         if ended is not None or any(isinstance(record, AgentSettled) for record in records):
-            self.main.status.notice = self._notice()
-            self.main.status.refresh_status()
+            self._say_notice()
+            await self._apply_changes()
         if any(isinstance(record, _NEW_FACTS) for record in records):
             self.session.set_state(self._state())  # what pi would answer now: the model, the counts
             self.session.set_stats(self._stats())

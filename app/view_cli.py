@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from app.launch import LaunchConfig
-from protocol.headless_files import NotPiOutput, head_type, kind_of
-from protocol.protocol_log import ProtocolLog, default_log_path
-from protocol.recording import NotARecording, read_recording
-from protocol.view_client import ReplayClient, ViewClient
+from app.pi.launch import LaunchConfig
+from protocol.files.headless_files import NotPiOutput, head_type, kind_of
+from protocol.wire.protocol_log import ProtocolLog, default_log_path
+from protocol.wire.recording import NotARecording, read_recording
+from protocol.files.view_client import ReplayClient, ViewClient
 
 DESCRIPTION = """\
 Show a headless run of pi read-only, in pideck's transcript: the output of
@@ -146,11 +146,11 @@ def main(argv: list[str], *, restore_signals: bool = False) -> int:
     if not sys.stdout.isatty():
         print("pideck view: stdout is not a terminal; pideck runs full screen in one", file=sys.stderr)
         return 2
-    from app.exit_signals import exit_signals, release_interrupt_key
-    from app.hangup import stdin_fd
+    from app.terminal.signals import exit_signals, release_interrupt_key
+    from app.terminal.hangup import stdin_fd
 
     with exit_signals(restore=restore_signals) as signals:
-        from app.terminal_colors import query_terminal_colors
+        from app.terminal.colors import query_terminal_colors
         from app.view_app import ViewApp
 
         colors = query_terminal_colors(fd0) if (fd0 := stdin_fd()) is not None else (None, None)
@@ -201,12 +201,12 @@ def replay_main(argv: list[str], *, restore_signals: bool = False) -> int:
                         if s is None or not s.isatty()), None)) is not None:
         print(f"pideck replay: {stream} is not a terminal; pideck runs full screen in one", file=sys.stderr)
         return 2
-    from app.exit_signals import exit_signals, release_interrupt_key
-    from app.hangup import stdin_fd
+    from app.terminal.signals import exit_signals, release_interrupt_key
+    from app.terminal.hangup import stdin_fd
 
     with exit_signals(restore=restore_signals) as signals:
         from app.replay_app import ReplayApp
-        from app.terminal_colors import query_terminal_colors
+        from app.terminal.colors import query_terminal_colors
 
         colors = query_terminal_colors(fd0) if (fd0 := stdin_fd()) is not None else (None, None)
         config = view_config(args.protocol_log)

@@ -1,4 +1,4 @@
-"""The cost of pideck's checkpoints (app/checkpoints.ts) on a 100,000-file git work tree.
+"""The cost of pideck's checkpoints (app/pi/checkpoints.ts) on a 100,000-file git work tree.
 
 pi runs on the scripted model in the tree (committed, so git's index knows every file),
 once with pideck's checkpoint extension and once without it (the reference, in the same
@@ -26,10 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.checkpoint_launch import EXTENSION
+from app.pi.checkpoint_launch import EXTENSION
 from app.scripted_model.server import Reply, ToolCallSpec
 from benchmarks.table import Row
-from protocol.commands import Prompt
+from protocol.wire.commands import Prompt
 
 FILES = 100_000
 PER_FOLDER = 20

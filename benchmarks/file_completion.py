@@ -23,7 +23,7 @@ from pathlib import Path
 
 from benchmarks.table import Row
 from widgets.completion import MAX_CANDIDATES, complete
-from widgets.file_index import FileIndex, list_entries
+from protocol.state.file_index import FileIndex, list_entries
 
 FILES = 100_000
 PER_FOLDER = 20

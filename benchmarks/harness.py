@@ -17,10 +17,10 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.launch import LaunchConfig
+from app.pi.launch import LaunchConfig
 from app.scripted_model.server import Reply
-from protocol.client import ChildExited, RpcError
-from protocol.commands import Command, GetState
+from protocol.wire.client import ChildExited, RpcError
+from protocol.wire.commands import Command, GetState
 
 SIZE = (120, 40)
 POLL = 0.002  # seconds between checks for "is it on screen yet"
@@ -159,7 +159,7 @@ class FakeClient:
         self._listeners: list[Callable[[Any], None]] = []
         self.exited: ChildExited | None = None
         self.stderr_tail = ""
-        self.stderr_total = 0  # what app.problem_monitor reads of a client
+        self.stderr_total = 0  # what app.pi.problem_monitor reads of a client
         self.unexpected_responses = 0
         self.protocol_log = None
         self.process = None

@@ -159,7 +159,7 @@ def write_json_run(path: Path, megabytes: float, cwd: Path) -> int:
 async def view_opens(path: Path) -> float:
     """Seconds from constructing `pideck view`'s app on `path` to the last message painted."""
     from app.view_app import ViewApp
-    from protocol.view_client import ViewClient
+    from protocol.files.view_client import ViewClient
 
     started = time.perf_counter()
     app = ViewApp(h.fake_config(), ViewClient(str(path)), path=path)
@@ -191,8 +191,8 @@ async def idle_rss() -> float:
 async def pideck_opens(pi: Any, argv: list[str]) -> dict[str, float]:
     """Seconds from writing get_messages to the answer read, and to the last message painted."""
     from app.pideck_app import PideckApp
-    from protocol.commands import GetMessages
-    from protocol.responses import Response
+    from protocol.wire.commands import GetMessages
+    from protocol.wire.responses import Response
 
     app = PideckApp(pi.launch_config(session_dir=pi.root / "sessions", extra_args=argv))
     marks: dict[str, float] = {}
@@ -219,7 +219,7 @@ async def pideck_opens(pi: Any, argv: list[str]) -> dict[str, float]:
 
 async def pi_alone(pi: Any, argv: list[str]) -> float:
     """Seconds from writing get_messages to its answer read and decoded by a bare RpcClient."""
-    from protocol.commands import GetMessages
+    from protocol.wire.commands import GetMessages
 
     client = await pi.start_client(session_dir=pi.root / "sessions", extra_args=argv, ready_timeout=600)
     try:

@@ -25,9 +25,9 @@ from typing import Any
 
 from benchmarks import harness as h
 from benchmarks.table import Row
-from protocol.client import ChildExited, RpcClient
-from protocol.commands import Prompt
-from protocol.events import AgentSettled
+from protocol.wire.client import ChildExited, RpcClient
+from protocol.wire.commands import Prompt
+from protocol.wire.events import AgentSettled
 
 DELTAS = 3000
 RUNS = 9

@@ -29,7 +29,7 @@ from typing import Any
 from benchmarks import harness as h
 from benchmarks.table import Row
 from protocol import decode
-from protocol.codec import Unknown
+from protocol.wire.codec import Unknown
 
 RUNS = 3
 TOOLS = 200

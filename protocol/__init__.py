@@ -3,7 +3,7 @@
 Nothing in this package imports Textual (tests/unit/test_architecture.py checks it).
 """
 
-from protocol.codec import KNOWN_TYPES, ProtocolError, Unknown, decode, encode
-from protocol.framing import LineFramer
+from protocol.wire.codec import KNOWN_TYPES, ProtocolError, Unknown, decode, encode
+from protocol.wire.framing import LineFramer
 
 __all__ = ["KNOWN_TYPES", "LineFramer", "ProtocolError", "Unknown", "decode", "encode"]

@@ -61,19 +61,19 @@ from textual.widgets import OptionList, Static
 
 from tests.snapshot_plugin import settle
 
-from app.launch import LaunchConfig
+from app.pi.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from app.runtime import PiRuntime, ensure_runtime
 from app.scripted_model.agent_dir import pi_model_args, write_agent_dir
 from app.scripted_model.server import ScriptedModel
-from protocol.client import ChildExited, RpcClient
-from protocol.codec import dec_hook
-from protocol.commands import Abort, ClearQueue, GetState, NewSession
-from protocol.entries import EntryUnion
-from protocol.events import AgentSettled
-from protocol.protocol_log import ProtocolLog
-from protocol.responses import SessionState
-from protocol.session_files import SessionSummary
+from protocol.wire.client import ChildExited, RpcClient
+from protocol.wire.codec import dec_hook
+from protocol.wire.commands import Abort, ClearQueue, GetState, NewSession
+from protocol.wire.entries import EntryUnion
+from protocol.wire.events import AgentSettled
+from protocol.wire.protocol_log import ProtocolLog
+from protocol.wire.responses import SessionState
+from protocol.files.session_files import SessionSummary
 from widgets import palette
 from widgets.markdown_stream import StreamingText
 from widgets.prompt_editor import PromptEditor

@@ -14,7 +14,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Static
 
-from protocol.images import Attachment, size_label
+from protocol.files.images import Attachment, size_label
 from widgets.safe_text import clean
 from widgets import palette
 

@@ -2,7 +2,7 @@
 
 `complete` is pure: given the text before the cursor it returns where the word
 being completed starts and the candidates. `@` paths are searched fuzzily over the
-whole tree by `files` (widgets/file_index.py); until it has a listing (None), the
+whole tree by `files` (protocol/state/file_index.py); until it has a listing (None), the
 folder the word names is listed by prefix. A path with a space is quoted, `@"a b.txt"`,
 as pi's editor does, and `@"` completes inside the quotes. `CompletionMenu` shows the
 candidates above the editor; the editor drives it (Up/Down move, Tab accepts, Esc closes).
@@ -19,9 +19,9 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from protocol.responses import CommandInfo
+from protocol.wire.responses import CommandInfo
 from widgets import palette
-from widgets.file_index import Entry
+from protocol.state.file_index import Entry
 from widgets.safe_text import one_row
 
 MAX_CANDIDATES = 50

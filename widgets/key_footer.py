@@ -12,7 +12,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from widgets.textual_private import FooterKey
 
 UNBOUND = "unbound"  # the key of a binding with none: no key is called this
 

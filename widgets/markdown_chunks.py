@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from protocol.joined_text import JoinedText
+from protocol.state.joined_text import JoinedText
 
 MAX_TAIL = 6_000
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")

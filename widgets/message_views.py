@@ -16,10 +16,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from protocol.formatting import duration, tokens
-from protocol.images import describe
-from protocol.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ImageContent, ToolResultMessage
-from protocol.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
+from protocol.state.formatting import duration, tokens
+from protocol.files.images import describe
+from protocol.wire.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ImageContent, ToolResultMessage
+from protocol.state.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
 from widgets import palette
 from widgets.ansi_text import ansi_text
 from widgets.grows_in_place import GrowsInPlace

@@ -13,12 +13,12 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from protocol import footer_format
-from protocol.formatting import cost, duration, on_off, tokens
-from protocol.messages import ToolResult
-from protocol.session_model import SessionModel, ToolRun
+from protocol.state import footer_format
+from protocol.state.formatting import cost, duration, on_off, tokens
+from protocol.wire.messages import ToolResult
+from protocol.state.session_model import SessionModel, ToolRun
 from widgets.message_views import run_mark
-from widgets.pickers import model_key
+from protocol.state.formatting import model_key
 from widgets.safe_text import clean, one_row, spanning
 from widgets.status_where import fit, stats_parts
 from widgets.tool_kinds import Call, kind_of
@@ -252,12 +252,6 @@ class StatusLine(Static):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.session = session
         self.frame = 0
-        self.notice = ""  # set while pi is not running: shown instead of "ready"
-        self.notice_role = "error"  # its colour (a read-only view's notice is no error)
-        self.starting_since: float | None = None  # monotonic time pi was started, until it answers
-        self.loading_since: float | None = None  # monotonic time a session's messages were asked for, until shown
-        self.received: Callable[[], int] = lambda: 0  # bytes of pi's answer read so far, while loading
-        self.problems = ""  # set by app.problem_monitor: what pi sent that pideck could not use
         self.spun_at = 0.0  # monotonic time of the spinner's last step
         self.with_stats = False  # the side panes are hidden: the right says what pi's footer does
         self._shown = Text()
@@ -267,6 +261,7 @@ class StatusLine(Static):
 
     def refresh_status(self) -> None:
         session = self.session
+        life = session.life
         text = Text(no_wrap=True, overflow="ellipsis")
         if session.running:
             if (now := time.monotonic()) - self.spun_at >= SPIN_EVERY:  # on whichever frame comes
@@ -281,21 +276,21 @@ class StatusLine(Static):
         elif session.compaction is not None:
             text.append("⟳ compacting the context", palette.style("warning", "bold"))
             text.append(" · esc aborts", palette.style("muted"))
-        elif self.notice:  # pi is not running: say so instead of "ready"
-            text.append(f"■ {self.notice}", palette.style(self.notice_role, "bold"))
-        elif self.loading_since is not None:
-            received = self.received()
-            so_far = f"{received / MB:,.0f} MB" if received >= MB else f"{int(time.monotonic() - self.loading_since)}s"
+        elif life.notice:  # pi is not running: say so instead of "ready"
+            text.append(f"■ {life.notice}", palette.style(life.notice_role, "bold"))
+        elif life.loading_since is not None:
+            received = life.loading_bytes
+            so_far = f"{received / MB:,.0f} MB" if received >= MB else f"{int(time.monotonic() - life.loading_since)}s"
             text.append(f"◌ loading session… {so_far}", palette.style("warning", "bold"))
-        elif self.starting_since is not None:
-            text.append(f"◌ starting pi… {int(time.monotonic() - self.starting_since)}s", palette.style("warning", "bold"))
+        elif life.starting_since is not None:
+            text.append(f"◌ starting pi… {int(time.monotonic() - life.starting_since)}s", palette.style("warning", "bold"))
         elif session.state is not None and session.state.model is None:
             text.append("■ no model: pi refuses prompts (the transcript says how to fix it)", palette.style("warning", "bold"))
         else:
             text.append("● ready", palette.style("success"))
-        if self.problems:  # before the extensions' statuses, which may be many and long
+        if life.problems:  # before the extensions' statuses, which may be many and long
             text.append("  │ ", palette.style("muted"))
-            text.append(self.problems, palette.style("error", "bold"))
+            text.append(life.problems, palette.style("error", "bold"))
         statuses = Text()
         for key, value in sorted(session.statuses.items()):
             statuses.append("  │ ", palette.style("muted"))

@@ -1,4 +1,4 @@
-"""What pi's footer says, where pideck shows it (protocol/footer_format.py writes each part as
+"""What pi's footer says, where pideck shows it (protocol/state/footer_format.py writes each part as
 pi does): pi's folder, git branch and session name on the prompt's bottom border, always;
 and, while the side panes are hidden (below 100 columns, or F2), the tokens and cost, the
 context's use and `model • thinking` on the right of the status line.
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from protocol import footer_format
-from protocol.session_model import SessionModel
+from protocol.state import footer_format
+from protocol.state.session_model import SessionModel
 from widgets import palette
 from widgets.safe_text import clean
 

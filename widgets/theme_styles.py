@@ -15,8 +15,8 @@ from rich.theme import Theme as RichTheme
 from textual.theme import BUILTIN_THEMES
 from textual.theme import Theme as TextualTheme
 
-from protocol.pi_colors import RGB, Color, hex_of
-from protocol.pi_themes import GUESSED_DEFAULTS, TOKENS, PiTheme
+from protocol.files.pi_colors import RGB, Color, hex_of
+from protocol.files.pi_themes import GUESSED_DEFAULTS, TOKENS, PiTheme
 from widgets import palette
 
 

@@ -21,10 +21,10 @@ from typing import Any
 
 from rich.text import Text
 
-from protocol.messages import ImageContent
+from protocol.wire.messages import ImageContent
 from protocol.numbers import parse_int
-from protocol.session_model import ToolRun
-from protocol.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, DiffLine, DiffLines, changed_spans, diff_counts, display_diff, patch_counts
+from protocol.state.session_model import ToolRun
+from protocol.state.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, DiffLine, DiffLines, changed_spans, diff_counts, display_diff, patch_counts
 from widgets import palette
 from widgets.ansi_text import ansi_text
 from widgets.code_lines import code_lines, gutter, lexer_for, numbered

@@ -3,7 +3,7 @@ shows all of it, rendering only the lines in view.
 
 `output_preview` keeps a tool call's block small whatever the output size (the last
 lines, or the first and last lines when expanded, each cut to a screen-friendly
-length) and says how much it left out. `ToolOutputScreen` opens on a click on the
+length) and says how much it left out. `widgets.screens.tool_output_screen` opens on a click on the
 tool call (or `o` in the tool log) and scrolls through everything.
 """
 
@@ -17,16 +17,11 @@ from dataclasses import dataclass
 from rich.cells import cell_len, chop_cells
 from rich.segment import Segment
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
 from textual.geometry import Offset, Size
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.widgets import Footer, Static
 
 from widgets.markdown_lines import _one_cell_each
 from widgets.safe_text import SEQUENCE_LIMIT, clean_lines, one_row, spanning
@@ -282,28 +277,3 @@ class LargeTextView(ScrollView, can_focus=True):
         rows = "\n".join(self._shown(index) for index in range(first, last + 1))
         up = Offset(0, first)
         return Selection(selection.start and selection.start - up, selection.end and selection.end - up).extract(rows), "\n"
-
-
-class ToolOutputScreen(ModalScreen[None]):
-    """Everything a tool printed, scrollable; Esc or q closes it."""
-
-    CSS_PATH = "tool_output.tcss"
-    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
-
-    def __init__(self, title: str | Text, output: str, styler: RowStyler | None = None) -> None:
-        super().__init__()
-        self.title_text = title
-        self.output = output
-        self.styler = styler
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="tool-output"):
-            view = LargeTextView(self.output, self.styler, id="tool-output-text")
-            header = self.title_text[:200] if isinstance(self.title_text, Text) else Text(one_row(self.title_text)[:200], "bold")
-            header.append(f"   {view.line_count:,} lines · {len(self.output):,} characters", "dim")
-            yield Static(header, id="tool-output-title")
-            yield view
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.query_one(LargeTextView).focus()

@@ -25,8 +25,8 @@ from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Static
 
-from protocol.messages import CustomMessage, ToolResultMessage
-from protocol.session_model import Banner, Changes, MessageItem, SessionModel
+from protocol.wire.messages import CustomMessage, ToolResultMessage
+from protocol.state.session_model import Banner, Changes, MessageItem, SessionModel
 from widgets.grows_in_place import GrowsInPlace
 from widgets.message_views import BannerView, MessageView, ToolCallBlock, tool_summary
 from widgets.strip_scrollbar import use_strip_scrollbar

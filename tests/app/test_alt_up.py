@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.pi_harness import Fake, TmuxPideck
 from textual._xterm_parser import XTermParser
 
-from app.terminal_keys import install_alt_arrows
+from app.terminal.keys import install_alt_arrows
 
 
 def keys(sequence: str) -> list[str]:

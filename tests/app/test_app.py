@@ -23,7 +23,7 @@ from tests.pi_harness import (
     wait_until,
 )
 
-from app.terminal_keys import install_alt_keys
+from app.terminal.keys import install_alt_keys
 from widgets.message_views import ToolCallBlock
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine, ToolLog
@@ -263,7 +263,7 @@ async def test_notify_status_widgets_and_editor_text(tmp_path: Path) -> None:
 
 
 async def test_dialog_answer_and_two_pending_dialogs(tmp_path: Path) -> None:
-    from widgets.dialogs import ConfirmDialog, InputDialog, SelectDialog
+    from widgets.screens.dialogs import ConfirmDialog, InputDialog, SelectDialog
 
     fake = Fake(tmp_path)
     async with fake.run() as pilot:

@@ -26,11 +26,11 @@ from tests.pi_harness import (
 from tests.snapshot_plugin import settle
 
 import widgets.side_panes as side_panes
-from app.launch import LaunchConfig
+from app.pi.launch import LaunchConfig
 from app.pideck_app import PideckApp
-from widgets.dialogs import ExtensionDialog
+from widgets.screens.dialogs import ExtensionDialog
 from widgets.message_views import ToolCallBlock
-from widgets.startup_error import StartupErrorScreen
+from widgets.screens.startup_error import StartupErrorScreen
 from widgets.transcript import Transcript
 
 SMALL = (80, 24)

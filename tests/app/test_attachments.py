@@ -11,10 +11,10 @@ import pytest
 from tests.pi_harness import Fake, start_run, tiny_png, type_text, wait_until
 from textual import events
 
-import protocol.images
+import protocol.files.images
 from app.attachments import pasted_paths
-from protocol.images import ImageError, describe, image_key, is_image_file, load_image, sniff_mime
-from protocol.messages import ImageContent
+from protocol.files.images import ImageError, describe, image_key, is_image_file, load_image, sniff_mime
+from protocol.wire.messages import ImageContent
 from widgets.attachments import AttachmentBar, Chip
 from widgets.prompt_editor import PromptEditor
 
@@ -54,7 +54,7 @@ def test_load_image_by_content_and_clear_refusals(tmp_path: Path, monkeypatch: p
 
     big = tmp_path / "big.png"
     big.write_bytes(tiny_png() + b"\x00" * 3000)
-    monkeypatch.setattr(protocol.images, "MAX_IMAGE_BYTES", 2048)
+    monkeypatch.setattr(protocol.files.images, "MAX_IMAGE_BYTES", 2048)
     with pytest.raises(ImageError, match=r"big.png is 3 KB; images over 2 KB are not attached"):
         load_image(big)
 
@@ -87,7 +87,7 @@ async def test_chips_from_at_paths_refusals_removal_and_sending(tmp_path: Path, 
     (tmp_path / "two.gif").write_bytes(GIF)
     (tmp_path / "text.png").write_text("plain text under an image name")
     (tmp_path / "big.png").write_bytes(tiny_png() + b"\x00" * 5000)
-    monkeypatch.setattr(protocol.images, "MAX_IMAGE_BYTES", 4096)
+    monkeypatch.setattr(protocol.files.images, "MAX_IMAGE_BYTES", 4096)
     async with fake.run() as pilot:
         app = pilot.app
         editor = app.query_one(PromptEditor)

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from tests.screen_app import ScreenApp
 
-import protocol.tool_diffs as tool_diffs
-import widgets.changes_screen as changes_screen
-from protocol.file_changes import file_changes
-from protocol.messages import ToolResult
-from protocol.session_model import ToolRun
-from widgets.changes_screen import ChangesScreen, DiffView
+import protocol.state.tool_diffs as tool_diffs
+import widgets.screens.changes_screen as changes_screen
+from protocol.state.file_changes import file_changes
+from protocol.wire.messages import ToolResult
+from protocol.state.session_model import ToolRun
+from widgets.screens.changes_screen import ChangesScreen, DiffView
 from widgets.tool_kinds import DIFF_PREVIEW, Call, kind_of
 
 LINES = 100_000

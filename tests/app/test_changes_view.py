@@ -15,14 +15,14 @@ from tests.pi_harness import SESSIONS, Fake, fixture_entries, send, wait_until
 from tests.screen_app import ScreenApp
 from tests.snapshot_plugin import settle
 
-from protocol.entries import MessageEntry
+from protocol.wire.entries import MessageEntry
 from app.scripted_model.scenarios import CHANGES_GREETER
-from protocol.file_changes import file_changes
-from protocol.reverts import file_patch
-from protocol.messages import ToolResult
-from protocol.session_model import SessionModel, ToolRun
+from protocol.state.file_changes import file_changes
+from protocol.state.reverts import file_patch
+from protocol.wire.messages import ToolResult
+from protocol.state.session_model import SessionModel, ToolRun
 from widgets import palette
-from widgets.changes_screen import EMPTY, ChangesScreen, DiffView
+from widgets.screens.changes_screen import EMPTY, ChangesScreen, DiffView
 from widgets.transcript import Transcript
 
 

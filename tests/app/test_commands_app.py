@@ -11,8 +11,8 @@ from typing import Any
 from tests.pi_harness import Fake, type_text, wait_until
 from textual.widgets._footer import FooterKey
 
-from widgets.info_screen import InfoScreen
-from widgets.pickers import ModelPicker
+from widgets.screens.info_screen import InfoScreen
+from widgets.screens.pickers import ModelPicker
 from widgets.prompt_editor import PromptEditor
 
 

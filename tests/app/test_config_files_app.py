@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.pi_harness import Fake, notes, wait_until
 
-from protocol.pi_builtin_themes import LIGHT
+from protocol.files.pi_builtin_themes import LIGHT
 from widgets import palette
 
 NESTED = "[" * 100_000 + "]" * 100_000

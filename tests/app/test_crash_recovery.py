@@ -14,12 +14,12 @@ import pytest
 from tests.pi_harness import Fake, crash_text, kill_group, transcript_text, ui, wait_until
 
 from app.cli import parse_args
-from app.crash_recovery import resume_argv
-from app.launch import build_launch
+from app.pi.crash_recovery import resume_argv
+from app.pi.launch import build_launch
 from app.pideck_app import PideckApp
-from protocol.client import ChildExited
+from protocol.wire.client import ChildExited
 from widgets.crash_bar import CrashBar
-from widgets.dialogs import SelectDialog
+from widgets.screens.dialogs import SelectDialog
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine
 
@@ -143,8 +143,8 @@ async def test_restart_when_pi_cannot_start_again(tmp_path: Path) -> None:
     async with fake.run() as pilot:
         app = pilot.app
         await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
-        working = app.recovery.config  # what a restart runs pi with
-        app.recovery.config = dataclasses.replace(
+        working = app.pi.config  # what a restart runs pi with
+        app.pi.config = dataclasses.replace(
             working, env={**working.env, "FAKE_PI_EXIT": "1", "FAKE_PI_STDERR": "Error: the session disk is on fire"}
         )
         await crash(pilot)
@@ -160,7 +160,7 @@ async def test_restart_when_pi_cannot_start_again(tmp_path: Path) -> None:
         assert app.query_one(PromptEditor).text == "keep me"
         assert app.query_one(CrashBar).query_one("#crash-restart").disabled is False, "it can be tried again"
 
-        app.recovery.config = working
+        app.pi.config = working
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: app.client.running and not app.query_one(CrashBar).display, what="restart")
         await wait_until(pilot, lambda: "pi restarted" in transcript_text(app), what="restart banner")
@@ -194,5 +194,5 @@ async def test_pi_exiting_as_pideck_exits_is_dropped_quietly(tmp_path: Path) -> 
     exited = ChildExited(returncode=None, stderr_tail="", error="late")
     app.pump.feed(exited)  # the views are gone now
     app.pump._start_flush()  # a frame's timer, late
-    await app._apply_records([exited])  # a flush, late
+    await app.pi.fold([exited])  # a flush, late
     assert app.return_code == 0 and not app.pump.pending

@@ -1,4 +1,4 @@
-"""widgets.dialogs: keyboard answers, cancel, timeout, literal markup, long options, 80×24 snapshots;
+"""widgets.screens.dialogs: keyboard answers, cancel, timeout, literal markup, long options, 80×24 snapshots;
 and, over a fake pi, dialogs pideck cannot show and dialogs that wait their turn."""
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
-import widgets.dialogs as dialogs
-from protocol.commands import ExtensionUIResponse
-from protocol.extension_ui import (
+import widgets.screens.dialogs as dialogs
+from protocol.wire.commands import ExtensionUIResponse
+from protocol.wire.extension_ui import (
     ConfirmRequest,
     DialogRequest,
     EditorRequest,
     InputRequest,
     SelectRequest,
 )
-from widgets.pickers import ChoicePicker
-from widgets.dialogs import (
+from widgets.screens.pickers import ChoicePicker
+from widgets.screens.dialogs import (
     ConfirmDialog,
     EditorDialog,
     ExtensionDialog,

@@ -1,4 +1,4 @@
-"""pi's display settings (app/pi_settings.py) in pideck over the fake child, from agent
+"""pi's display settings (app/pi/settings.py) in pideck over the fake child, from agent
 directories written here: each followed, a wrong type ignored with one warning, /reload,
 Esc twice on an empty prompt (doubleEscapeAction), /tree's first filter (treeFilterMode),
 and the terminal's own cursor (showHardwareCursor) in tmux."""
@@ -16,7 +16,7 @@ from textual.css.scalar import Scalar
 from widgets.completion import CompletionMenu
 from widgets.message_views import TextBlock
 from widgets.prompt_editor import PromptEditor
-from widgets.tree_view import SessionTreeScreen
+from widgets.screens.tree_view import SessionTreeScreen
 
 
 def agent_with(tmp_path: Path, settings: dict[str, Any]) -> dict[str, str]:

@@ -18,7 +18,7 @@ from tests.pi_harness import Fake, TmuxPideck
 
 from app.cli import parse_args
 from app.exit_output import print_exit_output, resume_command
-from protocol.messages import (
+from protocol.wire.messages import (
     AssistantMessage,
     BashExecutionMessage,
     TextContent,
@@ -26,9 +26,9 @@ from protocol.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from protocol.events import BashExecutionUpdate
-from protocol.responses import BashResult, SessionState
-from protocol.session_model import SessionModel
+from protocol.wire.events import BashExecutionUpdate
+from protocol.wire.responses import BashResult, SessionState
+from protocol.state.session_model import SessionModel
 
 
 def session(tmp_path: Path) -> tuple[SessionModel, Path]:

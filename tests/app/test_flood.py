@@ -4,14 +4,15 @@ and whatever is not a delta (the end of the message above all) is shown at once.
 from __future__ import annotations
 
 import json
+from typing import Any
 from pathlib import Path
 
 import pytest
 
-from app import record_pump
+from app.pi import record_pump
 from protocol import decode
-from protocol.events import MessageEnd, MessageUpdate
-from protocol.session_model import MessageItem
+from protocol.wire.events import MessageEnd, MessageUpdate
+from protocol.state.session_model import MessageItem
 from tests.pi_harness import STREAMS, Fake, transcript_text, wait_until
 from widgets.message_views import TextBlock
 
@@ -45,13 +46,13 @@ async def test_a_flood_waits_for_its_frame_and_the_end_of_the_message_does_not(
         app = pilot.app
         pump = app.pump
         applied: list[int] = []
-        apply_now = app._apply_changes_now
+        apply_now = app.show_changes
 
-        async def counting() -> None:
+        async def counting(changes: Any) -> None:
             applied.append(pump.pending)
-            await apply_now()
+            await apply_now(changes)
 
-        app._apply_changes_now = counting  # type: ignore[method-assign]
+        app.show_changes = counting  # type: ignore[method-assign]
         first, rest = records[: record_pump.FLOOD + 1], records[record_pump.FLOOD + 1 :]
         for record in first:  # all at once, as a reader catching up would hand them over
             pump.feed(record)

@@ -19,14 +19,14 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import OptionList, Tree
 
-from protocol.responses import ForkMessage
-from protocol.session_files import list_sessions
+from protocol.wire.responses import ForkMessage
+from protocol.files.session_files import list_sessions
 from widgets import palette
 from widgets.completion import CompletionMenu
-from widgets.pickers import ChoicePicker, ModelPicker
+from widgets.screens.pickers import ChoicePicker, ModelPicker
 from widgets.prompt_editor import PromptEditor
-from widgets.session_picker import ForkPicker, SessionPicker
-from widgets.tree_view import SessionTreeScreen
+from widgets.screens.session_picker import ForkPicker, SessionPicker
+from widgets.screens.tree_view import SessionTreeScreen
 
 THEMES = (("system", "dark"), ("system", "light"), ("dark", "dark"), ("light", "light"))
 

@@ -17,9 +17,9 @@ import pytest
 from tests.pi_harness import Fake, start_run, transcript_text, ui, wait_until
 from rich.cells import cell_len
 
-import app.problem_monitor as problem_monitor
+import app.pi.problem_monitor as problem_monitor
 from app.pideck_app import PideckApp
-from protocol.protocol_log import ProtocolLog
+from protocol.wire.protocol_log import ProtocolLog
 from widgets.crash_bar import CrashBar
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine

@@ -13,8 +13,8 @@ from textual.widgets._footer import FooterKey
 
 from app.keybindings import textual_key
 from app.main_screen import MainScreen
-from widgets.info_screen import InfoScreen
-from widgets.pickers import ModelPicker
+from widgets.screens.info_screen import InfoScreen
+from widgets.screens.pickers import ModelPicker
 from widgets.prompt_editor import PromptEditor
 
 

@@ -19,14 +19,14 @@ from textual.app import App
 from textual.keys import _character_to_key, _get_unicode_name_from_key
 from textual.widgets import Tree
 
-from protocol.extension_ui import EditorRequest, InputRequest
-from protocol.responses import Model
-from widgets.dialogs import dialog_for
-from widgets.pickers import ModelPicker
+from protocol.wire.extension_ui import EditorRequest, InputRequest
+from protocol.wire.responses import Model
+from widgets.screens.dialogs import dialog_for
+from widgets.screens.pickers import ModelPicker
 from widgets.prompt_editor import PromptEditor
-from widgets.queue_editor import QueueEditor, QueueItem
-from widgets.session_picker import SessionPicker
-from widgets.tree_view import SessionTreeScreen
+from widgets.screens.queue_editor import QueueEditor, QueueItem
+from widgets.screens.session_picker import SessionPicker
+from widgets.screens.tree_view import SessionTreeScreen
 
 
 def burst(app: App[Any], *keys: str) -> None:

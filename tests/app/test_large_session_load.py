@@ -20,12 +20,12 @@ import msgspec
 import pytest
 from tests.pi_harness import SIZE, Fake, ready, wait_until
 
-from protocol.client import RpcClient
-from protocol.codec import BIG_LINE, ProtocolError, decode
-from protocol.framing import LineFramer
-from protocol.messages import AssistantMessage, ToolResultMessage, UserMessage
-from protocol.responses import MessageList, Response
-from protocol.session_model import SessionModel
+from protocol.wire.client import RpcClient
+from protocol.wire.codec import BIG_LINE, ProtocolError, decode
+from protocol.wire.framing import LineFramer
+from protocol.wire.messages import AssistantMessage, ToolResultMessage, UserMessage
+from protocol.wire.responses import MessageList, Response
+from protocol.state.session_model import SessionModel
 from widgets.side_panes import StatusLine
 
 USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,

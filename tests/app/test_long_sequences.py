@@ -11,13 +11,14 @@ from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
-from protocol.messages import ToolResult
-from protocol.session_model import ToolRun
+from protocol.wire.messages import ToolResult
+from protocol.state.session_model import ToolRun
 from tests.pi_harness import wait_until
 from tests.screen_app import ScreenApp
 from widgets.ansi_text import ansi_text, sgr_style
 from widgets.tool_kinds import Call, kind_of
-from widgets.tool_output import WRAP, LargeTextView, ToolOutputScreen, output_preview, output_rows
+from widgets.tool_output import WRAP, LargeTextView, output_preview, output_rows
+from widgets.screens.tool_output_screen import ToolOutputScreen
 
 HUGE = "9" * 5000
 CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True, file=io.StringIO())

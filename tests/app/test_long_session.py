@@ -15,10 +15,11 @@ from textual.errors import NoWidget
 from textual.widget import Widget
 from tests.pi_harness import SIZE, Fake, ready, wait_until
 
-from protocol.client import PIPE_SIZE
+from protocol.wire.client import PIPE_SIZE
 from widgets.message_views import MessageView, ToolCallBlock
 from widgets.prompt_editor import PromptEditor
-from widgets.tool_output import LargeTextView, ToolOutputScreen, output_preview, output_rows
+from widgets.tool_output import LargeTextView, output_preview, output_rows
+from widgets.screens.tool_output_screen import ToolOutputScreen
 from widgets.transcript import MAX_VIEWS, Transcript
 
 TURNS = 500  # x 4 messages = 2,000
@@ -149,13 +150,13 @@ async def test_a_stalled_screen_never_stalls_reading_from_pi(tmp_path: Path) -> 
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, fake)
         gate = asyncio.Event()
-        render = app._apply_changes_now
+        render = app.show_changes
 
-        async def stalled_screen() -> None:
+        async def stalled_screen(changes: Any) -> None:
             await gate.wait()
-            await render()
+            await render(changes)
 
-        app._apply_changes_now = stalled_screen  # type: ignore[method-assign]
+        app.show_changes = stalled_screen  # type: ignore[method-assign]
         # 60,000 records of 22 bytes: 1.3 MB, more than pi's stdout pipe holds (pideck widens
         # it to PIPE_SIZE, 1 MiB), so the fake would block if nobody read while the screen is stuck
         count = 60_000

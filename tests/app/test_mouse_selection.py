@@ -14,7 +14,8 @@ from tests.screen_app import ScreenApp
 
 from widgets.message_views import TextBlock
 from widgets.prompt_editor import PromptEditor
-from widgets.tool_output import LargeTextView, ToolOutputScreen
+from widgets.tool_output import LargeTextView
+from widgets.screens.tool_output_screen import ToolOutputScreen
 
 
 def selection_background(widget: object, y: int) -> list[bool]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from protocol.file_changes import file_changes
-from protocol.messages import TextContent, ToolResult
-from protocol.session_model import ToolRun
+from protocol.state.file_changes import file_changes
+from protocol.wire.messages import TextContent, ToolResult
+from protocol.state.session_model import ToolRun
 from tests.pi_harness import Fake, notes, send, wait_until
 from tests.screen_app import ScreenApp
-from widgets.changes_screen import ChangesScreen, DiffView
+from widgets.screens.changes_screen import ChangesScreen, DiffView
 
 HUGE = "9" * 5000
 

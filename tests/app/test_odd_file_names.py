@@ -12,7 +12,7 @@ import pytest
 from tests.pi_harness import Fake, notes, wait_until
 
 from widgets.completion import CompletionMenu, _path_candidate
-from widgets.file_index import Entry
+from protocol.state.file_index import Entry
 from widgets.prompt_editor import PromptEditor
 
 

@@ -1,4 +1,4 @@
-"""/login and /logout (app/pi_login.py) over the fake child: pideck is suspended, pi's own
+"""/login and /logout (app/commands/login.py) over the fake child: pideck is suspended, pi's own
 sign-in runs with the pi command, cwd and agent directory pideck runs pi with (a stand-in
 pi that records how it was started), then pi reopens its session and the models that
 changed are said. `App.suspend` is not supported headless, so the test records its use."""

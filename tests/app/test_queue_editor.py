@@ -1,4 +1,4 @@
-"""widgets.queue_editor on its own: keys, edge cases, literal markup, an 80×24 snapshot.
+"""widgets.screens.queue_editor on its own: keys, edge cases, literal markup, an 80×24 snapshot.
 (Taking the queue from and back to the real pi is in test_queue_images_real_pi.py.)"""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 from tests.screen_app import ScreenApp
 from tests.snapshot_plugin import no_blink
 
-from protocol.messages import ImageContent
-from widgets.queue_editor import QueueEditor, QueueItem
+from protocol.wire.messages import ImageContent
+from widgets.screens.queue_editor import QueueEditor, QueueItem
 
 ITEMS = [
     QueueItem("steer", "Use [bold]tables[/] instead", [ImageContent(data="AAAA", mime_type="image/png")]),

@@ -8,8 +8,8 @@ from pathlib import Path
 from tests.pi_harness import Fake, start_run, wait_until
 from textual.app import App
 
-from protocol.events import AgentEnd, AgentSettled, AgentStart, TurnStart
-from protocol.session_model import SessionModel
+from protocol.wire.events import AgentEnd, AgentSettled, AgentStart, TurnStart
+from protocol.state.session_model import SessionModel
 from widgets.message_views import ThinkingBlock
 from widgets.tool_output import PREVIEW_LINE_CHARS, output_preview
 

@@ -16,11 +16,11 @@ from rich.console import Console
 from tests.screen_app import ScreenApp
 from textual.app import App
 
-from protocol.session_files import SessionSummary
-from widgets.dialogs import EditorDialog, SelectDialog
+from protocol.files.session_files import SessionSummary
+from widgets.screens.dialogs import EditorDialog, SelectDialog
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean, safe
-from widgets.session_picker import SessionPicker
+from widgets.screens.session_picker import SessionPicker
 
 
 @pytest.mark.parametrize(

@@ -25,11 +25,11 @@ from typing import Any
 from tests.pi_harness import ROOT, SIZE, Fake, derive_stream, transcript_text, ui, wait_until
 
 from app.cli import parse_args
-from app.launch import build_launch
+from app.pi.launch import build_launch
 from app.pideck_app import PideckApp
-from protocol.redact import Redactor
+from protocol.wire.redact import Redactor
 from widgets.message_views import TextBlock, ToolCallBlock
-from widgets.startup_error import fix_hints
+from widgets.screens.startup_error import fix_hints
 from widgets.transcript import Transcript
 
 MARKUP = "[bold]x[/] [link=https://evil.example]y[/] [@click=app.quit]z[/] [@click=app.bell]w[/]"

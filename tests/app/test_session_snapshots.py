@@ -15,9 +15,9 @@ from tests.pi_harness import SESSIONS, fixture_entries, wait_until
 from tests.screen_app import ScreenApp
 from tests.snapshot_plugin import settle
 
-from protocol.session_files import list_sessions
-from widgets.session_picker import SessionPicker
-from widgets.tree_view import SessionTreeScreen
+from protocol.files.session_files import list_sessions
+from widgets.screens.session_picker import SessionPicker
+from widgets.screens.tree_view import SessionTreeScreen
 
 SIZE = (100, 26)
 

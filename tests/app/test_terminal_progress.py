@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from tests.pi_harness import Fake, start_run, wait_until
 
-from app.pi_settings import terminal_progress
-import app.terminal_progress as terminal_progress_module
-from app.terminal_progress import BUSY, CLEAR
+from app.pi.settings import terminal_progress
+import app.terminal.progress as terminal_progress_module
+from app.terminal.progress import BUSY, CLEAR
 
 
 @pytest.mark.parametrize("enabled", [True, False])

@@ -16,7 +16,7 @@ from tests.snapshot_plugin import settle
 
 import widgets.side_panes as side_panes
 from widgets import palette
-from widgets.dialogs import ExtensionDialog
+from widgets.screens.dialogs import ExtensionDialog
 from widgets.message_views import ToolCallBlock
 from widgets.transcript import Transcript
 

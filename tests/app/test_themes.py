@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from tests.pi_harness import Fake, notes, send, start_run, transcript_text, wait_until
 
-from protocol.pi_themes import BUILT_IN
+from protocol.files.pi_themes import BUILT_IN
 from widgets import palette
-from widgets.pickers import ChoicePicker
+from widgets.screens.pickers import ChoicePicker
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ import pytest
 from tests.pi_harness import SESSIONS, Fake, wait_until
 
 from widgets.message_views import ToolCallBlock
-from widgets.tool_output import ToolOutputScreen
+from widgets.screens.tool_output_screen import ToolOutputScreen
 
 SIZE = (90, 36)
 

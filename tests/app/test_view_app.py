@@ -9,12 +9,12 @@ from pathlib import Path
 
 from tests.pi_harness import SIZE, stats_text, transcript_text, type_text, wait_until
 
-from app.launch import LaunchConfig
+from app.pi.launch import LaunchConfig
 from app.replay_app import ReplayApp
 from app.view_app import ViewApp
-from protocol.recording import Recorder, read_recording
-from protocol.redact import Redactor
-from protocol.view_client import ReplayClient, ViewClient
+from protocol.wire.recording import Recorder, read_recording
+from protocol.wire.redact import Redactor
+from protocol.files.view_client import ReplayClient, ViewClient
 from widgets.message_views import ToolCallBlock
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -14,7 +14,7 @@ from tests.pi_harness import Fake, start_run, wait_until
 from textual import events
 
 import widgets.transcript as transcript_module
-from app.pi_settings import wheel_lines
+from app.pi.settings import wheel_lines
 from widgets.message_views import TextBlock
 from widgets.transcript import Transcript
 

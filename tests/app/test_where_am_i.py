@@ -14,7 +14,7 @@ from rich.text import Text
 from tests.pi_harness import Fake, ready, type_text, wait_until
 
 import app.git_branch as git_branch
-from protocol.session_model import SessionModel
+from protocol.state.session_model import SessionModel
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine
 from widgets.status_where import where_label

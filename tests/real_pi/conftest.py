@@ -26,8 +26,8 @@ from tests.pi_harness import PiHarness, fresh_session
 
 from app.runtime import PiRuntime, ensure_runtime
 from app.scripted_model.server import ScriptedModel
-from protocol.client import RpcClient
-from protocol.commands import GetState
+from protocol.wire.client import RpcClient
+from protocol.wire.commands import GetState
 
 PI_FIXTURES = frozenset({"pi_runtime", "pi_harness", "shared_pi", "pi_client", "pi_factory", "scripted_model"})
 

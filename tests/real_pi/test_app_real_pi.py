@@ -22,10 +22,10 @@ from tests.pi_harness import (
     wait_until,
 )
 
-from app.launch import LaunchConfig
+from app.pi.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
-from widgets.dialogs import ConfirmDialog, EditorDialog, InputDialog, SelectDialog
+from widgets.screens.dialogs import ConfirmDialog, EditorDialog, InputDialog, SelectDialog
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import QueuePane, StatusLine, ToolLog
 

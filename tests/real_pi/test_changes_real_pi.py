@@ -14,7 +14,7 @@ from tests.pi_harness import PiHarness, copy_session, quiesce, send, started, tr
 
 from app.pideck_app import PideckApp
 from app.scripted_model import scenarios
-from widgets.changes_screen import ChangesScreen, DiffView
+from widgets.screens.changes_screen import ChangesScreen, DiffView
 
 pytestmark = pytest.mark.pi
 

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from app.cli import parse_args
-from app.launch import build_launch
-from protocol.client import RpcClient
-from protocol.commands import Prompt
-from protocol.events import MessageEnd, ToolExecutionEnd
-from protocol.messages import AssistantMessage, TextContent
+from app.pi.launch import build_launch
+from protocol.wire.client import RpcClient
+from protocol.wire.commands import Prompt
+from protocol.wire.events import MessageEnd, ToolExecutionEnd
+from protocol.wire.messages import AssistantMessage, TextContent
 
 
 @pytest.mark.pi

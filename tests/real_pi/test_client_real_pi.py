@@ -16,8 +16,8 @@ from tests.pi_harness import PiHarness, Recorder
 
 from app.scripted_model.agent_dir import MODEL_ID, PROVIDER
 from app.scripted_model.server import Reply, ToolCallSpec
-from protocol.client import ChildExited, RpcClient, RpcError
-from protocol.commands import (
+from protocol.wire.client import ChildExited, RpcClient, RpcError
+from protocol.wire.commands import (
     Abort,
     Bash,
     ClearQueue,
@@ -29,7 +29,7 @@ from protocol.commands import (
     SetModel,
     Steer,
 )
-from protocol.events import (
+from protocol.wire.events import (
     AgentEnd,
     AgentSettled,
     AgentStart,
@@ -45,8 +45,8 @@ from protocol.events import (
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
-from protocol.messages import AssistantMessage, ToolResultMessage, text_of
-from protocol.responses import BashResult, Disposition, ModelList, QueueContents, Response, SessionState
+from protocol.wire.messages import AssistantMessage, ToolResultMessage, text_of
+from protocol.wire.responses import BashResult, Disposition, ModelList, QueueContents, Response, SessionState
 
 pytestmark = pytest.mark.pi
 

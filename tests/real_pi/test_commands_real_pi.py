@@ -40,10 +40,10 @@ from app.pideck_app import PideckApp
 from app.runtime import PiRuntime
 from app.scripted_model.agent_dir import MODEL_ID, PROVIDER
 from app.scripted_model.server import Reply, ScriptedModel
-from protocol.commands import GetState, NewSession, SetFollowUpMode, SetModel, SetSteeringMode, SetThinkingLevel
-from widgets.info_screen import InfoScreen
-from widgets.notification_center import NotificationCenter
-from widgets.pickers import ChoicePicker, ModelPicker
+from protocol.wire.commands import GetState, NewSession, SetFollowUpMode, SetModel, SetSteeringMode, SetThinkingLevel
+from widgets.screens.info_screen import InfoScreen
+from protocol.state.notification_center import NotificationCenter
+from widgets.screens.pickers import ChoicePicker, ModelPicker
 from widgets.prompt_editor import PromptEditor
 
 pytestmark = pytest.mark.pi

@@ -11,7 +11,7 @@ from tests.pi_harness import SIZE, PiHarness, crash_text, kill_group, quiesce, s
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply
-from protocol.commands import GetMessages
+from protocol.wire.commands import GetMessages
 from widgets.crash_bar import CrashBar
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine

@@ -11,10 +11,11 @@ from tests.pi_harness import EXTENSIONS_DIR, SIZE, PiHarness, wait_until
 from textual.widgets._toast import Toast
 
 from app.pideck_app import PideckApp
-from widgets.notification_center import MAX_ENTRIES, MAX_TOASTS, TOAST_CHARS
-from widgets.notification_list import NotificationList
+from protocol.state.notification_center import MAX_ENTRIES, MAX_TOASTS, TOAST_CHARS
+from widgets.screens.notification_list import NotificationList
 from widgets.prompt_editor import PromptEditor
-from widgets.tool_output import LargeTextView, ToolOutputScreen
+from widgets.tool_output import LargeTextView
+from widgets.screens.tool_output_screen import ToolOutputScreen
 from widgets.transcript import Transcript
 
 pytestmark = pytest.mark.pi

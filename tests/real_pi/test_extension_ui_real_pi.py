@@ -29,10 +29,10 @@ from textual.widgets import Input, OptionList, Static
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply
-from protocol.client import RpcClient
-from protocol.commands import ExtensionUIResponse, GetCommands, GetState, Prompt
-from protocol.events import AgentSettled, MessageUpdate, TextDelta
-from protocol.extension_ui import (
+from protocol.wire.client import RpcClient
+from protocol.wire.commands import ExtensionUIResponse, GetCommands, GetState, Prompt
+from protocol.wire.events import AgentSettled, MessageUpdate, TextDelta
+from protocol.wire.extension_ui import (
     DIALOG_REQUESTS,
     ConfirmRequest,
     EditorRequest,
@@ -45,8 +45,8 @@ from protocol.extension_ui import (
     SetWidgetRequest,
     UIRequest,
 )
-from protocol.responses import Disposition
-from widgets.dialogs import ConfirmDialog, InputDialog, SelectDialog
+from protocol.wire.responses import Disposition
+from widgets.screens.dialogs import ConfirmDialog, InputDialog, SelectDialog
 from widgets.prompt_editor import PromptEditor
 
 pytestmark = pytest.mark.pi

@@ -11,7 +11,7 @@ from textual.widgets import OptionList
 
 from app.pideck_app import PideckApp
 from app.scripted_model.agent_dir import MODEL_ID, PROVIDER, write_agent_dir
-from widgets.pickers import ModelPicker
+from widgets.screens.pickers import ModelPicker
 
 
 async def test_a_float_context_window_in_models_json(pi_harness: PiHarness, tmp_path: Path) -> None:

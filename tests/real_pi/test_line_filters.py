@@ -29,7 +29,8 @@ from widgets.markdown_stream import StreamingText
 from widgets.message_views import TextBlock, ToolCallBlock
 from widgets.prompt_editor import PromptEditor
 from widgets.strip_scrollbar import StripScrollBar, use_strip_scrollbar
-from widgets.tool_output import LargeTextView, ToolOutputScreen
+from widgets.tool_output import LargeTextView
+from widgets.screens.tool_output_screen import ToolOutputScreen
 
 MARKDOWN = """# A heading
 

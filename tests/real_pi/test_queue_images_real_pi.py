@@ -20,7 +20,7 @@ from textual import events
 from app.scripted_model.server import Reply
 from widgets.attachments import AttachmentBar
 from widgets.prompt_editor import PromptEditor
-from widgets.queue_editor import QueueEditor
+from widgets.screens.queue_editor import QueueEditor
 
 pytestmark = pytest.mark.pi
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from tests.pi_harness import PiHarness, make_app, quiesce, send, started, transcript_text, wait_until
 
-from app.queue_actions import requeue
+from app.commands.queue import requeue
 from app.scripted_model.server import Reply
-from protocol.commands import GetState
-from widgets.queue_editor import QueueItem
+from protocol.wire.commands import GetState
+from widgets.screens.queue_editor import QueueItem
 
 pytestmark = pytest.mark.pi
 
@@ -33,7 +33,7 @@ async def test_requeue_as_the_run_ends_delivers_every_message(pi_harness: PiHarn
                 app.session.running = True
             pi_harness.model.queue(Reply(text=f"Steered {round_}."), Reply(text=f"Followed {round_}."))
             items = [QueueItem("steer", f"steer {round_}"), QueueItem("follow_up", f"follow {round_}")]
-            await requeue(app.command_context, items)
+            await requeue(app.main.context, items)
             await wait_until(
                 pilot, lambda r=round_: f"Followed {r}." in transcript_text(app) and not app.session.running,
                 timeout=30, what=f"both messages of round {round_} delivered",

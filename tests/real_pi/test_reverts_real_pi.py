@@ -16,9 +16,9 @@ from tests.pi_harness import PiHarness, quiesce, send, started, transcript_text,
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
-from protocol.reverts import file_patch
-from widgets.changes_screen import ChangesScreen, DiffView
-from widgets.revert_dialog import RevertDialog
+from protocol.state.reverts import file_patch
+from widgets.screens.changes_screen import ChangesScreen, DiffView
+from widgets.screens.revert_dialog import RevertDialog
 
 pytestmark = pytest.mark.pi
 

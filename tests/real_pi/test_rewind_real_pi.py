@@ -14,8 +14,8 @@ from tests.pi_harness import PiHarness, quiesce, send, started, transcript_text,
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
-from widgets.revert_dialog import RevertDialog
-from widgets.rewind_picker import RewindPicker
+from widgets.screens.revert_dialog import RevertDialog
+from widgets.screens.rewind_picker import RewindPicker
 
 pytestmark = pytest.mark.pi
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.pi_harness import EXTENSIONS_DIR, SIZE, PiHarness, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
-from protocol.redact import MARK
+from protocol.wire.redact import MARK
 
 
 SECRET_TOKEN = "tok-9f8e7d6c5b4a39281706"

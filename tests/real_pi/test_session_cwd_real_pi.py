@@ -12,7 +12,7 @@ from tests.pi_harness import SIZE, PiHarness, copy_session, quiesce, send, trans
 from app.pideck_app import PideckApp
 from widgets.completion import CompletionMenu
 from widgets.prompt_editor import PromptEditor
-from widgets.session_picker import SessionPicker
+from widgets.screens.session_picker import SessionPicker
 
 
 async def first_completion(pilot: Any, text: str) -> str | None:

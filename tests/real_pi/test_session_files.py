@@ -1,4 +1,4 @@
-"""protocol/session_files.py: pi's session directory and the picker's view of its files.
+"""protocol/files/session_files.py: pi's session directory and the picker's view of its files.
 
 Real files come from a real pi run (module fixture: one child in pi's default session
 directory under the test agent dir); broken ones are written here.
@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from tests.pi_harness import SESSIONS, PiHarness
 
-import protocol.session_files as session_files
+import protocol.files.session_files as session_files
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
-from protocol.commands import GetState, NewSession, Prompt, SetSessionName
-from protocol.session_files import (
+from protocol.wire.commands import GetState, NewSession, Prompt, SetSessionName
+from protocol.files.session_files import (
     SessionPlace,
     default_session_dir,
     list_sessions,

@@ -1,4 +1,4 @@
-"""The tree protocol/session_tree.py builds from `get_entries` is the REAL pi's own `get_tree`."""
+"""The tree protocol/state/session_tree.py builds from `get_entries` is the REAL pi's own `get_tree`."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 from tests.pi_harness import PiHarness, copy_session
 
-from protocol.commands import GetEntries, GetTree
-from protocol.entries import TreeNode
-from protocol.session_tree import build_tree
+from protocol.wire.commands import GetEntries, GetTree
+from protocol.wire.entries import TreeNode
+from protocol.state.session_tree import build_tree
 
 
 def shape(nodes: list[TreeNode]) -> list[Any]:

@@ -31,13 +31,13 @@ from tests.pi_harness import (
 from textual.widgets import OptionList, Tree
 
 from app.cli import parse_args
-from app.launch import build_launch
+from app.pi.launch import build_launch
 from app.pideck_app import PideckApp
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
 from widgets.prompt_editor import PromptEditor
-from widgets.session_picker import ForkPicker, SessionPicker
-from widgets.tree_view import SessionTreeScreen
+from widgets.screens.session_picker import ForkPicker, SessionPicker
+from widgets.screens.tree_view import SessionTreeScreen
 
 pytestmark = pytest.mark.pi
 

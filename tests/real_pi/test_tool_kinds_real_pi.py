@@ -18,9 +18,10 @@ from tests.pi_harness import SIZE, PiHarness, has_role, quiesce, send, transcrip
 from app.pideck_app import PideckApp
 from app.scripted_model.scenarios import tool_tour, write_tour_project
 from widgets.message_views import ToolCallBlock
-from widgets.session_picker import SessionPicker
+from widgets.screens.session_picker import SessionPicker
 from widgets.side_panes import ToolLog
-from widgets.tool_output import LargeTextView, ToolOutputScreen
+from widgets.tool_output import LargeTextView
+from widgets.screens.tool_output_screen import ToolOutputScreen
 
 pytestmark = pytest.mark.pi
 

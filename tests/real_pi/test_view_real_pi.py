@@ -21,16 +21,16 @@ from app.runtime import PiRuntime
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply, ToolCallSpec
 from app.view_app import ViewApp
-from protocol.recording import Recorder, read_recording
-from protocol.redact import Redactor
-from protocol.view_client import ReplayClient, ViewClient
+from protocol.wire.recording import Recorder, read_recording
+from protocol.wire.redact import Redactor
+from protocol.files.view_client import ReplayClient, ViewClient
 
 
 JSON_RUNS = Path(__file__).resolve().parents[1] / "fixtures" / "json_mode"
 
 
 def view_config(tmp_path: Path):  # type: ignore[no-untyped-def]
-    from app.launch import LaunchConfig
+    from app.pi.launch import LaunchConfig
 
     return LaunchConfig(argv=("pideck", "view"), env={"PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "HOME": str(tmp_path)},
                         cwd=tmp_path, demo=False, protocol_log=tmp_path / "protocol.log")

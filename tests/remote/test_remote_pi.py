@@ -14,15 +14,15 @@ import pytest
 from tests.pi_harness import SIZE, PiHarness, copy_session, quiesce, send, tiny_png, transcript_text, wait_until
 
 from app.cli import parse_args
-from app.launch import LaunchConfig, build_launch
+from app.pi.launch import LaunchConfig, build_launch
 from app.pideck_app import PideckApp
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
 from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu
 from widgets.prompt_editor import PromptEditor
-from widgets.session_picker import SessionPicker
-from widgets.startup_error import StartupErrorScreen
+from widgets.screens.session_picker import SessionPicker
+from widgets.screens.startup_error import StartupErrorScreen
 
 pytestmark = pytest.mark.pi
 

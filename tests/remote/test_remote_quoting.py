@@ -20,7 +20,7 @@ from tests.app.test_crash_recovery import crash
 from tests.pi_harness import Fake, notes, send, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
-from app.remote_pi import with_words
+from app.pi.remote import with_words
 from widgets.crash_bar import CrashBar
 
 CLAUDE = {"id": "claude-x", "name": "Claude X", "api": "anthropic-messages", "provider": "anthropic",

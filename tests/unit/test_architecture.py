@@ -77,7 +77,7 @@ def test_importing_every_protocol_module_loads_no_ui() -> None:
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert Path(report["file"]).resolve().is_relative_to(PROTOCOL)  # this checkout's protocol
-    expected = {f"protocol.{path.stem}" for path in PROTOCOL.glob("*.py") if path.stem != "__init__"}
+    expected = {".".join(path.relative_to(ROOT).with_suffix("").parts) for path in PROTOCOL.rglob("*.py") if path.stem != "__init__"}
     assert expected <= set(report["imported"])
     loaded = [name for name in report["modules"] if forbidden(name)]
     assert loaded == [], f"importing protocol loaded {loaded}"
@@ -110,14 +110,18 @@ def test_the_contracts_put_app_over_widgets_over_protocol_and_the_app_on_top_of_
     layers = [c for c in contracts if c["type"] == "layers"]
     assert any(c["layers"] == ["app", "widgets", "protocol"] and not c.get("containers") for c in layers)
     inside = [c for c in layers if c.get("containers") == ["app"]]
-    assert inside and inside[0]["layers"][:2] == ["cli", "pideck_app"], "cli, then the App, on top of app/"
+    assert inside and inside[0]["layers"][0] == "cli", "the cli on top of app/"
+    order = inside[0]["layers"]
+    assert order.index("pideck_app") < order.index("commands") < order.index("pi"), "the App over its commands over pi's life"
+    inside_protocol = [c for c in layers if c.get("containers") == ["protocol"]]
+    assert inside_protocol and inside_protocol[0]["layers"][:3] == ["state", "files", "wire"]
 
 
 def test_only_the_cli_imports_the_app_module() -> None:
     """Commands and helpers get what they need from the App, not the App itself
     (TYPE_CHECKING imports included): no import circle in app/. `pideck view`'s app is an App
     of its own, pideck's over a file instead of pi, and started by its own command line."""
-    sources = sorted((ROOT / "app").glob("*.py"))
+    sources = sorted((ROOT / "app").rglob("*.py"))
     offenders = [
         f"{path.relative_to(ROOT)}:{line}" for path in sources if path.stem not in ("pideck_app", "cli", "view_app")
         for line, module in imports_of(path) if module == "app.pideck_app"
@@ -127,9 +131,17 @@ def test_only_the_cli_imports_the_app_module() -> None:
 
 def test_no_helper_reaches_into_the_apps_private_attributes() -> None:
     pattern = re.compile(r"(?<![\w.])app\._\w|self\.app\._\w|\bdeck\._\w")
-    sources = [*sorted((ROOT / "app").glob("*.py")), *sorted((ROOT / "widgets").glob("*.py"))]
+    sources = [*sorted((ROOT / "app").rglob("*.py")), *sorted((ROOT / "widgets").rglob("*.py"))]
     offenders = [
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}" for path in sources if path.stem != "pideck_app"
         for number, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)
     ]
     assert offenders == []
+
+
+def test_no_widget_but_a_screen_imports_a_screen() -> None:
+    """Modal screens sit above the widgets they are made of, never the other way round."""
+    sources = [path for path in sorted((ROOT / "widgets").rglob("*.py")) if "screens" not in path.parts]
+    offenders = [f"{path.relative_to(ROOT)}:{line}: {module}" for path in sources for line, module in imports_of(path)
+                 if module == "widgets.screens" or module.startswith("widgets.screens.")]
+    assert len(sources) > 20 and offenders == []

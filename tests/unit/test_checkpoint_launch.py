@@ -1,5 +1,5 @@
-"""pi's launch with pideck's checkpoint extension (app/checkpoint_launch.py), and the
-checkpoints' folders removed by the session's rules (protocol/checkpoints.py `prune`)."""
+"""pi's launch with pideck's checkpoint extension (app/pi/checkpoint_launch.py), and the
+checkpoints' folders removed by the session's rules (protocol/state/checkpoints.py `prune`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from app.checkpoint_launch import EXTENSION, checkpoint_root, with_checkpoints
-from app.launch import LaunchConfig
-from protocol.checkpoints import EPHEMERAL_DAYS, prune
+from app.pi.checkpoint_launch import EXTENSION, checkpoint_root, with_checkpoints
+from app.pi.launch import LaunchConfig
+from protocol.state.checkpoints import EPHEMERAL_DAYS, prune
 
 
 def config(tmp_path: Path, *, remote: str | None = None, env: dict[str, str] | None = None) -> LaunchConfig:
@@ -58,7 +58,7 @@ def test_checkpoints_go_when_their_session_file_is_gone_or_an_unsaved_session_is
 def test_checkpoint_records_are_checked_and_forks_find_their_parents_copies(tmp_path: Path) -> None:
     import hashlib
 
-    from protocol.checkpoints import CheckpointStore, Version
+    from protocol.state.checkpoints import CheckpointStore, Version
 
     def put(session: str, call: str, record: object, meta: dict[str, object] | None = None) -> None:
         folder = tmp_path / session

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main, parse_args
-from app.launch import build_launch
+from app.pi.launch import build_launch
 
 PI_ARGS = [
     "--provider", "X", "--model", "Y", "-e", "ext.ts", "--session-dir", "D",

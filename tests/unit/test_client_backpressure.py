@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from protocol.client import PIPE_SIZE, RpcClient
-from protocol.events import AgentStart
+from protocol.wire.client import PIPE_SIZE, RpcClient
+from protocol.wire.events import AgentStart
 
 # Says it is up, waits for a line on stdin, writes `count` agent_start records
 # (~600 KB) as fast as it can, then notes the time.

@@ -21,14 +21,14 @@ from typing import Any
 import pytest
 from tests.pi_harness import Recorder, kill_group
 
-import protocol.client as client_module
-from protocol.client import ChildExited, RpcClient, RpcDataError, RpcError
-from protocol.codec import ProtocolError, Unknown
-from protocol.commands import GetCommands, GetLastAssistantText, GetMessages, GetState, GetTree, Prompt
-from protocol.events import AgentStart, BashExecutionUpdate
-from protocol.protocol_log import ProtocolLog
-from protocol.response_head import ResponseHead, response_head
-from protocol.responses import Response
+import protocol.wire.client as client_module
+from protocol.wire.client import ChildExited, RpcClient, RpcDataError, RpcError
+from protocol.wire.codec import ProtocolError, Unknown
+from protocol.wire.commands import GetCommands, GetLastAssistantText, GetMessages, GetState, GetTree, Prompt
+from protocol.wire.events import AgentStart, BashExecutionUpdate
+from protocol.wire.protocol_log import ProtocolLog
+from protocol.wire.response_head import ResponseHead, response_head
+from protocol.wire.responses import Response
 
 FAKE_CHILD = r"""
 import json, os, signal, sys, time

@@ -1,5 +1,5 @@
-"""pi's config files read within bounds (protocol/config_files.py) and pi's theme values
-that the colour conversion cannot take (protocol/pi_colors.py): each such file is left
+"""pi's config files read within bounds (protocol/files/config_files.py) and pi's theme values
+that the colour conversion cannot take (protocol/files/pi_colors.py): each such file is left
 out with a one-line reason, never a traceback, and a device or a FIFO is never read."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from app.keybindings import read_keybindings
-from protocol.config_files import MAX_BYTES, ConfigFileError, decode_json, depth, read_bytes, read_json
-from protocol.pi_builtin_themes import DARK
-from protocol.pi_colors import parse_color
-from protocol.pi_themes import ThemeError, find_themes, load_theme
-from protocol.session_files import pi_setting, settings_problems
+from protocol.files.config_files import MAX_BYTES, ConfigFileError, decode_json, depth, read_bytes, read_json
+from protocol.files.pi_builtin_themes import DARK
+from protocol.files.pi_colors import parse_color
+from protocol.files.pi_themes import ThemeError, find_themes, load_theme
+from protocol.files.session_files import pi_setting, settings_problems
 
 NESTED = "[" * 100_000 + "]" * 100_000
 
@@ -118,7 +118,7 @@ def test_settings_and_keybindings_nested_too_deep_are_named(tmp_path: Path) -> N
 
 
 def test_a_session_file_nested_too_deep_is_listed_without_it(tmp_path: Path) -> None:
-    from protocol.session_files import read_summary, session_cwd
+    from protocol.files.session_files import read_summary, session_cwd
 
     header = '{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00Z","cwd":"/tmp"}\n'
     deep = '{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":'

@@ -20,8 +20,8 @@ import msgspec
 import pytest
 
 from protocol import LineFramer, ProtocolError, Unknown, decode, encode
-from protocol.base import Record, UnknownBlock, UnknownEntry, UnknownMessage
-from protocol.commands import (
+from protocol.wire.base import Record, UnknownBlock, UnknownEntry, UnknownMessage
+from protocol.wire.commands import (
     ALL_COMMANDS,
     Bash,
     Command,
@@ -35,7 +35,7 @@ from protocol.commands import (
     SwitchSession,
     command_name,
 )
-from protocol.entries import (
+from protocol.wire.entries import (
     BranchSummaryEntry,
     CompactionEntry,
     ContextEditEntry,
@@ -50,7 +50,7 @@ from protocol.entries import (
     TreeNode,
     UsageEntry,
 )
-from protocol.events import (
+from protocol.wire.events import (
     AgentEnd,
     AgentSettled,
     AgentStart,
@@ -91,7 +91,7 @@ from protocol.events import (
     TurnStart,
     UnknownAssistantEvent,
 )
-from protocol.extension_ui import (
+from protocol.wire.extension_ui import (
     ConfirmRequest,
     EditorRequest,
     InputRequest,
@@ -106,7 +106,7 @@ from protocol.extension_ui import (
     UnknownUIRequest,
     as_text,
 )
-from protocol.messages import (
+from protocol.wire.messages import (
     AssistantMessage,
     BashExecutionMessage,
     BranchSummaryMessage,
@@ -123,7 +123,7 @@ from protocol.messages import (
     Usage,
     UserMessage,
 )
-from protocol.responses import (
+from protocol.wire.responses import (
     DATA_TYPES,
     BashResult,
     Cancellable,

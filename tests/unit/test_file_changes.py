@@ -1,4 +1,4 @@
-"""The files a session changed (protocol/file_changes.py), from tool runs as the session
+"""The files a session changed (protocol/state/file_changes.py), from tool runs as the session
 model keeps them: live-like runs built here, and a session file recorded from real pi
 (app/scripted_model/scenarios.py `file_changes`)."""
 
@@ -13,11 +13,11 @@ import pytest
 from tests.pi_harness import fixture_entries
 
 from app.scripted_model.scenarios import CHANGES_GREETER
-from protocol.entries import MessageEntry
-from protocol.file_changes import NO_NEWLINE, display_path, file_changes, patch_lines
-from protocol.reverts import NotExact, file_patch, replay
-from protocol.messages import ToolResult
-from protocol.session_model import SessionModel, ToolRun
+from protocol.wire.entries import MessageEntry
+from protocol.state.file_changes import NO_NEWLINE, display_path, file_changes, patch_lines
+from protocol.state.reverts import NotExact, file_patch, replay
+from protocol.wire.messages import ToolResult
+from protocol.state.session_model import SessionModel, ToolRun
 
 CWD = "/home/ada/p"
 

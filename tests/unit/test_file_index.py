@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from widgets.completion import complete
-from widgets.file_index import Entry, FileCache, FileIndex, gitignore_rule, is_ignored, list_entries
+from protocol.state.file_index import Entry, FileCache, FileIndex, gitignore_rule, is_ignored, list_entries
 
 
 def tree(root: Path, *paths: str) -> None:

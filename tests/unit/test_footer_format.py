@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from protocol.footer_format import context, context_level, home_relative, model, usage, where
+from protocol.state.footer_format import context, context_level, home_relative, model, usage, where
 
 
 def test_the_folder_with_its_home_as_tilde_and_the_branch() -> None:

@@ -1,13 +1,13 @@
-"""One way to write a number for people (protocol/formatting.py), used by every pane, command
+"""One way to write a number for people (protocol/state/formatting.py), used by every pane, command
 and banner: a token count reads as pi's own footer writes it."""
 
 from __future__ import annotations
 
 import pytest
 
-from protocol.events import CompactionEnd, CompactionResult
-from protocol.formatting import cost, duration, on_off, tokens
-from protocol.session_model import SessionModel, compaction_outcome
+from protocol.wire.events import CompactionEnd, CompactionResult
+from protocol.state.formatting import cost, duration, on_off, tokens
+from protocol.state.session_model import SessionModel, compaction_outcome
 
 
 @pytest.mark.parametrize(

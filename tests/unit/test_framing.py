@@ -7,7 +7,7 @@ import json
 import pytest
 
 from protocol import LineFramer, decode
-from protocol.events import MessageUpdate, TextDelta
+from protocol.wire.events import MessageUpdate, TextDelta
 
 LS, PS = "\u2028", "\u2029"
 

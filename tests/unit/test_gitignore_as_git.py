@@ -1,4 +1,4 @@
-"""`.gitignore` patterns read as git reads them (widgets/file_index.py), checked against
+"""`.gitignore` patterns read as git reads them (protocol/state/file_index.py), checked against
 git itself: the walk outside a work tree leaves out exactly what `git ls-files --others
 --exclude-standard` leaves out, for bracket expressions git accepts that a regular
 expression would not (`[z-a]`, `[[:bogus:]]`, an unclosed `[`)."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from widgets.file_index import gitignore_rule, list_entries
+from protocol.state.file_index import gitignore_rule, list_entries
 
 PATTERNS = ["[z-a]", "[a-c]x", "[!a]y", "[]]", "[[:digit:]]*.num", "[[:bogus:]]z", "[abc", "\\[lit\\]", "[a\\]b]w",
             "[^x]q", "[a-]d", "[[]b", "[[:x]v", "[!]]k", "tail\\", "[[:upper:][:digit:]]u", "m[a-c-e]"]  # fmt: skip

@@ -1,4 +1,4 @@
-"""Reading pi's headless output without pi (protocol/headless_files.py, session_context.py,
+"""Reading pi's headless output without pi (protocol/files/headless_files.py, session_context.py,
 run_summary.py): JSON-mode runs recorded from pi 1.6.0 (tests/fixtures/json_mode) and
 session files, folded into the session model as `pideck view` folds them."""
 
@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from protocol import headless_files
-from protocol.codec import Unknown, decode
-from protocol.events import AutoRetryEnd, CompactionEnd
-from protocol.headless_files import JSON_MODE, SESSION_FILE, NotPiOutput, load_file
-from protocol.messages import AssistantMessage, CompactionSummaryMessage, UserMessage, text_of
-from protocol.run_summary import outcome, view_state, view_stats
-from protocol.session_model import Banner, MessageItem, SessionModel
+from protocol.files import headless_files
+from protocol.wire.codec import Unknown, decode
+from protocol.wire.events import AutoRetryEnd, CompactionEnd
+from protocol.files.headless_files import JSON_MODE, SESSION_FILE, NotPiOutput, load_file
+from protocol.wire.messages import AssistantMessage, CompactionSummaryMessage, UserMessage, text_of
+from protocol.state.run_summary import outcome, view_state, view_stats
+from protocol.state.session_model import Banner, MessageItem, SessionModel
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 JSON_RUNS = FIXTURES / "json_mode"

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-import widgets.notification_center as nc
-from widgets.notification_center import MAX_TOASTS, NotificationCenter, toast_text
+import protocol.state.notification_center as nc
+from protocol.state.notification_center import MAX_TOASTS, NotificationCenter, toast_text
 
 
 class Clock:

@@ -8,12 +8,12 @@ import pytest
 
 from app.keybindings import textual_key
 from app.run_alerts import notify_setting
-from protocol.file_changes import Change, FileChanges
+from protocol.state.file_changes import Change, FileChanges
 from protocol.numbers import is_digits, parse_float, parse_int
-from protocol.pi_themes import colorfgbg_appearance
-from protocol.messages import ToolResult
-from protocol.session_model import ToolRun
-from widgets.changes_screen import diff_rows
+from protocol.files.pi_themes import colorfgbg_appearance
+from protocol.wire.messages import ToolResult
+from protocol.state.session_model import ToolRun
+from widgets.screens.changes_screen import diff_rows
 from widgets.tool_kinds import BashKind, Call
 
 HUGE = "9" * 5000  # more digits than int() takes (4,300)

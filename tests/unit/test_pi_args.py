@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from app.crash_recovery import resume_argv
+from app.pi.crash_recovery import resume_argv
 from app.exit_output import resume_command
-from app.pi_args import opening_session
-from protocol.responses import SessionState
+from app.pi.args import opening_session
+from protocol.wire.responses import SessionState
 
 FLAGS = [  # pi's arguments → what stays of them
     ([], []),

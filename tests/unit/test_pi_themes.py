@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from protocol.pi_colors import appearance_of_background, contrast, parse_color
-from protocol.pi_themes import (
+from protocol.files.pi_colors import appearance_of_background, contrast, parse_color
+from protocol.files.pi_themes import (
     BUILT_IN,
     GUESSED_DEFAULTS,
     TOKENS,

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocol import LineFramer, ProtocolError, decode
-from protocol.client import ChildExited
-from protocol.session_model import MessageItem, SessionModel
+from protocol.wire.client import ChildExited
+from protocol.state.session_model import MessageItem, SessionModel
 from tests.fixtures.record_streams import stream_lines, stream_paths
 
 

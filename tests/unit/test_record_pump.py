@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from app.record_pump import FLOOD, FLOOD_FRAME, FLUSH_SLICE, FOLD_EVERY, FRAME, RecordPump, fold_in_slices
-from protocol.events import AgentStart, MessageUpdate, TurnStart
+from app.pi.record_pump import FLOOD, FLOOD_FRAME, FLUSH_SLICE, FOLD_EVERY, FRAME, RecordPump, fold_in_slices
+from protocol.wire.events import AgentStart, MessageUpdate, TurnStart
 
 
 class Timer:
@@ -292,7 +292,7 @@ async def test_a_backlog_is_folded_in_slices_giving_the_loop_back_between(loop: 
 
 def test_the_pump_runs_without_textual() -> None:
     """It can move with the App or a screen: the scheduler comes from outside."""
-    probe = "import sys, app.record_pump; print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))"
+    probe = "import sys, app.pi.record_pump; print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))"
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
     result = subprocess.run([sys.executable, "-c", probe], cwd=Path(__file__).parents[2], env=env,
                             capture_output=True, text=True, timeout=120)

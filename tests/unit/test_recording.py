@@ -1,4 +1,4 @@
-"""Recordings (`--record FILE`, protocol/recording.py): what they hold, how they keep secrets
+"""Recordings (`--record FILE`, protocol/wire/recording.py): what they hold, how they keep secrets
 and other files, and reading them back for `pideck replay`."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from protocol.recording import NotARecording, Recorder, read_recording
-from protocol.redact import Redactor
+from protocol.wire.recording import NotARecording, Recorder, read_recording
+from protocol.wire.redact import Redactor
 
 SECRET = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
 

@@ -1,4 +1,4 @@
-"""Reverting and combining changes (protocol/reverts.py): hunks applied and reversed only
+"""Reverting and combining changes (protocol/state/reverts.py): hunks applied and reversed only
 where their lines are, one patch per file for `patch -p0`, the three-way check."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from protocol.file_changes import NO_NEWLINE, Change
-from protocol.reverts import NotExact, apply, apply_bytes, file_patch, file_plan, hunk_plan, hunks, replay
+from protocol.state.file_changes import NO_NEWLINE, Change
+from protocol.state.reverts import NotExact, apply, apply_bytes, file_patch, file_plan, hunk_plan, hunks, replay
 
 BEFORE = "".join(f"line {n}\n" for n in range(1, 21))
 TWO_HUNKS = ("@@ -1,4 +1,4 @@", " line 1", "-line 2", "+LINE 2", " line 3", " line 4",
@@ -84,10 +84,10 @@ def test_a_file_that_changed_since_pi_left_it_is_a_conflict_with_its_three_versi
 
 
 def test_rewind_points_are_the_branchs_user_messages_with_the_file_changes_after_each() -> None:
-    from protocol.entries import MessageEntry
-    from protocol.messages import ToolResultMessage, UserMessage
-    from protocol.responses import ForkMessage
-    from protocol.rewind import rewind_points
+    from protocol.wire.entries import MessageEntry
+    from protocol.wire.messages import ToolResultMessage, UserMessage
+    from protocol.wire.responses import ForkMessage
+    from protocol.state.rewind import rewind_points
 
     def entry(id: str, parent: str | None, message: object) -> MessageEntry:
         return MessageEntry(id=id, parent_id=parent, message=message)

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from app.cli import parse_args
-from app.launch import build_launch
+from app.pi.launch import build_launch
 from app.run_alerts import RunAlerts, desktop_osc, notify_setting, run_error, tmux_wrapped
-from protocol.events import AgentSettled, AgentStart, MessageEnd
-from protocol.messages import AssistantMessage
-from protocol.session_model import SessionModel
+from protocol.wire.events import AgentSettled, AgentStart, MessageEnd
+from protocol.wire.messages import AssistantMessage
+from protocol.state.session_model import SessionModel
 
 
 class Terminal:

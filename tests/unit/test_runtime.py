@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app import runtime
-from app.launch import LaunchConfig, interactive_pi, resolve_pi_command
+from app.pi.launch import LaunchConfig, interactive_pi, resolve_pi_command
 from app.runtime import PI_PACKAGE, ProvisionError, ensure_runtime, installed_runtime, node_package, pi_version
 
 

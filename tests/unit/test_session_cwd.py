@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 
-from protocol.session_files import session_cwd, session_place
+from protocol.files.session_files import session_cwd, session_place
 
 
 def test_session_cwd_reads_the_header(tmp_path: Path) -> None:

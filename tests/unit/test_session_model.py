@@ -4,10 +4,10 @@ streamed text."""
 from __future__ import annotations
 
 from protocol import decode
-from protocol.events import AgentSettled, AutoRetryEnd, AutoRetryStart, BashExecutionUpdate, MessageEnd, MessageStart, MessageUpdate, ToolCallEnd
-from protocol.messages import AssistantMessage, BashExecutionMessage, ToolCall, ToolResultMessage, UserMessage
-from protocol.responses import BashResult
-from protocol.session_model import Block, MessageItem, SessionModel
+from protocol.wire.events import AgentSettled, AutoRetryEnd, AutoRetryStart, BashExecutionUpdate, MessageEnd, MessageStart, MessageUpdate, ToolCallEnd
+from protocol.wire.messages import AssistantMessage, BashExecutionMessage, ToolCall, ToolResultMessage, UserMessage
+from protocol.wire.responses import BashResult
+from protocol.state.session_model import Block, MessageItem, SessionModel
 from tests.fixtures.record_streams import STREAMS_DIR, stream_lines
 
 

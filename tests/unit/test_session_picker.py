@@ -1,4 +1,4 @@
-"""The /resume and /fork pickers (widgets/session_picker.py) in a tiny app, without pi."""
+"""The /resume and /fork pickers (widgets/screens/session_picker.py) in a tiny app, without pi."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from tests.pi_harness import PICKER_SIZE, summary, wait_until
 from tests.screen_app import ScreenApp
 from textual.widgets import Input
 
-from protocol.responses import ForkMessage
-from protocol.session_files import SessionSummary
-from widgets.session_picker import ForkPicker, SessionPicker, human_size
+from protocol.wire.responses import ForkMessage
+from protocol.files.session_files import SessionSummary
+from widgets.screens.session_picker import ForkPicker, SessionPicker, human_size
 
 HERE = [summary("Parser work", "Plan the parser", minute=5), summary(None, "Explain the build")]
 ELSEWHERE = [*HERE, summary(None, "Fix the website banner", cwd="/home/ada/web")]

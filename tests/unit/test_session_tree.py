@@ -1,4 +1,4 @@
-"""protocol/session_tree.py and the /tree view's filtering (widgets/tree_view.py), without the UI.
+"""protocol/state/session_tree.py and the /tree view's filtering (widgets/screens/tree_view.py), without the UI.
 
 The tree built from `get_entries` is compared with real pi's own `get_tree`.
 """
@@ -11,10 +11,10 @@ from typing import Any
 import msgspec
 from tests.pi_harness import fixture_entries
 
-from protocol.codec import dec_hook
-from protocol.entries import EntryUnion
-from protocol.session_tree import build_tree, labels_of, path_to
-from widgets.tree_view import category, describe, visible_children
+from protocol.wire.codec import dec_hook
+from protocol.wire.entries import EntryUnion
+from protocol.state.session_tree import build_tree, labels_of, path_to
+from widgets.screens.tree_view import category, describe, visible_children
 
 _decoder = msgspec.json.Decoder(EntryUnion, dec_hook=dec_hook)
 

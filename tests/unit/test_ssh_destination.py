@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.remote_pi import ssh_destination, without_local_files
+from app.pi.remote import ssh_destination, without_local_files
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ NOT_BEFORE_PI = ("importlib.metadata", "app.scripted_model.demo", "app.scripted_
 
 
 def test_modules_only_some_runs_need_are_not_imported_before_pi_starts() -> None:
-    probe = ("import sys, app.cli, app.early_start; "
+    probe = ("import sys, app.cli, app.pi.early_start; "
              f"print(' '.join(m for m in {NOT_BEFORE_PI!r} if m in sys.modules))")
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     assert found == []

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.control_codes import clean, unfinished_at
-from protocol.events import MessageStart, MessageUpdate, TextDelta, TextEnd, ThinkingDelta
-from protocol.joined_text import MAX_HELD, CleanedText
-from protocol.messages import AssistantMessage
-from protocol.session_model import MessageItem, SessionModel
+from protocol.wire.events import MessageStart, MessageUpdate, TextDelta, TextEnd, ThinkingDelta
+from protocol.state.joined_text import MAX_HELD, CleanedText
+from protocol.wire.messages import AssistantMessage
+from protocol.state.session_model import MessageItem, SessionModel
 
 
 def update(event: object) -> MessageUpdate:

@@ -10,7 +10,7 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widgets import Static
 
-from protocol.session_model import SessionModel
+from protocol.state.session_model import SessionModel
 from widgets.strip_scrollbar import StripScrollBar, use_strip_scrollbar
 from widgets.transcript import Transcript
 

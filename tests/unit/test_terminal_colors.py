@@ -9,7 +9,7 @@ import pty
 import threading
 import time
 
-from app.terminal_colors import QUERY, parse_answers, query_terminal_colors
+from app.terminal.colors import QUERY, parse_answers, query_terminal_colors
 
 
 def test_answers_in_either_ending_and_digit_count() -> None:

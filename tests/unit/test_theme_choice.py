@@ -13,9 +13,9 @@ from rich.console import Console
 from rich.style import Style
 from textual.theme import Theme
 
-from app.launch import LaunchConfig
+from app.pi.launch import LaunchConfig
 from app.themes import Themes
-from protocol.pi_themes import BUILT_IN, TOKENS
+from protocol.files.pi_themes import BUILT_IN, TOKENS
 from widgets import palette
 
 

@@ -1,10 +1,10 @@
-"""pi's edit diffs read for display (protocol/tool_diffs.py)."""
+"""pi's edit diffs read for display (protocol/state/tool_diffs.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from protocol.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, changed_spans, diff_counts, display_diff, patch_counts
+from protocol.state.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, changed_spans, diff_counts, display_diff, patch_counts
 
 PI_DIFF = "  9 keep\n-10 def old_name():\n+10 def new_name():\n+11     pass\n    ...\n 40 tail"
 
@@ -47,7 +47,7 @@ def _minified(count: int, renamed: int | None = None) -> str:
 def test_a_one_token_change_in_a_huge_line_diffs_only_that_word(monkeypatch: pytest.MonkeyPatch) -> None:
     """The common start and end of the lines are set aside before the word diff: one
     changed identifier in a 200 KB minified line compares a few words, not 40,000."""
-    import protocol.tool_diffs as tool_diffs
+    import protocol.state.tool_diffs as tool_diffs
 
     sizes: list[tuple[int, int]] = []
 
@@ -69,7 +69,7 @@ def test_a_one_token_change_in_a_huge_line_diffs_only_that_word(monkeypatch: pyt
 def test_a_changed_region_over_the_budget_is_marked_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """More word pairs than WORD_DIFF_BUDGET are not diffed word by word: each side's
     changed region is one range, without the spaces at its ends."""
-    import protocol.tool_diffs as tool_diffs
+    import protocol.state.tool_diffs as tool_diffs
 
     def refuse(*_: object, **__: object) -> None:
         raise AssertionError("no word diff over the budget")

@@ -13,8 +13,8 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 
-from protocol.messages import ImageContent, TextContent, ToolResult
-from protocol.session_model import ToolRun
+from protocol.wire.messages import ImageContent, TextContent, ToolResult
+from protocol.state.session_model import ToolRun
 from tests.pi_harness import has_role
 from widgets import palette
 from widgets.ansi_text import ansi_text

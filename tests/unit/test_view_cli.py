@@ -13,7 +13,7 @@ import pytest
 
 from app import view_cli
 from app.cli import main, parse_args
-from app.launch import LaunchError, check_launch, start_recording
+from app.pi.launch import LaunchError, check_launch, start_recording
 from app.serve import pideck_command
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

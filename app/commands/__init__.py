@@ -1,0 +1,2 @@
+"""pideck's `/` commands and the keys that run them: plain functions over a `CommandContext`.
+"""

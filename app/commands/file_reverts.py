@@ -1,0 +1,343 @@
+"""The Changes view's reverts on this machine's files: a hunk or a whole file put back as it
+was before the session's change (from pideck's checkpoints, protocol/state/checkpoints.py), the
+last revert undone, a file's changes as one patch, and the note to pi of what was reverted.
+
+Nothing is written over a file that no longer holds what pi (or the last revert) left in
+it unless the user chose so after seeing the three versions; a revert that cannot be
+exact writes nothing. Writes go to a temporary file renamed over the old one (mode kept).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from weakref import WeakKeyDictionary
+
+from app.pi.checkpoint_launch import checkpoint_root
+from app.commands.context import CommandContext
+from protocol.state.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore
+from protocol.state.file_changes import BashFile, Change, FileChanges, display_path
+from protocol.state.reverts import Hunk, NotExact, Plan, file_patch, file_plan, hunk_plan, replay
+
+UNKNOWN = object()  # a version pideck has no copy of
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    plan: Plan
+    note: str  # the line of the note to pi
+
+
+def read_file(path: str) -> bytes | None:
+    """The file's bytes; None when there is none. OSError when it cannot be read (or is too big)."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_BLOB)
+            if file.read(1):
+                raise OSError(f"{path} is larger than {MAX_BLOB // 1024 // 1024} MiB")
+            return data
+    except FileNotFoundError:
+        return None
+
+
+def write_file(path: str, data: bytes | None) -> None:
+    """Put `data` in `path` (None: remove it), through a temporary file in the same folder."""
+    if data is None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        return
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".pideck-revert-")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@dataclass(frozen=True, slots=True)
+class Rewound:
+    """A rewind, to undo: the files it wrote and the session pi left for the fork."""
+
+    plans: list[Plan]
+    session_file: str | None
+
+
+class FileReverts:
+    """Reverts of one pideck: `store()` gives the session's checkpoints (None without them),
+    `cwd()` pi's working directory."""
+
+    def __init__(self, store: Callable[[], CheckpointStore | None], cwd: Callable[[], Path]) -> None:
+        self._store, self._cwd = store, cwd
+        self.done: list[Done] = []  # reverts written, the latest last (`u` undoes it)
+        self._left: dict[str, bytes | None] = {}  # what the last revert left in a file, by path
+        self.rewound: Rewound | None = None  # the last rewind, while it can be undone
+
+    def _checkpoint(self, change: Change, file: FileChanges) -> Checkpoint | None:
+        store = self._store()
+        if store is None:
+            return None
+        return store.get(change.tool_call_id, os.path.join(self._cwd(), file.path) if change.tool == "bash" else "")
+
+    def _as_cwd_spells_it(self, path: str) -> str:
+        """`path` under pideck's cwd as pideck spells it, when it is inside it once symbolic
+        links are resolved (pi's own cwd is the resolved one)."""
+        cwd = str(self._cwd())
+        real_cwd, real = os.path.realpath(cwd), os.path.realpath(path)
+        inside = os.path.relpath(real, real_cwd)
+        return path if inside == ".." or inside.startswith(".." + os.sep) else os.path.join(cwd, inside)
+
+    def bash_files(self, tool_call_id: str) -> list[BashFile]:
+        """The files a bash call changed, from its checkpoint (for protocol.state.file_changes)."""
+        store = self._store()
+        checkpoint = store.get(tool_call_id) if store is not None else None
+        if checkpoint is None or checkpoint.tool != "bash":
+            return []
+        found = []
+        for file in checkpoint.files:
+            versions, note = [], ""
+            for version in (file.before, file.after):
+                data = self._bytes(version)
+                if data is UNKNOWN:
+                    note = f"not copied: {version.skipped}" if version is not None and version.skipped else "its copy is gone"
+                versions.append(None if data is UNKNOWN else data)
+            found.append(BashFile(self._as_cwd_spells_it(file.path), versions[0], versions[1], note))  # type: ignore[arg-type]
+        return found
+
+    def bash_note(self, tool_call_ids: Sequence[str]) -> str:
+        """Why some bash calls' changes are not shown ("" when all are): the first reason, and how many."""
+        store = self._store()
+        if not tool_call_ids:
+            return ""
+        if store is None:
+            return "Files changed by bash commands are not shown: pideck's checkpoints are off."
+        reasons = []
+        for call_id in tool_call_ids:
+            checkpoint = store.get(call_id)
+            if checkpoint is None:
+                reasons.append("pideck has no checkpoint of it")
+            elif checkpoint.skipped or checkpoint.more:
+                reasons.append(checkpoint.skipped or f"it changed {checkpoint.more} files more than pideck copies")
+        if not reasons:
+            return ""
+        count = len(reasons)
+        return f"{count} bash command{'s' * (count != 1)} not shown: {reasons[0]}."
+
+    def _bytes(self, version: object) -> object:
+        store = self._store()
+        if store is None or version is None:
+            return UNKNOWN
+        if version.absent:  # type: ignore[attr-defined]
+            return None
+        data = store.read(version)  # type: ignore[arg-type]
+        return UNKNOWN if data is None else data
+
+    def path(self, file: FileChanges) -> str:
+        first = self._checkpoint(file.changes[0], file)
+        return first.path if first is not None else os.path.join(self._cwd(), file.path)
+
+    @staticmethod
+    def _last_change(file: FileChanges) -> Change:
+        """The last change pi made (pideck's reverts come after it)."""
+        return next((change for change in reversed(file.changes) if change.tool != "revert"), file.changes[-1])
+
+    def before(self, file: FileChanges) -> object:
+        """What the file held before the session first changed it (None: no file; UNKNOWN)."""
+        first = self._checkpoint(file.changes[0], file)
+        return self._bytes(first.before) if first is not None else UNKNOWN
+
+    def expected(self, file: FileChanges, path: str) -> object:
+        """What the file should hold now: what the last revert or pi's last change left."""
+        if path in self._left:
+            return self._left[path]
+        last = self._checkpoint(self._last_change(file), file)
+        return self._bytes(last.after) if last is not None else UNKNOWN
+
+    def patch(self, file: FileChanges) -> tuple[str, str]:
+        """The file's changes as one patch, from before the session to now, and a note."""
+        path = self.path(file)
+        try:
+            now = read_file(path)
+        except OSError as exc:
+            return "", f"cannot read {file.path}: {exc.strerror or exc}"
+        before, note = self.before(file), ""
+        if before is UNKNOWN:
+            try:
+                replayed = replay(file.changes, now)
+            except NotExact as exc:
+                return "", f"pideck cannot tell what {file.path} held before this session: {exc}"
+            before = replayed.before
+            if replayed.assumed_new:
+                note = " (taken as a new file: pideck has no copy of what it held before)"
+        return file_patch(file.path, before, now), note  # type: ignore[arg-type]
+
+    def plan_file(self, file: FileChanges) -> Plan:
+        path = self.path(file)
+        before = self.before(file)
+        try:
+            now = read_file(path)
+        except OSError as exc:
+            return Plan(path, file.path, "the whole file", None, None, problem=f"cannot read it: {exc}")
+        if before is UNKNOWN:
+            first = self._checkpoint(file.changes[0], file)
+            why = (f"pideck has no copy of what it held before pi's {file.changes[0].tool} "
+                   f"({first.before.skipped})" if first is not None and first.before.skipped
+                   else f"pideck never saw what it held before pi's {file.changes[0].tool}")
+            return Plan(path, file.path, "the whole file", now, now, problem=why)
+        expected = self.expected(file, path)
+        return file_plan(file.path, path, before, now if expected is UNKNOWN else expected, now)  # type: ignore[arg-type]
+
+    def plan_hunk(self, file: FileChanges, change: Change, hunk: Hunk) -> Plan:
+        if change.created and change is file.changes[0]:
+            plan = self.plan_file(file)  # a file the session wrote first: its one hunk is all of it
+            return plan
+        path = self.path(file)
+        try:
+            now = read_file(path)
+        except OSError as exc:
+            return Plan(path, file.path, "a hunk", None, None, problem=f"cannot read it: {exc}")
+        expected = self.expected(file, path)
+        return hunk_plan(file.path, path, hunk, None if expected is UNKNOWN else expected, now)  # type: ignore[arg-type]
+
+    def apply(self, plan: Plan) -> None:
+        """Write what `plan` says; OSError when it cannot be written."""
+        write_file(plan.path, plan.new)
+        self._left[plan.path] = plan.new
+        if plan.what == "the whole file":
+            note = (f"- {plan.label}: removed (the file this session created)" if plan.new is None
+                    else f"- {plan.label}: the whole file, back to what it held before this session")
+        else:
+            note = f"- {plan.label}, {plan.what}: one change undone"
+        self.done.append(Done(plan, note))
+
+    def undo(self) -> Plan:
+        """Undo the latest revert; ValueError (why) when the file changed since it."""
+        if not self.done:
+            raise ValueError("there is no revert to undo")
+        plan = self.done[-1].plan
+        try:
+            now = read_file(plan.path)
+        except OSError as exc:
+            raise ValueError(f"cannot read {plan.label}: {exc.strerror or exc}") from None
+        if now != plan.new:
+            raise ValueError(f"{plan.label} changed since the revert: it is left as it is")
+        write_file(plan.path, plan.old)
+        self.done.pop()
+        self._left[plan.path] = plan.old
+        return plan
+
+    def plan_calls(self, calls: Sequence[tuple[str, str]]) -> list[Plan]:
+        """Every file the calls (tool call id, the path pi was given) changed, put back as it
+        was before the first of them; a file without a checkpoint of each call cannot be."""
+        store, cwd = self._store(), str(self._cwd())
+        groups: dict[str, list[Checkpoint | None]] = {}
+        plans = []
+        for call_id, given in calls:
+            checkpoint = store.get(call_id) if store is not None else None
+            if checkpoint is not None and checkpoint.tool == "bash":
+                if checkpoint.skipped or checkpoint.more:
+                    plans.append(Plan("", "a bash command", "its changes", None, None,
+                                      problem=checkpoint.skipped or f"it changed {checkpoint.more} files more than pideck copies"))
+                for file in checkpoint.files:
+                    groups.setdefault(file.path, []).append(file)
+                continue
+            if not given and checkpoint is None:
+                continue  # a bash call pideck has no record of: nothing known to put back
+            path = checkpoint.path if checkpoint is not None else os.path.join(cwd, given)
+            groups.setdefault(os.path.normpath(path), []).append(checkpoint)
+        for path, checkpoints in groups.items():
+            label = display_path(self._as_cwd_spells_it(path), cwd)
+            try:
+                now = read_file(path)
+            except OSError as exc:
+                plans.append(Plan(path, label, "the whole file", None, None, problem=f"cannot read it: {exc}"))
+                continue
+            first, last = checkpoints[0], checkpoints[-1]
+            before = self._bytes(first.before) if first is not None else UNKNOWN
+            if before is UNKNOWN or any(checkpoint is None for checkpoint in checkpoints):
+                plans.append(Plan(path, label, "the whole file", now, now,
+                                  problem="pideck has no copy of what it held then"))
+                continue
+            expected = self._left[path] if path in self._left else self._bytes(last.after) if last is not None else UNKNOWN
+            plans.append(file_plan(label, path, before, now if expected is UNKNOWN else expected, now))  # type: ignore[arg-type]
+        return plans
+
+    def rewind(self, plans: Sequence[Plan], session_file: str | None) -> list[str]:
+        """Write the plans of a rewind (undoable once); what could not be written, and why."""
+        written, failed = [], []
+        for plan in plans:
+            try:
+                write_file(plan.path, plan.new)
+            except OSError as exc:
+                failed.append(f"{plan.label}: {exc.strerror or exc}")
+                continue
+            self._left[plan.path] = plan.new
+            written.append(plan)
+        self.rewound = Rewound(written, session_file)
+        return failed
+
+    def undo_rewind(self) -> tuple[Rewound, list[str]]:
+        """Put back the files of the last rewind; the rewind and the files left as they are
+        (changed since it). ValueError when there is none."""
+        rewound = self.rewound
+        if rewound is None:
+            raise ValueError("there is no rewind to undo")
+        self.rewound = None
+        left = []
+        for plan in rewound.plans:
+            try:
+                if read_file(plan.path) != plan.new:
+                    left.append(f"{plan.label} (changed since the rewind)")
+                    continue
+                write_file(plan.path, plan.old)
+            except OSError as exc:
+                left.append(f"{plan.label} ({exc.strerror or exc})")
+                continue
+            self._left[plan.path] = plan.old
+        return rewound, left
+
+    def note(self, since: int) -> str:
+        """The message to pi naming the reverts done after the first `since`; "" for none."""
+        lines = [done.note for done in self.done[since:]]
+        if not lines:
+            return ""
+        return "I reverted these changes of yours:\n" + "\n".join(lines) + "\nWhy: "
+
+
+_reverts: WeakKeyDictionary[CommandContext, FileReverts] = WeakKeyDictionary()  # one per app: `u` across openings
+
+
+def reverts_of(ctx: CommandContext) -> FileReverts:
+    """The app's reverts, on the checkpoints of the session pi has open."""
+    if ctx not in _reverts:
+        stores: dict[str, CheckpointStore] = {}
+
+        def store() -> CheckpointStore | None:
+            root, state = checkpoint_root(ctx.config), ctx.session.state
+            if root is None or state is None:
+                return None
+            if state.session_id not in stores:
+                stores.clear()
+                stores[state.session_id] = CheckpointStore(root, state.session_id)
+            return stores[state.session_id]
+        _reverts[ctx] = FileReverts(store, lambda: ctx.cwd)
+    return _reverts[ctx]

@@ -1,0 +1,281 @@
+/**
+ * pideck's checkpoints: what a file held before pi's `edit` or `write` changed it, and
+ * what it held after, so pideck can revert a change exactly and refuse when the file
+ * changed since (protocol/state/checkpoints.py reads them).
+ *
+ * pideck loads it (`pi -e checkpoints.ts`) with PIDECK_CHECKPOINTS set to a directory under
+ * its state directory, outside the project; without it this extension does nothing.
+ * Layout, one folder per pi session:
+ *   <root>/<session id>/session.json       {"sessionFile", "cwd", "parent"} (pruning; a fork's
+ *       parent is the session it was forked from, whose checkpoints its earlier calls have)
+ *   <root>/<session id>/calls/<sha256(tool call id)>.json
+ *       {"v": 1, "tool", "path" (absolute), "before": V, "after": V}
+ *       V: {"sha": hex, "size": n} | {"absent": true} | {"skipped": why}
+ *   <root>/<session id>/calls/<sha256(tool call id)>.json of a `bash` call:
+ *       {"v": 1, "tool": "bash", "files": [{"path", "before": V, "after": V}], "more": n} | {..., "skipped": why}
+ *   <root>/<session id>/blobs/<sha256 of the bytes>
+ *   <root>/<session id>/git/      a git object store and index of its own, for bash calls
+ *
+ * A bash command can change any file, so around one the git work tree pi runs in is
+ * snapshotted (`git add -A` into an index and object store of pideck's, with the
+ * repository's objects as alternates: the repository itself is never written, its
+ * .gitignore is honoured, and only files changed since the last snapshot are hashed); the
+ * files that differ afterwards are copied like an edit's. Outside a git work tree, bash
+ * changes are not tracked and the record says so.
+ * Files are written to a temporary name and renamed, so a reader never sees half of one.
+ */
+
+import { execFile } from "node:child_process";
+import * as crypto from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+const MAX_BYTES = 32 * 1024 * 1024; // a larger file is not copied: its revert says so
+const MAX_BASH_FILES = 500; // files of one bash command copied; the rest are counted
+
+type Version = { sha: string; size: number } | { absent: true } | { skipped: string };
+
+function sha256(data: string | Buffer): string {
+	return crypto.createHash("sha256").update(data).digest("hex");
+}
+
+function writeAtomic(file: string, data: string | Buffer): void {
+	const temporary = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
+	fs.writeFileSync(temporary, data, { mode: 0o600 });
+	fs.renameSync(temporary, file);
+}
+
+function resolvePath(given: string, cwd: string): string {
+	let file = given.startsWith("@") ? given.slice(1) : given;
+	if (file === "~" || file.startsWith("~/")) file = path.join(os.homedir(), file.slice(1));
+	return path.resolve(cwd, file);
+}
+
+function snapshot(dir: string, file: string): Version {
+	let stat: fs.Stats;
+	try {
+		stat = fs.statSync(file);
+	} catch {
+		return { absent: true };
+	}
+	if (!stat.isFile()) return { skipped: "not a regular file" };
+	if (stat.size > MAX_BYTES) return { skipped: `larger than ${MAX_BYTES / 1024 / 1024} MiB` };
+	let data: Buffer;
+	try {
+		data = fs.readFileSync(file);
+	} catch (error) {
+		return { skipped: `unreadable: ${(error as Error).message}` };
+	}
+	const sha = sha256(data);
+	const blob = path.join(dir, "blobs", sha);
+	if (!fs.existsSync(blob)) writeAtomic(blob, data);
+	return { sha, size: data.length };
+}
+
+const SNAPSHOT_MS = 15_000; // a work tree git cannot snapshot in this time is not tracked
+
+function git(args: string[], cwd: string, env: Record<string, string> = {}, timeout = 0): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		execFile("git", args, { cwd, env: { ...process.env, ...env }, encoding: "buffer", maxBuffer: 256 * 1024 * 1024, timeout },
+			(error, stdout) => (error ? reject(error) : resolve(stdout)));
+	});
+}
+
+type Tree = { top: string; tree: string; env: Record<string, string> } | { skipped: string };
+
+type WorkTree = { top: string; gitDir: string; add: string[] } | { skipped: string };
+const workTrees = new Map<string, WorkTree>(); // by pi's cwd: found once, not on every bash call
+
+async function workTree(cwd: string): Promise<WorkTree> {
+	const known = workTrees.get(cwd);
+	if (known) return known;
+	const skipped = { skipped: "not in a git work tree: bash changes are tracked in git work trees only" };
+	let found: WorkTree = skipped;
+	try {
+		const out = (await git(["rev-parse", "--show-toplevel", "--absolute-git-dir"], cwd)).toString().split("\n");
+		if (out[0] && out[1]) {
+			// A repository that hides untracked files (a home directory's dotfiles) gets its tracked files only.
+			const untracked = (await git(["config", "--get", "status.showUntrackedFiles"], out[0]).catch(() => Buffer.from("")))
+				.toString().trim();
+			const add = untracked === "no" ? ["add", "-u", "--ignore-errors", "."] : ["add", "-A", "--ignore-errors", "."];
+			found = { top: out[0], gitDir: out[1], add };
+		}
+	} catch {
+		found = skipped;
+	}
+	if (!("skipped" in found)) workTrees.set(cwd, found); // a folder that is not one yet may become one (git init)
+	return found;
+}
+
+async function snapshotTree(dir: string, cwd: string): Promise<Tree> {
+	const work = await workTree(cwd);
+	if ("skipped" in work) return work;
+	const { top, gitDir } = work;
+	const shadow = path.join(dir, "git");
+	const objects = path.join(shadow, "objects");
+	fs.mkdirSync(objects, { recursive: true, mode: 0o700 });
+	const index = path.join(shadow, `index-${sha256(top).slice(0, 16)}`);
+	if (!fs.existsSync(index) && fs.existsSync(path.join(gitDir, "index"))) {
+		fs.copyFileSync(path.join(gitDir, "index"), index); // its stat cache: unchanged files are not hashed again
+	}
+	const env = {
+		GIT_INDEX_FILE: index,
+		GIT_OBJECT_DIRECTORY: objects,
+		GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(gitDir, "objects"),
+	};
+	try {
+		await git(work.add, top, env, SNAPSHOT_MS);
+	} catch (error) {
+		if ((error as { killed?: boolean }).killed) {
+			const slow = { skipped: `git could not snapshot the work tree in ${SNAPSHOT_MS / 1000} s: bash changes are not tracked here` };
+			workTrees.set(cwd, slow); // not tried again on every bash call
+			return slow;
+		}
+		// --ignore-errors: unreadable files are left out, the rest is in the index
+	}
+	try {
+		const tree = (await git(["write-tree"], top, env)).toString().trim();
+		return { top, tree, env };
+	} catch (error) {
+		return { skipped: `git could not snapshot the work tree: ${String((error as Error).message).slice(0, 200)}` };
+	}
+}
+
+async function blobVersion(dir: string, tree: { top: string; env: Record<string, string> }, id: string, mode: string): Promise<Version> {
+	if (/^0+$/.test(id)) return { absent: true };
+	if (mode === "160000") return { skipped: "a submodule" };
+	try {
+		const size = Number((await git(["cat-file", "-s", id], tree.top, tree.env)).toString().trim());
+		if (!(size <= MAX_BYTES)) return { skipped: `larger than ${MAX_BYTES / 1024 / 1024} MiB` };
+		const data = await git(["cat-file", "blob", id], tree.top, tree.env);
+		const sha = sha256(data);
+		const blob = path.join(dir, "blobs", sha);
+		if (!fs.existsSync(blob)) writeAtomic(blob, data);
+		return { sha, size: data.length };
+	} catch {
+		return { skipped: "git could not read it" };
+	}
+}
+
+/** A path git gave (under its top folder, symlinks resolved) as pi's cwd spells it, when inside it. */
+function asPiSees(file: string, cwd: string): string {
+	let real = cwd;
+	try {
+		real = fs.realpathSync(cwd);
+	} catch {
+		return file;
+	}
+	const inside = path.relative(real, file);
+	return inside && !inside.startsWith("..") && !path.isAbsolute(inside) ? path.join(cwd, inside) : file;
+}
+
+async function treeChanges(dir: string, before: Tree, after: Tree, cwd: string): Promise<Record<string, unknown>> {
+	if ("skipped" in before) return { skipped: before.skipped };
+	if ("skipped" in after) return { skipped: after.skipped };
+	const out = (await git(["diff-tree", "-r", "-z", "--no-renames", before.tree, after.tree], after.top, after.env)).toString();
+	const parts = out.split("\0");
+	const files: unknown[] = [];
+	let more = 0;
+	for (let at = 0; at + 1 < parts.length; at += 2) {
+		const [oldMode, newMode, oldId, newId] = parts[at].replace(/^:/, "").split(" ");
+		if (files.length >= MAX_BASH_FILES) {
+			more += 1;
+			continue;
+		}
+		files.push({
+			path: asPiSees(path.join(after.top, parts[at + 1]), cwd),
+			before: await blobVersion(dir, before, oldId, oldMode),
+			after: await blobVersion(dir, after, newId, newMode),
+		});
+	}
+	return { files, more };
+}
+
+export default function (pi: any) {
+	const root = process.env.PIDECK_CHECKPOINTS;
+	if (!root) return;
+	const pending = new Map<string, { file: string; record: Record<string, unknown> }>();
+	const shared = globalThis as { __pideckCheckpointsLeft?: string }; // outlives this instance: pi reloads extensions on a switch
+	let parent: string | null = null;
+
+	function sessionDir(ctx: any): string {
+		const dir = path.join(root as string, String(ctx.sessionManager.getSessionId()));
+		fs.mkdirSync(path.join(dir, "calls"), { recursive: true, mode: 0o700 });
+		fs.mkdirSync(path.join(dir, "blobs"), { recursive: true, mode: 0o700 });
+		const meta = path.join(dir, "session.json");
+		if (!fs.existsSync(meta)) {
+			writeAtomic(meta, JSON.stringify({ sessionFile: ctx.sessionManager.getSessionFile() ?? null, cwd: ctx.cwd, parent }));
+		}
+		return dir;
+	}
+
+	pi.on("session_shutdown", async (_event: any, ctx: any) => {
+		shared.__pideckCheckpointsLeft = String(ctx.sessionManager.getSessionId());
+	});
+
+	pi.on("session_start", async (event: any, ctx: any) => {
+		parent = event.reason === "fork" ? (shared.__pideckCheckpointsLeft ?? null) : null;
+		if (parent === String(ctx.sessionManager.getSessionId())) parent = null;
+		if (parent) {
+			try {
+				sessionDir(ctx);
+			} catch {
+				// as below
+			}
+		}
+	});
+
+	const trees = new Map<string, { file: string; tree: Tree }>();
+
+	pi.on("tool_call", async (event: any, ctx: any) => {
+		if (event.toolName === "bash") {
+			try {
+				const dir = sessionDir(ctx);
+				const name = path.join(dir, "calls", `${sha256(String(event.toolCallId))}.json`);
+				trees.set(String(event.toolCallId), { file: name, tree: await snapshotTree(dir, ctx.cwd) });
+			} catch {
+				// as below
+			}
+			return;
+		}
+		if (event.toolName !== "edit" && event.toolName !== "write") return;
+		const given = event.input?.path;
+		if (typeof given !== "string" || !given) return;
+		try {
+			const dir = sessionDir(ctx);
+			const file = resolvePath(given, ctx.cwd);
+			const record = { v: 1, tool: event.toolName, path: file, before: snapshot(dir, file) };
+			const name = path.join(dir, "calls", `${sha256(String(event.toolCallId))}.json`);
+			writeAtomic(name, JSON.stringify(record));
+			pending.set(String(event.toolCallId), { file: name, record });
+		} catch {
+			// a checkpoint that cannot be written never stops the tool: its revert says so
+		}
+	});
+
+	pi.on("tool_result", async (event: any, ctx: any) => {
+		const bash = trees.get(String(event.toolCallId));
+		if (bash) {
+			trees.delete(String(event.toolCallId));
+			try {
+				const dir = sessionDir(ctx);
+				const changes = await treeChanges(dir, bash.tree, await snapshotTree(dir, ctx.cwd), ctx.cwd);
+				writeAtomic(bash.file, JSON.stringify({ v: 1, tool: "bash", ...changes }));
+			} catch {
+				// as below
+			}
+			return;
+		}
+		const entry = pending.get(String(event.toolCallId));
+		if (!entry) return;
+		pending.delete(String(event.toolCallId));
+		try {
+			const dir = sessionDir(ctx);
+			const record = { ...entry.record, after: snapshot(dir, entry.record.path as string), failed: !!event.isError };
+			writeAtomic(entry.file, JSON.stringify(record));
+		} catch {
+			// as above
+		}
+	});
+}

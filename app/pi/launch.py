@@ -1,0 +1,225 @@
+"""How pideck starts its pi child: the command, its arguments, environment and directory."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.pi.remote import ssh_destination, with_words
+from app.runtime import (
+    MIN_PI_VERSION,
+    NODE_VERSION,
+    PI_VERSION,
+    Progress,
+    ProvisionError,
+    ensure_runtime,
+    pi_version,
+    runtime_dir,
+)
+from protocol.wire.recording import Recorder
+from protocol.wire.redact import Redactor
+
+if TYPE_CHECKING:
+    from app.scripted_model.demo import Demo
+
+# pi flags that make it do something other than serve RPC.
+NOT_RPC_FLAGS = frozenset({"--mode", "-p", "--print", "--export", "--list-models", "-h", "--help", "-v", "--version"})
+
+
+class LaunchError(Exception):
+    """The command line asks for something that cannot be launched; the message says why."""
+
+
+def refuse(exc: LaunchError | ProvisionError) -> int:
+    """Say on stderr why pideck cannot start; the exit status: 2 for what the command line
+    asked, 1 for a pi runtime that could not be installed."""
+    print(f"pideck: {exc}", file=sys.stderr)
+    return 2 if isinstance(exc, LaunchError) else 1
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    argv: tuple[str, ...]
+    env: dict[str, str] = field(repr=False)
+    cwd: Path
+    demo: bool
+    protocol_log: Path
+    pi_source: str = ""
+    """Where pi comes from, for people: `--pi ...`, pi on PATH, or the pinned runtime."""
+    demo_server: Demo | None = field(default=None, repr=False, compare=False)
+    remote: str | None = None
+    """The host pi runs on when the command that runs it is `ssh ...` (app/pi/remote.py)."""
+    recorder: Recorder | None = field(default=None, repr=False, compare=False)
+    """`--record FILE`: what pi and pideck send each other is written there (protocol/wire/recording.py)."""
+
+    def close(self) -> None:
+        """Stop the demo model (if any) and remove its scratch directory; end the recording."""
+        if self.recorder is not None:
+            self.recorder.close()
+        if self.demo_server is not None:
+            self.demo_server.stop()
+            shutil.rmtree(self.demo_server.workdir, ignore_errors=True)
+
+
+def resolve_pi_command(pi_flag: str | None, progress: Progress | None = None) -> list[str]:
+    """The command that runs pi: `--pi` split like a shell would (never run by one), else
+    `pi` on PATH when it is at least 1.6.0, else the pinned runtime (installed on first use)."""
+    if pi_flag is not None:
+        return _split_pi_flag(pi_flag)
+    on_path = shutil.which("pi")
+    if on_path is not None and (pi_version([on_path]) or ()) >= MIN_PI_VERSION:
+        return [on_path]
+    return ensure_runtime(progress).argv
+
+
+def pi_command(config: LaunchConfig) -> list[str]:
+    """The command that runs pi, without the flags pideck adds and passes (`--mode rpc` and after)."""
+    argv = list(config.argv)
+    return argv[: argv.index("--mode")] if "--mode" in argv else argv[:1]
+
+
+def run_argv(config: LaunchConfig, argv: Sequence[str] | None = None) -> list[str]:
+    """`argv`, a command pideck built from pi's (`config.argv` when None: `--mode rpc` and
+    pi's flags after it), as it is run: over ssh, each word after pi's command quoted for
+    the remote shell (`remote_pi.with_words`)."""
+    argv = list(config.argv if argv is None else argv)
+    command = pi_command(config)
+    assert argv[: len(command)] == command, "a command pideck built starts with pi's"
+    return with_words(command, argv[len(command) :])
+
+
+def interactive_pi(config: LaunchConfig) -> str:
+    """The shell command that starts pi's own interactive UI as pideck runs pi: `pi` when
+    that is the pi on PATH, else the whole command (the pinned runtime's Node and cli.js,
+    or `--pi`'s), quoted."""
+    command = pi_command(config)
+    if len(command) == 1 and command[0] == shutil.which("pi"):
+        return "pi"
+    return shlex.join(command)
+
+
+def no_model_help(config: LaunchConfig) -> str:
+    """What to do when pi has no model (no login, no API key): the exact commands, each on a
+    line of its own."""
+    return "\n".join([
+        "pi found no provider it can use (no login, no API key), so it refuses every prompt. "
+        "Any one of these fixes it:",
+        "• log in here with pi's own sign-in, then pick a model with /model:",
+        "    /login PROVIDER            (add --api-key to give an API key; /login alone: pi's own UI)",
+        "• set a provider's API key before starting pideck (pi's docs/providers.md lists them):",
+        "    export ANTHROPIC_API_KEY=...",
+        "• choose a provider and model you can use:",
+        "    pideck -- --provider NAME --model ID",
+        "• try the built-in demo model, no key needed:",
+        "    pideck --demo",
+    ])
+
+
+def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> LaunchConfig:
+    """Combine pideck's parsed flags (`pi`, `demo`, `cwd`, `protocol_log`, `pi_args`) into a launch."""
+    cwd = _working_dir(args.cwd)
+    protocol_log = _protocol_log(args.protocol_log)
+    _check_pi_args(args.pi_args)
+    command = resolve_pi_command(args.pi, progress)
+    env = dict(os.environ)
+    if getattr(args, "notify", None) is not None:
+        env["PIDECK_NOTIFY"] = args.notify  # read by app/run_alerts.py
+    pi_args = list(args.pi_args)
+    demo = None
+    if args.demo:
+        from app.scripted_model.demo import start_demo  # not imported before pi starts otherwise
+
+        demo = start_demo(Path(tempfile.mkdtemp(prefix="pideck-demo-")))
+        env.update(demo.env)
+        pi_args = [*demo.pi_args, *pi_args]
+    argv = (*command, "--mode", "rpc", *pi_args)
+    return LaunchConfig(
+        argv=argv,
+        env=env,
+        cwd=cwd,
+        demo=args.demo,
+        protocol_log=protocol_log,
+        pi_source=_describe(args.pi, command),
+        demo_server=demo,
+        remote=ssh_destination(command),
+        recorder=start_recording(getattr(args, "record", None), argv, env, cwd),
+    )
+
+
+def start_recording(path: str | None, argv: Sequence[str], env: dict[str, str], cwd: Path) -> Recorder | None:
+    """The recording `--record` asks for, created now so that a path that cannot be written is refused."""
+    if path is None:
+        return None
+    target = Path(path).expanduser()
+    try:
+        return Recorder.create(target, argv, Redactor.from_env(env), str(cwd))
+    except OSError as exc:
+        raise LaunchError(f"--record {path}: {exc.strerror or exc}") from None
+
+
+def _split_pi_flag(pi_flag: str) -> list[str]:
+    try:
+        argv = shlex.split(pi_flag)
+    except ValueError as exc:
+        raise LaunchError(f"--pi {pi_flag!r} cannot be split into a command: {str(exc).lower()}") from None
+    if not argv:
+        raise LaunchError("--pi needs a command, e.g. --pi pi or --pi 'node /path/to/pi/dist/cli.js'")
+    found = shutil.which(argv[0])
+    if found is None:
+        raise LaunchError(f"--pi: {argv[0]!r} is not an executable file or a command on PATH")
+    return [os.path.abspath(found), *argv[1:]]
+
+
+def check_launch(args: argparse.Namespace, progress: Progress | None = None) -> None:
+    """Refuse what `build_launch` refuses and find pi (installing the pinned runtime if it is
+    missing), but start nothing: `pideck serve` checks once what each page's pideck will run."""
+    _working_dir(args.cwd)
+    _protocol_log(args.protocol_log)
+    _check_pi_args(args.pi_args)
+    record = getattr(args, "record", None)
+    if record is not None and not Path(record).expanduser().parent.is_dir():
+        raise LaunchError(f"--record {record}: its folder does not exist")
+    resolve_pi_command(args.pi, progress)
+
+
+def _protocol_log(value: str) -> Path:
+    path = Path(value).expanduser()
+    if path.is_dir():
+        raise LaunchError(f"--protocol-log {value}: is a directory; give a file path")
+    return path
+
+
+def _working_dir(value: str | None) -> Path:
+    if value is None:
+        return Path.cwd()
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        reason = "is not a directory" if path.exists() else "does not exist"
+        raise LaunchError(f"--cwd {value}: {reason}")
+    return path.resolve()
+
+
+def _check_pi_args(pi_args: list[str]) -> None:
+    for arg in pi_args:
+        if arg == "--":
+            return
+        if arg.split("=", 1)[0] in NOT_RPC_FLAGS:
+            raise LaunchError(
+                f"{arg} cannot be passed to pi: pideck always runs it with --mode rpc (run pi directly for that)"
+            )
+
+
+def _describe(pi_flag: str | None, command: list[str]) -> str:
+    if pi_flag is not None:
+        return f"--pi {pi_flag}"
+    if len(command) == 1:
+        return f"pi on PATH ({command[0]})"
+    return f"pinned pi {PI_VERSION} on Node {NODE_VERSION} ({runtime_dir()})"

@@ -1,0 +1,171 @@
+"""The record pump: pi's records, queued as the reader hands them over and shown a frame
+at a time.
+
+The reader never waits on the UI: `feed` only queues. Deltas are shown once per FRAME;
+anything else (the end of a message, a tool starting...) is shown at once, and so is a delta
+FRAME or more after the last frame. While pi floods, deltas are shown FLOOD_FRAME apart and folded into the model between frames, so
+the frame that shows the end of the reply has only the last few left to fold. The
+scheduler, the clock and the apply step are given, so the timing runs on a fake clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Protocol
+
+from protocol.wire.events import MessageUpdate
+
+FRAME = 1 / 30  # seconds between flushes of deltas: smooth to read, a quarter less CPU than 1/60
+FLUSH_SLICE = 250  # records folded into the views before the loop is given back
+FLOOD = 120  # records in one flush that make a flood (3,600 a second)
+FLOOD_FRAME = 1 / 10  # seconds between flushes of deltas during a flood
+FOLD_EVERY = 1 / 60  # seconds between folds of the deltas a flood holds (FLUSH_SLICE at a time)
+
+
+class Stoppable(Protocol):
+    def stop(self) -> None: ...
+
+
+Callback = Callable[[], None]
+
+
+class _Soon:
+    """A flush due after the current message, that can be called off like a timer."""
+
+    stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+class RecordPump:
+    """`apply(records)` shows a batch (a flush: one at a time); `fold_ahead(records)` folds
+    deltas into the model without showing them and says False when it cannot now (views
+    are reading the model). `schedule(delay, callback)` is a timer, `soon(callback)` runs
+    after the current message, `run(coroutine)` runs a flush as a task; `closed()` says
+    the views are gone, and records and timers then leave them alone."""
+
+    def __init__(
+        self,
+        apply: Callable[[list[Any]], Awaitable[None]],
+        fold_ahead: Callable[[list[Any]], bool],
+        *,
+        schedule: Callable[[float, Callback], Stoppable],
+        soon: Callable[[Callback], None],
+        run: Callable[[Coroutine[Any, Any, None]], object],
+        closed: Callable[[], bool],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._apply = apply
+        self._fold_ahead = fold_ahead
+        self._schedule = schedule
+        self._soon = soon
+        self._run = run
+        self._closed = closed
+        self._clock = clock
+        self._pending: list[Any] = []
+        self._timer: Stoppable | None = None
+        self._flushing = False
+        self._flooding = False
+        self._received = 0  # records since the last flush
+        self._urgent = False  # a record other than a delta is pending
+        self._last_flush = 0.0
+        self._first_received = 0.0  # when the first record since the last flush came
+
+    @property
+    def pending(self) -> int:
+        """Records queued and not yet shown (nor folded ahead)."""
+        return len(self._pending)
+
+    @property
+    def flushing(self) -> bool:
+        return self._flushing
+
+    @property
+    def flooding(self) -> bool:
+        """The last flush held a flood (FLOOD records or more)."""
+        return self._flooding
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued and no flush running: the views show every record fed."""
+        return not self._pending and not self._flushing
+
+    def feed(self, record: Any) -> None:
+        """Called by the client's reader for every record: queue it, never wait."""
+        if self._closed():
+            return  # pi closing as pideck exits: the views are going or gone
+        self._pending.append(record)
+        if not self._received:
+            self._first_received = self._clock()
+        self._received += 1
+        if type(record) is not MessageUpdate and not self._urgent:
+            self._urgent = True  # the end of a message, a tool starting...: shown without waiting
+            if not self._flushing:
+                if self._timer is not None:
+                    self._timer.stop()
+                    self._timer = None
+                self._soon(self._start_flush)
+                return
+        if self._timer is None:
+            # A frame at most every FRAME: a delta after a quiet frame (a model's pace) goes
+            # on screen at once, not a frame after it came; the next ones share the next frame.
+            self._flush_after(min(FRAME, max(0.0, self._last_flush + FRAME - self._clock())))
+
+    def _flush_after(self, delay: float) -> None:
+        if delay > 0:
+            self._timer = self._schedule(delay, self._start_flush)
+            return
+        soon = self._timer = _Soon()  # (a Textual timer of no delay divides by zero)
+        self._soon(lambda: None if soon.stopped else self._start_flush())
+
+    def _start_flush(self) -> None:
+        """Show the queued records in a task of its own, so the app's message loop (keys,
+        timers) keeps running while the views mount."""
+        self._timer = None
+        if self._closed():
+            return
+        if self._flushing:
+            self._flush_after(FRAME)
+            return
+        if not self._flooding and not self._urgent and self._received >= FLOOD:
+            # A flood begins: its first frame too is FLOOD_FRAME after its first delta, not
+            # a frame of its own FRAME after it (a whole screen of text, 5 KB, a frame's CPU).
+            self._flooding, self._last_flush = True, self._first_received
+        if self._deltas_wait():
+            # Only deltas are queued: fold them now, a little at a time, so that the flush
+            # that shows the end of the reply has only the last few left to fold.
+            records = self._pending[:FLUSH_SLICE]
+            if self._fold_ahead(records):
+                self._pending = self._pending[FLUSH_SLICE:]
+            self._flush_after(FOLD_EVERY)
+            return
+        self._flushing = True
+        self._last_flush = self._clock()
+        self._run(self._flush())
+
+    def _deltas_wait(self) -> bool:
+        """While pi floods, deltas are shown FLOOD_FRAME apart: a frame costs about the
+        same however many deltas it shows, and fewer frames leave pi and the keys more CPU
+        (and an ssh link fewer bytes). Any other record (the end of the message above all)
+        is shown at once."""
+        return self._flooding and not self._urgent and self._clock() - self._last_flush < FLOOD_FRAME
+
+    async def _flush(self) -> None:
+        try:
+            records, self._pending, self._urgent = self._pending, [], False
+            self._flooding, self._received = self._received >= FLOOD, 0
+            await self._apply(records)
+        finally:
+            self._flushing = False
+
+
+async def fold_in_slices(records: list[Any], fold: Callable[[list[Any]], None]) -> None:
+    """Fold a big backlog FLUSH_SLICE records at a time, giving the loop (keys) back in
+    between."""
+    for start in range(0, len(records), FLUSH_SLICE):
+        if start:
+            await asyncio.sleep(0)
+        fold(records[start : start + FLUSH_SLICE])

@@ -1,0 +1,268 @@
+"""One pi session: its client, its life (start, reload, restart after a crash), its session
+model, its record pump and its problem monitor. No Textual here: the app that shows it is
+a `SessionHost`, and what the host must draw or do comes out of the model as `Changes`.
+
+A record's way: the client's reader hands it to `_record_read`, which only queues it in
+the pump; once a frame the pump's flush folds the batch into the model (`SessionModel.apply`
+sees every record) and `apply_changes` hands the model's `Changes` to the host, once. What
+is the session's own business in them (pi exited, a request to decline, stats gone stale)
+the session does before the host sees them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, Protocol
+
+from app.notifier import Notifier
+from app.pi.crash_recovery import CrashRecovery
+from app.pi.early_start import pi_client
+from app.pi.launch import LaunchConfig, no_model_help
+from app.pi.problem_monitor import ProblemMonitor
+from app.pi.record_pump import RecordPump, Stoppable, fold_in_slices
+from protocol.files.session_files import session_cwd
+from protocol.state.session_model import Changes, SessionModel
+from protocol.wire.client import ChildExited, RpcClient, RpcDataError, RpcError
+from protocol.wire.commands import ExtensionUIResponse, GetCommands, GetMessages, GetSessionStats, GetState
+from protocol.wire.events import QueueUpdate
+from protocol.wire.extension_ui import DIALOG_REQUESTS, DialogRequest, RefusedDialogRequest, UnknownUIRequest
+from protocol.wire.responses import CommandInfo, SessionState
+
+LOADING_TICK = 0.25  # seconds between two updates of "loading session… N MB"
+
+
+class SessionHost(Protocol):
+    """What a session asks of the app that shows it."""
+
+    @property
+    def leaving(self) -> bool:
+        """The app is exiting: records, timers and workers leave the views alone."""
+        ...
+
+    def set_timer(self, delay: float, callback: Callable[[], None]) -> Stoppable: ...
+
+    def set_interval(self, interval: float, callback: Callable[[], None]) -> Stoppable: ...
+
+    def call_next(self, callback: Callable[[], None]) -> object: ...
+
+    def in_background(self, work: Coroutine[Any, Any, None], group: str) -> object:
+        """Run `work` as a task of the app's (a worker), not awaited."""
+        ...
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
+
+    async def show_changes(self, changes: Changes) -> None:
+        """Draw what changed and do what the changes ask of the app (dialogs, alerts)."""
+        ...
+
+
+class PiSession:
+    """`client` is a pi already spawned (early start) or a reader of a file (`pideck view`);
+    without one, the session makes the client of the pi `config` describes."""
+
+    def __init__(self, config: LaunchConfig, host: SessionHost, client: RpcClient | None = None) -> None:
+        self.config = config
+        self.host = host
+        self.model = SessionModel()
+        self.model.cwd = str(config.cwd)
+        self.client = client or pi_client(config)
+        self.tell = Notifier(host.notify)
+        self.commands: list[CommandInfo] = []  # pi's (extensions, prompt templates, skills)
+        self.ready = False  # the session was loaded once: a later exit is a crash, not a failed start
+        self.exit_status = 0  # 1 once pi could not start
+        self.problems = ProblemMonitor(self.model, lambda: self.client, self.tell, closing=lambda: host.leaving)
+        self.recovery = CrashRecovery(self)
+        self.pump = RecordPump(
+            self._flush, self._fold_ahead, schedule=host.set_timer, soon=host.call_next,
+            run=lambda flush: host.in_background(flush, "flush"), closed=lambda: host.leaving,
+        )
+        self._applying = asyncio.Lock()  # one apply_changes at a time (the flush and workers)
+        self._dialog_arrived: dict[int, float] = {}  # by id(): when each dialog request not yet shown was read
+        self._remove_listener: Callable[[], None] = lambda: None
+        self.attach(self.client)
+
+    @property
+    def cwd(self) -> Path:
+        """pi's working directory (`@` paths, /resume's folder): where it was started, then the
+        one its session records, as a switch to a session of another directory moves pi there."""
+        return Path(self.model.cwd)
+
+    @cwd.setter
+    def cwd(self, value: Path) -> None:
+        self.model.cwd = str(value)
+
+    def can_restart(self) -> bool:
+        """Ctrl+R is offered only while pi is not running (and was started once)."""
+        return self.ready and not self.client.running and not self.recovery.restarting
+
+    # --- records --------------------------------------------------------------------------
+
+    def attach(self, client: RpcClient) -> None:
+        """Make `client` this session's pi (at start and after a restart); records flow from it."""
+        self._remove_listener()
+        if client is not self.client:
+            self.problems.client_replaced()
+            self.client = client
+        self._remove_listener = client.add_listener(self._record_read)
+
+    def _record_read(self, record: Any) -> None:
+        """A record pi sent, as the client reads it. A dialog request's time runs from now: the
+        pump may show it only after a flush that takes a while (a long reply), and a deadline
+        counted from then kept the dialog open after pi had given up on it."""
+        if isinstance(record, DIALOG_REQUESTS) and not self.host.leaving:
+            self._dialog_arrived[id(record)] = time.monotonic()
+        self.pump.feed(record)
+
+    def deadline(self, request: DialogRequest) -> float | None:
+        """When a dialog request times out (pi's timer runs from when it was read)."""
+        return request.deadline(self._dialog_arrived.pop(id(request), None) or time.monotonic())
+
+    def _fold_ahead(self, records: list[Any]) -> bool:
+        """Fold deltas a flood holds into the model (not while views take changes: they
+        read the model between awaits)."""
+        if self._applying.locked():
+            return False
+        self.model.apply_all(records)
+        return True
+
+    async def _flush(self, records: list[Any]) -> None:
+        await self.fold(records)
+
+    async def fold(self, records: list[Any]) -> None:
+        """A flush: the records folded into the model, and the host given the changes of the
+        whole flush at once, for one frame."""
+        await fold_in_slices(records, self.model.apply_all)
+        await self.apply_changes()
+
+    async def apply_changes(self) -> None:
+        """The one way changes of the model reach the screen."""
+        async with self._applying:  # views mounting for one batch are not touched by another
+            if self.host.leaving:
+                return  # a worker finishing while the app closes: the views are going away
+            pending = self.model.changes
+            if pending.exited is not None:
+                self._exited(pending.exited)
+            self.problems.check()
+            changes = self.model.take_changes()
+            if not changes:
+                return
+            for request in changes.declines:
+                self.host.in_background(self.decline(request), "send")
+            if changes.stats_stale:
+                self.host.in_background(self.refresh_stats(), "stats")
+            await self.host.show_changes(changes)
+
+    def _exited(self, exited: ChildExited) -> None:
+        if not self.ready:
+            self.exit_status = 1
+            self.model.could_not_start(exited.error or f"pi exited during start-up (exit code {exited.returncode})")
+            return
+        self.recovery.child_exited(exited)  # the model's banner has pi's stderr
+
+    async def decline(self, request: UnknownUIRequest | RefusedDialogRequest) -> None:
+        """An extension asked with a method pideck does not know, or for a dialog it cannot
+        show (which a toast explains): answer "cancelled" so it does not wait forever (pi
+        ignores answers to requests that expect none)."""
+        try:
+            await self.client.send(ExtensionUIResponse(id=request.id, cancelled=True))
+        except RpcError:
+            pass
+        if isinstance(request, RefusedDialogRequest):
+            self.tell.warn(f"An extension's {request.method} dialog could not be shown, so pideck cancelled it: "
+                           f"{request.reason}", title="Dialog cancelled")
+
+    # --- life -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start pi, load its session and its commands; a failure is said in the model."""
+        self.model.starting(time.monotonic())  # "starting pi… Ns" until get_state answers
+        self.problems.check_log()
+        await self.client.start()
+        if self.client.exited is not None:
+            return  # its ChildExited record says why
+        try:
+            state = await self.client.call(GetState(), timeout=60)
+        except RpcError as exc:
+            if self.client.exited is None:
+                await self._could_not_start(f"pi did not answer get_state: {exc}")
+            return
+        try:
+            await self.reload(state)
+        except RpcError as exc:
+            if self.client.exited is None:
+                await self._could_not_start(f"pideck could not load pi's session: {exc}")
+            return
+        self.ready = True
+        self.model.started()
+        if self.model.state is not None and self.model.state.model is None:  # pi's "unknown" stand-in too
+            self.model.banner("error", "pi has no model to answer with", no_model_help(self.config))
+        await self.apply_changes()
+        await self.load_commands()
+
+    async def _could_not_start(self, reason: str) -> None:
+        self.exit_status = 1
+        self.model.could_not_start(reason)
+        await self.apply_changes()
+
+    async def load_commands(self) -> None:
+        """pi's commands (extensions, prompt templates, skills), for completion and the
+        palette; they stay as they were if pi does not answer."""
+        try:
+            self.commands = (await self.client.call(GetCommands())).commands
+        except RpcDataError as exc:
+            self.problems.bad_answer(exc)
+        except RpcError:
+            pass
+
+    async def reload(self, state: SessionState | None = None) -> None:
+        """Transcript, queue and stats from pi (after start, switch, fork, clone, new)."""
+        if state is None:
+            state = await self.client.call(GetState())
+        model = self.model  # "loading session… N MB" until the messages are shown
+        model.loading(time.monotonic())
+        await self.apply_changes()
+        ticking = self.host.set_interval(LOADING_TICK, self._loading_tick)
+        try:
+            messages = await self.client.call(GetMessages())
+            if (state.session_file and self.config.remote is None  # pi's file is on its host
+                    and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None):
+                self.cwd = cwd
+            model.set_state(state)
+            model.load_messages(messages.messages)
+            if not state.pending_message_count:  # a session pi switched to starts with an empty queue
+                model.apply(QueueUpdate(steering=[], follow_up=[]))
+        finally:
+            ticking.stop()
+            model.loading(None)
+            await self.apply_changes()
+        self.host.in_background(self.refresh_stats(), "stats")
+
+    def _loading_tick(self) -> None:
+        if self.model.life.loading_since is not None:
+            self.model.loading(self.model.life.loading_since, self.client.receiving)
+            self.host.in_background(self.apply_changes(), "flush")
+
+    async def refresh_stats(self) -> None:
+        try:
+            stats = await self.client.call(GetSessionStats())
+            state = await self.client.call(GetState())
+        except RpcDataError as exc:
+            self.problems.bad_answer(exc)
+            return
+        except RpcError:
+            return
+        self.model.set_stats(stats)
+        self.model.set_state(state)
+        await self.apply_changes()
+
+    async def restart(self) -> None:
+        """Start pi again on the session it had open (Ctrl+R, /restart)."""
+        await self.recovery.restart()
+
+    async def close(self) -> None:
+        await self.client.close()
+

@@ -1,0 +1,83 @@
+"""Toasts through the notification center (protocol.state.notification_center).
+
+`PideckApp.notify` hands every notification to `Toasts.notify`: the center keeps it and
+says which toast to show for it and which older one it takes the place of; those folded
+or passed over in a flood are summed up in one "+N more" toast, replaced at most every
+`SUMMARY_EVERY` seconds however fast they come. F8 or `/notifications`
+(app/commands/notifications.py) lists them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.notifications import Notification, Notify
+from textual.timer import Timer
+
+from protocol.state.notification_center import NotificationCenter, Toast
+from widgets.safe_text import clean
+
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
+SUMMARY_EVERY = 0.5  # seconds between two updates of the "+N more" toast
+LIST_KEY = "F8"  # the key bound to action_notifications in MainScreen.BINDINGS
+
+
+class Toasts:
+    """`unnotify` takes a toast off the screen (the App's `_unnotify`)."""
+
+    def __init__(self, app: App[Any], unnotify: Callable[[Notification], None]) -> None:
+        self.app = app
+        self._unnotify = unnotify
+        self.center = NotificationCenter()
+        self._summary: Notification | None = None
+        self._summary_timer: Timer | None = None
+        self._up: dict[int, Notification] = {}  # the toasts shown, by their center key
+        self._waiting_markup = False  # the markup flag of the notice the center holds back
+
+    def notify(self, message: str, title: str, severity: SeverityLevel, timeout: float | None, markup: bool) -> None:
+        app = self.app
+        timeout = app.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        # no terminal control reaches the screen, whatever a toast quotes (pi's errors and paths)
+        toast = self.center.add(clean(message), clean(title), severity, timeout)
+        if toast is not None:
+            self._show(toast, markup)
+        else:
+            self._waiting_markup = markup
+        if (toast is None or toast.folds is not None) and self._summary_timer is None and app.is_running:
+            self._summary_timer = app.set_timer(SUMMARY_EVERY, self._show_summary)
+
+    def _show(self, toast: Toast, markup: bool) -> None:
+        # the screen holds what the center counts, no more: the folded toast, and any the
+        # center's clock let go that Textual (its own timer, from the mount) still shows.
+        # Taken off after the Notify messages posted before, which a flood may not have
+        # handled yet: taken off earlier, the folded toast would come up after all.
+        up = self.center.up()
+        for key in [key for key in self._up if key not in up]:
+            self.app.call_later(self._unnotify, self._up.pop(key))
+        # a cut text may have lost the end of its markup: shown plain
+        notification = Notification(toast.message, toast.title, toast.severity, toast.timeout,  # type: ignore[arg-type]
+                                    markup=markup and not toast.cut)
+        self._up[toast.key] = notification
+        self.app.post_message(Notify(notification))
+
+    def _show_summary(self) -> None:
+        """The newest notice held back in a flood, and the "+N more" toast in place of the
+        one it showed before."""
+        self._summary_timer = None
+        app = self.app
+        waiting = self.center.due()
+        if waiting is not None:
+            self._show(waiting, self._waiting_markup)
+        if self.center.hidden == 0:
+            return
+        if self._summary is not None:
+            self._unnotify(self._summary)
+        timeout = app.NOTIFICATION_TIMEOUT
+        text = self.center.summary(timeout, LIST_KEY)
+        severity = self.center.hidden_severity
+        self._summary = Notification(text, "", severity, timeout, markup=False)  # type: ignore[arg-type]
+        app.post_message(Notify(self._summary))

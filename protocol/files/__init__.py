@@ -1,0 +1,3 @@
+"""pi's files on disk, read within bounds: session files, headless output, settings files,
+themes and their colours, image attachments.
+"""

@@ -1,0 +1,449 @@
+"""The asyncio client that owns one `pi --mode rpc` child.
+
+A reader task drains stdout whatever the listeners do (listeners are plain
+callbacks that must not block), a second task drains stderr into a ring buffer,
+requests get unique ids and futures with per-command timeouts, and the child's
+exit is delivered to listeners as a `ChildExited` record.
+
+What pi should not have sent (unreadable lines, unknown records, responses nobody
+waits for) is counted and written to the protocol log; a response that cannot be read
+fails its request at once. stderr lines are kept with credentials redacted. Memory stays bounded whatever pi writes: stderr lines are cut,
+and a stdout line longer than MAX_LINE is dropped as a protocol error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import itertools
+import os
+import signal
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+
+from protocol.wire.codec import ProtocolError, Unknown, decode, encode
+from protocol.wire.commands import Command, ExtensionUIResponse, Prompt, command_name
+from protocol.wire.events import AgentSettled, MessageUpdate, UnknownAssistantEvent
+from protocol.wire.extension_ui import UnknownUIRequest
+from protocol.wire.framing import LineFramer
+from protocol.wire.protocol_log import ProtocolLog
+from protocol.wire.recording import Recorder
+from protocol.wire.redact import Redactor
+from protocol.wire.response_head import response_head
+from protocol.wire.responses import Response
+
+Listener = Callable[[Any], None]
+
+# Seconds to wait for a response; None waits as long as the child lives.
+DEFAULT_TIMEOUT = 30.0
+TIMEOUTS: dict[str, float | None] = {
+    "abort": 120.0,
+    "compact": None,
+    "bash": None,
+    "new_session": 120.0,
+    "switch_session": 120.0,
+    "get_messages": 120.0,  # a session of hundreds of MB
+    "fork": 120.0,
+    "clone": 120.0,
+    "export_html": 120.0,
+    "prompt": 120.0,
+}
+
+# Seconds to keep reading the pipes after pi exited: a process pi started can hold them open.
+EXIT_DRAIN_TIMEOUT = 2.0
+
+# Seconds pi may live on after closing its stdout (an exiting pi closes it first) before it is ended.
+STDOUT_CLOSED_GRACE = 1.0
+
+# A stdout line longer than this is dropped (a get_messages answer for a long session can
+# be tens of MB, so it is generous); stderr lines are cut at STDERR_LINE characters.
+MAX_LINE = 512 * 1024 * 1024
+STDERR_LINE = 2000
+
+
+class ChildExited(msgspec.Struct, frozen=True):
+    """pi exited (or could not be started). `stderr_tail` is its last stderr lines."""
+
+    returncode: int | None
+    stderr_tail: str
+    error: str | None = None
+
+
+class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Resolves `exited` as soon as the child ends. `Process.wait()` waits for every pipe
+    to close as well, which a grandchild that inherited them can put off for as long as it lives."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+class RpcError(Exception):
+    """A command failed: pi answered success=false, timed out, or the child is gone."""
+
+    def __init__(self, message: str, response: Response | None = None) -> None:
+        super().__init__(message)
+        self.response = response
+
+
+class RpcDataError(RpcError):
+    """pi said success, but its `data` is missing or not the shape pideck types it as;
+    the message names the command and the field."""
+
+
+class RpcClient:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        protocol_log: ProtocolLog | None = None,
+        stderr_lines: int = 400,
+        redactor: Redactor | None = None,
+        recorder: Recorder | None = None,
+    ) -> None:
+        self.argv = list(argv)
+        self.env = env
+        self.cwd = cwd
+        self.protocol_log = protocol_log
+        self.redactor = redactor or Redactor.from_env(env if env is not None else os.environ)
+        self.recorder = recorder  # --record: every line read and written, with times
+        self.stderr = deque[str](maxlen=stderr_lines)
+        self.stderr_total = 0  # lines pi wrote to stderr, including those the ring dropped
+        self.process: asyncio.subprocess.Process | None = None
+        self.exited: ChildExited | None = None
+        self.records_read = 0
+        self.bad_records = 0
+        self.unknown_records = 0
+        self.unexpected_responses = 0  # responses whose id no request waits for (any more)
+        self._listeners: list[Listener] = []
+        self._pending: dict[str, asyncio.Future[Response]] = {}
+        self._ids = itertools.count(1)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._exit_task: asyncio.Task[None] | None = None
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._exit: asyncio.Future[None] | None = None
+        self._stdout_closed: asyncio.Task[None] | None = None
+        self._stdout_framer = LineFramer()
+        self._write_lock = asyncio.Lock()
+        self._done = asyncio.Event()
+
+    # --- listeners --------------------------------------------------------------------
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener(record)` for every record read; returns a function that removes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _emit(self, record: Any) -> None:
+        for listener in tuple(self._listeners):
+            try:
+                listener(record)
+            except Exception as exc:  # a broken listener must not stop the reader
+                self.stderr.append(f"[pideck] listener error: {exc!r}")
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Spawn the child (unless `spawn` did) and read it. If it cannot be spawned, a
+        ChildExited record says why."""
+        if self.process is None and self.exited is None:
+            try:
+                await self.spawn()
+            except OSError as exc:
+                self._finish(ChildExited(returncode=None, stderr_tail="", error=f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"))
+                return
+        if self.process is None or self._exit_task is not None:
+            return
+        self._tasks = [
+            asyncio.create_task(self._read_stdout(), name="pi-stdout"),
+            asyncio.create_task(self._read_stderr(), name="pi-stderr"),
+        ]
+        self._exit_task = asyncio.create_task(self._watch_exit(), name="pi-exit")
+
+    async def spawn(self) -> None:
+        """Spawn the child, not reading it yet: what it writes waits in the pipe until `start`
+        (pideck starts pi before it imports its UI). OSError if it cannot be spawned."""
+        loop = asyncio.get_running_loop()
+        protocol = _ExitProtocol(limit=1 << 16, loop=loop)
+        transport, _ = await loop.subprocess_exec(
+            lambda: protocol,
+            *self.argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self.env,
+            cwd=self.cwd,
+            start_new_session=True,
+        )
+        self._transport = transport
+        self._exit = protocol.exited
+        self.process = asyncio.subprocess.Process(transport, protocol, loop)
+        _widen_pipe(transport.get_pipe_transport(1))
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.exited is None
+
+    @property
+    def receiving(self) -> int:
+        """Bytes read so far of a stdout line not yet complete (a long answer on its way)."""
+        return self._stdout_framer.pending
+
+    @property
+    def stderr_tail(self) -> str:
+        return "\n".join(self.stderr)
+
+    async def wait_closed(self) -> ChildExited:
+        await self._done.wait()
+        assert self.exited is not None
+        return self.exited
+
+    async def close(self, *, grace: float = 3.0, term_grace: float = 2.0) -> ChildExited | None:
+        """Orderly shutdown: close stdin, wait; then SIGTERM, wait; then SIGKILL."""
+        process = self.process
+        if process is None:
+            return self.exited
+        if process.returncode is None and process.stdin is not None:
+            process.stdin.close()
+        for sig, wait in ((None, grace), (signal.SIGTERM, term_grace), (signal.SIGKILL, 5.0)):
+            if process.returncode is not None:
+                break
+            if sig is not None:
+                try:
+                    process.send_signal(sig)
+                except ProcessLookupError:
+                    break
+            try:
+                assert self._exit is not None
+                await asyncio.wait_for(asyncio.shield(self._exit), wait)
+            except TimeoutError:
+                continue
+        try:
+            await asyncio.wait_for(self._done.wait(), 5.0)
+        except TimeoutError:
+            pass
+        return self.exited
+
+    def kill(self) -> None:
+        """SIGKILL the child at once (tests and crash simulation)."""
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+
+    # --- reading ------------------------------------------------------------------------
+
+    async def _read_stdout(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        stream = self.process.stdout
+        framer = self._stdout_framer
+        while True:
+            try:
+                chunk = await stream.read(1 << 20)
+            except (ConnectionError, OSError):
+                chunk = b""
+            if not chunk:
+                rest = framer.flush()
+                if rest:
+                    self._handle_line(rest)
+                self._stdout_closed = asyncio.create_task(self._end_after_stdout_closed(), name="pi-stdout-closed")
+                return
+            for line in framer.feed(chunk):
+                self._handle_line(line)
+            line = b""  # not kept while the next chunk is awaited: it may be hundreds of MB
+            if framer.pending > MAX_LINE:
+                size = framer.pending
+                head = (framer.flush() or b"")[:65536]
+                self._handle_record(head, ProtocolError(raw=head, error=f"line longer than {size:,} bytes; dropped"))
+
+    async def _end_after_stdout_closed(self) -> None:
+        """pi closed its stdout: no answer or event can come any more, so it is as good as gone.
+        One that does not exit on its own soon is ended; its exit is reported as usual."""
+        assert self._exit is not None
+        try:
+            await asyncio.wait_for(asyncio.shield(self._exit), STDOUT_CLOSED_GRACE)
+        except TimeoutError:
+            self.stderr.append("[pideck] pi closed its stdout but kept running; ending it")
+            await self.close(grace=0.0)
+
+    def _handle_line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        if self.recorder is not None:
+            self.recorder.read(line)
+        self._handle_record(line, decode(line))
+
+    def _handle_record(self, line: bytes, record: Any) -> None:
+        self.records_read += 1
+        if isinstance(record, ProtocolError):
+            self.bad_records += 1
+            self._log("bad-record", record.raw, record.error)
+            self._fail_unreadable_response(record)
+        elif isinstance(record, Response):
+            future = self._pending.pop(record.id, None) if record.id is not None else None
+            if future is not None and not future.done():
+                future.set_result(record)
+            else:
+                self.unexpected_responses += 1
+                self._log("unexpected-response", line, f"no request is waiting for id {record.id!r}")
+        elif isinstance(record, (Unknown, UnknownUIRequest)) or (
+            type(record) is MessageUpdate and isinstance(record.assistant_message_event, UnknownAssistantEvent)
+        ):
+            self.unknown_records += 1
+            self._log("unknown-record", line, "a record pideck does not know")
+        self._emit(record)
+
+    def _fail_unreadable_response(self, error: ProtocolError) -> None:
+        """A response that could not be decoded fails the request waiting for it at once."""
+        head = response_head(error.raw)
+        future = self._pending.pop(head.id, None) if head is not None else None
+        if head is not None and future is not None and not future.done():
+            future.set_exception(RpcError(f"{head.command or 'request'}: pi's answer could not be read ({error.error})"))
+
+    def _log(self, kind: str, raw: bytes, detail: str) -> None:
+        if self.protocol_log is not None:
+            self.protocol_log.write(kind, raw, detail)
+
+    async def _read_stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        stream = self.process.stderr
+        framer = LineFramer()
+        while True:
+            try:
+                chunk = await stream.read(1 << 16)
+            except (ConnectionError, OSError):
+                chunk = b""
+            lines = framer.feed(chunk) if chunk else [framer.flush() or b""]
+            if framer.pending > STDERR_LINE * 4:  # a flood without newlines: keep its start as a line
+                lines.append(framer.flush() or b"")
+            for raw in lines:
+                if raw:
+                    self.stderr_total += 1
+                    text = self.redactor.text(raw[: STDERR_LINE * 2].decode("utf-8", "replace"))
+                    self.stderr.append(text[:STDERR_LINE])
+            if not chunk:
+                return
+
+    async def _watch_exit(self) -> None:
+        assert self.process is not None and self._exit is not None and self._transport is not None
+        await self._exit
+        # Read what pi wrote before it exited, but a process that inherited the pipes
+        # must not keep pi "running": close them after a while.
+        _, lingering = await asyncio.wait(self._tasks, timeout=EXIT_DRAIN_TIMEOUT)
+        if lingering:
+            self.stderr.append("[pideck] pi exited but a process it started holds its pipes open; closing them")
+            self._transport.close()
+            _, lingering = await asyncio.wait(lingering, timeout=1.0)
+            for task in lingering:
+                task.cancel()
+        self._finish(ChildExited(returncode=self.process.returncode, stderr_tail=self.stderr_tail))
+
+    def _finish(self, exited: ChildExited) -> None:
+        self.exited = exited
+        if self.recorder is not None:
+            self.recorder.exited(exited.returncode)
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(RpcError(f"pi exited (code {exited.returncode})"))
+        self._pending.clear()
+        self._done.set()
+        self._emit(exited)
+
+    # --- writing ------------------------------------------------------------------------
+
+    def next_id(self) -> str:
+        return f"pideck-{next(self._ids)}"
+
+    async def send(self, record: Command | ExtensionUIResponse) -> None:
+        """Write one record to pi's stdin, honouring backpressure."""
+        process = self.process
+        if process is None or process.stdin is None or self.exited is not None:
+            raise RpcError("pi is not running")
+        async with self._write_lock:
+            try:
+                data = encode(record)
+                if self.recorder is not None:
+                    self.recorder.sent(data)
+                process.stdin.write(data)
+                await process.stdin.drain()
+            except (ConnectionError, OSError) as exc:
+                raise RpcError(f"cannot write to pi: {exc}") from exc
+
+    async def request(self, command: Command, timeout: float | None | bool = True) -> Response:
+        """Send `command` and wait for its response (success or not).
+
+        `timeout=True` uses the command's default from TIMEOUTS.
+        """
+        if command.id is None:
+            command.id = self.next_id()
+        name = command_name(command)
+        limit = TIMEOUTS.get(name, DEFAULT_TIMEOUT) if timeout is True else timeout
+        future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
+        self._pending[command.id] = future
+        try:
+            await self.send(command)
+            return await asyncio.wait_for(future, limit) if limit else await future
+        except TimeoutError:
+            raise RpcError(f"{name}: no response from pi within {limit:g}s") from None
+        finally:
+            self._pending.pop(command.id, None)
+
+    async def call(self, command: Command, timeout: float | None | bool = True) -> Any:
+        """Like `request`, but returns `data` (typed, see responses.DATA_TYPES); raises RpcError
+        when pi says success=false, RpcDataError when its data is missing or does not fit."""
+        response = await self.request(command, timeout)
+        if not response.success:
+            raise RpcError(response.error or f"{response.command} failed", response)
+        if response.data_error is not None:
+            raise RpcDataError(f"{response.command}: pi's answer could not be read ({response.data_error})", response)
+        return response.data
+
+    async def prompt_and_wait(self, prompt: Prompt, timeout: float | None = None) -> list[Any]:
+        """Send a prompt and collect every record until `agent_settled`.
+
+        The listener is installed before the prompt is written, so a fast run is not
+        missed. A "handled" disposition returns at once (no run started).
+        """
+        records: list[Any] = []
+        settled = asyncio.Event()
+
+        def collect(record: Any) -> None:
+            records.append(record)
+            if isinstance(record, (AgentSettled, ChildExited)):
+                settled.set()
+
+        remove = self.add_listener(collect)
+        try:
+            data = await self.call(prompt)
+            if getattr(data, "disposition", None) == "handled":
+                return records
+            await asyncio.wait_for(settled.wait(), timeout)
+            return records
+        finally:
+            remove()
+
+
+PIPE_SIZE = 1 << 20
+
+
+def _widen_pipe(pipe: Any) -> None:
+    """Give pi's stdout a 1 MB pipe (Linux; the default is 64 KB, about 14 ms of a
+    streaming flood), so pi keeps writing while pideck's loop is busy drawing a frame."""
+    setter = getattr(fcntl, "F_SETPIPE_SZ", None)
+    handle = pipe.get_extra_info("pipe") if pipe is not None else None
+    if setter is None or handle is None:
+        return
+    try:
+        fcntl.fcntl(handle.fileno(), setter, PIPE_SIZE)
+    except OSError:
+        pass  # above the system's pipe-max-size: keep the default
+    except ValueError:
+        pass  # pi exited at once and its pipe is closed already: its exit tells why

@@ -1,0 +1,141 @@
+"""Recordings of a pideck session (`--record FILE`), for bug reports and demos, and reading
+them back (`pideck replay`).
+
+A recording is JSONL: a header `{"pideck_recording": 1, "started": ..., "cwd": ..., "argv": [...]}`,
+then one line per line pi wrote on stdout (`{"t": seconds, "in": line}`) and per command
+pideck wrote to pi (`{"t": seconds, "out": line}`), and `{"t": ..., "exit": code}` when pi
+exited; `t` counts from the start of the recording. A line that is not UTF-8 is kept as
+base64 (`"in64"`). Secrets are redacted as in the protocol log (protocol.wire.redact) before
+anything is written. The file is created with mode 0600 and never replaces another: an
+existing FILE leaves it alone and records to FILE-2 (-3, ...) instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import msgspec
+
+from protocol.wire.redact import Redactor
+
+HEADER_KEY = "pideck_recording"
+VERSION = 1
+MAX_TRIES = 1000
+
+
+class Recorder:
+    def __init__(self, handle: BinaryIO, path: Path, redactor: Redactor, clock: Any = time.monotonic) -> None:
+        self.path = path
+        self._handle = handle
+        self._redactor = redactor
+        self._clock = clock
+        self._start = clock()
+        self.failure: str | None = None  # why writing stopped, if it did
+
+    @classmethod
+    def create(cls, path: Path, argv: Sequence[str], redactor: Redactor, cwd: str = "") -> Recorder:
+        """Create the recording at `path` (or the first free `path-N`), its header written.
+        OSError when it cannot be created."""
+        for attempt in range(1, MAX_TRIES + 1):
+            target = path if attempt == 1 else path.with_name(f"{path.stem}-{attempt}{path.suffix}")
+            try:
+                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                continue
+            recorder = cls(os.fdopen(fd, "wb"), target, redactor)
+            recorder._write({HEADER_KEY: VERSION, "started": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                             "cwd": cwd, "argv": [redactor.text(arg) for arg in argv]})
+            return recorder
+        raise FileExistsError(f"{path} and {MAX_TRIES - 1} numbered names after it exist")
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        if self.failure is not None:
+            return
+        try:
+            self._handle.write(msgspec.json.encode(entry) + b"\n")
+            self._handle.flush()  # a crash keeps what came before it: that is what a bug report needs
+        except (OSError, ValueError) as exc:
+            self.failure = str(exc)
+
+    def _line(self, key: str, line: bytes) -> None:
+        line = self._redactor.bytes(line)
+        stamp = round(self._clock() - self._start, 4)
+        try:
+            self._write({"t": stamp, key: line.decode("utf-8")})
+        except UnicodeDecodeError:
+            self._write({"t": stamp, f"{key}64": base64.b64encode(line).decode("ascii")})
+
+    def read(self, line: bytes) -> None:
+        """A line pi wrote on stdout (without its LF)."""
+        self._line("in", line)
+
+    def sent(self, data: bytes) -> None:
+        """A record pideck wrote to pi's stdin."""
+        self._line("out", data.rstrip(b"\n"))
+
+    def exited(self, code: int | None) -> None:
+        self._write({"t": round(self._clock() - self._start, 4), "exit": code})
+
+    def close(self) -> None:
+        try:
+            self._handle.close()
+        except OSError:
+            pass
+
+
+@dataclass(frozen=True)
+class Step:
+    """One recorded line: `at` seconds from the start, pi's line (`read`) or pideck's (`sent`)."""
+
+    at: float
+    read: bytes | None = None
+    sent: bytes | None = None
+    exit: int | None = None
+    exited: bool = False
+
+
+class NotARecording(Exception):
+    pass
+
+
+def read_recording(path: Path) -> tuple[dict[str, Any], Iterator[Step]]:
+    """The header and the steps of a recording, read as they are iterated. NotARecording when the
+    file does not start with a recording's header; unreadable lines after it are passed over."""
+    handle = path.open("rb")
+    first = handle.readline(1 << 20)
+    try:
+        header = msgspec.json.decode(first)
+    except msgspec.DecodeError:
+        header = None
+    if not isinstance(header, dict) or HEADER_KEY not in header:
+        handle.close()
+        raise NotARecording(f"{path} is not a pideck recording (made with --record FILE)")
+    return header, _steps(handle)
+
+
+def _steps(handle: BinaryIO) -> Iterator[Step]:
+    with handle:
+        for raw in handle:
+            try:
+                entry = msgspec.json.decode(raw)
+                at = float(entry.get("t", 0.0))
+            except (msgspec.DecodeError, AttributeError, TypeError, ValueError):
+                continue
+            if "in" in entry and isinstance(entry["in"], str):
+                yield Step(at, read=entry["in"].encode("utf-8"))
+            elif "in64" in entry:
+                try:
+                    yield Step(at, read=base64.b64decode(entry["in64"]))
+                except (TypeError, ValueError):
+                    continue
+            elif "out" in entry and isinstance(entry["out"], str):
+                yield Step(at, sent=entry["out"].encode("utf-8"))
+            elif "exit" in entry:
+                yield Step(at, exit=entry["exit"] if isinstance(entry["exit"], int) else None, exited=True)

@@ -1,0 +1,214 @@
+"""Modal dialogs answering pi's extension UI requests (select, confirm, input, editor).
+
+Each dialog dismisses with the `ExtensionUIResponse` to send back, or with `None`
+when the request's `timeout` expires (pi resolves the dialog itself then, so
+nothing is sent). The timeout counts from the request's `deadline`, given by the
+app from when pi sent it (by default from when the dialog is shown). Escape cancels.
+All request text is shown via `safe`; values that are not strings as JavaScript
+writes them (`as_text`).
+"""
+
+from __future__ import annotations
+
+from math import ceil
+from time import monotonic
+from typing import ClassVar, Generic, TypeVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from rich.console import Group
+from rich.text import Text
+from textual.widgets import Button, Footer, Input, OptionList, Static, TextArea
+
+from protocol.wire.commands import ExtensionUIResponse
+from protocol.wire.extension_ui import (
+    ConfirmRequest,
+    DialogRequest,
+    EditorRequest,
+    InputRequest,
+    SelectRequest,
+    as_text,
+)
+from widgets.keys_in_order import OrderedInput, OrderedOptionList, OrderedTextArea
+from widgets.safe_text import clean, safe
+from widgets.screens.session_picker import one_line
+
+RequestT = TypeVar("RequestT", bound=DialogRequest)
+
+
+class TextBox(VerticalScroll):
+    """Foreign text that may be long: scrolls, and takes focus only when it overflows."""
+
+    def __init__(self, text: str, *, id: str) -> None:
+        super().__init__(Static(safe(text)), id=id)
+
+    def allow_focus(self) -> bool:
+        return self.max_scroll_y > 0
+
+
+class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]):
+    """Frame shared by the dialogs: source header, countdown, title, body, key hint."""
+
+    CSS_PATH = "dialogs.tcss"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    HINT: ClassVar[str] = ""
+
+    def __init__(self, request: RequestT, deadline: float | None = None) -> None:
+        super().__init__()
+        self.request = request
+        self._deadline = deadline  # `monotonic()` when pi resolves the request itself
+        self._expired = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            with Horizontal(id="dialog-header"):
+                yield Static("extension request", id="source")
+                yield Static("", id="countdown")
+            yield TextBox(as_text(self.request.title), id="title")
+            yield from self.compose_body()
+            yield Static(self.HINT, id="hint")
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        """The widgets between the title and the key hint."""
+        yield from ()
+
+    def on_mount(self) -> None:
+        if self._deadline is None:
+            self._deadline = self.request.deadline(monotonic())
+        if self._deadline is not None:
+            self.set_timer(max(0.0, self._deadline - monotonic()), self._expire)
+            self.set_interval(1.0, self._show_countdown)
+            self._show_countdown()
+
+    def _show_countdown(self) -> None:
+        assert self._deadline is not None
+        left = max(0, ceil(self._deadline - monotonic()))
+        self.query_one("#countdown", Static).update(f"closes in {left}s")
+
+    def _expire(self) -> None:
+        self._expired = True
+        if self.is_active:
+            self.dismiss(None)
+
+    def on_screen_resume(self) -> None:
+        """Close a dialog whose timeout expired while another screen was on top."""
+        if self._expired:
+            self.dismiss(None)
+
+    def reply(
+        self, *, value: str | None = None, confirmed: bool | None = None, cancelled: bool | None = None
+    ) -> None:
+        """Dismiss with the response to the request: one of value, confirmed or cancelled."""
+        response = ExtensionUIResponse(id=self.request.id, value=value, confirmed=confirmed, cancelled=cancelled)
+        self.dismiss(response)
+
+    def action_cancel(self) -> None:
+        self.reply(cancelled=True)
+
+
+# Characters of an option kept for its one-line form: more than the widest dialog shows.
+ONE_LINE_CHARS = 500
+
+
+class SelectDialog(ExtensionDialog[SelectRequest]):
+    """Pick one option; the response `value` is the option exactly as sent. Each option
+    takes one line, cut with "…" (the list's text-wrap); the highlighted one shows all of
+    its text (a Rich `Group`, which Rich wraps whatever the list's text-wrap)."""
+
+    AUTO_FOCUS = "OptionList"
+    HINT = "↑↓ move · Enter choose · Esc cancel"
+
+    def __init__(self, request: SelectRequest, deadline: float | None = None) -> None:
+        super().__init__(request, deadline)
+        self._texts = [as_text(option, null="null") for option in request.options]
+        self._full: int | None = None  # the option shown whole
+
+    def compose_body(self) -> ComposeResult:
+        yield OrderedOptionList(*(self._one_line(index) for index in range(len(self._texts))), id="options")
+
+    def _one_line(self, index: int) -> Text:
+        return safe(one_line(self._texts[index][:ONE_LINE_CHARS]))
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        options = event.option_list
+        if self._full is not None and self._full != event.option_index:
+            options.replace_option_prompt_at_index(self._full, self._one_line(self._full))
+        self._full = event.option_index
+        options.replace_option_prompt_at_index(self._full, Group(safe(self._texts[self._full])))
+        options.scroll_to_highlight()  # the lines above it changed
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.reply(value=self.request.options[event.option_index])
+
+
+class ConfirmDialog(ExtensionDialog[ConfirmRequest]):
+    """Yes or No; "No" has the focus so a stray Enter never approves."""
+
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n", "answer(False)", "No")]
+    AUTO_FOCUS = "#no"
+    HINT = "y Yes · n No · Tab next button · Esc cancel"
+
+    def compose_body(self) -> ComposeResult:
+        yield TextBox(as_text(self.request.message), id="message")
+        with Horizontal(classes="buttons"):
+            yield Button("Yes", id="yes", variant="primary", compact=True)
+            yield Button("No", id="no", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_answer(event.button.id == "yes")
+
+    def action_answer(self, confirmed: bool) -> None:
+        self.reply(confirmed=confirmed)
+
+
+class InputDialog(ExtensionDialog[InputRequest]):
+    """One line of free text."""
+
+    AUTO_FOCUS = "Input"
+    HINT = "Enter submit · Esc cancel"
+
+    def compose_body(self) -> ComposeResult:
+        yield OrderedInput(placeholder=clean(as_text(self.request.placeholder)), id="value")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.reply(value=event.value)
+
+
+class EditorDialog(ExtensionDialog[EditorRequest]):
+    """Multi-line text; Enter is a newline, Ctrl+S submits. The prefill is shown cleaned."""
+
+    BINDINGS = [Binding("ctrl+s", "submit", "Submit")]
+    AUTO_FOCUS = "TextArea"
+    HINT = "Enter new line · Ctrl+S submit · Esc cancel"
+
+    def compose_body(self) -> ComposeResult:
+        yield OrderedTextArea(clean(as_text(self.request.prefill)), id="editor")
+        with Horizontal(classes="buttons"):
+            yield Button("Submit", id="submit", variant="primary", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_submit()
+
+    def action_submit(self) -> None:
+        self.reply(value=self.query_one(TextArea).text)
+
+
+_DIALOGS: dict[type[DialogRequest], type[ExtensionDialog]] = {
+    SelectRequest: SelectDialog,
+    ConfirmRequest: ConfirmDialog,
+    InputRequest: InputDialog,
+    EditorRequest: EditorDialog,
+}
+
+
+def dialog_for(request: DialogRequest, deadline: float | None = None) -> ExtensionDialog:
+    """The dialog screen answering `request`; `deadline` as `request.deadline` gave it."""
+    return _DIALOGS[type(request)](request, deadline)

@@ -1,0 +1,86 @@
+"""The question a revert asks before it writes (protocol/state/reverts.py `Plan`): what will be
+written, as a diff; or, for a file that changed since pi left it, its three versions side
+by side (before the session, as pi left it, now) for the user to choose; or why it cannot
+be done. Dismissed with True to write. File text is data: cleaned, drawn as plain text."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from protocol.state.reverts import Plan
+from widgets import palette
+from widgets.key_footer import KeyFooter
+from widgets.safe_text import clean
+
+MAX_LINES = 2000  # of each version or diff shown; the rest is counted
+
+
+def _shown(lines: list[str]) -> list[str]:
+    if len(lines) <= MAX_LINES:
+        return lines
+    return [*lines[:MAX_LINES], f"… {len(lines) - MAX_LINES} more lines"]
+
+
+def diff_text(lines: list[str]) -> Text:
+    text = Text()
+    for line in _shown(lines):
+        role = {"+": "toolDiffAdded", "-": "toolDiffRemoved", "@": "accent"}.get(line[:1], "toolDiffContext")
+        text.append(clean(line).expandtabs(4) + "\n", palette.style(role))
+    return text
+
+
+def version_text(data: bytes | None) -> Text:
+    if data is None:
+        return Text("(no file)", palette.style("muted"))
+    if b"\0" in data[:65536]:
+        return Text(f"(binary, {len(data)} bytes)", palette.style("muted"))
+    lines = data.decode("utf-8", "replace").split("\n")
+    width = len(str(len(lines)))
+    text = Text()
+    for number, line in enumerate(_shown(lines), 1):
+        text.append(str(number).rjust(width) + " ", palette.style("lineNumber"))
+        text.append(clean(line).expandtabs(4) + "\n")
+    return text
+
+
+class RevertDialog(ModalScreen[bool]):
+    CSS_PATH = "revert_dialog.tcss"
+    BINDINGS = [
+        Binding("y,enter", "dismiss(True)", "Write it"),
+        Binding("n,escape", "dismiss(False)", "Leave the file"),
+    ]
+
+    def __init__(self, plan: Plan, title: str = "") -> None:
+        super().__init__()
+        self.plan = plan
+        self.title_text = title  # instead of the plan's own question
+
+    def compose(self) -> ComposeResult:
+        plan = self.plan
+        with Vertical(id="revert"):
+            if plan.conflict is not None:
+                before, left, now = plan.conflict
+                yield Static(Text(f"{clean(plan.label)} changed since pi left it. Revert {plan.what} anyway? "
+                                  "y writes over what it holds now, n leaves it.", palette.style("warning", "bold")),
+                             id="revert-title")
+                with Horizontal(id="revert-versions"):
+                    first = "before this session" if plan.what == "the whole file" else "after the revert"
+                    for title, data in ((first, before), ("as pi left it", left), ("now", now)):
+                        with Vertical(classes="revert-version"):
+                            yield Static(Text(title, "bold"), classes="revert-version-title")
+                            with VerticalScroll():
+                                yield Static(version_text(data))
+                yield Static(Text("What will be written, from now:", "bold"))
+            else:
+                action = "remove it" if plan.new is None else f"revert {plan.what}"
+                question = (f"{clean(self.title_text)}, and {clean(plan.label)} are put back. This writes:" if self.title_text
+                            else f"{clean(plan.label)}: {action}? This writes:")
+                yield Static(Text(question, "bold"), id="revert-title")
+            with VerticalScroll(id="revert-diff"):
+                yield Static(diff_text(plan.lines) if plan.lines else Text("(no change to the file)", palette.style("muted")))
+        yield KeyFooter()

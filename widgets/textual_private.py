@@ -1,0 +1,39 @@
+"""Every name pideck takes from Textual's private modules, in one place, each with the reason
+there is no public way. Checked on Textual 8.2.8; `tests/unit/test_textual_private.py` fails
+on another Textual so that each is checked again, and fails if any other module imports a
+private Textual module.
+
+Besides these names, `PideckApp` (app/pideck_app.py) overrides `App._display` to send only
+the changed pieces of lines (app/terminal/unchanged_lines.py) and reads `App._driver` to
+write OSC sequences (Textual has no public way to write to the terminal), and `Toasts`
+(app/toasts.py) takes toasts off with `App._unnotify` (Textual has no public way to remove
+one toast).
+"""
+
+from __future__ import annotations
+
+# The frame Textual hands its driver, looked into to leave out what the terminal shows already.
+from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
+
+# Textual's key table and parser: Alt+Enter, Ctrl+Alt+] and Alt+arrows arrive as one key
+# only if taught there (app/terminal/keys.py); type-ahead read before the App runs is
+# parsed as Textual would (app/terminal/type_ahead.py).
+from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+from textual._xterm_parser import XTermParser
+
+# The writer thread of the Linux driver, replaced by one that survives a dead terminal
+# (app/terminal/hangup.py): the driver creates it by this name.
+from textual.drivers._writer_thread import WriterThread
+
+# pi's key names to Textual's (`-` is `minus`): the mapping Textual itself uses for bindings.
+from textual.keys import _character_to_key as character_to_key
+
+# One key of the Footer, measured so that only keys that fit whole are shown (widgets/key_footer.py).
+from textual.widgets._footer import FooterKey
+
+TEXTUAL_CHECKED = "8.2.8"
+
+__all__ = [
+    "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "CompositorUpdate", "FooterKey", "LayoutUpdate", "TEXTUAL_CHECKED",
+    "WriterThread", "XTermParser", "character_to_key",
+]
