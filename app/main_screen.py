@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -65,15 +65,27 @@ DOUBLE_ESCAPE = 0.5  # seconds within which a second Esc on an empty prompt is d
 QUIET_FOR = 0.2  # seconds without a frame of the session's changes after which the tick turns the spinner
 
 
+# The commands keys run, by the name their binding gives `action_run` (Ctrl+L, Ctrl+P,
+# Shift+Ctrl+P, Shift+Tab, F9, F8); any other name is one of pideck's `/` commands.
+KEY_COMMANDS: dict[str, Handler] = {
+    "model": model_command,
+    "cycle_model": cycle_model,
+    "cycle_model_back": cycle_model_back,
+    "cycle_thinking": cycle_thinking,
+    "diff": diff_command,
+    "notifications": notifications_command,
+}
+
+
 class MainScreen(Screen[None]):
     BINDINGS = [
-        Binding("ctrl+l", "select_model", "Model", tooltip="Select a model (/model)", id="app.model.select"),
-        Binding("ctrl+p", "cycle_model", "Next model", show=False, tooltip="Next model (pi's cycle_model)",
+        Binding("ctrl+l", "run('model')", "Model", tooltip="Select a model (/model)", id="app.model.select"),
+        Binding("ctrl+p", "run('cycle_model')", "Next model", show=False, tooltip="Next model (pi's cycle_model)",
                 id="app.model.cycleForward"),
-        Binding("ctrl+shift+p,alt+p", "cycle_model_back", "Previous model", show=False,
+        Binding("ctrl+shift+p,alt+p", "run('cycle_model_back')", "Previous model", show=False,
                 tooltip="Previous model (Alt+P where the terminal cannot tell Ctrl+Shift+P)",
                 id="app.model.cycleBackward"),
-        Binding("shift+tab", "cycle_thinking", "Thinking level", show=False, priority=True,
+        Binding("shift+tab", "run('cycle_thinking')", "Thinking level", show=False, priority=True,
                 tooltip="Next thinking level (/thinking sets one)", id="app.thinking.cycle"),
         Binding("ctrl+x", "copy_last", "Copy answer", show=False, priority=True,
                 tooltip="Copy the last answer (/copy); with a selection in the prompt, cut it", id="app.message.copy"),
@@ -91,9 +103,9 @@ class MainScreen(Screen[None]):
                 id="app.tools.expand"),
         Binding("f2", "toggle_side", "Panes", tooltip="Hide or show the side panes"),
         Binding("f3", "focus_tool_log", "Tool log", tooltip="Focus the tool log (Enter jumps to a tool)"),
-        Binding("f9", "changes", "Changes",
+        Binding("f9", "run('diff')", "Changes",
                 tooltip="The files this session changed through edit and write, with their diffs (/diff)"),
-        Binding("f8", "notifications", "Notifications", show=False,
+        Binding("f8", "run('notifications')", "Notifications", show=False,
                 tooltip="List the notifications, with the full text of each (/notifications)"),
         Binding("f4", "focus_editor", "Editor", show=False, tooltip="Back to the prompt"),
         Binding("ctrl+home", "transcript('top')", "Top", show=False,
@@ -109,10 +121,10 @@ class MainScreen(Screen[None]):
         Binding("ctrl+r", "restart_pi", "Restart pi",
                 tooltip="Start pi again after it exited, on the same session (/restart)"),
         # pi's session actions, without a key unless keybindings.json gives them one
-        Binding(UNBOUND, "session_command('new')", "New session", show=False, id="app.session.new"),
-        Binding(UNBOUND, "session_command('tree')", "Session tree", show=False, id="app.session.tree"),
-        Binding(UNBOUND, "session_command('fork')", "Fork", show=False, id="app.session.fork"),
-        Binding(UNBOUND, "session_command('resume')", "Resume a session", show=False, id="app.session.resume"),
+        Binding(UNBOUND, "run('new')", "New session", show=False, id="app.session.new"),
+        Binding(UNBOUND, "run('tree')", "Session tree", show=False, id="app.session.tree"),
+        Binding(UNBOUND, "run('fork')", "Fork", show=False, id="app.session.fork"),
+        Binding(UNBOUND, "run('resume')", "Resume a session", show=False, id="app.session.resume"),
     ]
 
     @property
@@ -138,18 +150,14 @@ class MainScreen(Screen[None]):
         selection: SelectionCopy,
         *,
         commands: Callable[[], list[CommandInfo]],
-        ready: Callable[[], bool],
-        can_restart: Callable[[], bool],
-        apply_changes: Callable[[], Awaitable[None]],
-        quit: Callable[[], None],
         keymap: Callable[[], Keymap],
     ) -> None:
         super().__init__(id="_default")
         self.context = context
         self.session = context.session
         self.selection = selection
-        self._commands, self._ready, self._can_restart = commands, ready, can_restart
-        self._apply_changes, self._quit = apply_changes, quit
+        self.pi = context.pi
+        self._commands = commands
         self._keymap = keymap  # pi's keybindings.json, as Textual's keymap
         self.status: StatusLine = StatusLine(self.session, id="status")  # the tick reaches it without a walk of the DOM
         self._thinking_collapsed = False
@@ -306,7 +314,7 @@ class MainScreen(Screen[None]):
     def _can_send(self, text: str) -> bool:
         """Whether Enter sends `text` now (the editor asks on the key): a message waits in
         the editor until pi has started; a `/` command runs at once."""
-        if not self._ready() and parse(text) is None:
+        if not self.pi.ready and parse(text) is None:
             self.context.warn("pi is still starting: the prompt stays here; send it once the status line says ready.",
                               title="Not sent yet")
             return False
@@ -359,7 +367,7 @@ class MainScreen(Screen[None]):
                 editor.put_before([restore])  # never lose what the user typed (large pastes as markers again)
             # the whole of pi's answer stays in the transcript, where a toast cuts it and fades
             self.session.banner("error", "pi refused the message", str(exc))
-            await self._apply_changes()
+            await self.pi.apply_changes()
             if images := getattr(command, "images", None):
                 await self.context.attachments.restore(images)
 
@@ -370,13 +378,13 @@ class MainScreen(Screen[None]):
         client = self.context.client
         request = Bash(command=command, exclude_from_context=exclude, id=client.next_id())
         self.session.begin_bash(request.id or "", command, exclude)
-        await self._apply_changes()
+        await self.pi.apply_changes()
         try:
             result: BashResult = await client.call(request)
             self.session.end_bash(request.id or "", result)
         except RpcError as exc:
             self.session.end_bash(request.id or "", None, str(exc))
-        await self._apply_changes()
+        await self.pi.apply_changes()
 
     # --- keys -----------------------------------------------------------------------------
 
@@ -389,24 +397,17 @@ class MainScreen(Screen[None]):
         if action == "quit_if_empty" and self.editor.text:
             return False
         if action == "restart_pi":  # offered (and shown in the footer) only while pi is not running
-            return self._can_restart()
+            return self.pi.can_restart()
         return super().check_action(action, parameters)
 
     def _run(self, handler: Handler, name: str) -> None:
         self.app.run_worker(handler(self.context, ""), name=name, group="slash")
 
-    def action_select_model(self) -> None:
-        """Ctrl+L: the model picker (/model)."""
-        self._run(model_command, "/model")
-
-    def action_cycle_model(self) -> None:
-        self._run(cycle_model, "cycle model")
-
-    def action_cycle_model_back(self) -> None:
-        self._run(cycle_model_back, "cycle model back")
-
-    def action_cycle_thinking(self) -> None:
-        self._run(cycle_thinking, "cycle thinking")
+    def action_run(self, name: str) -> None:
+        """A key's command: one of `KEY_COMMANDS`, else pideck's `/name` (pi's `app.session.*`
+        actions: /new, /tree, /fork, /resume)."""
+        handler = KEY_COMMANDS.get(name) or self.context.commands[name].run
+        self._run(handler, f"/{name}")
 
     def action_copy_last(self) -> None:
         """Ctrl+X: /copy, the last answer; as in pi, the mouse's selection instead when a
@@ -446,7 +447,7 @@ class MainScreen(Screen[None]):
             self._last_escape = now
             return
         self._last_escape = 0.0
-        self.action_session_command(action)
+        self.action_run(action)
 
     async def action_restore_queue(self) -> None:
         """Alt+Up: the queued messages back into the editor, without aborting."""
@@ -462,22 +463,10 @@ class MainScreen(Screen[None]):
 
     def action_quit_if_empty(self) -> None:
         if not self.editor.text:
-            self._quit()
+            self.context.quit()
 
     def action_restart_pi(self) -> None:
         self.app.run_worker(self.context.restart(), name="restart", group="restart", exclusive=True)
-
-    def action_session_command(self, name: str) -> None:
-        """/new, /tree, /fork or /resume (pi's app.session.* actions)."""
-        self._run(self.context.commands[name].run, f"/{name}")
-
-    def action_changes(self) -> None:
-        """F9: /diff."""
-        self._run(diff_command, "/diff")
-
-    def action_notifications(self) -> None:
-        """F8: /notifications."""
-        self._run(notifications_command, "/notifications")
 
     def action_toggle_thinking(self) -> None:
         self._thinking_collapsed = not self._thinking_collapsed

@@ -55,6 +55,7 @@ from protocol.files.pi_colors import RGB
 from protocol.wire.extension_ui import DialogRequest, as_text
 from protocol.wire.responses import CommandInfo, SessionState
 from protocol.files.session_files import agent_dir
+from protocol.state.notification_center import NotificationCenter
 from protocol.state.session_model import Changes
 from widgets.screens.dialogs import ExtensionDialog, dialog_for
 from widgets.prompt_editor import PromptEditor
@@ -111,22 +112,10 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self.alerts = RunAlerts(self._write_to_terminal, notify_setting(config.env), focused=lambda: self.app_focus,
                                 title=lambda: self.title, env=config.env)  # bell, desktop notification, title mark
         self.terminal_lines = TerminalLines()
-        self.command_context = CommandContext(
-            notify=self.notify, config=config, session=self.session, attachments=self.attachments,
-            client=lambda: self.client, cwd=lambda: self.cwd, editor=lambda: self.main.editor,
-            ask=self.push_screen_wait, reload=self.reload_session, load_commands=self.load_commands,
-            refresh=self.refresh_stats, bad_answer=self.problems.bad_answer, notices=lambda: self.toasts.center,
-            key_bindings=lambda: (self.key_bindings, self.main.editor.key_bindings, self.keys.notes),
-            reread_settings=self.reread_settings, run_in_terminal=self.run_in_terminal,
-            copy=self.copy_to_clipboard, restart=self.pi.restart, quit=lambda: self.exit(self.return_code or 0),
-            show_tool_call=lambda tool_call_id: self.main.show_tool_call(tool_call_id),
-            commands=REGISTRY, themes=self.themes,
-        )
-        self.main = MainScreen(
-            self.command_context, self.selection, commands=self.all_commands, ready=lambda: self._session_ready,
-            can_restart=self.pi.can_restart, apply_changes=self.pi.apply_changes, quit=lambda: self.exit(self._exit_status),
-            keymap=lambda: self.keys.keymap,
-        )
+        self.command_context = CommandContext(self.pi, self, attachments=self.attachments, themes=self.themes,
+                                              commands=REGISTRY)
+        self.main = MainScreen(self.command_context, self.selection, commands=self.all_commands,
+                               keymap=lambda: self.keys.keymap)
         self._dialogs: asyncio.Queue[tuple[DialogRequest, float | None]] = asyncio.Queue()  # and its deadline
         self._gc = StreamingGC(self.set_timer)
         self._last_ctrl_c = 0.0
@@ -165,6 +154,25 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
     @cwd.setter
     def cwd(self, value: Path) -> None:
         self.pi.cwd = value
+
+    # --- what commands ask of the screen (app.commands.context.CommandUI) ------------------
+
+    @property
+    def editor(self) -> PromptEditor:
+        return self.main.editor
+
+    @property
+    def notices(self) -> NotificationCenter:
+        return self.toasts.center
+
+    async def show_tool_call(self, tool_call_id: str) -> None:
+        await self.main.show_tool_call(tool_call_id)
+
+    def key_tables(self) -> tuple[BindingsMap, BindingsMap, list[str]]:
+        return self.key_bindings, self.main.editor.key_bindings, self.keys.notes
+
+    def quit(self) -> None:
+        self.exit(self.return_code or self._exit_status)
 
     def in_background(self, work: Coroutine[Any, Any, None], group: str) -> Worker[None]:
         return self.run_worker(work, name=group, group=group, exit_on_error=True)

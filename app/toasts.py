@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
 SUMMARY_EVERY = 0.5  # seconds between two updates of the "+N more" toast
-LIST_KEY = "F8"  # the key bound to action_notifications in MainScreen.BINDINGS
+LIST_KEY = "F8"  # the key bound to run('notifications') in MainScreen.BINDINGS
 
 
 class Toasts:

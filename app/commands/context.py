@@ -2,8 +2,9 @@
 
 A command is a `SlashCommand`: an `async def run(ctx, args)` with its name and help;
 each command module lists its own in `COMMANDS` and `app/commands/registry.py` gathers
-them. The App builds the context and hands it to every command; commands never see
-the App. Its `say`, `warn` and `fail` are `app.notifier.Notifier`'s.
+them. A context is made of the pi session (`ctx.pi`: its client, model, life) and the
+screen's few members a command asks of (`ctx.ui`, a `CommandUI`); commands never see the
+App. Its `say`, `warn` and `fail` are `app.notifier.Notifier`'s.
 """
 
 from __future__ import annotations
@@ -11,19 +12,20 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from textual.binding import BindingsMap
 from textual.screen import Screen
 from textual.worker import Worker
 
 from app.attachments import Attachments
+from app.notifier import Notifier
 from app.pi.launch import LaunchConfig
-from app.notifier import Notifier, Notify
+from app.pi.session import PiSession
 from app.themes import Themes
-from protocol.wire.client import RpcClient, RpcDataError
-from protocol.state.session_model import SessionModel
 from protocol.state.notification_center import NotificationCenter
+from protocol.state.session_model import SessionModel
+from protocol.wire.client import RpcClient, RpcDataError
 from widgets.prompt_editor import PromptEditor
 
 Answer = TypeVar("Answer")
@@ -38,74 +40,122 @@ class SlashCommand:
     usage: str = ""  # e.g. "[instructions]"; one starting with "<" needs an argument
 
 
-class CommandContext(Notifier):
-    """pi's client and session model, the prompt editor, screens to ask with, and the
-    app's few actions a command runs (reload, refresh, copy, restart, quit)."""
+class CommandUI(Protocol):
+    """The screen's side of a command (the App is one)."""
 
-    def __init__(
-        self,
-        *,
-        notify: Notify,
-        config: LaunchConfig,
-        session: SessionModel,
-        attachments: Attachments,
-        client: Callable[[], RpcClient],
-        cwd: Callable[[], Path],
-        editor: Callable[[], PromptEditor],
-        ask: Callable[[Screen[Any]], Awaitable[Any]],
-        reload: Callable[[], Awaitable[None]],
-        load_commands: Callable[[], Awaitable[None]],
-        refresh: Callable[[], Worker[None]],
-        bad_answer: Callable[[RpcDataError], None],
-        notices: Callable[[], NotificationCenter],
-        key_bindings: Callable[[], tuple[BindingsMap, BindingsMap, list[str]]],
-        reread_settings: Callable[[], None],
-        run_in_terminal: Callable[[list[str]], int | None],
-        copy: Callable[[str], None],
-        show_tool_call: Callable[[str], Awaitable[None]],
-        restart: Callable[[], Awaitable[None]],
-        quit: Callable[[], None],
-        commands: Mapping[str, SlashCommand],
-        themes: Themes,
-    ) -> None:
-        super().__init__(notify)
-        self.config = config
-        self.session = session
+    @property
+    def editor(self) -> PromptEditor: ...
+
+    @property
+    def notices(self) -> NotificationCenter:
+        """Every notification kept (/notifications)."""
+        ...
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
+
+    async def push_screen_wait(self, screen: Screen[Any]) -> Any:
+        """Show `screen` and wait for what it is dismissed with (from a worker only)."""
+        ...
+
+    def copy_to_clipboard(self, text: str) -> None: ...
+
+    def run_in_terminal(self, argv: list[str]) -> int | None:
+        """pideck suspended while `argv` runs in the terminal: its status, None if it cannot be."""
+        ...
+
+    async def show_tool_call(self, tool_call_id: str) -> None:
+        """Scroll the transcript to a tool call."""
+        ...
+
+    def refresh_stats(self) -> Worker[None]:
+        """Read pi's state and stats again and show them; `.wait()` for them."""
+        ...
+
+    def reread_settings(self) -> None:
+        """pi's keybindings.json, display settings and theme again (/reload)."""
+        ...
+
+    def key_tables(self) -> tuple[BindingsMap, BindingsMap, list[str]]:
+        """The app's keys, the editor's, and what keybindings.json asked that was left out (/hotkeys)."""
+        ...
+
+    def quit(self) -> None: ...
+
+
+class CommandContext(Notifier):
+    """The pi session (`pi`), the screen's side (`ui`), the images to attach, the themes
+    and pideck's commands by name."""
+
+    def __init__(self, pi: PiSession, ui: CommandUI, *, attachments: Attachments, themes: Themes,
+                 commands: Mapping[str, SlashCommand]) -> None:
+        super().__init__(ui.notify)
+        self.pi, self.ui = pi, ui
         self.attachments = attachments
-        self.commands = commands  # pideck's `/` commands by name (/settings runs them)
         self.themes = themes  # the theme in use, the ones found, /theme's switch
-        self._client, self._cwd, self._editor = client, cwd, editor
-        self._ask = ask
-        self.reload, self.load_commands, self._refresh = reload, load_commands, refresh
-        self.bad_answer, self._notices, self.key_bindings = bad_answer, notices, key_bindings
-        self.reread_settings = reread_settings  # pi's keybindings.json and display settings (/reload)
-        self.run_in_terminal = run_in_terminal  # pideck suspended meanwhile: its status, None if it cannot be
-        self.copy, self.restart, self.quit = copy, restart, quit
-        self.show_tool_call = show_tool_call  # scroll the transcript to a tool call (by its id)
+        self.commands = commands  # pideck's `/` commands by name (/settings runs them)
 
     @property
     def client(self) -> RpcClient:
         """pi's client (a restart replaces it)."""
-        return self._client()
+        return self.pi.client
+
+    @property
+    def session(self) -> SessionModel:
+        return self.pi.model
+
+    @property
+    def config(self) -> LaunchConfig:
+        return self.pi.config
 
     @property
     def cwd(self) -> Path:
         """pi's working directory (the session's, after a switch to one of another folder)."""
-        return self._cwd()
+        return self.pi.cwd
 
     @property
     def editor(self) -> PromptEditor:
-        return self._editor()
+        return self.ui.editor
 
     @property
     def notices(self) -> NotificationCenter:
-        return self._notices()
+        return self.ui.notices
+
+    async def reload(self) -> None:
+        await self.pi.reload()
+
+    async def load_commands(self) -> None:
+        await self.pi.load_commands()
+
+    async def restart(self) -> None:
+        await self.pi.restart()
+
+    def bad_answer(self, error: RpcDataError) -> None:
+        self.pi.problems.bad_answer(error)
 
     async def ask(self, screen: Screen[Answer]) -> Answer:
         """Show `screen` and wait for what it is dismissed with (from a worker only)."""
-        answer: Answer = await self._ask(screen)
+        answer: Answer = await self.ui.push_screen_wait(screen)
         return answer
 
     def refresh(self) -> Worker[None]:
         """Read pi's state and session stats again and show them; `.wait()` for them."""
-        return self._refresh()
+        return self.ui.refresh_stats()
+
+    def copy(self, text: str) -> None:
+        self.ui.copy_to_clipboard(text)
+
+    def run_in_terminal(self, argv: list[str]) -> int | None:
+        return self.ui.run_in_terminal(argv)
+
+    async def show_tool_call(self, tool_call_id: str) -> None:
+        await self.ui.show_tool_call(tool_call_id)
+
+    def key_bindings(self) -> tuple[BindingsMap, BindingsMap, list[str]]:
+        return self.ui.key_tables()
+
+    def reread_settings(self) -> None:
+        self.ui.reread_settings()
+
+    def quit(self) -> None:
+        self.ui.quit()

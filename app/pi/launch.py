@@ -89,7 +89,7 @@ def pi_command(config: LaunchConfig) -> list[str]:
 def run_argv(config: LaunchConfig, argv: Sequence[str] | None = None) -> list[str]:
     """`argv`, a command pideck built from pi's (`config.argv` when None: `--mode rpc` and
     pi's flags after it), as it is run: over ssh, each word after pi's command quoted for
-    the remote shell (`remote_pi.with_words`)."""
+    the remote shell (`app.pi.remote.with_words`)."""
     argv = list(config.argv if argv is None else argv)
     command = pi_command(config)
     assert argv[: len(command)] == command, "a command pideck built starts with pi's"

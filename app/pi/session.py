@@ -224,7 +224,7 @@ class PiSession:
             state = await self.client.call(GetState())
         model = self.model  # "loading session… N MB" until the messages are shown
         model.loading(time.monotonic())
-        await self.apply_changes()
+        self.host.in_background(self.apply_changes(), "flush")  # (not awaited: pi answers meanwhile)
         ticking = self.host.set_interval(LOADING_TICK, self._loading_tick)
         try:
             messages = await self.client.call(GetMessages())
