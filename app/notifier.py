@@ -6,8 +6,9 @@ pi's, extensions' and the user's text is data: never read as Textual markup.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
-from textual.notifications import SeverityLevel
+SeverityLevel = Literal["information", "warning", "error"]  # Textual's (no Textual import: pi's session uses this)
 
 Notify = Callable[..., None]  # App.notify's signature
 
