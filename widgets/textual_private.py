@@ -3,11 +3,18 @@ there is no public way. Checked on Textual 8.2.8; `tests/unit/test_textual_priva
 on another Textual so that each is checked again, and fails if any other module imports a
 private Textual module.
 
-Besides these names, `PideckApp` (app/pideck_app.py) overrides `App._display` to send only
-the changed pieces of lines (app/terminal/unchanged_lines.py) and reads `App._driver` to
-write OSC sequences (Textual has no public way to write to the terminal), and `Toasts`
-(app/toasts.py) takes toasts off with `App._unnotify` (Textual has no public way to remove
-one toast).
+Besides these names, Textual's private attributes are used where there is no public way:
+- app/pideck_app.py: `App._display` overridden to send only the changed pieces of lines
+  (app/terminal/unchanged_lines.py), with `_running`, `_closed` and `_batch_count` to know
+  when Textual itself would write; `App._driver` to write OSC sequences (no public way to
+  write to the terminal); `App._filters` to make the dim filter safe; `App._bindings` and
+  `PromptEditor._merged_bindings` to apply pi's keybindings.json to every key.
+- app/toasts.py: `App._unnotify`, to take one toast off (no public way).
+- app/hotkeys_table.py: `TextArea._merged_bindings`, the editor's keys for /hotkeys.
+- widgets/readline_area.py: `_merged_bindings` and `_bindings`, to drop TextArea's keys
+  that pi's editor gives other meanings.
+- widgets/grows_in_place.py: `_size_updated`, `_scroll_update`, `_dirty_regions` and
+  `_styles_cache`, to keep a growing widget's painted rows when only its height changes.
 """
 
 from __future__ import annotations
