@@ -1,6 +1,6 @@
-"""The Changes view's reverts on this machine's files: a hunk or a whole file put back as it
-was before the session's change (from pideck's checkpoints, protocol/checkpoints.py), the
-last revert undone, a file's changes as one patch, and the note to pi of what was reverted.
+"""The Changes view's reverts on the files pi changed (this machine's, or over ssh the
+host's, app/remote_files.py): a hunk or a whole file put back as it was before the
+session's change (from pideck's checkpoints, protocol/checkpoints.py), the last revert undone, a file's changes as one patch, and the note to pi of what was reverted.
 
 Nothing is written over a file that no longer holds what pi (or the last revert) left in
 it unless the user chose so after seeing the three versions; a revert that cannot be
@@ -15,11 +15,12 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 from weakref import WeakKeyDictionary
 
-from app.checkpoint_launch import checkpoint_root
+from app.checkpoint_launch import checkpoint_root, remote_files
 from app.command_context import CommandContext
-from protocol.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore
+from protocol.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore, Files, LocalFiles
 from protocol.file_changes import BashFile, Change, FileChanges, display_path
 from protocol.reverts import Hunk, NotExact, Plan, file_patch, file_plan, hunk_plan, replay
 
@@ -30,18 +31,6 @@ UNKNOWN = object()  # a version pideck has no copy of
 class Done:
     plan: Plan
     note: str  # the line of the note to pi
-
-
-def read_file(path: str) -> bytes | None:
-    """The file's bytes; None when there is none. OSError when it cannot be read (or is too big)."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_BLOB)
-            if file.read(1):
-                raise OSError(f"{path} is larger than {MAX_BLOB // 1024 // 1024} MiB")
-            return data
-    except FileNotFoundError:
-        return None
 
 
 def write_file(path: str, data: bytes | None) -> None:
@@ -74,6 +63,20 @@ def _umask() -> int:
     return mask
 
 
+class Writable(Files, Protocol):
+    """Files that can be written too."""
+
+    def write(self, path: str, data: bytes | None) -> None: ...
+
+
+class LocalWrites(LocalFiles):
+    """This machine's files, read and written."""
+
+    @staticmethod
+    def write(path: str, data: bytes | None) -> None:
+        write_file(path, data)
+
+
 @dataclass(frozen=True, slots=True)
 class Rewound:
     """A rewind, to undo: the files it wrote and the session pi left for the fork."""
@@ -86,11 +89,26 @@ class FileReverts:
     """Reverts of one pideck: `store()` gives the session's checkpoints (None without them),
     `cwd()` pi's working directory."""
 
-    def __init__(self, store: Callable[[], CheckpointStore | None], cwd: Callable[[], Path]) -> None:
+    def __init__(self, store: Callable[[], CheckpointStore | None], cwd: Callable[[], Path],
+                 files: Writable | None = None) -> None:
         self._store, self._cwd = store, cwd
+        self.files: Writable = files or LocalWrites()
         self.done: list[Done] = []  # reverts written, the latest last (`u` undoes it)
         self._left: dict[str, bytes | None] = {}  # what the last revert left in a file, by path
         self.rewound: Rewound | None = None  # the last rewind, while it can be undone
+
+    def _read(self, path: str) -> bytes | None:
+        """The file's bytes (None: no file); OSError when it cannot be read or is too big."""
+        return self.files.read(path, MAX_BLOB)
+
+    def cwd(self) -> Path:
+        return self._cwd()
+
+    def prefetch(self, tool_call_ids: Sequence[str]) -> None:
+        """Read these calls' checkpoints at once (from pi's host: one connection, not one a file)."""
+        store = self._store()
+        if store is not None:
+            store.prefetch(tool_call_ids)
 
     def _checkpoint(self, change: Change, file: FileChanges) -> Checkpoint | None:
         store = self._store()
@@ -102,7 +120,7 @@ class FileReverts:
         """`path` under pideck's cwd as pideck spells it, when it is inside it once symbolic
         links are resolved (pi's own cwd is the resolved one)."""
         cwd = str(self._cwd())
-        real_cwd, real = os.path.realpath(cwd), os.path.realpath(path)
+        real_cwd, real = self.files.realpath(cwd), self.files.realpath(path)
         inside = os.path.relpath(real, real_cwd)
         return path if inside == ".." or inside.startswith(".." + os.sep) else os.path.join(cwd, inside)
 
@@ -176,7 +194,7 @@ class FileReverts:
         """The file's changes as one patch, from before the session to now, and a note."""
         path = self.path(file)
         try:
-            now = read_file(path)
+            now = self._read(path)
         except OSError as exc:
             return "", f"cannot read {file.path}: {exc.strerror or exc}"
         before, note = self.before(file), ""
@@ -194,7 +212,7 @@ class FileReverts:
         path = self.path(file)
         before = self.before(file)
         try:
-            now = read_file(path)
+            now = self._read(path)
         except OSError as exc:
             return Plan(path, file.path, "the whole file", None, None, problem=f"cannot read it: {exc}")
         if before is UNKNOWN:
@@ -212,7 +230,7 @@ class FileReverts:
             return plan
         path = self.path(file)
         try:
-            now = read_file(path)
+            now = self._read(path)
         except OSError as exc:
             return Plan(path, file.path, "a hunk", None, None, problem=f"cannot read it: {exc}")
         expected = self.expected(file, path)
@@ -220,7 +238,7 @@ class FileReverts:
 
     def apply(self, plan: Plan) -> None:
         """Write what `plan` says; OSError when it cannot be written."""
-        write_file(plan.path, plan.new)
+        self.files.write(plan.path, plan.new)
         self._left[plan.path] = plan.new
         if plan.what == "the whole file":
             note = (f"- {plan.label}: removed (the file this session created)" if plan.new is None
@@ -235,12 +253,12 @@ class FileReverts:
             raise ValueError("there is no revert to undo")
         plan = self.done[-1].plan
         try:
-            now = read_file(plan.path)
+            now = self._read(plan.path)
         except OSError as exc:
             raise ValueError(f"cannot read {plan.label}: {exc.strerror or exc}") from None
         if now != plan.new:
             raise ValueError(f"{plan.label} changed since the revert: it is left as it is")
-        write_file(plan.path, plan.old)
+        self.files.write(plan.path, plan.old)
         self.done.pop()
         self._left[plan.path] = plan.old
         return plan
@@ -264,10 +282,12 @@ class FileReverts:
                 continue  # a bash call pideck has no record of: nothing known to put back
             path = checkpoint.path if checkpoint is not None else os.path.join(cwd, given)
             groups.setdefault(os.path.normpath(path), []).append(checkpoint)
+        current = self.files.read_many(groups, MAX_BLOB)
         for path, checkpoints in groups.items():
             label = display_path(self._as_cwd_spells_it(path), cwd)
             try:
-                now = read_file(path)
+                if isinstance(now := current.get(path), OSError):
+                    raise now
             except OSError as exc:
                 plans.append(Plan(path, label, "the whole file", None, None, problem=f"cannot read it: {exc}"))
                 continue
@@ -286,7 +306,7 @@ class FileReverts:
         written, failed = [], []
         for plan in plans:
             try:
-                write_file(plan.path, plan.new)
+                self.files.write(plan.path, plan.new)
             except OSError as exc:
                 failed.append(f"{plan.label}: {exc.strerror or exc}")
                 continue
@@ -305,10 +325,10 @@ class FileReverts:
         left = []
         for plan in rewound.plans:
             try:
-                if read_file(plan.path) != plan.new:
+                if self._read(plan.path) != plan.new:
                     left.append(f"{plan.label} (changed since the rewind)")
                     continue
-                write_file(plan.path, plan.old)
+                self.files.write(plan.path, plan.old)
             except OSError as exc:
                 left.append(f"{plan.label} ({exc.strerror or exc})")
                 continue
@@ -330,6 +350,7 @@ def reverts_of(ctx: CommandContext) -> FileReverts:
     """The app's reverts, on the checkpoints of the session pi has open."""
     if ctx not in _reverts:
         stores: dict[str, CheckpointStore] = {}
+        files = remote_files(ctx.config)  # None: pi runs here
 
         def store() -> CheckpointStore | None:
             root, state = checkpoint_root(ctx.config), ctx.session.state
@@ -337,7 +358,12 @@ def reverts_of(ctx: CommandContext) -> FileReverts:
                 return None
             if state.session_id not in stores:
                 stores.clear()
-                stores[state.session_id] = CheckpointStore(root, state.session_id)
+                stores[state.session_id] = CheckpointStore(root, state.session_id, files)
             return stores[state.session_id]
-        _reverts[ctx] = FileReverts(store, lambda: ctx.cwd)
+
+        def cwd() -> Path:
+            """pi's folder: on its host, the one its checkpoints recorded."""
+            there = (found := store()) is not None and files is not None and found.cwd()
+            return Path(there) if there else ctx.cwd
+        _reverts[ctx] = FileReverts(store, cwd, files)
     return _reverts[ctx]

@@ -36,10 +36,6 @@ def _idle(ctx: CommandContext) -> bool:
 
 @guarded("/rewind failed")
 async def rewind(ctx: CommandContext, args: str) -> None:
-    if ctx.config.remote is not None:
-        ctx.warn(f"pi runs on {ctx.config.remote}: /rewind puts back files on this machine only. "
-                 "/fork moves the conversation back.", title=TITLE)
-        return
     if not _idle(ctx):
         return
     if args.strip() == "undo":
@@ -55,6 +51,7 @@ async def rewind(ctx: CommandContext, args: str) -> None:
     paths = {run.tool_call_id: run.args.get("path") for run in ctx.session.tool_runs() if isinstance(run.args, dict)}
 
     def plan_all() -> list[list[Plan]]:
+        reverts.prefetch(points[0].calls)  # each point's calls are the first's last ones
         return [reverts.plan_calls([(call, p if isinstance(p := paths.get(call), str) else "") for call in point.calls])
                 for point in points]
 
@@ -105,7 +102,7 @@ async def _undo(ctx: CommandContext) -> None:
         ctx.say(f"Nothing undone: {exc}.", title=TITLE)
         return
     back = ""
-    if rewound.session_file is not None and os.path.exists(rewound.session_file):
+    if rewound.session_file is not None and (ctx.config.remote is not None or os.path.exists(rewound.session_file)):
         result = await ctx.client.call(SwitchSession(session_path=rewound.session_file))
         if not result.cancelled:
             await ctx.reload()
