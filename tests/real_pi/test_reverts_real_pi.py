@@ -54,7 +54,7 @@ async def open_changes(pilot: Any) -> ChangesScreen:
     await send(pilot, "/diff")
     screen = await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChangesScreen) and pilot.app.screen,
                               what="the Changes view")
-    await wait_until(pilot, lambda: screen.query_one(DiffView).size.height > 0, what="the diff")
+    await wait_until(pilot, lambda: (view := screen.query(DiffView)) and view.first().size.height > 0, what="the diff")
     return screen
 
 
