@@ -16,9 +16,10 @@ async def diff_command(ctx: CommandContext, args: str) -> None:
     reverts = reverts_of(ctx)
     runs = ctx.session.tool_runs()
     bash = [run.tool_call_id for run in runs if run.name == "bash" and run.done]
+    calls = [run.tool_call_id for run in runs if run.name in ("edit", "write", "bash") and run.done]
 
-    def read() -> tuple[list, str]:  # the checkpoints of bash calls: on pi's host, over ssh
-        reverts.prefetch(bash)
+    def read() -> tuple[list, str]:  # the checkpoints: on pi's host, over ssh, all in one connection
+        reverts.prefetch(calls)
         return file_changes(runs, str(reverts.cwd()), reverts.bash_files), reverts.bash_note(bash)
 
     files, note = await asyncio.to_thread(read)

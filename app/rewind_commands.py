@@ -1,8 +1,8 @@
 """`/rewind`: back to before one of the session's user messages, conversation and files.
 
 pi forks from just before the message (as /fork; its text comes back to the editor), and
-every file an edit or write changed after it is put back as it was then, from pideck's
-checkpoints (app/file_reverts.py). A file that changed since pi left it is shown with its
+every file an edit, write or bash command changed after it is put back as it was then, from
+pideck's checkpoints (app/file_reverts.py; on pi's host when pi runs over ssh). A file that changed since pi left it is shown with its
 three versions and written only if the user says so; one pideck has no copy of is left
 as it is, and said so. `/rewind undo` puts the files back and returns to the session the
 rewind left, once.
