@@ -83,7 +83,7 @@ async def rewind(ctx: CommandContext, args: str) -> None:
     if result.cancelled:
         ctx.warn("An extension cancelled the fork (session_before_fork): no file was changed.", title=TITLE)
         return
-    failed = reverts.rewind(writes, session_file)
+    failed = await asyncio.to_thread(reverts.rewind, writes, session_file)  # on pi's host: over ssh
     await ctx.reload()
     await ctx.load_commands()
     if result.text:

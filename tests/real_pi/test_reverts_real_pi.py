@@ -72,6 +72,7 @@ async def answer(pilot: Any, key: str) -> RevertDialog:
                               what="the revert's question")
     await pilot.press(key)
     await wait_until(pilot, lambda: not isinstance(pilot.app.screen, RevertDialog), what="the question answered")
+    await wait_until(pilot, lambda: not getattr(pilot.app.screen, "busy", False), what="the revert written")
     return dialog
 
 
