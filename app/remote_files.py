@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from app.remote_pi import ssh_destination, with_words
 
 TIMEOUT = 60.0  # seconds for one call, connection included
+INSTALL_TIMEOUT = 20.0  # the one before pi starts: a host that does not answer delays pideck no longer
 MAX_ARGS = 64 * 1024  # bytes of paths in one call (the host's command line has room for far more)
 CACHE_BYTES = 64 * 1024 * 1024
 
@@ -61,13 +62,31 @@ printf '%s\0%s\0' "$f" "$base/checkpoints"
 """
 
 
+def _feed(child: subprocess.Popen[bytes], data: bytes) -> None:
+    """Write `data` to the child's stdin and close it (a child that stops reading ends it)."""
+    assert child.stdin is not None
+    try:
+        child.stdin.write(data)
+    except OSError:
+        pass
+    finally:
+        try:
+            child.stdin.close()
+        except OSError:
+            pass
+
+
 def ssh_login(command: Sequence[str]) -> list[str]:
-    """The `--pi` command's ssh up to its host (the user's own options kept), with BatchMode."""
+    """The `--pi` command's ssh up to its host (the user's own options kept), with BatchMode
+    (first: ssh takes an option's first value) and a ConnectTimeout the user's own replaces."""
     host = ssh_destination(command)
     assert host is not None, "an ssh command"
     words = list(command)
     end = _host_index(words, host)
-    return [words[0], "-o", "BatchMode=yes", *words[1 : end + 1]]
+    options = words[1:end]
+    at = len(options) - 1 if options[-1:] == ["--"] else len(options)
+    options[at:at] = ["-o", "ConnectTimeout=15"]
+    return [words[0], "-o", "BatchMode=yes", *options, words[end]]
 
 
 def _host_index(words: list[str], host: str) -> int:
@@ -87,22 +106,48 @@ class RemoteFiles:
         self._cached = 0
         self._lock = threading.Lock()
 
-    def _run(self, script: str, args: Sequence[str], data: bytes | None = None) -> bytes:
+    def _run(self, script: str, args: Sequence[str], data: bytes | None = None, timeout: float = TIMEOUT,
+             most: int = 1 << 20) -> bytes:
+        """What the script printed (at most `most` bytes: more ends the call)."""
         argv = with_words(self.login, ["sh", "-c", script, "sh", *args])
         try:
-            done = subprocess.run(argv, input=data if data is not None else b"", capture_output=True, timeout=TIMEOUT,
-                                  check=False)
-        except subprocess.TimeoutExpired:
-            raise OSError(f"ssh to {self.host} gave no answer in {TIMEOUT:.0f} s") from None
+            child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError as exc:
             raise OSError(f"cannot run ssh: {exc.strerror or exc}") from None
-        if done.returncode == 255:
-            why = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no reason given"]
+        timer = threading.Timer(timeout, child.kill)
+        timer.start()
+        stderr: list[bytes] = []
+        try:
+            threading.Thread(target=_feed, args=(child, data or b""), daemon=True).start()
+            reader = threading.Thread(target=lambda: stderr.append(child.stderr.read(64 * 1024) if child.stderr else b""),
+                                      daemon=True)
+            reader.start()
+            chunks, size = [], 0
+            while child.stdout is not None and (chunk := child.stdout.read1(1 << 20)):
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > most:
+                    raise OSError(f"the answer from {self.host} was longer than pideck reads")
+            out = b"".join(chunks)
+            status = child.wait()
+            reader.join()
+        finally:
+            timer.cancel()
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+            for stream in (child.stdout, child.stderr):
+                if stream is not None:
+                    stream.close()
+        if status < 0:
+            raise OSError(f"ssh to {self.host} gave no answer in {timeout:.0f} s")
+        if status == 255:
+            why = b"".join(stderr).decode("utf-8", "replace").strip().splitlines()[-1:] or ["no reason given"]
             raise OSError(f"ssh to {self.host} failed ({why[0][:200]}); "
                           "pideck's own ssh asks for no password: use a key or a shared connection (ControlMaster)")
-        if done.returncode != 0:
-            raise OSError(f"the command on {self.host} failed (status {done.returncode})")
-        return done.stdout
+        if status != 0:
+            raise OSError(f"the command on {self.host} failed (status {status})")
+        return out
 
     def read_many(self, paths: Iterable[str], limit: int) -> dict[str, bytes | None | OSError]:
         """Each file's bytes (None: no file there; an OSError: why it cannot be read)."""
@@ -128,7 +173,7 @@ class RemoteFiles:
         return found
 
     def _read_batch(self, paths: list[str], limit: int) -> dict[str, bytes | None | OSError]:
-        out = self._run(_READ, [str(limit), *paths])
+        out = self._run(_READ, [str(limit), *paths], most=len(paths) * (limit + 64))
         found: dict[str, bytes | None | OSError] = {}
         at = 0
         for path in paths:
@@ -175,7 +220,7 @@ class RemoteFiles:
     def install(self, name: str, data: bytes) -> tuple[str, str]:
         """Put `data` in pideck's state folder on the host as `name` (kept: written once),
         and the path it has there and the folder of the checkpoints."""
-        parts = self._run(_INSTALL, [name], data).split(b"\0")
+        parts = self._run(_INSTALL, [name], data, INSTALL_TIMEOUT).split(b"\0")
         if len(parts) < 3:
             raise OSError(f"an answer from {self.host} pideck cannot read")
         return parts[0].decode("utf-8", "surrogateescape"), parts[1].decode("utf-8", "surrogateescape")

@@ -88,3 +88,21 @@ def test_a_host_that_cannot_be_reached_starts_pi_without_checkpoints(sshd: Any, 
     config = LaunchConfig(argv=(*sshd.ssh(key=sshd.stray_key), "pi", "--mode", "rpc"), env={}, cwd=tmp_path,
                           demo=False, protocol_log=tmp_path / "log", remote="127.0.0.1")
     assert with_checkpoints(config) == config and checkpoint_root(config) is None
+
+
+@pytest.mark.parametrize(("command", "login"), [
+    (["ssh", "box", "pi"], ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "box"]),
+    (["ssh", "-p", "22", "-o", "ConnectTimeout=3", "me@box", "cd ~/src && pi"],
+     ["ssh", "-o", "BatchMode=yes", "-p", "22", "-o", "ConnectTimeout=3", "-o", "ConnectTimeout=15", "me@box"]),
+    (["/usr/bin/ssh", "-p22", "-l", "box", "box", "pi"],  # the host after an option's value that spells it
+     ["/usr/bin/ssh", "-o", "BatchMode=yes", "-p22", "-l", "box", "-o", "ConnectTimeout=15", "box"]),
+    (["ssh", "--", "box", "pi"], ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "--", "box"]),
+])
+def test_the_login_keeps_the_users_options_and_asks_nothing(command: list[str], login: list[str]) -> None:
+    assert ssh_login(command) == login
+
+
+def test_an_answer_longer_than_asked_for_ends_the_call(sshd: Any, tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(b"x" * 100)
+    with pytest.raises(OSError, match="longer than pideck reads"):
+        files(sshd)._run("cat -- \"$1\"; cat -- \"$1\"", [str(tmp_path / "f")], most=150)

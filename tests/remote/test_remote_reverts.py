@@ -6,6 +6,7 @@ bytes are compared, not the screen."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 from pathlib import Path
@@ -74,10 +75,14 @@ async def test_revert_a_hunk_and_whole_files_on_the_host(sshd: Any, remote_pi: P
                                        id="call_bash_sed"),)),
         Reply(text="Changed the files."),
     )
+    stale = sshd.state / "pideck" / "checkpoints" / "a-session-since-deleted"
+    (stale / "blobs").mkdir(parents=True)
+    (stale / "session.json").write_text(json.dumps({"sessionFile": str(tmp_path / "deleted.jsonl"), "cwd": "/"}))
     app = PideckApp(launch(here, pi_in(sshd.ssh(), remote_pi, project), *pi_model_args(), "--no-session"))
     assert checkpoint_root(app.config) == sshd.state / "pideck" / "checkpoints"
     async with app.run_test(size=SIZE) as pilot:
         await started_over_ssh(pilot, app)
+        await wait_until(pilot, lambda: not stale.exists(), what="the host's stale checkpoints removed there")
         await run_prompt(pilot, app, "Change some files.", "Changed the files.")
         assert (project / CODE).read_text() == PI_APP.replace("value_9 = 9\n", "value_9 = nine\n")
         (project / NOTES).write_text("# notes the user wrote after pi\n")  # changed since pi left it
