@@ -111,7 +111,7 @@ async def test_revert_a_hunk_a_file_a_created_file_and_undo(pi_harness: PiHarnes
 
         # u undoes it
         await pilot.press("u")
-        await wait_until(pilot, lambda: (project / "app.py").read_text() == PI_APP, what="the undo")
+        await wait_until(pilot, lambda: not screen.busy and (project / "app.py").read_text() == PI_APP, what="the undo")
 
         # R on a file pi wrote over: its bytes as they were (CRLF and all)
         go_to(screen, "config.txt")

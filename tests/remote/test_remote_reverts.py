@@ -98,7 +98,7 @@ async def test_revert_a_hunk_and_whole_files_on_the_host(sshd: Any, remote_pi: P
         expected = APP.replace("value_2 = 2\n", "value_2 = 'two'\n").replace("value_9 = 9\n", "value_9 = nine\n")
         assert (project / CODE).read_text() == expected
         await pilot.press("u")
-        await wait_until(pilot, lambda: "twenty-seven" in (project / CODE).read_text(), what="the undo")
+        await wait_until(pilot, lambda: not screen.busy and "twenty-seven" in (project / CODE).read_text(), what="the undo")
 
         go_to(screen, CODE, "value_9 = nine")  # bash's sed, one hunk
         await pilot.press("r")
