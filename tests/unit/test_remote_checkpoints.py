@@ -1,0 +1,56 @@
+"""The checkpoints of a pi on another host, read through app/remote_files.py's scripts (run
+here with `sh`, without ssh): opening the Changes view reads every record and copy it needs
+in three calls (the session's folder, the records, the copies), and what it read of a copy is not read again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.remote_files import RemoteFiles
+from protocol.checkpoints import CheckpointStore, Version
+
+
+class CountedFiles(RemoteFiles):
+    """RemoteFiles whose scripts run in a local `sh`, counted."""
+
+    def __init__(self) -> None:
+        super().__init__(["ssh", "host"], "host")
+        self.calls = 0
+
+    def _run(self, script: str, args: Sequence[str], data: bytes | None = None, timeout: float = 60,
+             most: int = 1 << 20) -> bytes:
+        self.calls += 1
+        done = subprocess.run(["sh", "-c", script, "sh", *args], input=data or b"", capture_output=True, check=True)
+        assert len(done.stdout) <= most
+        return done.stdout
+
+
+def test_the_view_reads_all_it_needs_in_three_calls_and_copies_once(tmp_path: Path) -> None:
+    folder = tmp_path / "session"
+    (folder / "calls").mkdir(parents=True)
+    (folder / "blobs").mkdir()
+    (folder / "session.json").write_text(json.dumps({"sessionFile": None, "cwd": "/work/project"}))
+    calls = [f"call_{n}" for n in range(20)]
+    for n, call in enumerate(calls):
+        before, after = f"before {n}\n".encode(), f"after {n}\n".encode()
+        for data in (before, after):
+            (folder / "blobs" / hashlib.sha256(data).hexdigest()).write_bytes(data)
+        record = {"v": 1, "tool": "write", "path": f"/work/project/f{n}.txt",
+                  "before": {"sha": hashlib.sha256(before).hexdigest()}, "after": {"sha": hashlib.sha256(after).hexdigest()}}
+        (folder / "calls" / f"{hashlib.sha256(call.encode()).hexdigest()}.json").write_text(json.dumps(record))
+    files = CountedFiles()
+    store = CheckpointStore(tmp_path, "session", files)
+    store.prefetch(calls)
+    assert files.calls == 3  # the session's folder chain, the records, the copies
+    assert store.cwd() == "/work/project"
+    for n, call in enumerate(calls):
+        checkpoint = store.get(call)
+        assert checkpoint is not None and checkpoint.before is not None and checkpoint.after is not None
+        assert store.read(checkpoint.before) == f"before {n}\n".encode()
+        assert store.read(checkpoint.after) == f"after {n}\n".encode()
+    assert files.calls == 3
+    assert store.read(Version(sha="0" * 64)) is None and files.calls == 4  # one not read before is asked for
