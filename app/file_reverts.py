@@ -263,9 +263,11 @@ class FileReverts:
         self._left[plan.path] = plan.old
         return plan
 
-    def plan_calls(self, calls: Sequence[tuple[str, str]]) -> list[Plan]:
+    def plan_calls(self, calls: Sequence[tuple[str, str]], current: dict[str, bytes | None | OSError] | None = None,
+                   ) -> list[Plan]:
         """Every file the calls (tool call id, the path pi was given) changed, put back as it
-        was before the first of them; a file without a checkpoint of each call cannot be."""
+        was before the first of them; a file without a checkpoint of each call cannot be.
+        `current`: what files hold now, by path, read once for several plans (filled in here)."""
         store, cwd = self._store(), str(self._cwd())
         groups: dict[str, list[Checkpoint | None]] = {}
         plans = []
@@ -282,7 +284,8 @@ class FileReverts:
                 continue  # a bash call pideck has no record of: nothing known to put back
             path = checkpoint.path if checkpoint is not None else os.path.join(cwd, given)
             groups.setdefault(os.path.normpath(path), []).append(checkpoint)
-        current = self.files.read_many(groups, MAX_BLOB)
+        current = {} if current is None else current
+        current.update(self.files.read_many([path for path in groups if path not in current], MAX_BLOB))
         for path, checkpoints in groups.items():
             label = display_path(self._as_cwd_spells_it(path), cwd)
             try:

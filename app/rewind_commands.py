@@ -52,8 +52,9 @@ async def rewind(ctx: CommandContext, args: str) -> None:
 
     def plan_all() -> list[list[Plan]]:
         reverts.prefetch(points[0].calls)  # each point's calls are the first's last ones
-        return [reverts.plan_calls([(call, p if isinstance(p := paths.get(call), str) else "") for call in point.calls])
-                for point in points]
+        current: dict[str, bytes | None | OSError] = {}  # the files, read once (over ssh: one connection)
+        return [reverts.plan_calls([(call, p if isinstance(p := paths.get(call), str) else "") for call in point.calls],
+                                   current) for point in points]
 
     plans = await asyncio.to_thread(plan_all)  # reads every file changed since the first message
     choices = [RewindChoice(point.entry_id, point.text, sum(1 for p in each if not p.problem and p.lines),

@@ -54,3 +54,32 @@ def test_the_view_reads_all_it_needs_in_three_calls_and_copies_once(tmp_path: Pa
         assert store.read(checkpoint.after) == f"after {n}\n".encode()
     assert files.calls == 3
     assert store.read(Version(sha="0" * 64)) is None and files.calls == 4  # one not read before is asked for
+
+
+def test_rewinds_points_read_the_hosts_files_once(tmp_path: Path) -> None:
+    from app.file_reverts import FileReverts
+
+    folder = tmp_path / "checkpoints" / "session"
+    (folder / "calls").mkdir(parents=True)
+    (folder / "blobs").mkdir()
+    (folder / "session.json").write_text(json.dumps({"sessionFile": None, "cwd": str(tmp_path)}))
+    calls = []
+    for n in range(10):
+        path = tmp_path / f"f{n}.txt"
+        path.write_bytes(b"pi's\n")
+        for data in (b"before\n", b"pi's\n"):
+            (folder / "blobs" / hashlib.sha256(data).hexdigest()).write_bytes(data)
+        record = {"v": 1, "tool": "write", "path": str(path), "before": {"sha": hashlib.sha256(b"before\n").hexdigest()},
+                  "after": {"sha": hashlib.sha256(b"pi's\n").hexdigest()}}
+        (folder / "calls" / f"{hashlib.sha256(f'c{n}'.encode()).hexdigest()}.json").write_text(json.dumps(record))
+        calls.append((f"c{n}", path.name))
+    files = CountedFiles()
+    store = CheckpointStore(tmp_path / "checkpoints", "session", files)
+    reverts = FileReverts(lambda: store, lambda: tmp_path, files)
+    reverts.prefetch([call for call, _ in calls])
+    before = files.calls
+    current: dict[str, bytes | None | OSError] = {}
+    plans = [reverts.plan_calls(calls[start:], current) for start in range(10)]  # ten points, as /rewind plans them
+    assert files.calls == before + 1
+    assert [len(each) for each in plans] == list(range(10, 0, -1))
+    assert all(plan.new == b"before\n" and not plan.problem and plan.conflict is None for each in plans for plan in each)
