@@ -93,6 +93,7 @@ class FileReverts:
                  files: Writable | None = None) -> None:
         self._store, self._cwd = store, cwd
         self.files: Writable = files or LocalWrites()
+        self.off = "pideck's checkpoints are off"  # why there are none, when there are none
         self.done: list[Done] = []  # reverts written, the latest last (`u` undoes it)
         self._left: dict[str, bytes | None] = {}  # what the last revert left in a file, by path
         self.rewound: Rewound | None = None  # the last rewind, while it can be undone
@@ -147,7 +148,7 @@ class FileReverts:
         if not tool_call_ids:
             return ""
         if store is None:
-            return "Files changed by bash commands are not shown: pideck's checkpoints are off."
+            return f"Files changed by bash commands are not shown: {self.off}."
         reasons = []
         for call_id in tool_call_ids:
             checkpoint = store.get(call_id)
@@ -368,5 +369,9 @@ def reverts_of(ctx: CommandContext) -> FileReverts:
             """pi's folder: on its host, the one its checkpoints recorded."""
             there = (found := store()) is not None and files is not None and found.cwd()
             return Path(there) if there else ctx.cwd
-        _reverts[ctx] = FileReverts(store, cwd, files)
+        reverts = _reverts[ctx] = FileReverts(store, cwd, files)
+        if (ctx.config.remote is not None and checkpoint_root(ctx.config) is None
+                and ctx.config.env.get("PIDECK_CHECKPOINTS") != "off"):
+            reverts.off = (f"pideck could not put its checkpoint extension on {ctx.config.remote} when pi started "
+                           "(its ssh asks for no password: a key ssh-agent holds, or a ControlMaster connection)")
     return _reverts[ctx]

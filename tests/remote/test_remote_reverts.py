@@ -173,3 +173,28 @@ async def test_rewind_on_the_host_across_prompts_with_an_edit_a_write_and_bash(
         assert (project / CONFIG).read_text() == "debug = true\n"
         assert (project / NOTES).read_text() == "# sedded\n"
         await quiesce(pilot)
+
+
+async def test_a_host_pideck_could_not_reach_says_why_bash_changes_are_not_shown(
+    sshd: Any, remote_pi: PiHarness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.remote_files import RemoteFiles
+    from widgets.changes_screen import ChangesScreen
+
+    def refused(*_: object) -> None:
+        raise OSError("ssh to 127.0.0.1 failed (Permission denied)")
+
+    monkeypatch.setattr(RemoteFiles, "install", refused)  # pideck's own ssh refused, pi's let in
+    remote_pi.reset_model()
+    app = PideckApp(launch(tmp_path, pi_in(sshd.ssh(), remote_pi, remote_pi.cwd), *pi_model_args(), "--no-session"))
+    assert checkpoint_root(app.config) is None
+    async with app.run_test(size=SIZE) as pilot:
+        await started_over_ssh(pilot, app)
+        remote_pi.model.queue(Reply(tool_calls=(ToolCallSpec("bash", {"command": "true"}, id="off_bash"),)), Reply(text="Ran."))
+        await run_prompt(pilot, app, "Run true.", "Ran.")
+        await send(pilot, "/diff")
+        screen = await wait_until(pilot, lambda: isinstance(app.screen, ChangesScreen) and app.screen, what="the view")
+        assert str(screen.query_one("#changes-note").render()).startswith(
+            "Files changed by bash commands are not shown: pideck could not put its checkpoint extension on 127.0.0.1")
+        await pilot.press("escape")
+        await quiesce(pilot)
