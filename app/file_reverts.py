@@ -19,6 +19,7 @@ from typing import Protocol
 from weakref import WeakKeyDictionary
 
 from app.checkpoint_launch import checkpoint_root, remote_files
+from app.remote_files import Changed
 from app.command_context import CommandContext
 from protocol.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore, Files, LocalFiles
 from protocol.file_changes import BashFile, Change, FileChanges, display_path
@@ -64,16 +65,18 @@ def _umask() -> int:
 
 
 class Writable(Files, Protocol):
-    """Files that can be written too."""
+    """Files that can be written too: `write` puts `data` in `path` (None: removes it) if
+    it holds `expected` (None: no file), else raises Changed."""
 
-    def write(self, path: str, data: bytes | None) -> None: ...
+    def write(self, path: str, data: bytes | None, expected: bytes | None) -> None: ...
 
 
 class LocalWrites(LocalFiles):
     """This machine's files, read and written."""
 
-    @staticmethod
-    def write(path: str, data: bytes | None) -> None:
+    def write(self, path: str, data: bytes | None, expected: bytes | None) -> None:
+        if self.read(path, MAX_BLOB) != expected:
+            raise Changed(f"{path} changed since pideck read it: nothing was written")
         write_file(path, data)
 
 
@@ -238,8 +241,9 @@ class FileReverts:
         return hunk_plan(file.path, path, hunk, None if expected is UNKNOWN else expected, now)  # type: ignore[arg-type]
 
     def apply(self, plan: Plan) -> None:
-        """Write what `plan` says; OSError when it cannot be written."""
-        self.files.write(plan.path, plan.new)
+        """Write what `plan` says; OSError when it cannot be written (Changed: the file
+        changed since the plan read it)."""
+        self.files.write(plan.path, plan.new, plan.old)
         self._left[plan.path] = plan.new
         if plan.what == "the whole file":
             note = (f"- {plan.label}: removed (the file this session created)" if plan.new is None
@@ -254,12 +258,11 @@ class FileReverts:
             raise ValueError("there is no revert to undo")
         plan = self.done[-1].plan
         try:
-            now = self._read(plan.path)
+            self.files.write(plan.path, plan.old, plan.new)
+        except Changed:
+            raise ValueError(f"{plan.label} changed since the revert: it is left as it is") from None
         except OSError as exc:
-            raise ValueError(f"cannot read {plan.label}: {exc.strerror or exc}") from None
-        if now != plan.new:
-            raise ValueError(f"{plan.label} changed since the revert: it is left as it is")
-        self.files.write(plan.path, plan.old)
+            raise ValueError(f"cannot write {plan.label}: {exc.strerror or exc}") from None
         self.done.pop()
         self._left[plan.path] = plan.old
         return plan
@@ -310,7 +313,10 @@ class FileReverts:
         written, failed = [], []
         for plan in plans:
             try:
-                self.files.write(plan.path, plan.new)
+                self.files.write(plan.path, plan.new, plan.old)
+            except Changed:
+                failed.append(f"{plan.label}: changed since pideck read it, left as it is")
+                continue
             except OSError as exc:
                 failed.append(f"{plan.label}: {exc.strerror or exc}")
                 continue
@@ -329,10 +335,10 @@ class FileReverts:
         left = []
         for plan in rewound.plans:
             try:
-                if self._read(plan.path) != plan.new:
-                    left.append(f"{plan.label} (changed since the rewind)")
-                    continue
-                self.files.write(plan.path, plan.old)
+                self.files.write(plan.path, plan.old, plan.new)
+            except Changed:
+                left.append(f"{plan.label} (changed since the rewind)")
+                continue
             except OSError as exc:
                 left.append(f"{plan.label} ({exc.strerror or exc})")
                 continue

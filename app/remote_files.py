@@ -43,8 +43,12 @@ for p do
 done"""
 
 # $1 the file, $2 its folder; the bytes on stdin, or none to remove it ($3 = rm). A temporary
-# file in the same folder is renamed over the old one, whose mode it keeps.
+# file in the same folder is renamed over the old one, whose mode it keeps. $4: the SHA-256
+# of what the file must hold now ("absent": no file), else status 3 and nothing is written
+# (not checked where the host has neither sha256sum nor shasum).
 _WRITE = r"""p=$1; d=$2
+if [ -e "$p" ]; then h=$( (sha256sum < "$p" || shasum -a 256 < "$p") 2>/dev/null ); h=${h%%[!0-9a-f]*}; else h=absent; fi
+if [ -n "$h" ] && [ "$h" != "$4" ]; then exit 3; fi
 if [ "$3" = rm ]; then rm -f -- "$p"; exit; fi
 mkdir -p -- "$d" || exit 1
 t=$(mktemp "$d/.pideck-revert-XXXXXX") || exit 1
@@ -60,6 +64,13 @@ mkdir -p -- "$base/checkpoints" "$d" && chmod 700 "$base/checkpoints" "$d" || ex
 if [ -f "$f" ]; then cat > /dev/null; else t=$(mktemp "$d/.pideck-XXXXXX") && cat > "$t" && mv -f -- "$t" "$f" || exit 1; fi
 printf '%s\0%s\0' "$f" "$base/checkpoints"
 """
+
+
+CHANGED_STATUS = 3
+
+
+class Changed(OSError):
+    """The file no longer holds what pideck read from it: nothing was written."""
 
 
 def _feed(child: subprocess.Popen[bytes], data: bytes) -> None:
@@ -109,9 +120,8 @@ class RemoteFiles:
     def _run(self, script: str, args: Sequence[str], data: bytes | None = None, timeout: float = TIMEOUT,
              most: int = 1 << 20) -> bytes:
         """What the script printed (at most `most` bytes: more ends the call)."""
-        argv = with_words(self.login, ["sh", "-c", script, "sh", *args])
         try:
-            child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            child = subprocess.Popen(self._argv(script, args), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError as exc:
             raise OSError(f"cannot run ssh: {exc.strerror or exc}") from None
         timer = threading.Timer(timeout, child.kill)
@@ -145,9 +155,14 @@ class RemoteFiles:
             why = b"".join(stderr).decode("utf-8", "replace").strip().splitlines()[-1:] or ["no reason given"]
             raise OSError(f"ssh to {self.host} failed ({why[0][:200]}); "
                           "pideck's own ssh asks for no password: use a key or a shared connection (ControlMaster)")
+        if status == CHANGED_STATUS:
+            raise Changed(f"{args[0] if args else 'the file'} changed on {self.host} since pideck read it: nothing was written")
         if status != 0:
             raise OSError(f"the command on {self.host} failed (status {status})")
         return out
+
+    def _argv(self, script: str, args: Sequence[str]) -> list[str]:
+        return with_words(self.login, ["sh", "-c", script, "sh", *args])
 
     def read_many(self, paths: Iterable[str], limit: int) -> dict[str, bytes | None | OSError]:
         """Each file's bytes (None: no file there; an OSError: why it cannot be read)."""
@@ -213,9 +228,11 @@ class RemoteFiles:
             raise result
         return result
 
-    def write(self, path: str, data: bytes | None) -> None:
-        """Put `data` in `path` (None: remove it), through a temporary file renamed over it."""
-        self._run(_WRITE, [path, posixpath.dirname(path), "rm" if data is None else "write"], data)
+    def write(self, path: str, data: bytes | None, expected: bytes | None) -> None:
+        """Put `data` in `path` (None: remove it), through a temporary file renamed over it,
+        if it holds `expected` (None: no file); Changed when it does not."""
+        now = "absent" if expected is None else hashlib.sha256(expected).hexdigest()
+        self._run(_WRITE, [path, posixpath.dirname(path), "rm" if data is None else "write", now], data)
 
     def install(self, name: str, data: bytes) -> tuple[str, str]:
         """Put `data` in pideck's state folder on the host as `name` (kept: written once),

@@ -73,6 +73,7 @@ async def answer(pilot: Any, key: str) -> RevertDialog:
     await pilot.press(key)
     await wait_until(pilot, lambda: not isinstance(pilot.app.screen, RevertDialog), what="the question answered")
     await wait_until(pilot, lambda: not getattr(pilot.app.screen, "busy", False), what="the revert written")
+    await pilot.pause()  # the view shown again (its file list's highlight posts a message)
     return dialog
 
 
@@ -112,6 +113,7 @@ async def test_revert_a_hunk_a_file_a_created_file_and_undo(pi_harness: PiHarnes
         # u undoes it
         await pilot.press("u")
         await wait_until(pilot, lambda: not screen.busy and (project / "app.py").read_text() == PI_APP, what="the undo")
+        await pilot.pause()
 
         # R on a file pi wrote over: its bytes as they were (CRLF and all)
         go_to(screen, "config.txt")

@@ -12,7 +12,7 @@ import pytest
 
 from app.checkpoint_launch import EXTENSION, REMOTE_FLAG, checkpoint_root, with_checkpoints
 from app.launch import LaunchConfig
-from app.remote_files import RemoteFiles, ssh_login
+from app.remote_files import Changed, RemoteFiles, ssh_login
 
 HOSTILE = ["a b.txt", "it's \"quoted\".txt", "new\nline.txt", "-n", "--help", "$(touch pwned)", "tab\there ; rm -rf x",
            "trailing newline\n", "ünïcode ✓.txt", "*"]
@@ -28,7 +28,7 @@ def test_hostile_names_are_read_written_and_removed_exactly(sshd: Any, tmp_path:
     for index, name in enumerate(HOSTILE):
         path = str(folder / name)
         data = bytes(range(256)) * 3 + f"{index}\r\n".encode() + b"\0no newline at the end"
-        remote.write(path, data)
+        remote.write(path, data, None)
         assert Path(path).read_bytes() == data
         assert remote.read(path, 1 << 20) == data
     assert sorted(os.listdir(folder)) == sorted(HOSTILE)  # no stray temporary file, nothing run
@@ -36,18 +36,23 @@ def test_hostile_names_are_read_written_and_removed_exactly(sshd: Any, tmp_path:
     many = remote.read_many([str(folder / name) for name in HOSTILE] + [str(folder / "absent")], 1 << 20)
     assert many[str(folder / "absent")] is None
     assert all(isinstance(many[str(folder / name)], bytes) for name in HOSTILE)
-    remote.write(str(folder / "-n"), None)
+    with pytest.raises(Changed):  # it holds something else: left as it is
+        remote.write(str(folder / "-n"), None, b"not what it holds")
+    assert (folder / "-n").exists()
+    remote.write(str(folder / "-n"), None, (folder / "-n").read_bytes())
     assert not (folder / "-n").exists() and remote.read(str(folder / "-n"), 100) is None
 
 
-def test_a_write_keeps_the_mode_and_a_new_file_gets_the_umask(sshd: Any, tmp_path: Path) -> None:
+def test_a_write_keeps_the_mode_and_refuses_a_file_that_changed_and_a_new_file_gets_the_umask(sshd: Any, tmp_path: Path) -> None:
     remote = files(sshd)
     script = tmp_path / "run me.sh"
     script.write_text("old\n")
     script.chmod(0o751)
-    remote.write(str(script), b"new\n")
+    with pytest.raises(Changed, match="changed on 127.0.0.1 since pideck read it"):
+        remote.write(str(script), b"new\n", None)  # pideck thought there was no file
+    remote.write(str(script), b"new\n", b"old\n")
     assert script.read_bytes() == b"new\n" and stat.S_IMODE(script.stat().st_mode) == 0o751
-    remote.write(str(tmp_path / "deep" / "er" / "made.txt"), b"x")
+    remote.write(str(tmp_path / "deep" / "er" / "made.txt"), b"x", None)
     assert stat.S_IMODE((tmp_path / "deep" / "er" / "made.txt").stat().st_mode) & 0o600 == 0o600
     assert (tmp_path / "deep" / "er" / "made.txt").read_bytes() == b"x"
 

@@ -99,6 +99,7 @@ async def test_revert_a_hunk_and_whole_files_on_the_host(sshd: Any, remote_pi: P
         assert (project / CODE).read_text() == expected
         await pilot.press("u")
         await wait_until(pilot, lambda: not screen.busy and "twenty-seven" in (project / CODE).read_text(), what="the undo")
+        await pilot.pause()
 
         go_to(screen, CODE, "value_9 = nine")  # bash's sed, one hunk
         await pilot.press("r")

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
 
 from app.remote_files import RemoteFiles
 from protocol.checkpoints import CheckpointStore, Version
@@ -21,12 +22,9 @@ class CountedFiles(RemoteFiles):
         super().__init__(["ssh", "host"], "host")
         self.calls = 0
 
-    def _run(self, script: str, args: Sequence[str], data: bytes | None = None, timeout: float = 60,
-             most: int = 1 << 20) -> bytes:
+    def _argv(self, script: str, args: Sequence[str]) -> list[str]:
         self.calls += 1
-        done = subprocess.run(["sh", "-c", script, "sh", *args], input=data or b"", capture_output=True, check=True)
-        assert len(done.stdout) <= most
-        return done.stdout
+        return ["sh", "-c", script, "sh", *args]
 
 
 def test_the_view_reads_all_it_needs_in_three_calls_and_copies_once(tmp_path: Path) -> None:
@@ -83,3 +81,31 @@ def test_rewinds_points_read_the_hosts_files_once(tmp_path: Path) -> None:
     assert files.calls == before + 1
     assert [len(each) for each in plans] == list(range(10, 0, -1))
     assert all(plan.new == b"before\n" and not plan.problem and plan.conflict is None for each in plans for plan in each)
+
+
+@pytest.mark.parametrize("where", ["here", "on the host"])
+def test_a_file_changed_while_the_question_was_open_is_not_written(tmp_path: Path, where: str) -> None:
+    from app.file_reverts import FileReverts, LocalWrites
+    from app.remote_files import Changed
+
+    folder = tmp_path / "checkpoints" / "session"
+    (folder / "calls").mkdir(parents=True)
+    (folder / "blobs").mkdir()
+    (folder / "session.json").write_text(json.dumps({"sessionFile": None, "cwd": str(tmp_path)}))
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"pi's\n")
+    for data in (b"before\n", b"pi's\n"):
+        (folder / "blobs" / hashlib.sha256(data).hexdigest()).write_bytes(data)
+    record = {"v": 1, "tool": "write", "path": str(path), "before": {"sha": hashlib.sha256(b"before\n").hexdigest()},
+              "after": {"sha": hashlib.sha256(b"pi's\n").hexdigest()}}
+    (folder / "calls" / f"{hashlib.sha256(b'c1').hexdigest()}.json").write_text(json.dumps(record))
+    files = CountedFiles() if where == "on the host" else LocalWrites()
+    store = CheckpointStore(tmp_path / "checkpoints", "session", files)
+    reverts = FileReverts(lambda: store, lambda: tmp_path, files)
+    (plan,) = reverts.plan_calls([("c1", "a.txt")])
+    assert plan.new == b"before\n" and plan.conflict is None
+    path.write_bytes(b"the user's, while the question was open\n")
+    with pytest.raises(Changed):
+        reverts.apply(plan)
+    assert reverts.rewind([plan], None) == ["a.txt: changed since pideck read it, left as it is"]
+    assert path.read_bytes() == b"the user's, while the question was open\n" and not reverts.done
