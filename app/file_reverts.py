@@ -1,6 +1,7 @@
 """The Changes view's reverts on the files pi changed (this machine's, or over ssh the
 host's, app/remote_files.py): a hunk or a whole file put back as it was before the
-session's change (from pideck's checkpoints, protocol/checkpoints.py), the last revert undone, a file's changes as one patch, and the note to pi of what was reverted.
+session's change (from pideck's checkpoints, protocol/checkpoints.py), the last revert
+undone, a file's changes as one patch, and the note to pi of what was reverted.
 
 Nothing is written over a file that no longer holds what pi (or the last revert) left in
 it unless the user chose so after seeing the three versions; a revert that cannot be
@@ -19,8 +20,8 @@ from typing import Protocol
 from weakref import WeakKeyDictionary
 
 from app.checkpoint_launch import checkpoint_root, remote_files
-from app.remote_files import Changed
 from app.command_context import CommandContext
+from app.remote_files import Changed
 from protocol.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore, Files, LocalFiles
 from protocol.file_changes import BashFile, Change, FileChanges, display_path
 from protocol.reverts import Hunk, NotExact, Plan, file_patch, file_plan, hunk_plan, replay

@@ -119,12 +119,8 @@ def _json(raw: bytes | None | OSError) -> object:
 
 
 def _read_json(path: Path, files: Files | None = None) -> object:
-    try:
-        return _json((files or LocalFiles()).read(str(path), MAX_RECORD))
-    except OSError as exc:
-        if "larger than" in str(exc):
-            raise ValueError("too large") from None
-        raise
+    """The record at `path`; OSError when there is none or it is too large, ValueError when it is not JSON."""
+    return _json((files or LocalFiles()).read(str(path), MAX_RECORD))
 
 
 class CheckpointStore:
