@@ -5,27 +5,31 @@ prompt editor holds a note to pi of what was reverted, for the user to finish an
 
 from __future__ import annotations
 
+import asyncio
+
 from app.commands.context import CommandContext, SlashCommand
 from app.commands.file_reverts import reverts_of
 from protocol.state.file_changes import file_changes
 from widgets.screens.changes_screen import ChangesScreen, revert_change
 
 async def diff_command(ctx: CommandContext, args: str) -> None:
-    reverts = reverts_of(ctx) if ctx.config.remote is None else None
+    reverts = reverts_of(ctx)
     runs = ctx.session.tool_runs()
-    files = file_changes(runs, str(ctx.cwd), reverts.bash_files if reverts is not None else None)
     bash = [run.tool_call_id for run in runs if run.name == "bash" and run.done]
-    note = (reverts.bash_note(bash) if reverts is not None
-            else f"Files changed by bash commands are not shown: pi runs on {ctx.config.remote}.")
-    if reverts is not None:
-        by_path = {file.path: file for file in files}
-        for done in reverts.done:
-            if (file := by_path.get(done.plan.label)) is not None:
-                file.changes.append(revert_change(done.plan))
-    why_not = f"pi runs on {ctx.config.remote}: pideck reverts files on this machine only"
-    since = len(reverts.done) if reverts is not None else 0
-    tool_call_id = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, why_not=why_not, note=note))
-    if reverts is not None and (note := reverts.note(since)):
+    calls = [run.tool_call_id for run in runs if run.name in ("edit", "write", "bash") and run.done]
+
+    def read() -> tuple[list, str]:  # the checkpoints: on pi's host, over ssh, all in one connection
+        reverts.prefetch(calls)
+        return file_changes(runs, str(reverts.cwd()), reverts.bash_files), reverts.bash_note(bash)
+
+    files, note = await asyncio.to_thread(read)
+    by_path = {file.path: file for file in files}
+    for done in reverts.done:
+        if (file := by_path.get(done.plan.label)) is not None:
+            file.changes.append(revert_change(done.plan))
+    since = len(reverts.done)
+    tool_call_id = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, note=note))
+    if note := reverts.note(since):
         editor = ctx.editor
         editor.load(f"{editor.text.rstrip()}\n\n{note}" if editor.text.strip() else note)
     if tool_call_id:

@@ -1,6 +1,7 @@
-"""The Changes view's reverts on this machine's files: a hunk or a whole file put back as it
-was before the session's change (from pideck's checkpoints, protocol/state/checkpoints.py), the
-last revert undone, a file's changes as one patch, and the note to pi of what was reverted.
+"""The Changes view's reverts on the files pi changed (this machine's, or over ssh the
+host's, app/pi/remote_files.py): a hunk or a whole file put back as it was before the
+session's change (from pideck's checkpoints, protocol/state/checkpoints.py), the last revert
+undone, a file's changes as one patch, and the note to pi of what was reverted.
 
 Nothing is written over a file that no longer holds what pi (or the last revert) left in
 it unless the user chose so after seeing the three versions; a revert that cannot be
@@ -15,11 +16,13 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 from weakref import WeakKeyDictionary
 
-from app.pi.checkpoint_launch import checkpoint_root
+from app.pi.checkpoint_launch import checkpoint_root, remote_files
 from app.commands.context import CommandContext
-from protocol.state.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore
+from app.pi.remote_files import Changed
+from protocol.state.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore, Files, LocalFiles
 from protocol.state.file_changes import BashFile, Change, FileChanges, display_path
 from protocol.state.reverts import Hunk, NotExact, Plan, file_patch, file_plan, hunk_plan, replay
 
@@ -30,18 +33,6 @@ UNKNOWN = object()  # a version pideck has no copy of
 class Done:
     plan: Plan
     note: str  # the line of the note to pi
-
-
-def read_file(path: str) -> bytes | None:
-    """The file's bytes; None when there is none. OSError when it cannot be read (or is too big)."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read(MAX_BLOB)
-            if file.read(1):
-                raise OSError(f"{path} is larger than {MAX_BLOB // 1024 // 1024} MiB")
-            return data
-    except FileNotFoundError:
-        return None
 
 
 def write_file(path: str, data: bytes | None) -> None:
@@ -74,6 +65,22 @@ def _umask() -> int:
     return mask
 
 
+class Writable(Files, Protocol):
+    """Files that can be written too: `write` puts `data` in `path` (None: removes it) if
+    it holds `expected` (None: no file), else raises Changed."""
+
+    def write(self, path: str, data: bytes | None, expected: bytes | None) -> None: ...
+
+
+class LocalWrites(LocalFiles):
+    """This machine's files, read and written."""
+
+    def write(self, path: str, data: bytes | None, expected: bytes | None) -> None:
+        if self.read(path, MAX_BLOB) != expected:
+            raise Changed(f"{path} changed since pideck read it: nothing was written")
+        write_file(path, data)
+
+
 @dataclass(frozen=True, slots=True)
 class Rewound:
     """A rewind, to undo: the files it wrote and the session pi left for the fork."""
@@ -86,11 +93,27 @@ class FileReverts:
     """Reverts of one pideck: `store()` gives the session's checkpoints (None without them),
     `cwd()` pi's working directory."""
 
-    def __init__(self, store: Callable[[], CheckpointStore | None], cwd: Callable[[], Path]) -> None:
+    def __init__(self, store: Callable[[], CheckpointStore | None], cwd: Callable[[], Path],
+                 files: Writable | None = None) -> None:
         self._store, self._cwd = store, cwd
+        self.files: Writable = files or LocalWrites()
+        self.off = "pideck's checkpoints are off"  # why there are none, when there are none
         self.done: list[Done] = []  # reverts written, the latest last (`u` undoes it)
         self._left: dict[str, bytes | None] = {}  # what the last revert left in a file, by path
         self.rewound: Rewound | None = None  # the last rewind, while it can be undone
+
+    def _read(self, path: str) -> bytes | None:
+        """The file's bytes (None: no file); OSError when it cannot be read or is too big."""
+        return self.files.read(path, MAX_BLOB)
+
+    def cwd(self) -> Path:
+        return self._cwd()
+
+    def prefetch(self, tool_call_ids: Sequence[str]) -> None:
+        """Read these calls' checkpoints at once (from pi's host: one connection, not one a file)."""
+        store = self._store()
+        if store is not None:
+            store.prefetch(tool_call_ids)
 
     def _checkpoint(self, change: Change, file: FileChanges) -> Checkpoint | None:
         store = self._store()
@@ -102,7 +125,7 @@ class FileReverts:
         """`path` under pideck's cwd as pideck spells it, when it is inside it once symbolic
         links are resolved (pi's own cwd is the resolved one)."""
         cwd = str(self._cwd())
-        real_cwd, real = os.path.realpath(cwd), os.path.realpath(path)
+        real_cwd, real = self.files.realpath(cwd), self.files.realpath(path)
         inside = os.path.relpath(real, real_cwd)
         return path if inside == ".." or inside.startswith(".." + os.sep) else os.path.join(cwd, inside)
 
@@ -129,7 +152,7 @@ class FileReverts:
         if not tool_call_ids:
             return ""
         if store is None:
-            return "Files changed by bash commands are not shown: pideck's checkpoints are off."
+            return f"Files changed by bash commands are not shown: {self.off}."
         reasons = []
         for call_id in tool_call_ids:
             checkpoint = store.get(call_id)
@@ -176,7 +199,7 @@ class FileReverts:
         """The file's changes as one patch, from before the session to now, and a note."""
         path = self.path(file)
         try:
-            now = read_file(path)
+            now = self._read(path)
         except OSError as exc:
             return "", f"cannot read {file.path}: {exc.strerror or exc}"
         before, note = self.before(file), ""
@@ -194,7 +217,7 @@ class FileReverts:
         path = self.path(file)
         before = self.before(file)
         try:
-            now = read_file(path)
+            now = self._read(path)
         except OSError as exc:
             return Plan(path, file.path, "the whole file", None, None, problem=f"cannot read it: {exc}")
         if before is UNKNOWN:
@@ -212,15 +235,16 @@ class FileReverts:
             return plan
         path = self.path(file)
         try:
-            now = read_file(path)
+            now = self._read(path)
         except OSError as exc:
             return Plan(path, file.path, "a hunk", None, None, problem=f"cannot read it: {exc}")
         expected = self.expected(file, path)
         return hunk_plan(file.path, path, hunk, None if expected is UNKNOWN else expected, now)  # type: ignore[arg-type]
 
     def apply(self, plan: Plan) -> None:
-        """Write what `plan` says; OSError when it cannot be written."""
-        write_file(plan.path, plan.new)
+        """Write what `plan` says; OSError when it cannot be written (Changed: the file
+        changed since the plan read it)."""
+        self.files.write(plan.path, plan.new, plan.old)
         self._left[plan.path] = plan.new
         if plan.what == "the whole file":
             note = (f"- {plan.label}: removed (the file this session created)" if plan.new is None
@@ -235,19 +259,20 @@ class FileReverts:
             raise ValueError("there is no revert to undo")
         plan = self.done[-1].plan
         try:
-            now = read_file(plan.path)
+            self.files.write(plan.path, plan.old, plan.new)
+        except Changed:
+            raise ValueError(f"{plan.label} changed since the revert: it is left as it is") from None
         except OSError as exc:
-            raise ValueError(f"cannot read {plan.label}: {exc.strerror or exc}") from None
-        if now != plan.new:
-            raise ValueError(f"{plan.label} changed since the revert: it is left as it is")
-        write_file(plan.path, plan.old)
+            raise ValueError(f"cannot write {plan.label}: {exc.strerror or exc}") from None
         self.done.pop()
         self._left[plan.path] = plan.old
         return plan
 
-    def plan_calls(self, calls: Sequence[tuple[str, str]]) -> list[Plan]:
+    def plan_calls(self, calls: Sequence[tuple[str, str]], current: dict[str, bytes | None | OSError] | None = None,
+                   ) -> list[Plan]:
         """Every file the calls (tool call id, the path pi was given) changed, put back as it
-        was before the first of them; a file without a checkpoint of each call cannot be."""
+        was before the first of them; a file without a checkpoint of each call cannot be.
+        `current`: what files hold now, by path, read once for several plans (filled in here)."""
         store, cwd = self._store(), str(self._cwd())
         groups: dict[str, list[Checkpoint | None]] = {}
         plans = []
@@ -264,10 +289,13 @@ class FileReverts:
                 continue  # a bash call pideck has no record of: nothing known to put back
             path = checkpoint.path if checkpoint is not None else os.path.join(cwd, given)
             groups.setdefault(os.path.normpath(path), []).append(checkpoint)
+        current = {} if current is None else current
+        current.update(self.files.read_many([path for path in groups if path not in current], MAX_BLOB))
         for path, checkpoints in groups.items():
             label = display_path(self._as_cwd_spells_it(path), cwd)
             try:
-                now = read_file(path)
+                if isinstance(now := current.get(path), OSError):
+                    raise now
             except OSError as exc:
                 plans.append(Plan(path, label, "the whole file", None, None, problem=f"cannot read it: {exc}"))
                 continue
@@ -286,7 +314,10 @@ class FileReverts:
         written, failed = [], []
         for plan in plans:
             try:
-                write_file(plan.path, plan.new)
+                self.files.write(plan.path, plan.new, plan.old)
+            except Changed:
+                failed.append(f"{plan.label}: changed since pideck read it, left as it is")
+                continue
             except OSError as exc:
                 failed.append(f"{plan.label}: {exc.strerror or exc}")
                 continue
@@ -305,10 +336,10 @@ class FileReverts:
         left = []
         for plan in rewound.plans:
             try:
-                if read_file(plan.path) != plan.new:
-                    left.append(f"{plan.label} (changed since the rewind)")
-                    continue
-                write_file(plan.path, plan.old)
+                self.files.write(plan.path, plan.old, plan.new)
+            except Changed:
+                left.append(f"{plan.label} (changed since the rewind)")
+                continue
             except OSError as exc:
                 left.append(f"{plan.label} ({exc.strerror or exc})")
                 continue
@@ -330,6 +361,7 @@ def reverts_of(ctx: CommandContext) -> FileReverts:
     """The app's reverts, on the checkpoints of the session pi has open."""
     if ctx not in _reverts:
         stores: dict[str, CheckpointStore] = {}
+        files = remote_files(ctx.config)  # None: pi runs here
 
         def store() -> CheckpointStore | None:
             root, state = checkpoint_root(ctx.config), ctx.session.state
@@ -337,7 +369,16 @@ def reverts_of(ctx: CommandContext) -> FileReverts:
                 return None
             if state.session_id not in stores:
                 stores.clear()
-                stores[state.session_id] = CheckpointStore(root, state.session_id)
+                stores[state.session_id] = CheckpointStore(root, state.session_id, files)
             return stores[state.session_id]
-        _reverts[ctx] = FileReverts(store, lambda: ctx.cwd)
+
+        def cwd() -> Path:
+            """pi's folder: on its host, the one its checkpoints recorded."""
+            there = (found := store()) is not None and files is not None and found.cwd()
+            return Path(there) if there else ctx.cwd
+        reverts = _reverts[ctx] = FileReverts(store, cwd, files)
+        if (ctx.config.remote is not None and checkpoint_root(ctx.config) is None
+                and ctx.config.env.get("PIDECK_CHECKPOINTS") != "off"):
+            reverts.off = (f"pideck could not put its checkpoint extension on {ctx.config.remote} when pi started "
+                           "(its ssh asks for no password: a key ssh-agent holds, or a ControlMaster connection)")
     return _reverts[ctx]

@@ -1,8 +1,8 @@
 """`/rewind`: back to before one of the session's user messages, conversation and files.
 
 pi forks from just before the message (as /fork; its text comes back to the editor), and
-every file an edit or write changed after it is put back as it was then, from pideck's
-checkpoints (app/commands/file_reverts.py). A file that changed since pi left it is shown with its
+every file an edit, write or bash command changed after it is put back as it was then, from
+pideck's checkpoints (app/commands/file_reverts.py; on pi's host when pi runs over ssh). A file that changed since pi left it is shown with its
 three versions and written only if the user says so; one pideck has no copy of is left
 as it is, and said so. `/rewind undo` puts the files back and returns to the session the
 rewind left, once.
@@ -36,10 +36,6 @@ def _idle(ctx: CommandContext) -> bool:
 
 @guarded("/rewind failed")
 async def rewind(ctx: CommandContext, args: str) -> None:
-    if ctx.config.remote is not None:
-        ctx.warn(f"pi runs on {ctx.config.remote}: /rewind puts back files on this machine only. "
-                 "/fork moves the conversation back.", title=TITLE)
-        return
     if not _idle(ctx):
         return
     if args.strip() == "undo":
@@ -55,8 +51,10 @@ async def rewind(ctx: CommandContext, args: str) -> None:
     paths = {run.tool_call_id: run.args.get("path") for run in ctx.session.tool_runs() if isinstance(run.args, dict)}
 
     def plan_all() -> list[list[Plan]]:
-        return [reverts.plan_calls([(call, p if isinstance(p := paths.get(call), str) else "") for call in point.calls])
-                for point in points]
+        reverts.prefetch(points[0].calls)  # each point's calls are the first's last ones
+        current: dict[str, bytes | None | OSError] = {}  # the files, read once (over ssh: one connection)
+        return [reverts.plan_calls([(call, p if isinstance(p := paths.get(call), str) else "") for call in point.calls],
+                                   current) for point in points]
 
     plans = await asyncio.to_thread(plan_all)  # reads every file changed since the first message
     choices = [RewindChoice(point.entry_id, point.text, sum(1 for p in each if not p.problem and p.lines),
@@ -86,7 +84,7 @@ async def rewind(ctx: CommandContext, args: str) -> None:
     if result.cancelled:
         ctx.warn("An extension cancelled the fork (session_before_fork): no file was changed.", title=TITLE)
         return
-    failed = reverts.rewind(writes, session_file)
+    failed = await asyncio.to_thread(reverts.rewind, writes, session_file)  # on pi's host: over ssh
     await ctx.reload()
     await ctx.load_commands()
     if result.text:
@@ -105,7 +103,7 @@ async def _undo(ctx: CommandContext) -> None:
         ctx.say(f"Nothing undone: {exc}.", title=TITLE)
         return
     back = ""
-    if rewound.session_file is not None and os.path.exists(rewound.session_file):
+    if rewound.session_file is not None and (ctx.config.remote is not None or os.path.exists(rewound.session_file)):
         result = await ctx.client.call(SwitchSession(session_path=rewound.session_file))
         if not result.cancelled:
             await ctx.reload()

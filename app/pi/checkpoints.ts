@@ -4,7 +4,8 @@
  * changed since (protocol/state/checkpoints.py reads them).
  *
  * pideck loads it (`pi -e checkpoints.ts`) with PIDECK_CHECKPOINTS set to a directory under
- * its state directory, outside the project; without it this extension does nothing.
+ * its state directory, outside the project, or on another host (over ssh, which passes no
+ * environment) with `--pideck-checkpoints=DIR`; without either this extension does nothing.
  * Layout, one folder per pi session:
  *   <root>/<session id>/session.json       {"sessionFile", "cwd", "parent"} (pruning; a fork's
  *       parent is the session it was forked from, whose checkpoints its earlier calls have)
@@ -192,9 +193,33 @@ async function treeChanges(dir: string, before: Tree, after: Tree, cwd: string):
 	return { files, more };
 }
 
+const EPHEMERAL_DAYS = 2; // as protocol/state/checkpoints.py's prune, which does this for a local pi
+
+/** Remove the checkpoints of sessions whose file is gone, and of sessions without a file older than EPHEMERAL_DAYS. */
+function prune(root: string): void {
+	let names: string[] = [];
+	try {
+		names = fs.readdirSync(root).slice(0, 10_000);
+	} catch {
+		return;
+	}
+	for (const name of names) {
+		const folder = path.join(root, name);
+		try {
+			const meta = path.join(folder, "session.json");
+			const sessionFile = JSON.parse(fs.readFileSync(meta, "utf8")).sessionFile;
+			const gone = typeof sessionFile === "string" ? !fs.existsSync(sessionFile)
+				: Date.now() - fs.statSync(meta).mtimeMs > EPHEMERAL_DAYS * 86_400_000;
+			if (gone) fs.rmSync(folder, { recursive: true, force: true });
+		} catch {
+			// not a session's folder, or being written: left
+		}
+	}
+}
+
 export default function (pi: any) {
-	const root = process.env.PIDECK_CHECKPOINTS;
-	if (!root) return;
+	pi.registerFlag("pideck-checkpoints", { description: "Where pideck's checkpoints go (pideck sets it)", type: "string" });
+	let root: string | undefined = process.env.PIDECK_CHECKPOINTS; // the flag's value is known from session_start on
 	const pending = new Map<string, { file: string; record: Record<string, unknown> }>();
 	const shared = globalThis as { __pideckCheckpointsLeft?: string }; // outlives this instance: pi reloads extensions on a switch
 	let parent: string | null = null;
@@ -211,10 +236,17 @@ export default function (pi: any) {
 	}
 
 	pi.on("session_shutdown", async (_event: any, ctx: any) => {
+		if (!root) return;
 		shared.__pideckCheckpointsLeft = String(ctx.sessionManager.getSessionId());
 	});
 
 	pi.on("session_start", async (event: any, ctx: any) => {
+		const flag = pi.getFlag("pideck-checkpoints");
+		if (!root && typeof flag === "string" && path.isAbsolute(flag)) {
+			root = flag;
+			prune(root); // on the host: pideck cannot list it from where it runs
+		}
+		if (!root) return;
 		parent = event.reason === "fork" ? (shared.__pideckCheckpointsLeft ?? null) : null;
 		if (parent === String(ctx.sessionManager.getSessionId())) parent = null;
 		if (parent) {
@@ -229,6 +261,7 @@ export default function (pi: any) {
 	const trees = new Map<string, { file: string; tree: Tree }>();
 
 	pi.on("tool_call", async (event: any, ctx: any) => {
+		if (!root) return;
 		if (event.toolName === "bash") {
 			try {
 				const dir = sessionDir(ctx);
@@ -255,6 +288,7 @@ export default function (pi: any) {
 	});
 
 	pi.on("tool_result", async (event: any, ctx: any) => {
+		if (!root) return;
 		const bash = trees.get(String(event.toolCallId));
 		if (bash) {
 			trees.delete(String(event.toolCallId));

@@ -5,6 +5,8 @@ disk itself would be this machine's, not pi's: the `/resume` picker's session fi
 completion's files, the working directory a session file records. pideck does not read
 those then, and says so when asked for them; paths it gives pi (`/export`, `/resume FILE`)
 go as typed, for pi to resolve on its host. Images are still read here and sent as data.
+The Changes view's reverts and /rewind read and write the host's files over the same ssh
+(app/pi/remote_files.py).
 
 ssh joins the words after the host with spaces for the remote shell, which splits them
 again: `with_words` shell-quotes each word pideck adds to the `--pi` command (`--mode rpc`,

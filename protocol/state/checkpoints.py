@@ -3,7 +3,8 @@
 
 They live under pideck's state directory, outside the project, one folder per pi session
 (its id). Reads are bounded: a record over `MAX_RECORD` bytes or a blob over `MAX_BLOB`
-is treated as missing, and every field is checked before use.
+is treated as missing, and every field is checked before use. They are read through a
+`Files` (this machine's by default; the host's over ssh for a pi there, app/pi/remote_files.py).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 MAX_RECORD = 64 * 1024
 MAX_BLOB = 32 * 1024 * 1024 + 1  # the extension copies files up to 32 MiB
@@ -71,23 +74,109 @@ def _safe(session_id: object) -> bool:
             and all(c.isalnum() or c in "-_." for c in session_id))
 
 
-def _read_json(path: Path) -> object:
-    with open(path, "rb") as file:
-        raw = file.read(MAX_RECORD + 1)
-    if len(raw) > MAX_RECORD:
-        raise ValueError("too large")
+class Files(Protocol):
+    """Where the files are read: `read` gives None for no file, OSError when it cannot."""
+
+    def read(self, path: str, limit: int) -> bytes | None: ...
+    def read_many(self, paths: Iterable[str], limit: int) -> dict[str, bytes | None | OSError]: ...
+    def realpath(self, path: str) -> str: ...
+
+
+class LocalFiles:
+    """This machine's files."""
+
+    @staticmethod
+    def read(path: str, limit: int) -> bytes | None:
+        try:
+            with open(path, "rb") as file:
+                data = file.read(limit)
+                if file.read(1):
+                    raise OSError(f"{path} is larger than {limit // 1024 // 1024} MiB")
+                return data
+        except FileNotFoundError:
+            return None
+
+    def read_many(self, paths: Iterable[str], limit: int) -> dict[str, bytes | None | OSError]:
+        found: dict[str, bytes | None | OSError] = {}
+        for path in paths:
+            try:
+                found[path] = self.read(path, limit)
+            except OSError as exc:
+                found[path] = exc
+        return found
+
+    @staticmethod
+    def realpath(path: str) -> str:
+        return os.path.realpath(path)
+
+
+def _json(raw: bytes | None | OSError) -> object:
+    if raw is None:
+        raise FileNotFoundError
+    if isinstance(raw, OSError):
+        raise raw
     return json.loads(raw)
+
+
+def _read_json(path: Path, files: Files | None = None) -> object:
+    """The record at `path`; OSError when there is none or it is too large, ValueError when it is not JSON."""
+    return _json((files or LocalFiles()).read(str(path), MAX_RECORD))
 
 
 class CheckpointStore:
     """The checkpoints of one pi session, and of the sessions it was forked from (a fork's
     earlier tool calls were made in its parent)."""
 
-    def __init__(self, root: Path, session_id: str) -> None:
+    def __init__(self, root: Path, session_id: str, files: Files | None = None) -> None:
         self.root = root
         self.dir = root / session_id if _safe(session_id) else None
+        self.files: Files = files or LocalFiles()
         self._chain: list[Path] | None = None
         self._found: dict[str, Path] = {}  # the folder each blob was found in
+        self._done: dict[str, tuple[Path, Checkpoint]] = {}  # finished calls' records, which do not change
+        self._meta: dict[Path, object] = {}
+
+    def cwd(self) -> str | None:
+        """pi's working directory, as the session's first checkpoint recorded it."""
+        meta = self._session_meta(self.dir) if self.dir is not None else None
+        cwd = meta.get("cwd") if isinstance(meta, dict) else None
+        return cwd if isinstance(cwd, str) and cwd.startswith("/") else None
+
+    def _session_meta(self, folder: Path) -> object:
+        if folder not in self._meta:
+            try:
+                self._meta[folder] = _read_json(folder / "session.json", self.files)
+            except (OSError, ValueError):
+                return None  # not written yet: looked for again next time
+        return self._meta[folder]
+
+    def prefetch(self, tool_call_ids: Iterable[str]) -> None:
+        """Read the records of these calls and the copies they name at once (one connection
+        to a remote host each; on this machine, reads wait until they are needed)."""
+        if isinstance(self.files, LocalFiles):
+            return
+        folders = self._folders()
+        names = {tool_call_id: _call_name(tool_call_id) for tool_call_id in tool_call_ids if tool_call_id not in self._done}
+        for folder in folders:
+            if not names:
+                return
+            found = self.files.read_many([str(folder / "calls" / f"{name}.json") for name in names.values()], MAX_RECORD)
+            for tool_call_id, name in list(names.items()):
+                try:
+                    record = _json(found.get(str(folder / "calls" / f"{name}.json")))
+                except (OSError, ValueError):
+                    continue
+                del names[tool_call_id]
+                checkpoint = self._checkpoint(record)
+                if checkpoint is not None and checkpoint.after is not None:
+                    self._done[tool_call_id] = (folder, checkpoint)
+        blobs = {}
+        for folder, checkpoint in self._done.values():
+            for each in (checkpoint, *checkpoint.files):
+                for version in (each.before, each.after):
+                    if version is not None and version.sha:
+                        blobs.setdefault(version.sha, str(folder / "blobs" / version.sha))
+        self.files.read_many(blobs.values(), MAX_BLOB)  # kept by the files' own cache
 
     def _folders(self) -> list[Path]:
         if self._chain is None:
@@ -95,9 +184,8 @@ class CheckpointStore:
             folder = self.dir
             while folder is not None and folder not in chain and len(chain) < MAX_FORKS:
                 chain.append(folder)
-                try:
-                    meta = _read_json(folder / "session.json")
-                except (OSError, ValueError):
+                meta = self._session_meta(folder)
+                if meta is None:
                     if len(chain) == 1:
                         return chain  # no checkpoint in this session yet: looked for again next time
                     break
@@ -108,16 +196,22 @@ class CheckpointStore:
 
     def get(self, tool_call_id: str, path: str = "") -> Checkpoint | None:
         """The call's checkpoint; of a bash call, with `path`, that file's (None when it did not change it)."""
-        name = hashlib.sha256(tool_call_id.encode("utf-8", "surrogatepass")).hexdigest()
+        name = _call_name(tool_call_id)
         for folder in self._folders():
-            try:
-                record = _read_json(folder / "calls" / f"{name}.json")
-            except (OSError, ValueError):
-                continue
-            checkpoint = self._checkpoint(record)
+            if tool_call_id in self._done:
+                folder, checkpoint = self._done[tool_call_id]
+            else:
+                try:
+                    record = _read_json(folder / "calls" / f"{name}.json", self.files)
+                except (OSError, ValueError):
+                    continue
+                checkpoint = self._checkpoint(record)
+                if checkpoint is not None and checkpoint.after is not None:
+                    self._done[tool_call_id] = (folder, checkpoint)
             if checkpoint is not None and path and checkpoint.tool == "bash":
-                real = os.path.realpath(path)  # pi's cwd may be the resolved path of pideck's
-                checkpoint = next((file for file in checkpoint.files if os.path.realpath(file.path) == real), None)
+                realpath = self.files.realpath
+                real = realpath(path)  # pi's cwd may be the resolved path of pideck's
+                checkpoint = next((file for file in checkpoint.files if realpath(file.path) == real), None)
             for each in (checkpoint, *(checkpoint.files if checkpoint is not None else ())):
                 for version in (each.before, each.after) if each is not None else ():
                     if version is not None and version.sha:
@@ -152,12 +246,14 @@ class CheckpointStore:
         if folder is None or not version.sha:
             return None
         try:
-            with open(folder / "blobs" / version.sha, "rb") as file:
-                data = file.read(MAX_BLOB)
+            data = self.files.read(str(folder / "blobs" / version.sha), MAX_BLOB)
         except OSError:
             return None
-        return data if hashlib.sha256(data).hexdigest() == version.sha else None
+        return data if data is not None and hashlib.sha256(data).hexdigest() == version.sha else None
 
+
+def _call_name(tool_call_id: str) -> str:
+    return hashlib.sha256(tool_call_id.encode("utf-8", "surrogatepass")).hexdigest()
 
 def prune(root: Path, now: float | None = None) -> int:
     """Remove the checkpoints of sessions whose file is gone (deleted, trashed) and of

@@ -178,3 +178,36 @@ async def test_a_large_diff_draws_only_the_rows_in_view() -> None:
         await pilot.press("end")
         await wait_until(pilot, lambda: "+10000 line 9999" in rows_text(view), what="the last line")
         assert len(view._strips) <= 3 * view.size.height
+
+
+async def test_a_revert_is_written_off_the_ui_thread_and_keys_wait_for_it(tmp_path: Path) -> None:
+    """With pi on another host a write is an ssh connection: the screen keeps answering meanwhile."""
+    import threading
+
+    from protocol.state.reverts import Plan
+    from widgets.screens.revert_dialog import RevertDialog
+
+    release, on_main = threading.Event(), []
+
+    class SlowReverts:
+        def plan_file(self, file: Any) -> Plan:
+            return Plan(str(tmp_path / "x"), file.path, "the whole file", b"a\n", b"b\n")
+
+        def apply(self, plan: Plan) -> None:
+            on_main.append(threading.current_thread() is threading.main_thread())
+            release.wait(5)
+
+    async with changes_fake(tmp_path).run() as pilot:
+        screen = await open_changes(pilot)
+        screen.reverts = SlowReverts()  # type: ignore[assignment]
+        await pilot.press("R")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, RevertDialog), what="the question")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: on_main, what="the write begun")
+        await pilot.press("u")
+        await wait_until(pilot, lambda: any("A revert is being written" in n.message for n in pilot.app.toasts.center.entries),
+                         what="u answered while the write runs")
+        release.set()
+        await wait_until(pilot, lambda: any(n.message.startswith("Reverted ") for n in pilot.app.toasts.center.entries),
+                         what="the revert done")
+        assert on_main == [False] and not screen.busy

@@ -54,7 +54,7 @@ async def open_changes(pilot: Any) -> ChangesScreen:
     await send(pilot, "/diff")
     screen = await wait_until(pilot, lambda: isinstance(pilot.app.screen, ChangesScreen) and pilot.app.screen,
                               what="the Changes view")
-    await wait_until(pilot, lambda: screen.query_one(DiffView).size.height > 0, what="the diff")
+    await wait_until(pilot, lambda: (view := screen.query(DiffView)) and view.first().size.height > 0, what="the diff")
     return screen
 
 
@@ -72,6 +72,8 @@ async def answer(pilot: Any, key: str) -> RevertDialog:
                               what="the revert's question")
     await pilot.press(key)
     await wait_until(pilot, lambda: not isinstance(pilot.app.screen, RevertDialog), what="the question answered")
+    await wait_until(pilot, lambda: not getattr(pilot.app.screen, "busy", False), what="the revert written")
+    await pilot.pause()  # the view shown again (its file list's highlight posts a message)
     return dialog
 
 
@@ -110,7 +112,8 @@ async def test_revert_a_hunk_a_file_a_created_file_and_undo(pi_harness: PiHarnes
 
         # u undoes it
         await pilot.press("u")
-        await wait_until(pilot, lambda: (project / "app.py").read_text() == PI_APP, what="the undo")
+        await wait_until(pilot, lambda: not screen.busy and (project / "app.py").read_text() == PI_APP, what="the undo")
+        await pilot.pause()
 
         # R on a file pi wrote over: its bytes as they were (CRLF and all)
         go_to(screen, "config.txt")

@@ -90,3 +90,43 @@ async def test_rewind_across_three_prompts_and_undo(pi_harness: PiHarness, tmp_p
         await wait_until(pilot, lambda: any("no rewind to undo" in n.message for n in app.toasts.center.entries),
                          what="once only")
         await quiesce(pilot)
+
+
+async def test_rewind_puts_back_what_a_bash_sed_changed(pi_harness: PiHarness, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "app.py").write_text(APP)
+    (project / "keep.txt").write_text("kept\n")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    pi_harness.reset_model()
+    pi_harness.model.queue(
+        edit("b_edit", "value_3 = 3\n", "value_3 = 'three'\n"), Reply(text="Edited."),
+        Reply(tool_calls=(ToolCallSpec("bash", {"command": "sed -i 's/^value_7 = 7$/value_7 = seven/' app.py && "
+                                                           "rm keep.txt && echo generated > gen.txt"}, id="b_sed"),)),
+        Reply(text="Ran sed."),
+    )
+    config = pi_harness.launch_config(session_dir=tmp_path / "sessions",
+                                      env={"PIDECK_CHECKPOINTS": str(tmp_path / "checkpoints")})
+    app = PideckApp(replace(config, cwd=project))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        await run_prompt(pilot, app, "Edit app.py.", "Edited.")
+        await run_prompt(pilot, app, "Run sed.", "Ran sed.")
+        assert "value_7 = seven\n" in (project / "app.py").read_text() and not (project / "keep.txt").exists()
+
+        await send(pilot, "/rewind")
+        picker = await wait_until(pilot, lambda: isinstance(app.screen, RewindPicker) and app.screen, timeout=30,
+                                  what="the picker")
+        assert [(c.text, c.files, c.inexact) for c in picker.choices] == [("Edit app.py.", 3, 0), ("Run sed.", 3, 0)]
+        await pilot.press("enter")  # the last message: before the sed
+        await wait_until(pilot, lambda: isinstance(app.screen, RevertDialog), what="the question")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Run sed." in app.main.editor.text, timeout=30, what="the fork")
+        assert (project / "app.py").read_text() == AFTER_FIRST  # the edit before the message stays
+        assert (project / "keep.txt").read_text() == "kept\n"
+        assert not (project / "gen.txt").exists()
+        app.main.editor.load("")
+        await send(pilot, "/rewind undo")
+        await wait_until(pilot, lambda: (project / "gen.txt").exists(), timeout=30, what="the undo")
+        assert "value_7 = seven\n" in (project / "app.py").read_text() and not (project / "keep.txt").exists()
+        await quiesce(pilot)

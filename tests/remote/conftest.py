@@ -2,7 +2,7 @@
 
 `sshd` (session) is OpenSSH's own server (Debian's `openssh-server`, which `.ci/run` installs
 when missing) on 127.0.0.1, on a free port, with a throwaway host key and user key in a temp
-folder, letting in only the user running the tests. OpenSSH rather than asyncssh's server:
+folder, letting in only the user running the tests, with XDG_STATE_HOME in a folder of its own. OpenSSH rather than asyncssh's server:
 it is the server users connect to, so a pty, window changes, SIGHUP on a dropped link and the
 byte timing of keys are OpenSSH's own; its start is one process and well under a second. It
 runs as the current user (without privilege separation, UsePAM no, StrictModes no) or, as
@@ -69,6 +69,7 @@ class SshServer:
         self.stray_key = _keygen(directory / "stray_ed25519")  # a key the server does not know
         (directory / "authorized_keys").write_text((directory / "user_ed25519.pub").read_text())
         self.log = directory / "sshd.log"
+        self.state = directory / "state"
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
         if os.geteuid() == 0:
@@ -83,7 +84,9 @@ class SshServer:
                 f"PidFile {self.dir / 'sshd.pid'}", f"AuthorizedKeysFile {self.dir / 'authorized_keys'}",
                 "UsePAM no", "StrictModes no", "PubkeyAuthentication yes", "PasswordAuthentication no",
                 "KbdInteractiveAuthentication no", "PermitRootLogin prohibit-password", f"AllowUsers {_user()}",
-                "PrintMotd no", "PrintLastLog no", "LogLevel ERROR", "",
+                "PrintMotd no", "PrintLastLog no", "LogLevel ERROR",
+                f"SetEnv XDG_STATE_HOME={self.state}",  # what pideck keeps on the "host" stays in the test's folder
+                "",
             ]))  # fmt: skip
             with self.log.open("ab") as log:
                 self.process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdout=log, stderr=log)

@@ -25,10 +25,10 @@ def test_a_local_pi_loads_the_extension_before_the_users_arguments(tmp_path: Pat
     assert with_checkpoints(launched) == launched  # once
 
 
-def test_a_remote_pi_checkpoints_off_or_another_program_load_nothing(tmp_path: Path) -> None:
+def test_checkpoints_off_or_another_program_load_nothing(tmp_path: Path) -> None:
     other = LaunchConfig(argv=("python", "fake_pi.py", "--mode", "rpc"), env={}, cwd=tmp_path, demo=False,
                          protocol_log=tmp_path / "log")
-    for plain in (config(tmp_path, remote="box"), config(tmp_path, env={"PIDECK_CHECKPOINTS": "off"}), other):
+    for plain in (config(tmp_path, env={"PIDECK_CHECKPOINTS": "off"}), other):
         assert with_checkpoints(plain) == plain and checkpoint_root(plain) is None
     node = replace(other, argv=("/usr/bin/node", "/x/pi-coding-agent/dist/cli.js", "--mode", "rpc"),
                    env={"PIDECK_CHECKPOINTS": str(tmp_path / "ck")})

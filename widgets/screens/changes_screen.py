@@ -378,6 +378,7 @@ class ChangesScreen(Screen[str | None]):
         self._copy = copy
         self.reverts = reverts
         self.why_not = why_not
+        self.busy = False  # a revert asked about or being written
 
     def compose(self) -> ComposeResult:
         files = self.files
@@ -465,10 +466,13 @@ class ChangesScreen(Screen[str | None]):
             try:
                 work(reverts)
             except Exception as exc:  # noqa: BLE001 - a revert that fails in an unforeseen way never takes pideck down
-                self.app.call_from_thread(self.notify, f"The revert failed: {clean(str(exc))[:300]}. Nothing was written.",
-                                          title="/diff", severity="error", markup=False)
+                self.app.call_from_thread(self._failed, f"The revert failed: {clean(str(exc))[:300]}. Nothing was written.")
 
-        self.run_worker(run, thread=True, group="reverts", exclusive=True)
+        self.run_worker(run, thread=True, group="reverts")
+
+    def _failed(self, message: str) -> None:
+        self.busy = False
+        self.notify(message, title="/diff", severity="error", markup=False)
 
     def _copy_done(self, file: FileChanges, patch: str, note: str) -> None:
         self.app.call_from_thread(self._copied, file, patch, note)
@@ -488,6 +492,9 @@ class ChangesScreen(Screen[str | None]):
 
     def _can_revert(self) -> FileChanges | None:
         file = self.selected()
+        if self.busy:
+            self.notify("A revert is being written: wait for it to be done.", title="/diff", markup=False)
+            return None
         if file is None:
             self.notify("There is nothing to revert.", title="/diff", markup=False)
         elif self.reverts is None:
@@ -497,6 +504,7 @@ class ChangesScreen(Screen[str | None]):
 
     def action_revert_file(self) -> None:
         if (file := self._can_revert()) is not None:
+            self.busy = True  # until it is written or not (the reads may be on pi's host)
             self._in_thread(lambda reverts: self.app.call_from_thread(self._ask, file, reverts.plan_file(file)))
 
     def action_revert_hunk(self) -> None:
@@ -519,9 +527,11 @@ class ChangesScreen(Screen[str | None]):
             self.notify("Put the cursor on a hunk to revert (R reverts the whole file).", title="/diff", markup=False)
             return
         hunk = found[index]
+        self.busy = True
         self._in_thread(lambda reverts: self.app.call_from_thread(self._ask, file, reverts.plan_hunk(file, change, hunk)))
 
     def _ask(self, file: FileChanges, plan: Plan) -> None:
+        self.busy = bool(not plan.problem and plan.lines)
         if plan.problem:
             self.notify(f"{clean(plan.label)} cannot be reverted exactly: {clean(plan.problem)}. Nothing was written.",
                         title="/diff", severity="warning", markup=False)
@@ -531,28 +541,56 @@ class ChangesScreen(Screen[str | None]):
             return
 
         def answered(write: bool | None) -> None:
-            if write and self.reverts is not None:
-                try:
-                    self.reverts.apply(plan)
-                except OSError as exc:
-                    self.notify(f"Cannot write {clean(plan.label)}: {exc.strerror or exc}", title="/diff",
-                                severity="error", markup=False)
-                    return
-                file.changes.append(revert_change(plan))
-                self._show_files()
-                self.notify(f"Reverted {clean(plan.label)} ({'removed' if plan.new is None else plan.what}); u undoes it.",
-                            title="/diff", markup=False)
+            if not write:
+                self.busy = False
+                return
+            self._in_thread(lambda reverts: self.app.call_from_thread(self._written, file, plan, self._write(reverts, plan)))
 
         self.app.push_screen(RevertDialog(plan), answered)
+
+    @staticmethod
+    def _write(reverts: Reverts, plan: Plan) -> str:
+        """Write the revert (in a thread); why it could not be, or ""."""
+        try:
+            reverts.apply(plan)
+        except OSError as exc:
+            return f"Cannot write {clean(plan.label)}: {clean(exc.strerror or str(exc))}"
+        return ""
+
+    def _written(self, file: FileChanges, plan: Plan, failed: str) -> None:
+        self.busy = False
+        if failed:
+            self.notify(failed, title="/diff", severity="error", markup=False)
+            return
+        file.changes.append(revert_change(plan))
+        self._show_files()
+        self.notify(f"Reverted {clean(plan.label)} ({'removed' if plan.new is None else plan.what}); u undoes it.",
+                    title="/diff", markup=False)
 
     def action_undo(self) -> None:
         if self.reverts is None:
             self.notify(f"Cannot revert: {self.why_not}", title="/diff", severity="warning", markup=False)
             return
-        try:
-            plan = self.reverts.undo()
-        except ValueError as exc:
-            self.notify(f"Nothing undone: {clean(str(exc))}.", title="/diff", severity="warning", markup=False)
+        if self.busy:
+            self.notify("A revert is being written: u again once it is done.", title="/diff", markup=False)
+            return
+        self.busy = True
+
+        def undo(reverts: Reverts) -> None:
+            try:
+                plan: Plan | str = reverts.undo()
+            except ValueError as exc:
+                plan = f"Nothing undone: {clean(str(exc))}."
+            except OSError as exc:
+                plan = f"Nothing undone: cannot write: {clean(exc.strerror or str(exc))}."
+            self.app.call_from_thread(self._undone, plan)
+
+        self._in_thread(undo)
+
+    def _undone(self, plan: Plan | str) -> None:
+        self.busy = False
+        if isinstance(plan, str):
+            self.notify(plan, title="/diff", severity="warning", markup=False)
             return
         for file in self.files:
             if file.path == plan.label and file.changes and file.changes[-1].tool == REVERT:
@@ -562,6 +600,8 @@ class ChangesScreen(Screen[str | None]):
         self.notify(f"Undid the revert of {clean(plan.label)} ({plan.what}).", title="/diff", markup=False)
 
     def _show_files(self) -> None:
+        if not self.query(DiffView):  # closed while a revert was written
+            return
         view = self.query_one(DiffView)
         view.set_files(self.files)
         options = self.query_one(OptionList)
