@@ -6,7 +6,7 @@ meanwhile shows "↓ new output" at the foot of the transcript.
 Only the newest `MAX_VIEWS` items are mounted; older ones load when search, the tool log
 or Ctrl+Up goes to one (`reveal`). Ctrl+Home at the top shows the session's first
 `START_VIEWS` items instead of the newest (a window: Page Down at its foot brings the next
-ones, dropping the first beyond `MAX_VIEWS`; Ctrl+End goes back to the newest), so the
+ones, dropping the first beyond `MAX_VIEWS`; Ctrl+End goes back to the newest `START_VIEWS`), so the
 views mounted, and the memory they hold, stay bounded however long the session. Views are trimmed back only while the user follows the
 end, never under what they are reading.
 """
@@ -180,10 +180,11 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             if (widget := self.view_for_tool(tool_call_id)) is not None:
                 widget.refresh_view()
 
-    async def rebuild(self) -> None:
-        """Drop every view and show the model's items again (session loaded or switched)."""
+    async def rebuild(self, count: int = MAX_VIEWS) -> None:
+        """Drop every view and show the model's last `count` items again (session loaded
+        or switched; back from a window away from the end)."""
         items = self.session.items
-        await self._show_window(max(0, len(items) - MAX_VIEWS), len(items))
+        await self._show_window(max(0, len(items) - count), len(items))
         self.new_output.display = False
         self.anchor()
 
@@ -243,7 +244,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         if key in self.views:
             return True
         if self._hidden_after:  # a window away from the end: back to the newest first
-            await self.rebuild()
+            await self.rebuild(START_VIEWS)
             if key in self.views:
                 return True
         left_out = self.session.items[: self._hidden_before]
@@ -354,8 +355,10 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.new_output.display = False
 
     async def _back_to_end(self) -> None:
+        """The newest START_VIEWS items, as many as the window at the start holds: mounting
+        MAX_VIEWS took seconds; the ones before stay loadable (search, Ctrl+Up, Ctrl+Home)."""
         if self._hidden_after:
-            await self.rebuild()
+            await self.rebuild(START_VIEWS)
         self.scroll_end(animate=False, immediate=True)
 
     @property
