@@ -5,9 +5,9 @@ Measured in PideckApp headless at 120x40 on a client that runs nothing, each var
 a fresh interpreter: from loading the session (as /resume does) to the answer on screen;
 Ctrl+Home twice (to the top of what is shown, then to the session's start) to the first
 question on screen; Ctrl+O there (every tool block expanded) to the frame that shows the
-first one's expanded rows; Page
-Down at the foot of what is shown (the next messages) to its frame; Ctrl+End back to the
-answer; the RSS after them.
+first block's expanded rows; once the blocks off screen are highlighted too (in idle
+slices), Page Down at the foot of what is shown (the next messages) to its frame;
+Ctrl+End back to the answer; the RSS after them.
 
 TOOLS is 10,000; `PIDECK_BENCH_TOOLS` sets it.
 
@@ -69,6 +69,7 @@ async def measure(count: int) -> dict[str, float]:
         top = await b.until_painted(app, b.FIRST, home, timeout=900)
         await pilot.pause()
         expand = await b.until_painted(app, EXPANDED, lambda: pilot.press("ctrl+o"), timeout=900)
+        await h.wait_until(lambda: not transcript._unhighlighted, timeout=900)  # the blocks off screen, in idle slices
         await pilot.pause()
         transcript.scroll_end(animate=False, immediate=True)
         await pilot.pause()

@@ -204,6 +204,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         await self.remove_children([child for child in self.children if child is not self.new_output])
         self.views.clear()
         self._texts.clear()
+        self._unhighlighted.clear()
         items = self.session.items
         self._hidden_before, self._hidden_after = start, len(items) - stop
         widgets: list[Static | MessageView | BannerView] = []
