@@ -114,14 +114,16 @@ def in_subprocess(module: str, *args: str, timeout: float = 1200) -> dict[str, A
     return json.loads(out.strip().splitlines()[-1])
 
 
-async def next_frame(app: Any, action: Callable[[], Any], timeout: float = 900) -> float:
+async def next_frame(app: Any, action: Callable[[], Any], timeout: float = 900, when: Callable[[], bool] = lambda: True) -> float:
     """Seconds from starting `action` to the next frame the compositor makes after it
-    (timed as it is made: work queued after it may delay the wait's next look)."""
+    (timed as it is made: work queued after it may delay the wait's next look), the
+    first made once `when()` holds."""
     frames: list[float] = []
     original = app._display
 
     def display(screen: Any, renderable: Any) -> None:
-        frames.append(time.perf_counter())
+        if when():
+            frames.append(time.perf_counter())
         original(screen, renderable)
 
     app._display = display

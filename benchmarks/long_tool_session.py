@@ -6,7 +6,7 @@ a fresh interpreter: from loading the session (as /resume does) to the answer on
 Ctrl+Home twice (to the top of what is shown, then to the session's start) to the first
 question on screen; Ctrl+O there (every tool block expanded) to the frame that shows the
 first block's expanded rows; once the blocks off screen are highlighted too (in idle
-slices), Page Down at the foot of what is shown (the next messages) to its frame;
+slices), Page Down at the foot of what is shown to the first frame with the next messages;
 Ctrl+End back to the answer; the RSS after them.
 
 TOOLS is 10,000; `PIDECK_BENCH_TOOLS` sets it.
@@ -73,7 +73,8 @@ async def measure(count: int) -> dict[str, float]:
         await pilot.pause()
         transcript.scroll_end(animate=False, immediate=True)
         await pilot.pause()
-        page = await b.next_frame(app, lambda: pilot.press("pagedown"))
+        below = transcript.hidden_after
+        page = await b.next_frame(app, lambda: pilot.press("pagedown"), when=lambda: transcript.hidden_after < below)
         await pilot.pause()
         end = await b.until_painted(app, b.LAST, lambda: pilot.press("ctrl+end"), timeout=900)
         await pilot.pause()
