@@ -474,8 +474,12 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         if self._highlight_timer is not None:
             self._highlight_timer.stop()
             self._highlight_timer = None
-        if pending:
-            self.call_after_refresh(self._start_highlighting)  # after the frame that shows the blocks
+        self.call_after_refresh(self._expanded)
+
+    def _expanded(self) -> None:
+        """After the layout and the frame that show the blocks: the view kept, idle slices on."""
+        self._keep = None
+        self._start_highlighting()
 
     def _start_highlighting(self) -> None:
         if self._unhighlighted and self._highlight_timer is None:
