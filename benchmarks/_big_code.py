@@ -114,13 +114,16 @@ def in_subprocess(module: str, *args: str, timeout: float = 1200) -> dict[str, A
     return json.loads(out.strip().splitlines()[-1])
 
 
-async def next_frame(app: Any, action: Callable[[], Any], timeout: float = 900) -> float:
-    """Seconds from starting `action` to the next frame the compositor makes after it."""
-    frames = [0]
+async def next_frame(app: Any, action: Callable[[], Any], timeout: float = 900, when: Callable[[], bool] = lambda: True) -> float:
+    """Seconds from starting `action` to the next frame the compositor makes after it
+    (timed as it is made: work queued after it may delay the wait's next look), the
+    first made once `when()` holds."""
+    frames: list[float] = []
     original = app._display
 
     def display(screen: Any, renderable: Any) -> None:
-        frames[0] += 1
+        if when():
+            frames.append(time.perf_counter())
         original(screen, renderable)
 
     app._display = display
@@ -130,7 +133,7 @@ async def next_frame(app: Any, action: Callable[[], Any], timeout: float = 900) 
         result = action()
         if asyncio.iscoroutine(result):
             await result
-        await h.wait_until(lambda: frames[0] > 0, timeout=timeout, poll=0.005)
-        return time.perf_counter() - started
+        await h.wait_until(lambda: bool(frames), timeout=timeout, poll=0.005)
+        return frames[0] - started
     finally:
         app._display = original

@@ -4,9 +4,10 @@ Python files, against the same session of 300 calls, in one run.
 Measured in PideckApp headless at 120x40 on a client that runs nothing, each variant in
 a fresh interpreter: from loading the session (as /resume does) to the answer on screen;
 Ctrl+Home twice (to the top of what is shown, then to the session's start) to the first
-question on screen; Ctrl+O there (every tool block shown expanded) to its frame; Page
-Down at the foot of what is shown (the next messages) to its frame; Ctrl+End back to the
-answer; the RSS after them.
+question on screen; Ctrl+O there (every tool block expanded) to the frame that shows the
+first block's expanded rows; once the blocks off screen are highlighted too (in idle
+slices), Page Down at the foot of what is shown to the first frame with the next messages;
+Ctrl+End back to the answer; the RSS after them.
 
 TOOLS is 10,000; `PIDECK_BENCH_TOOLS` sets it.
 
@@ -29,6 +30,7 @@ TOOLS = int(os.environ.get("PIDECK_BENCH_TOOLS", "10000"))
 SMALL = 300
 DIFF_LINES = 60
 READ_LINES = 200
+EXPANDED = "value_0_24 ="  # a row of the first edit's diff that only its expanded block shows
 
 
 def _line(number: int, file: int) -> str:
@@ -66,11 +68,13 @@ async def measure(count: int) -> dict[str, float]:
 
         top = await b.until_painted(app, b.FIRST, home, timeout=900)
         await pilot.pause()
-        expand = await b.next_frame(app, lambda: pilot.press("ctrl+o"))
+        expand = await b.until_painted(app, EXPANDED, lambda: pilot.press("ctrl+o"), timeout=900)
+        await h.wait_until(lambda: not transcript._unhighlighted, timeout=900)  # the blocks off screen, in idle slices
         await pilot.pause()
         transcript.scroll_end(animate=False, immediate=True)
         await pilot.pause()
-        page = await b.next_frame(app, lambda: pilot.press("pagedown"))
+        below = transcript.hidden_after
+        page = await b.next_frame(app, lambda: pilot.press("pagedown"), when=lambda: transcript.hidden_after < below)
         await pilot.pause()
         end = await b.until_painted(app, b.LAST, lambda: pilot.press("ctrl+end"), timeout=900)
         await pilot.pause()

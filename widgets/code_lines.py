@@ -10,6 +10,9 @@ only the start of long lines (`cut`) cuts them before anything else is done to t
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from fnmatch import translate
 from functools import lru_cache
 
@@ -26,6 +29,18 @@ HIGHLIGHT_CHARS = 4_000  # a longer line is not highlighted (Pygments takes seco
 
 
 _SIMPLE_PATTERN = re.compile(r"\*\.[A-Za-z0-9_+-]+")
+_plain: ContextVar[bool] = ContextVar("plain", default=False)
+
+
+@contextmanager
+def unhighlighted() -> Iterator[None]:
+    """Code made inside is left plain: the same characters, so the same rows, as
+    highlighted, without Pygments' cost (a block off screen, highlighted later)."""
+    token = _plain.set(True)
+    try:
+        yield
+    finally:
+        _plain.reset(token)
 
 
 @lru_cache(maxsize=1)
@@ -61,7 +76,7 @@ def code_lines(lines: list[str], lexer: str | None, cut: int = 0) -> list[Text]:
         return [_cut(line, cut, text) for line, text in zip(lines, code_lines([line[: cut + 1] for line in lines], lexer), strict=True)]
     shown = [one_row(line).expandtabs(TAB) for line in lines]
     long = {index for index, line in enumerate(shown) if len(line) > HIGHLIGHT_CHARS}
-    if lexer is None or len(long) == len(shown):
+    if lexer is None or _plain.get() or len(long) == len(shown):
         return [Text(line) for line in shown]
     code = "\n".join("" if index in long else line for index, line in enumerate(shown))
     try:

@@ -10,10 +10,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.widgets import Static
 
 from protocol.state.formatting import duration, tokens
@@ -22,6 +24,7 @@ from protocol.wire.messages import AssistantMessage, BashExecutionMessage, Custo
 from protocol.state.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
 from widgets import palette
 from widgets.ansi_text import ansi_text
+from widgets.code_lines import unhighlighted
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_stream import StreamingText
 from widgets.safe_text import clean, one_row, safe
@@ -98,6 +101,9 @@ class ToolCallBlock(Static):
         self.expanded = False
         self._body_key: tuple[Any, ...] = ()
         self._body = Text()
+        self.highlight_pending = False  # its body shows its code plain, to be highlighted (`highlight`)
+        self._shown = Text()  # what it shows
+        self._height: tuple[int, int] | None = None  # its content's rows at a width, when each line fits
 
     @property
     def tool_call_id(self) -> str:
@@ -106,7 +112,9 @@ class ToolCallBlock(Static):
     def on_mount(self) -> None:
         self.refresh_view()
 
-    def refresh_view(self) -> None:
+    def refresh_view(self, highlight: bool = True, layout: bool = True) -> None:
+        """Draw it again; with `highlight` False, a body made anew shows its code plain
+        (`highlight` later colours it, its rows unchanged)."""
         block_call = self.block.tool_call
         run = self.session.tools.get(self.tool_call_id)
         name = block_call.name if block_call else "tool"
@@ -121,21 +129,55 @@ class ToolCallBlock(Static):
             text.append(one_row(self.block.text[:300]), palette.style("toolPath"))
         if run is not None and run.done:
             text.append(f"  {duration(run.duration_ms)}", palette.style("muted"))
-        body = self._rendered_body(kind, call)
+        body = self._rendered_body(kind, call, highlight)
         if body:
             text.append("\n")
             text.append_text(body)
         self.set_class(call.failed, "-error")
-        self.update(text)
+        self._shown, self._height = text, None
+        self.update(text, layout=layout)
 
-    def _rendered_body(self, kind: Kind, call: Call) -> Text:
-        """The body, rendered again only when what it is drawn from changed."""
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """Its lines, when each fits in `width` (an expanded body's code rows are cut to
+        fit): Textual wraps every line to learn that, which took most of a layout after
+        Ctrl+O expanded a few hundred rows a block."""
+        if self._height is not None and self._height[0] == width:
+            return self._height[1]
+        lines = self._shown.plain.split("\n")
+        if width > 0 and not self.styles.line_pad and all(
+                (len(line) if line.isascii() else cell_len(line)) <= width and "\t" not in line for line in lines):
+            self._height = (width, len(lines))
+            return len(lines)
+        return super().get_content_height(container, viewport, width)
+
+    def highlight(self) -> None:
+        """Colour the code of a body drawn plain; its rows stay, so no new layout."""
+        if self.highlight_pending:
+            self.refresh_view(layout=False)
+
+    @property
+    def body_lines(self) -> int:
+        """The lines of its body (each at least a row)."""
+        return self._body.plain.count("\n") + 1 if self._body else 0
+
+    def _rendered_body(self, kind: Kind, call: Call, highlight: bool = True) -> Text:
+        """The body, rendered again only when what it is drawn from changed (or to
+        highlight the one drawn plain)."""
         run = call.run
         key = (kind, call.args, run and run.result, run and len(run.output), run and run.done, self.expanded,
                palette.generation, call.cwd)  # fmt: skip
         if len(key) != len(self._body_key) or any(a is not b and a != b for a, b in zip(key, self._body_key, strict=True)):
-            self._body_key, self._body = key, kind.body(call, self.expanded)
+            self._body_key, self._body = key, self._make_body(kind, call, highlight)
+        elif highlight and self.highlight_pending:
+            self._body = self._make_body(kind, call, highlight)
         return self._body
+
+    def _make_body(self, kind: Kind, call: Call, highlight: bool) -> Text:
+        self.highlight_pending = not highlight
+        if highlight:
+            return kind.body(call, self.expanded)
+        with unhighlighted():
+            return kind.body(call, self.expanded)
 
     def on_click(self) -> None:
         """Open everything the tool printed (the block shows only part of a long output)."""

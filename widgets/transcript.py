@@ -6,7 +6,7 @@ meanwhile shows "↓ new output" at the foot of the transcript.
 Only the newest `MAX_VIEWS` items are mounted; older ones load when search, the tool log
 or Ctrl+Up goes to one (`reveal`). Ctrl+Home at the top shows the session's first
 `START_VIEWS` items instead of the newest (a window: Page Down at its foot brings the next
-ones, dropping the first beyond `MAX_VIEWS`; Ctrl+End goes back to the newest), so the
+ones, dropping the first beyond `MAX_VIEWS`; Ctrl+End goes back to the newest `START_VIEWS`), so the
 views mounted, and the memory they hold, stay bounded however long the session. Views are trimmed back only while the user follows the
 end, never under what they are reading.
 """
@@ -21,7 +21,10 @@ from pathlib import Path
 from rich.text import Text
 from textual import events
 from textual.containers import VerticalScroll
+from textual.geometry import Region, Size
+from textual.layout import DockArrangeResult
 from textual.scrollbar import ScrollBar
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -38,6 +41,8 @@ WHEEL_LINES = 2  # lines a wheel step scrolls (Textual's own)
 WHEEL_MAX = 6  # ... and at most, as steps come quicker (pi's "auto" wheel speed)
 WHEEL_QUICK = 0.05  # seconds between two steps of a fast spin
 WHEEL_ALT = 5  # Alt+wheel scrolls this many times as far (as in pi)
+HIGHLIGHT_SLICE = 0.01  # seconds of idle time a slice highlights the blocks Ctrl+O left plain for
+HIGHLIGHT_PAUSE = 0.02  # ... and the time between slices, for keys and frames
 WELCOME = (
     "Type a prompt and press Enter.\n"
     "Alt+Enter queues a follow-up while pi works, Esc aborts and gives back the queue.\n"
@@ -90,6 +95,10 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self._wheel = (0.0, WHEEL_LINES)  # when the last wheel step came, and its lines
         self._texts: dict[int, tuple[str, str]] = {}  # searchable text of items left out, and lowered
         self.new_output = NewOutputMarker(id="new-output")  # docked at the foot, shown by apply
+        self._arranged: DockArrangeResult | None = None  # the views' last arrangement
+        self._keep: tuple[Widget, int, DockArrangeResult] | None = None  # a view kept at its offset on screen, the arrangement before
+        self._unhighlighted: list[ToolCallBlock] = []  # blocks drawn plain, to highlight (the nearest last)
+        self._highlight_timer: Timer | None = None
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -114,6 +123,8 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)  # restores the anchor at the end
+        if self._unhighlighted:
+            self._highlight_shown()
         if self.new_output.display and self.following:
             self.new_output.display = False
 
@@ -180,10 +191,11 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             if (widget := self.view_for_tool(tool_call_id)) is not None:
                 widget.refresh_view()
 
-    async def rebuild(self) -> None:
-        """Drop every view and show the model's items again (session loaded or switched)."""
+    async def rebuild(self, count: int = MAX_VIEWS) -> None:
+        """Drop every view and show the model's last `count` items again (session loaded
+        or switched; back from a window away from the end)."""
         items = self.session.items
-        await self._show_window(max(0, len(items) - MAX_VIEWS), len(items))
+        await self._show_window(max(0, len(items) - count), len(items))
         self.new_output.display = False
         self.anchor()
 
@@ -192,6 +204,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         await self.remove_children([child for child in self.children if child is not self.new_output])
         self.views.clear()
         self._texts.clear()
+        self._unhighlighted.clear()
         items = self.session.items
         self._hidden_before, self._hidden_after = start, len(items) - stop
         widgets: list[Static | MessageView | BannerView] = []
@@ -243,7 +256,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         if key in self.views:
             return True
         if self._hidden_after:  # a window away from the end: back to the newest first
-            await self.rebuild()
+            await self.rebuild(START_VIEWS)
             if key in self.views:
                 return True
         left_out = self.session.items[: self._hidden_before]
@@ -354,8 +367,10 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.new_output.display = False
 
     async def _back_to_end(self) -> None:
+        """The newest START_VIEWS items, as many as the window at the start holds: mounting
+        MAX_VIEWS took seconds; the ones before stay loadable (search, Ctrl+Up, Ctrl+Home)."""
         if self._hidden_after:
-            await self.rebuild()
+            await self.rebuild(START_VIEWS)
         self.scroll_end(animate=False, immediate=True)
 
     @property
@@ -425,9 +440,92 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.set_class(collapsed, "-thinking-collapsed")
 
     def set_tools_expanded(self, expanded: bool) -> None:
-        for widget in self.query(ToolCallBlock):
-            widget.expanded = expanded
-            widget.refresh_view()
+        """Every tool block expanded or collapsed at once. Only the code of those that
+        fill the screen is highlighted now (each expanded block highlights up to 200
+        rows: a few hundred took seconds); the others show theirs plain, in the same
+        rows, and are highlighted as they scroll into view or in slices of idle time.
+        The message at the top of the screen stays there."""
+        blocks = list(self.query(ToolCallBlock))
+        shown = self._views_shown()
+        order: dict[Widget, int] = {view: index for index, (_, view) in enumerate(sorted(self.views.items()))}
+        rows = 0
+        if self.following:  # the screen keeps to the end: the last blocks fill it
+            at = len(order)
+            on_screen = [block for block in reversed(blocks) if block.parent in shown]
+        else:
+            at = order.get(shown[0], 0) if shown else 0
+            on_screen = [block for block in blocks if block.parent in shown]
+            if shown and self._arranged is not None:
+                top = next(p.region.y for p in self._arranged.placements if p.widget is shown[0])
+                rows = top - round(self.scroll_y)  # <= 0: the rows of the first view above the screen
+                self._keep = (shown[0], rows, self._arranged)
+        for block in on_screen:  # those on screen, from its top (or foot) on, until they fill it
+            if rows < self.size.height:
+                block.expanded = expanded
+                block.refresh_view()
+                rows += block.body_lines + 1
+        for block in blocks:
+            if block.expanded != expanded:
+                block.expanded = expanded
+                block.refresh_view(highlight=False)
+        pending = [block for block in blocks if block.highlight_pending]
+        pending.sort(key=lambda block: abs(order.get(block.parent, 0) - at), reverse=True)  # nearest last
+        self._unhighlighted = pending
+        if self._highlight_timer is not None:
+            self._highlight_timer.stop()
+            self._highlight_timer = None
+        self.call_after_refresh(self._expanded)
+
+    def _expanded(self) -> None:
+        """After the layout and the frame that show the blocks: the view kept, idle slices on."""
+        self._keep = None
+        self._start_highlighting()
+
+    def _start_highlighting(self) -> None:
+        if self._unhighlighted and self._highlight_timer is None:
+            self._highlight_timer = self.set_timer(HIGHLIGHT_PAUSE, self._highlight_slice)
+
+    def _views_shown(self) -> list[Widget]:
+        """The views on screen in the last layout, top first."""
+        if self._arranged is None:
+            return []
+        window = Region(0, round(self.scroll_y), self.size.width, self.size.height)
+        placements = self._arranged.get_visible_placements(window)
+        return [p.widget for p in sorted(placements, key=lambda p: p.region.y) if isinstance(p.widget, MessageView)]
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Textual's arrangement of the views, kept for `_views_shown`; the first layout
+        after Ctrl+O scrolls to keep the message that was at the top of the screen there
+        (as Textual's own anchor keeps the end, before the frame is drawn)."""
+        result = self._arranged = super().arrange(size, optimal)
+        if self._keep is not None and result is not self._keep[2]:
+            view, offset, _ = self._keep
+            self._keep = None
+            top = next((p.region.y for p in result.placements if p.widget is view), None)
+            if top is not None and not self.following:
+                y = max(0, top - offset)
+                self.set_reactive(Widget.scroll_y, y)
+                self.set_reactive(Widget.scroll_target_y, y)
+                self.vertical_scrollbar.position = y
+        return result
+
+    def _highlight_shown(self) -> None:
+        """Highlight the blocks left plain that are on screen now (before it is drawn)."""
+        shown = set(self._views_shown())
+        for block in [block for block in self._unhighlighted if block.parent in shown]:
+            block.highlight()
+        self._unhighlighted = [block for block in self._unhighlighted if block.highlight_pending]
+
+    def _highlight_slice(self) -> None:
+        """Highlight blocks left plain, nearest the screen first, for HIGHLIGHT_SLICE seconds
+        (a block at least), then let keys and frames in for HIGHLIGHT_PAUSE."""
+        self._highlight_timer = None
+        started = time.perf_counter()
+        while self._unhighlighted and time.perf_counter() - started < HIGHLIGHT_SLICE:
+            block = self._unhighlighted.pop()
+            if block.is_attached:
+                block.highlight()
+        self._start_highlighting()
 
     def view_for_tool(self, tool_call_id: str) -> ToolCallBlock | None:
         """The shown block of a tool call, found through the model rather than a walk of

@@ -188,4 +188,35 @@ async def test_ctrl_home_goes_to_the_start_of_the_session_with_the_views_bounded
         assert "Meanwhile." in transcript_text(pilot.app)
         await wait_until(pilot, lambda: transcript.following and transcript.scroll_y == transcript.max_scroll_y,
                          what="following the end")
-        assert len(transcript.views) == MAX_VIEWS
+        assert len(transcript.views) == START_VIEWS
+
+
+async def test_ctrl_end_from_the_start_mounts_the_newest_window_and_the_rest_stays_reachable(tmp_path: Path) -> None:
+    """Back at the end from the session's start, Ctrl+End mounts the newest START_VIEWS
+    items, not MAX_VIEWS (that took seconds in a long session of tool calls); the ones
+    before them still come in as Ctrl+Up and search go to them, and Ctrl+Home still
+    reaches the start."""
+    from widgets.transcript import START_VIEWS
+
+    fake = long_session(tmp_path)
+    async with fake.app().run_test(size=(100, 30)) as pilot:
+        transcript = await loaded(pilot, fake)
+        await pilot.press("ctrl+home", "ctrl+home")
+        await wait_until(pilot, lambda: user_view(transcript, 0) is not None, what="the first question")
+        await pilot.press("ctrl+end")
+        await wait_until(pilot, lambda: transcript.hidden_after == 0 and transcript.following
+                         and user_view(transcript, TURNS - 1) is not None, what="the newest again")
+        assert len(transcript.views) == START_VIEWS
+        assert transcript.hidden_before == TURNS * 4 - START_VIEWS
+        await wait_until(pilot, lambda: in_view(transcript, user_view(transcript, TURNS - 1)), what="the last question shown")
+
+        first = min(view.item.key for view in transcript.views.values()
+                    if isinstance(view, MessageView) and view.item.role == "user")
+        transcript.scroll_to(y=transcript.views[first].virtual_region.y, animate=False)
+        await wait_until(pilot, lambda: in_view(transcript, transcript.views[first]), what="the first question shown")
+        hidden = transcript.hidden_before
+        await pilot.press("ctrl+up")
+        await wait_until(pilot, lambda: transcript.hidden_before < hidden, what="the question before, mounted")
+
+        assert await transcript.reveal(min(transcript.session.items[0].key, first)), "the session's first item"
+        assert transcript.hidden_before == 0
