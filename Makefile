@@ -1,5 +1,6 @@
 # make demo   try pideck on the built-in scripted model (no API key needed)
-# make test   run the whole test suite, real pi included (PYTEST_ARGS="-k cli" to narrow it)
+# make test   run the whole test suite, real pi included, on TEST_WORKERS pytest-xdist workers
+#             (PYTEST_ARGS="-k cli" to narrow it, TEST_WORKERS=0 to run it in one process)
 # make bench  run the benchmarks
 #
 # Needs only python3 (3.11+), npm and make: the virtualenv is created in .venv and
@@ -10,6 +11,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.pideck-installed
 TEST_STAMP := $(VENV)/.pideck-test-installed
+# The tests mostly wait on pi, tmux and ssh children, so more workers than cores pay off;
+# loadgroup keeps the tests of a module that share a pi child or App on one worker.
+TEST_WORKERS ?= 4
 
 .PHONY: demo test bench
 
@@ -18,7 +22,7 @@ demo: $(STAMP)
 
 test: $(TEST_STAMP)
 	@$(BIN)/python -m app.runtime --describe
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -3,6 +3,10 @@
 pi needs Node >= 22.19. The `node-<os>-<arch>` npm packages ship a Node binary
 (installed directly, since npm here runs no install scripts), and pi is installed
 beside it. The install is cached per pinned version, outside the checkout.
+
+One process installs at a time (a lock file in the cache), and npm installs into a staging
+folder whose node_modules is then renamed into place: a pideck or test worker starting
+meanwhile either waits for the lock or sees no runtime at all, never half of one.
 """
 
 from __future__ import annotations
@@ -107,9 +111,12 @@ def _npm_install(directory: Path, say: Progress) -> None:
             "Install Node.js with npm, or start pideck with --pi pointing at your own pi."
         )
     packages = [f"{node_package()}@{NODE_VERSION}", f"{PI_PACKAGE}@{PI_VERSION}"]
-    (directory / "package.json").write_text('{"name": "pideck-runtime", "private": true}\n')
+    staging = directory / ".staging"  # left by an install that was cut short, if it exists
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    (staging / "package.json").write_text('{"name": "pideck-runtime", "private": true}\n')
     say(f"pideck: installing {' and '.join(packages)} into {directory} (first run only)...")
-    command = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=http", "--prefix", str(directory), *packages]
+    command = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=http", "--prefix", str(staging), *packages]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     assert process.stdout is not None
     fetched = 0
@@ -127,6 +134,12 @@ def _npm_install(directory: Path, say: Progress) -> None:
             f"installing the pi runtime failed (npm exit code {process.returncode}).\n{detail}\n"
             f"Check the network access to the npm registry, then run the same command again to retry."
         )
+    shutil.rmtree(directory / "node_modules", ignore_errors=True)  # an incomplete one (checked under the lock)
+    os.replace(staging / "node_modules", directory / "node_modules")
+    for name in ("package.json", "package-lock.json"):
+        if (staging / name).exists():
+            os.replace(staging / name, directory / name)
+    shutil.rmtree(staging, ignore_errors=True)
     say(f"pideck: downloaded {fetched} packages")
 
 

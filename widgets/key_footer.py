@@ -8,6 +8,7 @@ is `UNBOUND` (an action the user's keybindings.json left without a key) is not s
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
@@ -33,6 +34,14 @@ class KeyFooter(Footer):
     first bindings, the key row stayed empty for the whole session (typing gives the app
     focus back without telling the Footer). The first keys are composed whatever the focus.
     """
+
+    def compose(self) -> ComposeResult:
+        """Textual's keys, those `UNBOUND` hidden from the start (not only once `_fit` runs,
+        after the recomposed keys are mounted: between the two they showed)."""
+        for child in super().compose():
+            if isinstance(child, FooterKey) and child.key == UNBOUND:
+                child.display = False
+            yield child
 
     def bindings_changed(self, screen: Screen) -> None:
         super().bindings_changed(screen)

@@ -194,18 +194,19 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
     async def rebuild(self, count: int = MAX_VIEWS) -> None:
         """Drop every view and show the model's last `count` items again (session loaded
         or switched; back from a window away from the end)."""
-        items = self.session.items
-        await self._show_window(max(0, len(items) - count), len(items))
+        await self._show_window(-count, None)
         self.new_output.display = False
         self.anchor()
 
-    async def _show_window(self, start: int, stop: int) -> None:
-        """Mount the views of items start..stop alone, with markers for those left out."""
+    async def _show_window(self, start: int, stop: int | None) -> None:
+        """Mount the views of items start..stop alone (a slice of the model's items, as they
+        are once the old views are gone: records may come meanwhile), with markers for those left out."""
         await self.remove_children([child for child in self.children if child is not self.new_output])
         self.views.clear()
         self._texts.clear()
         self._unhighlighted.clear()
         items = self.session.items
+        start, stop, _ = slice(start, stop).indices(len(items))
         self._hidden_before, self._hidden_after = start, len(items) - stop
         widgets: list[Static | MessageView | BannerView] = []
         self.more_marker = self._more_marker() if self._hidden_before else None
@@ -231,9 +232,10 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
 
     async def _trim(self) -> None:
         """Keep at most MAX_VIEWS views mounted while the view follows the end; the oldest
-        go (they stay in the model). Scrolled up, the user may be reading them."""
+        go (they stay in the model). Scrolled up, the user may be reading them. Following is
+        the anchor, not the scroll offset: that lags behind views just mounted."""
         excess = len(self.views) - MAX_VIEWS
-        if excess <= 0 or self._hidden_after or self.scroll_y < self.max_scroll_y:
+        if excess <= 0 or self._hidden_after or not self.following:
             return
         keys = sorted(self.views)[:excess]
         for key in keys:

@@ -88,7 +88,8 @@ async def test_start_up_says_starting_and_keeps_an_early_prompt(tmp_path: Path) 
     async with app.run_test(size=SIZE) as pilot:
         status = app.query_one(StatusLine)
         await wait_until(pilot, lambda: "get_state" in fake.kinds(), what="pideck asked for pi's state")
-        await wait_until(pilot, lambda: "starting pi… 1s" in str(status.render()), what="seconds counted")
+        await wait_until(pilot, lambda: "starting pi… " in (shown := str(status.render())) and "starting pi… 0s" not in shown,
+                         what="seconds counted")  # 1s, or more when the machine held this process back for a while
         assert "ready" not in str(status.render())
         await type_text(pilot, "hello early")
         await pilot.press("enter")
@@ -103,7 +104,8 @@ async def test_start_up_says_starting_and_keeps_an_early_prompt(tmp_path: Path) 
         assert prompts[0]["message"] == "hello early"
 
 
-async def test_ctrl_c_quits_while_pi_is_starting(tmp_path: Path) -> None:
+async def test_ctrl_c_quits_while_pi_is_starting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("app.pideck_app.QUIT_WINDOW", 60.0)  # the presses are twice, however long a loaded machine takes between them
     fake = Fake(tmp_path, "--hold-state")
     app = fake.app()
     async with app.run_test(size=SIZE) as pilot:

@@ -179,7 +179,7 @@ async def test_restart_of_an_unsaved_session_keeps_the_old_transcript(tmp_path: 
         assert "--session" not in app.client.argv
         text = transcript_text(app)
         assert "Earlier answer at rest." in text and "SIGKILL" in text, "nothing on screen was thrown away"
-        assert not app.query_one(CrashBar).display
+        await wait_until(pilot, lambda: not app.query_one(CrashBar).display, what="the crash bar gone once pi is back")
 
 
 async def test_pi_exiting_as_pideck_exits_is_dropped_quietly(tmp_path: Path) -> None:

@@ -119,8 +119,8 @@ async def test_ssh_that_cannot_connect_says_why_and_what_to_do(
         expected = "Permission denied (publickey)"
     app = PideckApp(launch(tmp_path, remote_pi_command(ssh, remote_pi), *pi_model_args(), "--no-session"))
     async with app.run_test(size=SIZE) as pilot:
-        screen = await wait_until(pilot, lambda: isinstance(app.screen, StartupErrorScreen) and app.screen.query("#startup-stderr") and app.screen,
-                                  timeout=60, what="the start-up error")  # fmt: skip
+        screen = await wait_until(pilot, lambda: isinstance(app.screen, StartupErrorScreen) and app.screen.query("#startup-stderr")
+                                  and app.screen, timeout=60, what="the start-up error composed")  # fmt: skip
         assert expected in str(screen.query_one("#startup-stderr").render())
         hints = str(screen.query_one("#startup-hints").render())
         assert "pi runs on" in hints and "ssh cannot ask anything here" in hints

@@ -1,0 +1,83 @@
+"""Records that come while the transcript's views are being replaced or mounted (fake pi
+child): the model moves on between the view's awaits (the pump folds a flush in while the
+views take the last one), and a loaded machine makes that gap long."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.pi_harness import Fake, transcript_text, wait_until
+
+from protocol import decode
+from widgets import transcript as transcript_module
+from widgets.transcript import Transcript
+
+USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+COMMON = {"api": "openai-completions", "provider": "scripted", "model": "scripted-demo", "usage": USAGE}
+
+
+def answer(text: str, stamp: int) -> dict[str, Any]:
+    return {**COMMON, "role": "assistant", "stopReason": "stop", "timestamp": stamp, "content": [{"type": "text", "text": text}]}
+
+
+def session(tmp_path: Path, turns: int) -> Fake:
+    messages: list[dict[str, Any]] = []
+    for turn in range(turns):
+        messages += [{"role": "user", "content": [{"type": "text", "text": f"Question {turn}"}], "timestamp": 1795952825000 + turn},
+                     answer("\n\n".join(f"Answer {turn}, part {part}." for part in range(4)), 1795952825000 + turn)]
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps(messages))
+    return Fake(tmp_path, "--messages", str(path))
+
+
+async def test_a_message_that_comes_while_the_transcript_is_rebuilt_is_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It was counted as left out below the window (and every later one with it), so the
+    transcript stopped showing new output after a restart or session switch."""
+    fake = session(tmp_path, 3)
+    async with fake.run() as pilot:
+        app = pilot.app
+        transcript = app.query_one(Transcript)
+        await wait_until(pilot, lambda: "Answer 2, part 3." in transcript_text(app), what="the session shown")
+        meanwhile = decode(json.dumps({"type": "message_end", "message": answer("Came meanwhile.", 1795952999000)}).encode())
+        removing = transcript.remove_children
+
+        def a_record_comes_as_the_old_views_go(*args: Any, **kwargs: Any) -> Any:
+            app.session.apply_all([meanwhile])  # as the pump folds a flush in
+            return removing(*args, **kwargs)
+
+        monkeypatch.setattr(transcript, "remove_children", a_record_comes_as_the_old_views_go)
+        await transcript.rebuild()
+        monkeypatch.undo()
+        fake.inject({"type": "message_end", "message": answer("And one after.", 1795952999001)})
+        await wait_until(pilot, lambda: "And one after." in transcript_text(app), what="new output shown")
+        assert "Came meanwhile." in transcript_text(app) and transcript.hidden_after == 0
+
+
+async def test_views_mounted_while_following_are_trimmed_before_the_scroll_catches_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trim asked whether the view was scrolled to the end; just after a mount the
+    offset can lag behind the new end while the view follows it, and the views grew."""
+    monkeypatch.setattr(transcript_module, "MAX_VIEWS", 6)
+    fake = session(tmp_path, 5)
+    async with fake.run(size=(80, 20)) as pilot:
+        app = pilot.app
+        transcript = app.query_one(Transcript)
+        await wait_until(pilot, lambda: len(transcript.views) == 6 and transcript.max_scroll_y > 0, what="the newest 6 views")
+        assert transcript.following
+        mounting = transcript.mount_all
+
+        async def mount_before_the_scroll_follows(*args: Any, **kwargs: Any) -> Any:
+            mounted = await mounting(*args, **kwargs)
+            transcript.scroll_y = 0  # the anchor has not scrolled to the new end yet
+            return mounted
+
+        monkeypatch.setattr(transcript, "mount_all", mount_before_the_scroll_follows)
+        fake.inject({"type": "message_end", "message": answer("A new answer.", 1795952999000)})
+        await wait_until(pilot, lambda: "A new answer." in transcript_text(app), what="the new answer")
+        await wait_until(pilot, lambda: len(transcript.views) == 6, what=f"trimmed back to 6, not {len(transcript.views)}")
+        assert transcript.hidden_before == 5
