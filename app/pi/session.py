@@ -77,7 +77,7 @@ class PiSession:
         self.problems = ProblemMonitor(self.model, lambda: self.client, self.tell, closing=lambda: host.leaving)
         self.recovery = CrashRecovery(self)
         self.pump = RecordPump(
-            self._flush, self._fold_ahead, schedule=host.set_timer, soon=host.call_next,
+            self.fold, self._fold_ahead, schedule=host.set_timer, soon=host.call_next,
             run=lambda flush: host.in_background(flush, "flush"), closed=lambda: host.leaving,
         )
         self._applying = asyncio.Lock()  # one apply_changes at a time (the flush and workers)
@@ -128,9 +128,6 @@ class PiSession:
             return False
         self.model.apply_all(records)
         return True
-
-    async def _flush(self, records: list[Any]) -> None:
-        await self.fold(records)
 
     async def fold(self, records: list[Any]) -> None:
         """A flush: the records folded into the model, and the host given the changes of the

@@ -29,11 +29,13 @@ out, mode, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
 child = subprocess.Popen(argv)
 forward = lambda *_: child.send_signal(signal.SIGHUP)
 signal.signal(signal.SIGHUP, forward if mode == "forward" else (lambda *_: None))
-with open(out + ".pids", "w") as f:
-    f.write(f"{os.getpid()} {os.getsid(0)} {child.pid}")
+def put(path, text):  # whole or not at all: the test reads it as soon as it is there
+    with open(path + ".part", "w") as f:
+        f.write(text)
+    os.replace(path + ".part", path)
+put(out + ".pids", f"{os.getpid()} {os.getsid(0)} {child.pid}")
 code = child.wait()
-with open(out, "w") as f:
-    f.write(str(code))
+put(out, str(code))
 """
 
 
