@@ -237,10 +237,11 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         excess = len(self.views) - MAX_VIEWS
         if excess <= 0 or self._hidden_after or not self.following:
             return
-        keys = sorted(self.views)[:excess]
-        for key in keys:
-            await self.views.pop(key).remove()
+        # the views and the count left out change together, before any await (a search or
+        # the tool log reading them between two removals saw views gone and not counted)
+        gone = [self.views.pop(key) for key in sorted(self.views)[:excess]]
         self._hidden_before += excess
+        await self.remove_children(gone)
         if self.more_marker is not None:  # not a query: that walks every widget of a long transcript
             self.more_marker.update(self._more_text())
         else:
