@@ -63,6 +63,15 @@ def in_view(transcript: Transcript, widget: Any) -> bool:
     return widget.is_attached and bool(widget.region) and transcript.region.overlaps(widget.region)
 
 
+def scrolled_to(transcript: Transcript, view: Any) -> bool:
+    """Whether `view` is on screen; if not, scroll to it (again until it holds: a trim's
+    layout may follow the end once more)."""
+    if in_view(transcript, view):
+        return True
+    transcript.scroll_to(y=view.virtual_region.y, animate=False)
+    return False
+
+
 async def loaded(pilot: Any, fake: Fake) -> Transcript:
     await ready(pilot, fake)
     app = pilot.app
@@ -138,13 +147,7 @@ async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keep
         # Ctrl+Up from the first question shown goes on to the one before it, left out
         first = min(view.item.key for view in transcript.views.values()
                     if isinstance(view, MessageView) and view.item.role == "user")
-        def scrolled_to_first() -> bool:  # (again until it holds: the trim's layout may follow the end once more)
-            if not in_view(transcript, transcript.views[first]):
-                transcript.scroll_to(y=transcript.views[first].virtual_region.y, animate=False)
-                return False
-            return True
-
-        await wait_until(pilot, scrolled_to_first, what="the first question shown")
+        await wait_until(pilot, lambda: scrolled_to(transcript, transcript.views[first]), what="the first question shown")
         hidden = transcript.hidden_before
         await pilot.press("ctrl+up")
         await wait_until(pilot, lambda: transcript.hidden_before < hidden, what="the question before, mounted")
@@ -217,13 +220,7 @@ async def test_ctrl_end_from_the_start_mounts_the_newest_window_and_the_rest_sta
 
         first = min(view.item.key for view in transcript.views.values()
                     if isinstance(view, MessageView) and view.item.role == "user")
-        def scrolled_to_first() -> bool:  # (again until it holds: the trim's layout may follow the end once more)
-            if not in_view(transcript, transcript.views[first]):
-                transcript.scroll_to(y=transcript.views[first].virtual_region.y, animate=False)
-                return False
-            return True
-
-        await wait_until(pilot, scrolled_to_first, what="the first question shown")
+        await wait_until(pilot, lambda: scrolled_to(transcript, transcript.views[first]), what="the first question shown")
         hidden = transcript.hidden_before
         await pilot.press("ctrl+up")
         await wait_until(pilot, lambda: transcript.hidden_before < hidden, what="the question before, mounted")
