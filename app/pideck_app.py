@@ -53,7 +53,7 @@ from app.terminal.type_ahead import HeldKeys, keys_in
 from protocol.wire.client import RpcClient, RpcError
 from protocol.files.pi_colors import RGB
 from protocol.wire.extension_ui import DialogRequest, as_text
-from protocol.wire.responses import CommandInfo, SessionState
+from protocol.wire.responses import CommandInfo
 from protocol.files.session_files import agent_dir
 from protocol.state.notification_center import NotificationCenter
 from protocol.state.session_model import Changes
@@ -176,12 +176,6 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
 
     def in_background(self, work: Coroutine[Any, Any, None], group: str) -> Worker[None]:
         return self.run_worker(work, name=group, group=group, exit_on_error=True)
-
-    async def reload_session(self, state: SessionState | None = None) -> None:
-        await self.pi.reload(state)
-
-    async def load_commands(self) -> None:
-        await self.pi.load_commands()
 
     def refresh_stats(self) -> Worker[None]:
         """Read pi's state and stats again and show them; `.wait()` for them."""

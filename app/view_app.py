@@ -151,9 +151,7 @@ class ViewApp(PideckApp):
                 ticking.stop()
                 session.loading(None)
                 reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                self.pi.exit_status = 1
-                session.could_not_start(f"pideck cannot view {self.path}: {reason}")
-                await self._apply_changes()
+                await self.pi.could_not_start(f"pideck cannot view {self.path}: {reason}")
                 return
             finally:
                 ticking.stop()

@@ -73,7 +73,6 @@ class PiSession:
         self.tell = Notifier(host.notify)
         self.commands: list[CommandInfo] = []  # pi's (extensions, prompt templates, skills)
         self.ready = False  # the session was loaded once: a later exit is a crash, not a failed start
-        self.exit_status = 0  # 1 once pi could not start
         self.problems = ProblemMonitor(self.model, lambda: self.client, self.tell, closing=lambda: host.leaving)
         self.recovery = CrashRecovery(self)
         self.pump = RecordPump(
@@ -94,6 +93,11 @@ class PiSession:
     @cwd.setter
     def cwd(self, value: Path) -> None:
         self.model.cwd = str(value)
+
+    @property
+    def exit_status(self) -> int:
+        """pideck's exit status for this session: 1 once it could not start."""
+        return 1 if self.model.life.startup_error is not None else 0
 
     def can_restart(self) -> bool:
         """Ctrl+R is offered only while pi is not running (and was started once)."""
@@ -155,7 +159,6 @@ class PiSession:
 
     def _exited(self, exited: ChildExited) -> None:
         if not self.ready:
-            self.exit_status = 1
             self.model.could_not_start(exited.error or f"pi exited during start-up (exit code {exited.returncode})")
             return
         self.recovery.child_exited(exited)  # the model's banner has pi's stderr
@@ -185,13 +188,13 @@ class PiSession:
             state = await self.client.call(GetState(), timeout=60)
         except RpcError as exc:
             if self.client.exited is None:
-                await self._could_not_start(f"pi did not answer get_state: {exc}")
+                await self.could_not_start(f"pi did not answer get_state: {exc}")
             return
         try:
             await self.reload(state)
         except RpcError as exc:
             if self.client.exited is None:
-                await self._could_not_start(f"pideck could not load pi's session: {exc}")
+                await self.could_not_start(f"pideck could not load pi's session: {exc}")
             return
         self.ready = True
         self.model.started()
@@ -200,8 +203,8 @@ class PiSession:
         await self.apply_changes()
         await self.load_commands()
 
-    async def _could_not_start(self, reason: str) -> None:
-        self.exit_status = 1
+    async def could_not_start(self, reason: str) -> None:
+        """Say why the session could not start (the start-up error screen)."""
         self.model.could_not_start(reason)
         await self.apply_changes()
 

@@ -85,7 +85,7 @@ async def pilot(deck: Any, deck_harness: PiHarness) -> Any:
     await client.call(SetThinkingLevel(level="medium"))
     await client.call(SetSteeringMode(mode="one-at-a-time"))
     await client.call(SetFollowUpMode(mode="one-at-a-time"))
-    await app.reload_session()
+    await app.pi.reload()
     deck_harness.reset_model()
     app.clear_notifications()
     app.toasts.center = NotificationCenter()  # `notes` reads what it kept
