@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from textual.app import App
+from textual.screen import Screen
 
 from app.notifier import Notifier
 from protocol.files.images import Attachment, ImageError, decoded_size, image_key, is_image_file, load_image
@@ -57,8 +58,11 @@ def pasted_paths(text: str) -> list[Path] | None:
 class Attachments:
     """`names` are the session model's image names; `cwd` gives pi's working directory."""
 
-    def __init__(self, app: App[Any], names: dict[str, str], cwd: Callable[[], Path]) -> None:
+    def __init__(self, app: App[Any], names: dict[str, str], cwd: Callable[[], Path],
+                 screen: Callable[[], Screen[Any]]) -> None:
+        """`screen` is the session's screen, where its attachment bar is."""
         self.app = app
+        self._screen = screen
         self.names = names
         self._cwd = cwd
         self._tell = Notifier(app.notify)
@@ -70,7 +74,7 @@ class Attachments:
 
     @property
     def bar(self) -> AttachmentBar:
-        return self.app.query_one(AttachmentBar)
+        return self._screen().query_one(AttachmentBar)
 
     async def attach(self, paths: list[Path]) -> bool:
         """Attach image files; a file that cannot be attached is reported, the rest still are."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import NoReturn
 
@@ -117,6 +118,9 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="FILE",
                    help="write every line pi sends and every command pideck sends, with times, to FILE (mode 0600, "
                         "secrets redacted; an existing FILE is kept and FILE-2... used), for `pideck replay FILE`")
+    if not serve:
+        p.add_argument("--restore", action="store_true",
+                       help="open again the sessions open when pideck last quit (each saved one, on its session file)")
     p.add_argument("--version", action=_Version, help="show program's version number and exit")
     return p
 
@@ -170,7 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     if not in_browser and (stream := not_a_terminal()) is not None:
         print(f"pideck: {stream} is not a terminal; pideck runs full screen in one", file=sys.stderr)
         return 2
+    from app.restore import other_launches, print_others, restoring, save_sessions
+
     try:
+        saved = restoring(args, os.environ)
         config = build_launch(args)
     except (LaunchError, ProvisionError) as exc:
         return refuse(exc)
@@ -182,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
 
     config = with_checkpoints(config)
     runner, client = start_pi(config)  # pi boots while the UI is imported
+    others = other_launches(config, saved[1:])
     from app.exit_output import print_exit_output
     from app.terminal.signals import exit_signals, release_interrupt_key
     from app.terminal.hangup import HANGUP_EXIT, stdin_fd
@@ -193,13 +201,18 @@ def main(argv: list[str] | None = None) -> int:
 
             answers = query_terminal_colors(fd) if (fd := stdin_fd()) is not None else None
             app = PideckApp(config, client=client, terminal_colors=answers[:2] if answers else (None, None),
-                            type_ahead=answers.typed if answers else b"")
+                            type_ahead=answers.typed if answers else b"", restore=others)
             code = app.run_app(signals, runner)
         finally:
             config.close()
+        sessions = app.sessions_at_exit()
+        save_sessions(sessions, args, os.environ)  # (after a hang-up too: --restore brings them back)
         if code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
             try:
-                print_exit_output(app.session, args, config, sys.stdout)
+                shown = app.slots.index(app.current) if app.current in app.slots else 0
+                print_exit_output(app.session, args, app.current.config, sys.stdout,
+                                  started=app.current.config is config)
+                print_others(sessions, shown, args, sys.stdout)
             except OSError:
                 pass  # it went away meanwhile
         elif in_browser:

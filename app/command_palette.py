@@ -35,7 +35,7 @@ class PaletteHost(Protocol):
 
 def _type_into_prompt(app: App[Any], text: str) -> Callable[[], None]:
     def fill() -> None:
-        editor = app.query_one(PromptEditor)
+        editor = cast(PaletteHost, app).command_context.editor
         editor.load(text)
         editor.focus()
 

@@ -36,22 +36,53 @@ from widgets import palette
 OUTPUT_LINES = 3  # the last lines of a tool's or a command's output
 
 
-def print_exit_output(model: SessionModel, args: argparse.Namespace, config: LaunchConfig, file: IO[str]) -> None:
-    """The conversation (unless pi's settings say "resume-hint") and how to resume it."""
+def print_exit_output(model: SessionModel, args: argparse.Namespace, config: LaunchConfig, file: IO[str],
+                      started: bool = True) -> None:
+    """The conversation (unless pi's settings say "resume-hint") and how to resume it
+    (`started`: the session pideck was started with, else one /open started, `config`'s)."""
     console = Console(file=file, highlight=False, soft_wrap=False)
     if exit_output_setting(config) != "resume-hint":
         for renderable in transcript(model, display(config).hyperlinks):
             console.print(renderable)
-    command = resume_command(args, model.state)
+    command = resume_command(args, model.state) if started else session_resume(config, model.state)
     if command is not None:
         console.print(Text("To resume this session:", palette.style("muted")))
         console.print(Text(command), soft_wrap=True)
 
 
+def print_other_sessions(sessions: list[tuple[str, str | None]], file: IO[str]) -> None:
+    """How to resume each other session pideck had open (its name, its command or None when
+    it is not saved)."""
+    if not sessions:
+        return
+    console = Console(file=file, highlight=False, soft_wrap=False)
+    console.print(Text("The other sessions:", palette.style("muted")))
+    for name, command in sessions:
+        console.print(Text(f"{clean(name)}: ", palette.style("muted")).append(command or "not saved"), soft_wrap=True)
+
+
+def saved(state: SessionState | None, remote: str | None = None) -> bool:
+    """The session is in a file pi can open again (on pi's host, for pi on another)."""
+    return (state is not None and bool(state.session_file) and bool(state.session_id)
+            and (remote is not None or Path(state.session_file or "").exists()))
+
+
+def session_resume(config: LaunchConfig, state: SessionState | None) -> str | None:
+    """The command that opens a session /open started again, as `resume_command` does."""
+    if not saved(state, config.remote):
+        return None
+    assert state is not None
+    own = ["--demo"] if config.demo else []
+    if config.pi_flag is not None:
+        own += ["--pi", config.pi_flag]
+    own += ["--cwd", str(config.cwd)]
+    return shlex.join(["pideck", *own, "--", *opening_session(list(config.pi_args), state.session_id)])
+
+
 def resume_command(args: argparse.Namespace, state: SessionState | None) -> str | None:
     """`pideck` with the flags it was started with and `--session <id>` for pi, in place of
     any flag that chose a session; None when the session is not saved."""
-    if state is None or not state.session_file or not state.session_id or not Path(state.session_file).exists():
+    if state is None or not saved(state):
         return None
     own = ["--demo"] if args.demo else []
     for flag, value in (("--pi", args.pi), ("--cwd", args.cwd)):

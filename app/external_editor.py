@@ -71,9 +71,8 @@ def run_editor(text: str, argv: list[str], env: Mapping[str, str]) -> str:
     return edited.removesuffix("\n")
 
 
-def edit_prompt(app: App[Any], env: Mapping[str, str], setting: str | None = None) -> None:
+def edit_prompt(app: App[Any], editor: PromptEditor, env: Mapping[str, str], setting: str | None = None) -> None:
     """Suspend the app, run the editor on the prompt, load the result into the editor."""
-    editor = app.query_one(PromptEditor)
     tell = Notifier(app.notify)
     try:
         argv = editor_command(env, setting)

@@ -126,6 +126,11 @@ class BranchFollower:
         self.look()
         self.app.set_interval(BRANCH_EVERY, self.look)
 
+    def look_afresh(self) -> None:
+        """Look now, as if for the first time (`cwd()` is another session's folder)."""
+        self.watch = BranchWatch()
+        self.look()
+
     def look(self) -> None:
         if not self._looking:
             self._looking = True

@@ -73,7 +73,8 @@ def binding_rows(
         if (key, binding.action) in skipped or binding.system or key in shadowed:
             continue
         description = describe(binding)
-        row = rows.setdefault((binding.action, description), KeyRow([], description))
+        # (one row for the keys of one action with one help, whatever its parameters: Alt+1…9)
+        row = rows.setdefault((binding.action.split("(")[0], description), KeyRow([], description))
         if key not in row.keys and key != UNBOUND:
             row.keys.append(key)
     for row in rows.values():

@@ -43,6 +43,7 @@ from app.commands.registry import parse
 from protocol.wire.client import RpcDataError, RpcError
 from protocol.wire.commands import Abort, AbortBash, Bash, Command, Prompt
 from protocol.wire.responses import BashResult, CommandInfo
+from protocol.state.desk import SessionLine
 from protocol.state.session_model import Changes
 from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
@@ -52,6 +53,7 @@ from protocol.state.file_index import FileCache, FileIndex, list_entries
 from widgets.key_footer import UNBOUND, KeyFooter
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
+from widgets.sessions_row import SessionsRow
 from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
 from widgets.status_where import where_label
 from widgets.tool_kinds import Call, kind_of
@@ -151,8 +153,9 @@ class MainScreen(Screen[None]):
         *,
         commands: Callable[[], list[CommandInfo]],
         keymap: Callable[[], Keymap],
+        id: str | None = None,
     ) -> None:
-        super().__init__(id="_default")
+        super().__init__(id=id)
         self.context = context
         self.session = context.session
         self.selection = selection
@@ -172,6 +175,7 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         config = self.context.config
+        yield SessionsRow(id="sessions-row")
         with Horizontal(id="main"):
             with Vertical(id="conversation"):
                 yield Transcript(self.session, wheel_lines=wheel_lines(config), id="transcript",
@@ -192,6 +196,7 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.composed.set()
+        self.show_desk(self.context.ui.session_lines())
         editor = self.editor
         editor.focus()
         editor.use_keymap(self._keymap())
@@ -273,6 +278,15 @@ class MainScreen(Screen[None]):
             self.status_at = time.monotonic()
         if changes.editor_text is not None:
             self.editor.load(clean(changes.editor_text))  # no terminal controls back to pi
+
+    def show_desk(self, lines: list[SessionLine]) -> None:
+        """The sessions row: every open session (none while only this one is open)."""
+        if self.is_mounted:
+            self.query_one(SessionsRow).show_lines(lines)
+
+    @on(SessionsRow.Chosen)
+    def _session_chosen(self, event: SessionsRow.Chosen) -> None:
+        self.run_action(f"app.show_session({event.number})")
 
     def _show_life(self) -> None:
         """The crash bar as pi's life is: hidden while pi runs, its button waiting while pi restarts."""
@@ -459,7 +473,7 @@ class MainScreen(Screen[None]):
     def action_external_editor(self) -> None:
         """Ctrl+G: edit the prompt in pi's external editor (its setting, $VISUAL, $EDITOR)."""
         config = self.context.config
-        edit_prompt(self.app, config.env, external_editor_setting(config))
+        edit_prompt(self.app, self.editor, config.env, external_editor_setting(config))
 
     def action_quit_if_empty(self) -> None:
         if not self.editor.text:

@@ -11,6 +11,7 @@ main screen's.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from pathlib import Path
 from collections.abc import Coroutine, Iterable
@@ -41,6 +42,7 @@ from app.notifier import Notifier
 from app.pi.settings import copy_on_select, display, terminal_progress
 from app.selection_copy import SelectionCopy
 from app.run_alerts import RunAlerts, notify_setting, run_error
+from protocol.state.desk import Mark, SessionLine
 from app.terminal.progress import TerminalProgress
 from app.themes import Themes
 from app.terminal.unchanged_lines import TerminalLines, UnchangedLeftOut
@@ -48,21 +50,27 @@ from app.commands.registry import REGISTRY
 from app.commands.context import CommandContext
 from app.terminal.dim_filter import use_safe_dim_filter
 from app.pi.checkpoint_launch import with_checkpoints
+from app.pi.problem_monitor import ProblemMonitor
+from app.pi.record_pump import RecordPump
 from app.pi.session import PiSession
+from app.pi.launch import LaunchError, open_launch
+from app.session_slot import SessionSlot
 from app.terminal.type_ahead import HeldKeys, keys_in
 from protocol.wire.client import RpcClient, RpcError
 from protocol.files.pi_colors import RGB
 from protocol.wire.extension_ui import DialogRequest, as_text
-from protocol.wire.responses import CommandInfo
+from protocol.wire.responses import CommandInfo, SessionState
 from protocol.files.session_files import agent_dir
 from protocol.state.notification_center import NotificationCenter
-from protocol.state.session_model import Changes
+from protocol.state.session_model import Changes, SessionModel
 from widgets.screens.dialogs import ExtensionDialog, dialog_for
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 from widgets.screens.startup_error import StartupErrorScreen
 from widgets.textual_private import CompositorUpdate
 
+DEFAULT_MODE = "_default"  # Textual's first mode: the first session's
+FIRST_SCREEN = "session-1"
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 # Seconds a timed dialog must have left when its turn comes to be shown; one with less is
 # reported as timed out (pi's timer started a little before pideck saw the request, and a
@@ -77,6 +85,9 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
     COMMAND_PALETTE_BINDING = "f1"  # pi's Ctrl+P cycles models
     COMMANDS = App.COMMANDS | {PideckCommands, PiCommands, KeyActions}
     session_class: type[PiSession] = PiSession
+    # Textual's first mode is the first session's (its screen installed under that name); each
+    # session opened later has a mode of its own.
+    MODES = {DEFAULT_MODE: FIRST_SCREEN}
     # The keys that work over every screen; the conversation's are MainScreen's.
     BINDINGS = [
         Binding("f1", "command_palette", "Commands", show=False, priority=True,
@@ -85,10 +96,17 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
                 tooltip="Copy the selection; else clear the prompt, twice to quit", id="app.clear"),
         Binding("ctrl+z", "suspend_process", "Suspend", show=False, priority=True,
                 tooltip="Suspend pideck to the shell (fg brings it back); pi keeps its state", id="app.suspend"),
+        *(Binding(f"alt+{n}", f"show_session({n})", f"Session {n}", show=False, priority=True,
+                  tooltip="Show session 1 to 9, as the sessions row numbers them (/sessions lists them)",
+                  id=f"pideck.session.{n}") for n in range(1, 10)),
+        Binding("alt+0", "next_needing_you", "Needs you", show=False, priority=True,
+                tooltip="Show the next session that needs you (a dialog waits), else one whose run ended unseen",
+                id="pideck.session.needsYou"),
     ]
 
     def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None,
-                 terminal_colors: tuple[RGB | None, RGB | None] = (None, None), type_ahead: bytes = b"") -> None:
+                 terminal_colors: tuple[RGB | None, RGB | None] = (None, None), type_ahead: bytes = b"",
+                 restore: list[LaunchConfig] | None = None) -> None:
         super().__init__()
         use_safe_dim_filter(self._filters)  # TEXTUAL_FILTERS=dim with the terminal's own colours
         install_alt_keys()
@@ -96,12 +114,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         install_hangup_guards()
         if client is None:
             config = with_checkpoints(config)
-        self.config = config
-        self.pi = self.session_class(config, self, client)  # pi's client, life, record pump and session model
-        self.session = self.pi.model
-        self.pump = self.pi.pump
-        self.problems = self.pi.problems
-        self.attachments = Attachments(self, self.session.image_names, lambda: self.cwd)
+        self.config = config  # the first session's: it owns the demo model and the recording
         self.tell = Notifier(self.notify)  # toasts of pideck's own, markup off
         self.themes = Themes(config, register=self.register_theme, use=self._use_theme, console=lambda: self.console,
                              warn=lambda text: self.tell.warn(text, title="Theme"), background=terminal_colors[0],
@@ -109,22 +122,65 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self.toasts = Toasts(self, self._unnotify)
         self.selection = SelectionCopy(self, copy_on_select(config), lambda: self.main.searching)
         self.progress = TerminalProgress(self.set_interval, self._write_to_terminal, terminal_progress(config))
-        self.alerts = RunAlerts(self._write_to_terminal, notify_setting(config.env), focused=lambda: self.app_focus,
-                                title=lambda: self.title, env=config.env)  # bell, desktop notification, title mark
         self.terminal_lines = TerminalLines()
-        self.command_context = CommandContext(self.pi, self, attachments=self.attachments, themes=self.themes,
-                                              commands=REGISTRY)
-        self.main = MainScreen(self.command_context, self.selection, commands=self.all_commands,
-                               keymap=lambda: self.keys.keymap)
-        self._dialogs: asyncio.Queue[tuple[DialogRequest, float | None]] = asyncio.Queue()  # and its deadline
+        self.slots: list[SessionSlot] = []  # the sessions open, in the order Alt+N reaches them
+        self.closed: list[SessionSlot] = []  # closed with /close (their resume commands are printed at exit)
+        self._serial = 0
+        self._restore = list(restore or ())  # sessions to open beside the first (--restore)
         self._gc = StreamingGC(self.set_timer)
         self._last_ctrl_c = 0.0
         self._leaving = False  # exit() was called: what pi sends now is dropped
-        self._startup_error_shown = False
         self._exit_signals: ExitSignals | None = None
+        self.keys = pi_keymap(agent_dir(config.env), [])  # (read again below, once the first screen is there)
+        self.current = self._new_slot(config, client)
+        # the git branch of the shown session's folder (one look every 2 s, not one per session)
+        self._branches = BranchFollower(self, lambda: self.current.pi.cwd, self._branch_shown)
+        self.install_screen(self.current.main, FIRST_SCREEN)
         self.read_keybindings()
         # keys typed while pideck starts (type_ahead: before the app ran) wait for the prompt
         self.held_keys = HeldKeys(self._keys_have_a_place, lambda event: App.on_event(self, event), keys_in(type_ahead))
+
+    def _new_slot(self, config: LaunchConfig, client: RpcClient | None = None) -> SessionSlot:
+        self._serial += 1
+        slot = SessionSlot(self, config, self._serial, client, mode=DEFAULT_MODE if not self.slots else None)
+        if not self.slots:
+            slot.show(True)  # the screen pideck starts with: what pi sends before it mounts waits for it there
+        self.slots.append(slot)
+        return slot
+
+    # --- the session shown --------------------------------------------------------------------
+
+    @property
+    def pi(self) -> PiSession:
+        return self.current.pi
+
+    @property
+    def session(self) -> SessionModel:
+        return self.current.pi.model
+
+    @property
+    def main(self) -> MainScreen:
+        return self.current.main
+
+    @property
+    def pump(self) -> RecordPump:
+        return self.current.pi.pump
+
+    @property
+    def problems(self) -> ProblemMonitor:
+        return self.current.pi.problems
+
+    @property
+    def attachments(self) -> Attachments:
+        return self.current.attachments
+
+    @property
+    def command_context(self) -> CommandContext:
+        return self.current.context
+
+    @property
+    def alerts(self) -> RunAlerts:
+        return self.current.alerts
 
     # --- the session's ----------------------------------------------------------------------
 
@@ -155,34 +211,21 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
     def cwd(self, value: Path) -> None:
         self.pi.cwd = value
 
-    # --- what commands ask of the screen (app.commands.context.CommandUI) ------------------
+    # --- what a session's commands ask of the app (through app/session_slot.py) -------------
 
-    @property
-    def editor(self) -> PromptEditor:
-        return self.main.editor
+    def quit(self) -> None:
+        self.exit(self.return_code or self._exit_status)
 
     @property
     def notices(self) -> NotificationCenter:
         return self.toasts.center
 
-    async def show_tool_call(self, tool_call_id: str) -> None:
-        await self.main.show_tool_call(tool_call_id)
-
-    def key_tables(self) -> tuple[BindingsMap, BindingsMap, list[str]]:
-        return self.key_bindings, self.main.editor.key_bindings, self.keys.notes
-
-    def quit(self) -> None:
-        self.exit(self.return_code or self._exit_status)
-
     def in_background(self, work: Coroutine[Any, Any, None], group: str) -> Worker[None]:
         return self.run_worker(work, name=group, group=group, exit_on_error=True)
 
     def refresh_stats(self) -> Worker[None]:
-        """Read pi's state and stats again and show them; `.wait()` for them."""
-        return self.run_worker(self.pi.refresh_stats(), name="stats", group="stats", exit_on_error=True)
-
-    async def _apply_changes(self) -> None:
-        await self.pi.apply_changes()
+        """Read the shown session's state and stats again and show them; `.wait()` for them."""
+        return self.current.refresh_stats()
 
     async def on_event(self, event: events.Event) -> None:
         if not await self.held_keys.take(event):
@@ -198,9 +241,6 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
 
     def get_driver_class(self) -> type[Driver]:
         return terminal_driver(super().get_driver_class())
-
-    def get_default_screen(self) -> Screen[Any]:
-        return self.main
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's own palette commands but its theme picker, whose themes are not pi's
@@ -222,23 +262,26 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         editor = [binding for _, binding in PromptEditor._merged_bindings if binding.id is not None]  # not TextArea's
         self.keys = pi_keymap(agent_dir(self.config.env), [*ours, *editor])
         self.set_keymap(self.keys.keymap)
-        if self.main.is_mounted:
-            self.main.editor.use_keymap(self.keys.keymap)
+        for slot in self.slots:
+            if slot.main.is_mounted:
+                slot.main.editor.use_keymap(self.keys.keymap)
 
     def reread_settings(self) -> None:
         """/reload: pi's keybindings.json, display settings and theme again."""
         self.read_keybindings()
         self.say_keybinding_problems()
-        self.main.follow_display()
+        for slot in self.slots:
+            if slot.main.is_mounted:
+                slot.main.follow_display()
         self.show_terminal_cursor()
         self.themes.start()
 
-    def run_in_terminal(self, argv: list[str]) -> int | None:
+    def run_in_terminal(self, argv: list[str], cwd: Path | None = None) -> int | None:
         """Hand the terminal to `argv` (pi's /login), as Ctrl+Z hands it to the shell; its exit
         status, or None where the app cannot be suspended."""
         try:
             with self.suspend():
-                return run_in_foreground(argv, self.config.env, self.cwd)
+                return run_in_foreground(argv, self.config.env, cwd or self.cwd)
         except SuspendNotSupported:
             return None
 
@@ -248,24 +291,59 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
             self.tell.warn("pideck left these out: " + "; ".join(self.keys.problems), title="keybindings.json")
 
     def on_mount(self) -> None:
+        first = self.current
         # the keys held come once the prompt has the focus, in the app's turn (before any key after)
-        self.watch(self.main, "focused", lambda _: self.call_later(self.held_keys.release), init=False)
+        self.watch(first.main, "focused", lambda _: self.call_later(self.held_keys.release), init=False)
         self.themes.start()
         self.say_keybinding_problems()
         for problem in self.alerts.setting.problems:
             self.tell.warn(problem, title="Notifications")
         self.show_terminal_cursor()
-        if self.config.remote is None:  # (pi's folder on its host is not read from here)
-            BranchFollower(self, lambda: self.cwd, self._branch_shown).start()
         self.set_interval(0.25, self._tick)
         self.app_resume_signal.subscribe(self, self._resumed)
         if not self.is_headless and (fd := stdin_fd()) is not None:
             watch_hangup(asyncio.get_running_loop().add_signal_handler, self.set_interval, fd, self._hang_up)
         if self._exit_signals is not None:
             self._exit_signals.attach(asyncio.get_running_loop(), self._signalled)
-        self.start_session()
+        self._open_slot(first)
+        self._branches.start()
         self._gc.started()
-        self.run_dialogs()
+        for config in self._restore:
+            self._open_slot(self._new_slot(config), show=False)
+
+    def _open_slot(self, slot: SessionSlot, show: bool = True) -> None:
+        """Give `slot` its screen's mode, start its pi and its dialogs; show it."""
+        if slot.mode != DEFAULT_MODE:
+            self.add_mode(slot.mode, lambda: slot.main)
+        if show:
+            self._switch(slot)
+        self.start_session(slot)
+        slot.workers.append(self.run_worker(self._run_dialogs(slot), name="dialogs", group="dialogs"))
+        self._desk_changed()
+
+    def start_session(self, slot: SessionSlot) -> None:
+        slot.pi.model.starting(time.monotonic())  # "starting pi…" from the first frame, never "ready" before it
+        if slot.main.is_mounted:
+            slot.main.status.refresh_status()
+        slot.workers.append(self.run_worker(slot.pi.start(), name="session", group="session"))
+
+    async def _apply_changes(self) -> None:
+        await self.pi.apply_changes()
+
+    def _switch(self, slot: SessionSlot) -> None:
+        """Show `slot`'s screen (its own mode: what was over it is still there)."""
+        previous = self.current
+        if previous is not slot:
+            previous.show(False)
+        self.current = slot
+        slot.show(True)
+        self.switch_mode(slot.mode)
+        self.title = slot.title or self.TITLE
+        if not self.is_headless:
+            slot.alerts.show_title()
+        self.progress.show(slot.pi.model.running)
+        if previous is not slot and self.is_running:
+            self._branches.look_afresh()
 
     def _use_theme(self, name: str) -> None:
         """Draw with Textual theme `name` (registered, perhaps again under the same name) and
@@ -274,9 +352,11 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self.theme = name
         if same and self.is_running:
             self.refresh_css()
-        if self.main.is_mounted:
-            self.main.refresh_panes()
-            self.call_later(self.main.transcript.rebuild)
+        for slot in self.slots:
+            if slot.main.composed.is_set():
+                slot.main.refresh_panes()
+                if slot.main.transcript.views:  # (none at start-up: nothing to draw again)
+                    self.call_later(slot.main.transcript.rebuild)
 
     def _resumed(self, _: object) -> None:
         """Back from Ctrl+Z: the shell had the terminal, so all of it is painted again."""
@@ -324,46 +404,75 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
                 runner.close()
         return result if isinstance(result, int) else (self.return_code or self._exit_status)
 
-    # --- the session's changes -------------------------------------------------------------
+    # --- the sessions' changes -------------------------------------------------------------
 
-    async def show_changes(self, changes: Changes) -> None:
-        """Draw what changed in the session model, and do what the changes ask of the app."""
-        await self.main.composed.wait()  # pi may exit (or a file load) before the panes are there
-        if self.leaving or self._closing:
+    async def show_changes(self, changes: Changes, slot: SessionSlot | None = None) -> None:
+        """Draw what changed in a session's model (the one shown: its screen; another: only
+        what cannot wait), and do what the changes ask of the app."""
+        slot = slot or self.current
+        if slot.shown:
+            await slot.main.composed.wait()  # pi may exit (or a file load) before the panes are there
+        if self.leaving or self._closing or slot.closing:
             return  # the views are going away
+        model = slot.pi.model
         if changes.settled is not None:  # (before the run's end below: how long it ran)
-            self.alerts.settled(changes.settled.aborted, run_error(self.session))
-        with self.batch_update():
-            await self.main.show_changes(changes)
-            if changes.run:
-                self.progress.show(self.session.running)
-                self.alerts.run(self.session.running)
-            if changes.title is not None:
-                self.set_terminal_title(changes.title)
+            slot.unread = not slot.shown
+            slot.alerts.settled(changes.settled.aborted, run_error(model))
+        if slot.shown:
+            with self.batch_update():
+                await slot.main.show_changes(changes)
+                if changes.run:
+                    self.progress.show(model.running)
+                if changes.title is not None:
+                    slot.title = changes.title
+                    self.set_terminal_title(changes.title)
+                for severity, message in changes.notifications:
+                    self.notify(message, severity=_SEVERITY.get(severity, "information"), markup=False)
+        else:
             for severity, message in changes.notifications:
-                self.notify(message, severity=_SEVERITY.get(severity, "information"), markup=False)
+                slot.notify(message, severity=_SEVERITY.get(severity, "information"), markup=False)
+        if changes.run:
+            slot.alerts.run(model.running)
         for request in changes.dialogs:
-            self._dialogs.put_nowait((request, self.pi.deadline(request)))
-        if changes.exited is not None and self.pi.ready:
-            self._forget_dialogs()  # extension questions from the dead pi cannot be answered
-        self._gc.streaming(self.session.running)
+            slot.dialogs.put(request, slot.pi.deadline(request))
+        if changes.exited is not None and slot.pi.ready:
+            self._forget_dialogs(slot)  # extension questions from the dead pi cannot be answered
+        self._gc.streaming(any(other.pi.model.running for other in self.slots))
         if changes.status:
-            self.refresh_bindings()  # Ctrl+R is offered while pi is not running
-            if self.session.life.startup_error is not None and not self._startup_error_shown:
-                self._startup_error_shown = True
-                self.push_screen(StartupErrorScreen(self.session.life.startup_error, self.client.stderr_tail, self.config),
-                                 lambda _: self.exit(1))
+            if slot.shown:
+                self.refresh_bindings()  # Ctrl+R is offered while pi is not running
+            self._say_startup_error(slot)
+        if changes.run or changes.status or changes.settled is not None or changes.dialogs or changes.session:
+            self._desk_changed()
+
+    def _say_startup_error(self, slot: SessionSlot) -> None:
+        """The start-up error screen of a session whose pi could not start, once it is shown:
+        closing it quits pideck when it was the only session, else closes that session."""
+        error = slot.pi.model.life.startup_error
+        if error is None or slot.startup_error_shown or not slot.shown:
+            return
+        slot.startup_error_shown = True
+        only = len(self.slots) == 1
+        self.push_screen(StartupErrorScreen(error, slot.pi.client.stderr_tail, slot.config),
+                         lambda _: self.exit(1) if only else self.run_worker(self.close_session(slot), group="desk"))
 
     def _branch_shown(self, branch: str | None) -> None:
-        self.main.branch = branch
-        self.main.show_where()
+        slot = self.current
+        if slot.config.remote is not None:
+            return  # pi's folder is on its host: not read from here
+        slot.main.branch = branch
+        if slot.main.is_mounted:
+            slot.main.show_where()
 
     def _tick(self) -> None:
         """Animate the spinner and running tool durations; report what pi sent wrong."""
         if not self.is_running or self._closing or not self.main.status.is_attached:
             return  # the app is closing: its widgets are going away
-        self.problems.check()
+        for slot in self.slots:
+            slot.pi.problems.check()
         self.main.animate()
+        if len(self.slots) > 1:
+            self._desk_changed()  # (a dialog's time running out changes its session's mark)
 
     def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
         """Textual's, sending only the pieces of lines the terminal does not show yet."""
@@ -379,54 +488,146 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         if self._driver is not None:
             self._driver.write(sequence)
 
+    write_to_terminal = _write_to_terminal
+
     def set_terminal_title(self, title: str) -> None:
         """An extension's setTitle: the terminal title, with control characters removed."""
         self.title = clean(title).replace("\n", " ")[:200]
         if not self.is_headless:
             self.alerts.show_title()  # with the running mark while pi works
 
-    # --- start-up -------------------------------------------------------------------------
-
-    @work(exclusive=True, group="session")
-    async def start_session(self) -> None:
-        await self.pi.start()
-
     # --- dialogs --------------------------------------------------------------------------
 
-    @work(group="dialogs")
-    async def run_dialogs(self) -> None:
-        """Show extension dialogs one after another, in the order pi asked; one whose
-        timeout ran out while it waited is not shown (pi went on without it)."""
+    async def _run_dialogs(self, slot: SessionSlot) -> None:
+        """Show a session's extension dialogs one after another, in the order pi asked, each
+        once its session is shown; one whose timeout runs out before that is not shown (pi
+        went on without it)."""
         while True:
-            request, deadline = await self._dialogs.get()
-            if deadline is not None and deadline - time.monotonic() < DIALOG_MIN_LEFT:
-                self.dialog_timed_out(request)
-                continue
-            self.alerts.dialog(as_text(request.title))
-            response = await self.push_screen_wait(dialog_for(request, deadline))
-            if response is not None and self.client.running:
+            request, deadline = await slot.dialogs.get()
+            slot.dialog_taken = math.inf if deadline is None else deadline
+            try:
+                if not await self._until_shown(slot, deadline) or (
+                        deadline is not None and deadline - time.monotonic() < DIALOG_MIN_LEFT):
+                    self.dialog_timed_out(request, slot)
+                    continue
+                slot.alerts.dialog(as_text(request.title))
+                slot.dialog_screen = dialog_for(request, deadline)
+                self._desk_changed()
+                response = await self.push_screen_wait(slot.dialog_screen)
+            finally:
+                slot.dialog_taken = None
+                slot.dialog_screen = None
+                self._desk_changed()
+            if response is not None and slot.pi.client.running:
                 try:
-                    await self.client.send(response)
+                    await slot.pi.client.send(response)
                 except RpcError as exc:
-                    self.tell.fail(f"could not answer the extension: {exc}")
+                    slot.context.fail(f"could not answer the extension: {exc}")
 
-    def _forget_dialogs(self) -> None:
-        """Drop the extension dialogs waiting for their turn, and close the one shown (pi exited)."""
-        while not self._dialogs.empty():
-            self._dialogs.get_nowait()
-        if isinstance(self.screen, ExtensionDialog):
-            self.screen.dismiss(None)
+    async def _until_shown(self, slot: SessionSlot, deadline: float | None) -> bool:
+        """Wait until `slot` is shown, or False once `deadline` passed first."""
+        if slot.shown:
+            return True
+        if not slot.shown and len(self.slots) > 1:
+            slot.alerts.dialog(slot.name)  # the bell and the desktop say a session not shown asks
+            self.tell.warn(f"“{slot.name}” asks a question: Alt+0 or Alt+{slot.number} shows it", title="Needs you")
+        while not slot.shown:
+            try:
+                await asyncio.wait_for(slot.until_shown(), None if deadline is None else max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                return False
+        return True
 
-    def dialog_timed_out(self, request: DialogRequest) -> None:
+    def _forget_dialogs(self, slot: SessionSlot) -> None:
+        """Drop a session's extension dialogs waiting for their turn, and close the one shown (pi exited)."""
+        slot.dialogs.clear()
+        if slot.dialog_screen is not None:
+            slot.dialog_screen.expire()  # (closed when its session is shown again)
+
+    def dialog_timed_out(self, request: DialogRequest, slot: SessionSlot | None = None) -> None:
         """Report a dialog whose timeout ran out before its turn came."""
         title = " ".join(clean(as_text(request.title)).split())[:80]
-        self.tell.warn(f"An extension's {type(request).__struct_config__.tag} dialog “{title}” timed out before "
-                       "pideck could show it; pi went on without an answer", title="Dialog timed out")
+        (slot or self.current).context.warn(
+            f"An extension's {type(request).__struct_config__.tag} dialog “{title}” timed out before "
+            "pideck could show it; pi went on without an answer", title="Dialog timed out")
+
+    # --- the sessions open ------------------------------------------------------------------
+
+    def open_session(self, cwd: Path, pi_args: list[str] | None = None, pi_flag: str | None = None,
+                     session: str | None = None) -> SessionSlot:
+        """/open: another pi, in `cwd` (on `session`'s file), shown at once. Raises LaunchError
+        for what cannot start."""
+        config = with_checkpoints(open_launch(self.current.config, cwd, pi_args, pi_flag, session))
+        slot = self._new_slot(config)
+        self._open_slot(slot)
+        return slot
+
+    async def close_session(self, slot: SessionSlot | None = None) -> None:
+        """/close: end a session's pi in order and take its screen away; the last one quits."""
+        slot = slot or self.current
+        if len(self.slots) == 1:
+            self.quit()
+            return
+        if slot.closing:
+            return
+        slot.closing = True
+        self.closed.append(slot)
+        index = self.slots.index(slot)
+        self.slots.remove(slot)
+        if slot.shown:
+            self._switch(self.slots[min(index, len(self.slots) - 1)])
+        for worker in slot.workers:
+            worker.cancel()
+        await self.remove_mode(slot.mode)
+        if slot.mode == DEFAULT_MODE:
+            self.uninstall_screen(FIRST_SCREEN)
+            await slot.main.remove()
+        await slot.pi.close()
+        self._desk_changed()
+
+    def sessions_at_exit(self) -> list[tuple[str, LaunchConfig, SessionState | None, bool]]:
+        """Every session open and closed: its name, launch, pi's last state, and whether it
+        is the one pideck was started with."""
+        return [(slot.name, slot.config, slot.pi.model.state, slot.config is self.config)
+                for slot in [*self.slots, *self.closed]]
+
+    def session_lines(self) -> list[SessionLine]:
+        return [slot.line() for slot in self.slots]
+
+    def show_session(self, number: int) -> bool:
+        """Show the session Alt+`number` reaches; False if there is none."""
+        if not 1 <= number <= len(self.slots):
+            return False
+        self._switch(self.slots[number - 1])
+        self.run_worker(self.current.pi.apply_changes(), group="flush", exit_on_error=True)  # what waited to be drawn
+        self._desk_changed()
+        return True
+
+    def action_show_session(self, number: int) -> None:
+        if not self.show_session(number) and len(self.slots) > 1:
+            self.tell.say(f"There are {len(self.slots)} sessions: Alt+1 to Alt+{len(self.slots)}", title="Sessions")
+        elif len(self.slots) == 1 and number != 1:
+            self.tell.say("One session is open: /open starts another", title="Sessions")
+
+    def action_next_needing_you(self) -> None:
+        """Alt+0: the next session after the one shown whose dialog waits, else whose run
+        ended unseen, else one that failed."""
+        order = self.slots[self.slots.index(self.current) + 1 :] + self.slots[: self.slots.index(self.current)]
+        for marks in ((Mark.NEEDS_YOU,), (Mark.DONE,), (Mark.FAILED, Mark.EXITED)):
+            for slot in order:
+                if slot.mark in marks:
+                    self.show_session(slot.number)
+                    return
+        self.tell.say("No other session needs you", title="Sessions")
+
+    def _desk_changed(self) -> None:
+        """The sessions row of the screen shown says the sessions as they are now."""
+        if self.is_running and not self.leaving:
+            self.current.main.show_desk(self.current.session_lines())
 
     def all_commands(self) -> list[CommandInfo]:
         """pideck's own `/` commands, then pi's (extensions, prompt templates, skills)."""
-        own = [CommandInfo(name=c.name, description=c.description, source="pideck") for c in REGISTRY.values()]
-        return [*own, *(c for c in self.commands if c.name not in REGISTRY)]
+        return self.current.all_commands()
 
     # --- actions --------------------------------------------------------------------------
 
@@ -458,7 +659,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
     async def on_unmount(self) -> None:
         self.progress.clear()
         self._gc.close()
-        await self.pi.close()
+        await asyncio.gather(*(slot.pi.close() for slot in self.slots))  # every pi closed in order
 
 
 _SEVERITY = {"info": "information", "warning": "warning", "error": "error"}

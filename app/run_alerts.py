@@ -106,12 +106,16 @@ def one_line(text: str, limit: int = 120) -> str:
 
 
 class RunAlerts:
-    """`write` sends to the terminal; `focused` says whether the terminal has the focus;
-    `title` is the terminal title pideck shows (an extension's setTitle, else its name)."""
+    """`write` sends to the terminal; `focused` says whether the terminal has the focus (and
+    the session is the one shown); `title` is the terminal title pideck shows (an extension's
+    setTitle, else its name), written only while `shown`; `label` names the session in an
+    alert ("" with one session)."""
 
     def __init__(self, write: Callable[[str], None], setting: NotifySetting, focused: Callable[[], bool],
-                 title: Callable[[], str], env: Mapping[str, str], clock: Callable[[], float] = time.monotonic) -> None:
+                 title: Callable[[], str], env: Mapping[str, str], clock: Callable[[], float] = time.monotonic,
+                 shown: Callable[[], bool] = lambda: True, label: Callable[[], str] = lambda: "") -> None:
         self._write, self.setting, self._focused, self._title = write, setting, focused, title
+        self._shown, self._label = shown, label
         self._started: float | None = None  # when the run pi is in started
         self._clock = clock
         self._passthrough = lambda: tmux_passthrough(env)  # asked each time: the user may set it meanwhile
@@ -128,7 +132,8 @@ class RunAlerts:
         self.show_title()
 
     def show_title(self) -> None:
-        self._write(f"\x1b]2;{RUNNING_MARK if self.running else ''}{self._title()}\x07")
+        if self._shown():
+            self._write(f"\x1b]2;{RUNNING_MARK if self.running else ''}{self._title()}\x07")
 
     def settled(self, aborted: bool, error: str | None) -> None:
         """A run ended (before `run(False)`): an alert unless the user stopped it."""
@@ -143,6 +148,8 @@ class RunAlerts:
             self.alert(f"pi asks: {one_line(title)}" if title.strip() else "pi asks a question")
 
     def alert(self, body: str) -> None:
+        if label := self._label():
+            body = f"{one_line(label, 40)}: {body}"
         if self.setting.bell:
             self._write("\a")
         if self.setting.osc is not None:

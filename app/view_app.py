@@ -15,12 +15,14 @@ import asyncio
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, cast
 
 from app.pi.launch import LaunchConfig, LaunchError, resolve_pi_command
 from app.pideck_app import PideckApp
 from app.pi.record_pump import fold_in_slices
 from app.pi.session import PiSession
+from app.session_slot import SessionSlot
 from app.runtime import ProvisionError
 from protocol.wire.client import ChildExited, RpcError
 from protocol.wire.commands import ExportHtml
@@ -40,7 +42,7 @@ class ViewSession(PiSession):
     """The session of a file's or a stream's records: no pi to restart, no commands to load,
     no child to exit; what a view adds to a flush is its app's (`ViewApp.fold_records`)."""
 
-    host: ViewApp
+    fold_with: Callable[[list[Any]], Awaitable[None]]  # the view app's (set once it made the session)
 
     def can_restart(self) -> bool:
         return False  # nothing to restart: no pi runs
@@ -52,7 +54,7 @@ class ViewSession(PiSession):
         return None  # there is no child
 
     async def fold(self, records: list[Any]) -> None:
-        await self.host.fold_records(records)
+        await self.fold_with(records)
 
 
 class ViewApp(PideckApp):
@@ -63,6 +65,7 @@ class ViewApp(PideckApp):
         """`path`: a file to load, else `client` follows its stream; `others` are the further
         files given, which are not shown."""
         super().__init__(config, client=client, terminal_colors=terminal_colors)
+        cast(ViewSession, self.pi).fold_with = self.fold_records
         self.view = client
         self.others = others
         self.path = path
@@ -134,8 +137,12 @@ class ViewApp(PideckApp):
 
     # --- start-up -------------------------------------------------------------------------
 
-    def start_session(self) -> None:  # type: ignore[override]
+    def start_session(self, slot: SessionSlot) -> None:
         """Nothing to start: the file is loaded, or the stream followed, once the screen is ready."""
+
+    def open_session(self, cwd: Path, pi_args: list[str] | None = None, pi_flag: str | None = None,
+                     session: str | None = None) -> SessionSlot:
+        raise LaunchError("pideck view shows one run: /open starts a pi in pideck itself")
 
     async def _open_source(self) -> None:
         session = self.session

@@ -401,7 +401,7 @@ def has_role(style: Style, role: str) -> bool:
 def transcript_text(app: PideckApp) -> str:
     """The text of every message and banner the transcript shows, top to bottom."""
     parts = []
-    for widget in app.query_one(Transcript).query("*"):
+    for widget in app.main.query_one(Transcript).query("*"):
         if isinstance(widget, StreamingText):
             parts.append(widget.text)
         elif isinstance(widget, Static):
@@ -500,7 +500,7 @@ async def ready(pilot: Pilot[Any], fake: Fake) -> None:
 # --- driving pideck: typing, sending, extension requests, recorded streams -------------------
 
 async def type_text(pilot: Any, text: str) -> None:
-    editor = pilot.app.query_one(PromptEditor)
+    editor = pilot.app.main.query_one(PromptEditor)  # (the prompt of the session shown)
     editor.insert(text)
     await pilot.pause()
 
@@ -569,7 +569,7 @@ async def started(pilot: Any) -> None:
 
 
 async def send(pilot: Any, text: str, key: str = "enter") -> None:
-    editor = pilot.app.query_one(PromptEditor)
+    editor = pilot.app.main.query_one(PromptEditor)  # (the prompt of the session shown)
     editor.load(text)
     await pilot.pause()
     await pilot.press(key)

@@ -23,6 +23,7 @@ from app.notifier import Notifier
 from app.pi.launch import LaunchConfig
 from app.pi.session import PiSession
 from app.themes import Themes
+from protocol.state.desk import SessionLine
 from protocol.state.notification_center import NotificationCenter
 from protocol.state.session_model import SessionModel
 from protocol.wire.client import RpcClient, RpcDataError
@@ -81,6 +82,21 @@ class CommandUI(Protocol):
         ...
 
     def quit(self) -> None: ...
+
+    def session_lines(self) -> list[SessionLine]:
+        """Every session open, as /sessions lists them ([] while only one is open)."""
+        ...
+
+    def open_session(self, cwd: Path, pi_args: list[str] | None, pi_flag: str | None, session: str | None = None) -> str:
+        """Start another pi and show it (on `session`'s file, if given); its name. Raises
+        LaunchError for what cannot start."""
+        ...
+
+    async def close_session(self) -> None:
+        """End this session's pi (the last one open quits pideck)."""
+        ...
+
+    def show_session(self, number: int) -> bool: ...
 
 
 class CommandContext(Notifier):

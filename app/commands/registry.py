@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from app.commands import changes, export, info, login, model, notifications, rewind, run, session, theme
+from app.commands import changes, desk, export, info, login, model, notifications, rewind, run, session, theme
 from app.commands.context import SlashCommand
 
 
@@ -35,6 +35,7 @@ REGISTRY = _by_name(
     changes.COMMANDS,
     rewind.COMMANDS,
     theme.COMMANDS,
+    desk.COMMANDS,
 )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from app.commands.context import CommandContext, SlashCommand
 from app.commands.support import guarded
+from app.pi.launch import LaunchError
 from app.pi.settings import tree_filter
 from app.pi.remote import needs_local_pi
 from protocol.wire.client import RpcError
@@ -98,6 +99,15 @@ async def resume(ctx: CommandContext, args: str) -> None:
         )
         chosen = await ctx.ask(picker)
         if chosen is None:
+            return
+        if picker.beside:  # Alt+Enter: beside this one, in its own pi
+            folder = Path(chosen.cwd) if chosen.cwd and Path(chosen.cwd).is_dir() else ctx.cwd
+            try:
+                name = ctx.ui.open_session(folder, None, None, session=str(chosen.path))
+            except LaunchError as exc:
+                ctx.fail(str(exc), title="/resume")
+                return
+            ctx.say(f"Opened “{name}” beside this session: Alt+1 to Alt+9 switch", title="Sessions")
             return
         target = chosen.path
         title = chosen.title

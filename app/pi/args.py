@@ -18,6 +18,14 @@ SESSION_FLAGS: dict[str, int] = {
 }  # fmt: skip
 
 
+def without_session_flags(pi_args: Sequence[str]) -> list[str]:
+    """`pi_args` for another, new session (/open): without the flags that chose a session
+    but `--no-session` (the user's choice not to save one), and without pi's messages."""
+    end = list(pi_args).index("--") if "--" in pi_args else len(pi_args)
+    kept = opening_session(pi_args[:end], "")[:-2]
+    return [*kept, *(["--no-session"] if "--no-session" in pi_args[:end] else [])]
+
+
 def opening_session(pi_args: Sequence[str], session: str) -> list[str]:
     """`pi_args` without the flags that chose a session, and with `--session session`.
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.pi.args import opening_session, without_session_flags
 from app.pi.remote import ssh_destination, with_words
 from app.runtime import (
     MIN_PI_VERSION,
@@ -59,6 +60,12 @@ class LaunchConfig:
     """The host pi runs on when the command that runs it is `ssh ...` (app/pi/remote.py)."""
     recorder: Recorder | None = field(default=None, repr=False, compare=False)
     """`--record FILE`: what pi and pideck send each other is written there (protocol/wire/recording.py)."""
+    pi_args: tuple[str, ...] = ()
+    """The user's own pi arguments (after `--`), which `argv` ends with."""
+    demo_args: tuple[str, ...] = ()
+    """The demo model's pi arguments, between `--mode rpc` and the user's."""
+    pi_flag: str | None = None
+    """`--pi`'s command, as given."""
 
     def close(self) -> None:
         """Stop the demo model (if any) and remove its scratch directory; end the recording."""
@@ -151,6 +158,45 @@ def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> 
         demo_server=demo,
         remote=ssh_destination(command),
         recorder=start_recording(getattr(args, "record", None), argv, env, cwd),
+        pi_args=tuple(args.pi_args),
+        demo_args=tuple(demo.pi_args) if demo is not None else (),
+        pi_flag=args.pi,
+    )
+
+
+def open_launch(base: LaunchConfig, cwd: Path, pi_args: Sequence[str] | None = None,
+                pi_flag: str | None = None, session: str | None = None) -> LaunchConfig:
+    """Another session's pi (/open): `base`'s pi in `cwd` (or `pi_flag`'s command), with
+    `pi_args`, else `base`'s own pi arguments without those that chose its session (a new
+    one opens, or `session`'s file). The demo model and the environment are shared; the
+    recording is not.
+    Raises LaunchError for a folder or arguments `build_launch` would refuse."""
+    if not cwd.is_dir():
+        raise LaunchError(f"{cwd}: {'is not a folder' if cwd.exists() else 'does not exist'}")
+    argv = list(base.argv)
+    if "--mode" in argv:  # pi's command, then `--mode rpc` and the flags pideck and the user gave
+        command, given = argv[: argv.index("--mode")], argv[argv.index("--mode") + 2 :]
+    else:  # a command that is not pi's (a fake pi in the tests): kept whole
+        command, given = argv[: len(argv) - len(base.pi_args)], list(base.pi_args)
+    if pi_flag is not None:  # another pi: the flags pideck gave this one are not its
+        command, given = _split_pi_flag(pi_flag), [*base.demo_args, *base.pi_args]
+    own = list(pi_args) if pi_args is not None else without_session_flags(base.pi_args)
+    args = [*base.demo_args, *own] if pi_args is not None else without_session_flags(given)
+    if session is not None:
+        own, args = opening_session(own, session), opening_session(args, session)
+    _check_pi_args(args)
+    mode = ["--mode", "rpc"] if pi_flag is not None or "--mode" in argv else []
+    return LaunchConfig(
+        argv=(*command, *mode, *args),
+        env=dict(base.env),
+        cwd=cwd.resolve(),
+        demo=base.demo,
+        protocol_log=base.protocol_log,
+        pi_source=f"--pi {pi_flag}" if pi_flag is not None else base.pi_source,
+        remote=ssh_destination(command) if pi_flag is not None else base.remote,
+        pi_args=tuple(own),
+        demo_args=base.demo_args,
+        pi_flag=pi_flag if pi_flag is not None else base.pi_flag,
     )
 
 

@@ -55,6 +55,11 @@ class SessionHost(Protocol):
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = True) -> None: ...
 
+    def changes_to_draw(self, pending: Changes) -> bool:
+        """Whether the model's changes are drawn now: a session not shown keeps them for
+        when it is (and is given only what cannot wait)."""
+        ...
+
     async def show_changes(self, changes: Changes) -> None:
         """Draw what changed and do what the changes ask of the app (dialogs, alerts)."""
         ...
@@ -82,6 +87,7 @@ class PiSession:
         self._applying = asyncio.Lock()  # one apply_changes at a time (the flush and workers)
         self._dialog_arrived: dict[int, float] = {}  # by id(): when each dialog request not yet shown was read
         self._remove_listener: Callable[[], None] = lambda: None
+        self.last_record_at: float | None = None  # monotonic time pi last sent something (/sessions)
         self.attach(self.client)
 
     @property
@@ -117,8 +123,9 @@ class PiSession:
         """A record pi sent, as the client reads it. A dialog request's time runs from now: the
         pump may show it only after a flush that takes a while (a long reply), and a deadline
         counted from then kept the dialog open after pi had given up on it."""
+        self.last_record_at = now = time.monotonic()
         if isinstance(record, DIALOG_REQUESTS) and not self.host.leaving:
-            self._dialog_arrived[id(record)] = time.monotonic()
+            self._dialog_arrived[id(record)] = now
         self.pump.feed(record)
 
     def deadline(self, request: DialogRequest) -> float | None:
@@ -148,7 +155,7 @@ class PiSession:
             if pending.exited is not None:
                 self._exited(pending.exited)
             self.problems.check()
-            changes = self.model.take_changes()
+            changes = self.model.take_changes() if self.host.changes_to_draw(pending) else self.model.take_urgent()
             if not changes:
                 return
             for request in changes.declines:

@@ -6,6 +6,9 @@ follow-up nor be told apart from Enter. Mapping the pair to "alt+enter" keeps it
 one key press; it never becomes an Esc (which would abort the run). Ctrl+Alt+] (pi's
 jump backward to a character) is ESC followed by Ctrl+], which Textual reads as a plain
 Ctrl+] (jump forward); it is mapped to "alt+ctrl+right_square_bracket" the same way.
+Alt+0 to Alt+9 (the keys that show a session) come as ESC and the digit, which Textual reads
+as the characters WezTerm on macOS types with Option ("¡" for Alt+1, into the prompt); they
+are mapped to "alt+0" to "alt+9". A terminal that types "¡" sends the character itself.
 
 Alt+Up (restore the queue) arrives as `ESC [1;3A` from xterm-like terminals and tmux,
 which Textual reads as "alt+up", but as ESC followed by the plain arrow (`ESC ESC [A`)
@@ -33,6 +36,8 @@ class _Key(NamedTuple):
 
 def install_alt_keys() -> None:
     ANSI_SEQUENCES_KEYS["\x1b\r"] = (_Key("alt+enter"),)  # type: ignore[assignment]
+    for digit in "0123456789":  # (Textual types WezTerm-on-macOS's Option characters for these: "¡" for Alt+1)
+        ANSI_SEQUENCES_KEYS[f"\x1b{digit}"] = (_Key(f"alt+{digit}"),)  # type: ignore[assignment]
     ANSI_SEQUENCES_KEYS["\x1b\x1d"] = (_Key("alt+ctrl+right_square_bracket"),)  # type: ignore[assignment]
 
 

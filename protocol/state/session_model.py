@@ -19,7 +19,7 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgspec
@@ -346,12 +346,30 @@ class SessionModel:
         self.image_names: dict[str, str] = {}  # images.image_key -> file name, for images pideck sent
         self.life = LifeCycle()
         self.changes = Changes()
+        self._told = (False, LifeCycle())  # the run and pi's life as last taken (take_urgent)
 
     # --- bookkeeping ----------------------------------------------------------------------
 
     def take_changes(self) -> Changes:
+        self._told = (self.running, replace(self.life))
         changes, self.changes = self.changes, Changes()
         return changes
+
+    def take_urgent(self) -> Changes:
+        """What cannot wait for a session not shown to be drawn (dialogs, requests to decline,
+        a run's end, stats to read, pi's exit, notifications); the rest stays in `changes`.
+        `run` and `status` say the run or pi's life changed since last told; both are kept
+        for the session's screen to draw when shown."""
+        pending = self.changes
+        urgent = Changes(
+            dialogs=pending.dialogs, declines=pending.declines, settled=pending.settled,
+            stats_stale=pending.stats_stale, exited=pending.exited, notifications=pending.notifications,
+            run=self.running != self._told[0], status=pending.status and self.life != self._told[1],
+        )  # fmt: skip
+        self._told = (self.running, replace(self.life))
+        pending.dialogs, pending.declines, pending.notifications = [], [], []
+        pending.settled, pending.stats_stale, pending.exited = None, False, None
+        return urgent
 
     def item(self, key: int) -> MessageItem | Banner | None:
         return self._by_key.get(key)

@@ -48,9 +48,9 @@ async def test_a_flood_waits_for_its_frame_and_the_end_of_the_message_does_not(
         applied: list[int] = []
         apply_now = app.show_changes
 
-        async def counting(changes: Any) -> None:
+        async def counting(changes: Any, slot: Any = None) -> None:
             applied.append(pump.pending)
-            await apply_now(changes)
+            await apply_now(changes, slot)
 
         app.show_changes = counting  # type: ignore[method-assign]
         first, rest = records[: record_pump.FLOOD + 1], records[record_pump.FLOOD + 1 :]

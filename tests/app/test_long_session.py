@@ -152,9 +152,9 @@ async def test_a_stalled_screen_never_stalls_reading_from_pi(tmp_path: Path) -> 
         gate = asyncio.Event()
         render = app.show_changes
 
-        async def stalled_screen(changes: Any) -> None:
+        async def stalled_screen(changes: Any, slot: Any = None) -> None:
             await gate.wait()
-            await render(changes)
+            await render(changes, slot)
 
         app.show_changes = stalled_screen  # type: ignore[method-assign]
         # 60,000 records of 22 bytes: 1.3 MB, more than pi's stdout pipe holds (pideck widens

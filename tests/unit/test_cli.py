@@ -164,9 +164,13 @@ def test_main_runs_the_app_then_stops_the_demo(pi_flag, monkeypatch):
     seen = []
 
     class FakeApp:
-        def __init__(self, config, client, terminal_colors=(None, None), type_ahead=b""):
+        def __init__(self, config, client, terminal_colors=(None, None), type_ahead=b"", restore=()):
             seen.append(config)
             self.client = client
+            self.slots, self.current = [], None
+
+        def sessions_at_exit(self) -> list:
+            return []
 
         def run_app(self, signals, runner) -> int:
             assert seen[0].demo_server.workdir.exists()

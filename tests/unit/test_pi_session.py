@@ -16,6 +16,7 @@ from tests.pi_harness import Fake, kill_group, ui
 from app.pi.session import PiSession
 from protocol.state.session_model import Changes
 from protocol.wire.extension_ui import ConfirmRequest
+from protocol.wire.commands import Prompt
 
 
 class Timer:
@@ -33,6 +34,7 @@ class Host:
     def __init__(self) -> None:
         self.shown: list[Changes] = []
         self.toasts: list[str] = []
+        self.drawing = True  # False: the session is not shown (another is)
         self.tasks: set[asyncio.Task[None]] = set()
         self.leaving = False
 
@@ -60,6 +62,9 @@ class Host:
 
     def notify(self, message: str, **_: Any) -> None:
         self.toasts.append(message)
+
+    def changes_to_draw(self, pending: Changes) -> bool:
+        return self.drawing
 
     async def show_changes(self, changes: Changes) -> None:
         self.shown.append(changes)
@@ -91,6 +96,25 @@ async def test_a_session_starts_loads_and_shows_a_reply_through_its_host(tmp_pat
         await until(lambda: "odd-1" in str(fake.commands("extension_ui_response")), "the decline")
         assert fake.commands("extension_ui_response")[-1] == {"type": "extension_ui_response", "id": "odd-1",
                                                               "cancelled": True}
+    finally:
+        await session.close()
+
+
+async def test_a_session_not_shown_keeps_its_drawing_and_hands_over_its_dialogs(tmp_path: Path) -> None:
+    fake, host = Fake(tmp_path, "--rate", "1/5"), Host()
+    session = PiSession(fake.config(), host)
+    try:
+        await session.start()
+        host.drawing, host.shown = False, []
+        await session.client.call(Prompt(message="hi"))
+        fake.inject(ui("confirm", "ask-2", title="Go on?", message="sure"))
+        await until(lambda: any(c.dialogs for c in host.shown), "the dialog handed over at once")
+        await until(lambda: session.model.items and not session.model.running, "the reply folded", timeout=30)
+        assert not any(c.added or c.appended or c.replaced for c in host.shown), "nothing to draw while not shown"
+        host.drawing, before = True, len(host.shown)
+        await session.apply_changes()
+        (drawn,) = host.shown[before:]
+        assert drawn.added and not drawn.dialogs, "all it kept, once, and no dialog twice"
     finally:
         await session.close()
 

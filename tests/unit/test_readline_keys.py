@@ -180,3 +180,11 @@ async def test_up_and_down_in_a_wrapped_prompt_move_between_its_rows_before_brow
         assert editor.text == "older prompt", "on the first row Up browses the history"
         await pilot.press("down")
         assert editor.text == line, "and Down comes back to the draft"
+
+
+def test_alt_digits_are_keys_not_the_characters_textual_types_for_them() -> None:
+    """Alt+1 comes from xterm and tmux as ESC 1, which Textual read as "¡" typed in the prompt."""
+    install_alt_keys()
+    parser = XTermParser()
+    keys = [event.key for event in [*parser.feed("\x1b1\x1b9\x1b0¡"), *parser.feed("")]]
+    assert keys == ["alt+1", "alt+9", "alt+0", "inverted_exclamation_mark"]

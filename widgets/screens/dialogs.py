@@ -89,9 +89,18 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
         self.query_one("#countdown", Static).update(f"closes in {left}s")
 
     def _expire(self) -> None:
+        self.expire()
+
+    def expire(self) -> None:
+        """pi went on without an answer: close now if shown, else when shown again (a dialog
+        is dismissed only from the top of the screen stack shown)."""
         self._expired = True
         if self.is_active:
             self.dismiss(None)
+
+    @property
+    def expired(self) -> bool:
+        return self._expired
 
     def on_screen_resume(self) -> None:
         """Close a dialog whose timeout expired while another screen was on top."""

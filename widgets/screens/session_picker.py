@@ -89,8 +89,10 @@ class SessionPicker(FilteredPicker[SessionSummary]):
     """
 
     DEFAULT_CLASSES = "-tall"
-    HINT = "type to search · ↑↓ move · Enter resume · Tab this folder / all folders · Esc cancel"  # the rest: Footer
+    HINT = ("type to search · ↑↓ move · Enter resume · Alt+Enter in a new session · Tab this folder / all folders · "
+            "Esc cancel")  # the rest: Footer
     BINDINGS = [
+        Binding("alt+enter", "open_beside", "New session"),
         Binding("tab", "toggle_scope", "This folder / all"),
         Binding("ctrl+n", "toggle_named", "Named only"),
         Binding("ctrl+p", "toggle_paths", "Paths"),
@@ -116,6 +118,7 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         self.show_paths = False
         self.sessions: list[SessionSummary] = []
         self.deleting: SessionSummary | None = None  # asked to delete: Enter confirms, Esc keeps it
+        self.beside = False  # chosen with Alt+Enter: open it in a session of its own (/open)
         self._deleting_filter = ""  # the filter line when it was asked
         self._note = ""
 
@@ -175,6 +178,11 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         else:
             self.deleting = None
             self.set_note(self._note)
+
+    def action_open_beside(self) -> None:
+        if self.deleting is None:
+            self.beside = True
+            super().action_choose()
 
     def action_choose(self) -> None:
         if self.deleting is None:

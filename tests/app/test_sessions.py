@@ -1,0 +1,164 @@
+"""Several pi sessions in one pideck, over two fake pi children: /open, the sessions row,
+Alt+N and Alt+0, a session not shown folding its records without drawing them, a dialog
+waiting in it, /sessions and /close."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from textual.widgets import Static
+
+from protocol.state.desk import Mark
+from tests.pi_harness import Fake, type_text, ui, wait_until
+from widgets.message_views import StreamingText
+from widgets.prompt_editor import PromptEditor
+from widgets.screens.dialogs import ConfirmDialog
+from widgets.screens.sessions_picker import SessionsPicker
+from widgets.sessions_row import SessionsRow
+from widgets.transcript import Transcript
+
+
+def shown_text(screen: object) -> str:
+    """The text of a session's transcript as its screen has it drawn."""
+    parts = []
+    for widget in screen.query_one(Transcript).query("*"):  # type: ignore[attr-defined]
+        if isinstance(widget, StreamingText):
+            parts.append(widget.text)
+        elif isinstance(widget, Static):
+            parts.append(str(widget.render()))
+    return "\n".join(parts)
+
+
+def row(app: object) -> str:
+    return str(app.screen.query_one(SessionsRow).render())  # type: ignore[attr-defined]
+
+
+async def open_second(pilot: object, second: Fake) -> None:
+    app = pilot.app  # type: ignore[attr-defined]
+    await type_text(pilot, f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
+    await pilot.press("enter")  # type: ignore[attr-defined]
+    await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready and "get_commands" in second.kinds(),
+                     what="the second session started")
+    await wait_until(pilot, lambda: app.screen is app.slots[1].main and app.screen.query_one(SessionsRow).display,
+                     what="the second session shown with the sessions row")
+
+
+async def test_open_switch_and_a_session_not_shown_is_drawn_only_when_shown(tmp_path: Path) -> None:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two", "--rate", "1/50")
+    async with first.run() as pilot:
+        app = pilot.app
+        assert not app.main.query_one(SessionsRow).display, "no row while one session is open"
+        await type_text(pilot, "draft for one")
+        app.main.editor.load("draft for one")
+        await pilot.press("alt+2")
+        assert app.current is app.slots[0], "Alt+2 with one session open stays"
+        app.main.editor.load("")
+        await open_second(pilot, second)
+        assert "1 ○ one" in row(app) and "2 ○ two" in row(app), row(app)
+        assert app.slots[1].pi.cwd == (tmp_path / "two").resolve()
+
+        await type_text(pilot, "Write a long answer slowly.")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: second.commands("prompt"), what="the prompt sent to the second pi")
+        await pilot.press("alt+1")
+        assert app.current is app.slots[0] and app.screen is app.slots[0].main
+        app.main.editor.load("draft for one")
+        background = app.slots[1]
+        await wait_until(pilot, lambda: background.mark is Mark.WORKING, what="the second session working")
+        await wait_until(pilot, lambda: background.pi.model.running is False and background.unread,
+                         what="its run ended unseen", timeout=30)
+        answer = [item for item in background.pi.model.items if getattr(item, "role", "") == "assistant"]
+        assert answer, "the records were folded into its model"
+        assert "Reading a JSONL stream" not in shown_text(background.main), "nothing of it drawn while not shown"
+        assert background.mark is Mark.DONE and "2 ✓ two" in row(app)
+        assert not first.commands("prompt"), "the first pi got nothing"
+
+        await pilot.press("alt+0")  # the next that needs you: the one whose run ended unseen
+        await wait_until(pilot, lambda: "Reading a JSONL stream" in shown_text(background.main),
+                         what="its transcript drawn once shown")
+        assert app.current is background and not background.unread
+        await pilot.press("alt+1")
+        assert app.main.editor.text == "draft for one", "each session keeps its draft"
+
+
+async def test_a_dialog_of_a_session_not_shown_waits_for_it_and_marks_it(tmp_path: Path) -> None:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    async with first.run() as pilot:
+        app = pilot.app
+        await open_second(pilot, second)
+        await pilot.press("alt+1")
+        second.inject(ui("confirm", "c-1", title="Deploy now?", message="It goes live."))
+        await wait_until(pilot, lambda: app.slots[1].mark is Mark.NEEDS_YOU, what="the second session marked")
+        assert app.screen is app.slots[0].main, "the dialog is not shown over another session"
+        assert "needs you" in row(app)
+        await pilot.press("alt+0")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="the dialog, once its session shows")
+        await pilot.press("y")
+        answers = await wait_until(pilot, lambda: second.commands("extension_ui_response"), what="the answer")
+        assert answers == [{"type": "extension_ui_response", "id": "c-1", "confirmed": True}]
+        assert not first.commands("extension_ui_response"), "the answer went to the pi that asked"
+        await wait_until(pilot, lambda: app.slots[1].mark is not Mark.NEEDS_YOU, what="the mark gone")
+
+
+async def test_sessions_lists_them_and_close_ends_one(tmp_path: Path) -> None:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    async with first.run() as pilot:
+        app = pilot.app
+        await open_second(pilot, second)
+        await type_text(pilot, "/sessions")
+        await pilot.press("enter")
+        picker = await wait_until(pilot, lambda: app.screen if isinstance(app.screen, SessionsPicker) else None,
+                                  what="the sessions list")
+        assert [row.value for row in picker.shown] == [1, 2]
+        await pilot.press("up", "enter")
+        await wait_until(pilot, lambda: app.current is app.slots[0] and app.screen is app.slots[0].main,
+                         what="session 1 shown")
+        await pilot.press("alt+2")
+        client = app.slots[1].pi.client
+        await type_text(pilot, "/close")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(app.slots) == 1 and not client.running, what="the second pi closed")
+        assert app.screen is app.slots[0].main and not app.main.query_one(SessionsRow).display
+        assert app.is_running, "closing one session leaves pideck running"
+
+
+async def test_open_refuses_a_folder_that_does_not_exist(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        await type_text(pilot, "/open ./nowhere")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("does not exist" in n.message for n in app.notices.entries),
+                         what="the refusal")
+        assert len(app.slots) == 1 and isinstance(app.focused, PromptEditor)
+
+
+async def test_alt_enter_in_the_resume_picker_opens_the_session_beside_this_one(tmp_path: Path) -> None:
+    from tests.pi_harness import copy_session
+    from widgets.screens.session_picker import SessionPicker
+
+    sessions, work = tmp_path / "sessions", tmp_path / "work"
+    work.mkdir()
+    saved = copy_session("plain.jsonl", sessions, work)
+    fake = Fake(tmp_path, "--session-dir", str(sessions))
+    async with fake.run() as pilot:
+        app = pilot.app
+        await type_text(pilot, "/resume")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionPicker), what="the picker")
+        await pilot.press("tab")  # every folder's sessions: this one was started in another
+        picker = await wait_until(pilot, lambda: app.screen if isinstance(app.screen, SessionPicker) and
+                                  app.screen.sessions else None, what="the picker with the saved session")
+        assert picker.shown[0].value.path == saved
+        await pilot.press("alt+enter")
+        await wait_until(pilot, lambda: len(app.slots) == 2 and app.current is app.slots[1], what="a second session")
+        argv = app.slots[1].config.argv
+        assert argv[argv.index("--session") + 1] == str(saved) and app.slots[1].config.cwd == work.resolve()
+        assert not fake.commands("switch_session"), "the first session stays on its own"
