@@ -22,8 +22,9 @@ from protocol.numbers import parse_int
 from protocol.wire.protocol_log import default_log_path
 
 DESCRIPTION = """\
-A full-screen terminal front-end for the pi coding agent. pideck starts one
-`pi --mode rpc` child and shows its sessions, streaming output and tool runs.
+A full-screen terminal front-end for the pi coding agent. pideck starts a
+`pi --mode rpc` child and shows its session, streaming output and tool runs;
+/open starts more, each its own pi, and --restore opens again those of the last quit.
 
 Everything after `--` is passed to pi unchanged."""
 

@@ -19,7 +19,6 @@ from app.commands.context import CommandContext, SlashCommand
 from app.hotkeys_table import describe, key_label
 from app.commands.registry import REGISTRY
 from protocol.wire.responses import CommandInfo
-from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 
 

@@ -19,6 +19,7 @@ from textual import events, getters, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap, Keymap
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -172,6 +173,7 @@ class MainScreen(Screen[None]):
         self.files = FileCache(self._list_files)  # for `@` completion
         self.composed = asyncio.Event()  # the panes are there: changes can be drawn
         self.branch: str | None = None  # the git branch of pi's folder (app/git_branch.py)
+        self._theme_left: str | None = None  # the theme when another session's screen was shown
 
     def compose(self) -> ComposeResult:
         config = self.context.config
@@ -278,6 +280,17 @@ class MainScreen(Screen[None]):
             self.status_at = time.monotonic()
         if changes.editor_text is not None:
             self.editor.load(clean(changes.editor_text))  # no terminal controls back to pi
+
+    def post_message(self, message: Message) -> bool:
+        """A session shown again (Textual's mode switch) restyles its screen's every widget,
+        0.7 s for a long transcript's thousands; it is done only if the theme changed while
+        another session was shown (a class changed meanwhile restyles its widget itself)."""
+        if isinstance(message, events.ScreenResume) and message.refresh_styles and self._theme_left == self.app.theme:
+            message = events.ScreenResume(refresh_styles=False)
+        return super().post_message(message)
+
+    def on_screen_suspend(self) -> None:
+        self._theme_left = self.app.theme
 
     def show_desk(self, lines: list[SessionLine]) -> None:
         """The sessions row: every open session (none while only this one is open)."""

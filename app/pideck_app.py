@@ -18,7 +18,7 @@ from collections.abc import Coroutine, Iterable
 from typing import Any
 
 from rich.console import RenderableType
-from textual import events, work
+from textual import events
 from textual.app import App, ScreenStackError, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingsMap
 from textual.driver import Driver
@@ -41,19 +41,18 @@ from app.toasts import Toasts
 from app.notifier import Notifier
 from app.pi.settings import copy_on_select, display, terminal_progress
 from app.selection_copy import SelectionCopy
-from app.run_alerts import RunAlerts, notify_setting, run_error
+from app.run_alerts import RunAlerts, run_error
 from protocol.state.desk import Mark, SessionLine
 from app.terminal.progress import TerminalProgress
 from app.themes import Themes
 from app.terminal.unchanged_lines import TerminalLines, UnchangedLeftOut
-from app.commands.registry import REGISTRY
 from app.commands.context import CommandContext
 from app.terminal.dim_filter import use_safe_dim_filter
 from app.pi.checkpoint_launch import with_checkpoints
 from app.pi.problem_monitor import ProblemMonitor
 from app.pi.record_pump import RecordPump
 from app.pi.session import PiSession
-from app.pi.launch import LaunchError, open_launch
+from app.pi.launch import open_launch
 from app.session_slot import SessionSlot
 from app.terminal.type_ahead import HeldKeys, keys_in
 from protocol.wire.client import RpcClient, RpcError
@@ -63,7 +62,7 @@ from protocol.wire.responses import CommandInfo, SessionState
 from protocol.files.session_files import agent_dir
 from protocol.state.notification_center import NotificationCenter
 from protocol.state.session_model import Changes, SessionModel
-from widgets.screens.dialogs import ExtensionDialog, dialog_for
+from widgets.screens.dialogs import dialog_for
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 from widgets.screens.startup_error import StartupErrorScreen
@@ -71,6 +70,7 @@ from widgets.textual_private import CompositorUpdate
 
 DEFAULT_MODE = "_default"  # Textual's first mode: the first session's
 FIRST_SCREEN = "session-1"
+HIDDEN_VIEWS = 40  # messages a session keeps mounted while another is shown
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 # Seconds a timed dialog must have left when its turn comes to be shown; one with less is
 # reported as timed out (pi's timer started a little before pideck saw the request, and a
@@ -344,6 +344,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self.progress.show(slot.pi.model.running)
         if previous is not slot and self.is_running:
             self._branches.look_afresh()
+            self.call_after_refresh(self.run_worker, self._trim_hidden(previous), name="trim", group="trim")
 
     def _use_theme(self, name: str) -> None:
         """Draw with Textual theme `name` (registered, perhaps again under the same name) and
@@ -444,6 +445,14 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
             self._say_startup_error(slot)
         if changes.run or changes.status or changes.settled is not None or changes.dialogs or changes.session:
             self._desk_changed()
+
+    async def _trim_hidden(self, slot: SessionSlot) -> None:
+        """A session no longer shown keeps only its newest HIDDEN_VIEWS messages mounted (when
+        it was following the end; the others load as in a long session): showing it again lays
+        out its screen's every widget, 0.5 s for 400 messages."""
+        async with slot.pi.drawing:
+            if not slot.shown and not slot.closing and slot.main.is_mounted:
+                await slot.main.transcript.trim(HIDDEN_VIEWS)
 
     def _say_startup_error(self, slot: SessionSlot) -> None:
         """The start-up error screen of a session whose pi could not start, once it is shown:

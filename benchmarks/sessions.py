@@ -33,6 +33,7 @@ STREAMING = 4
 KEYS = 60
 IDLE_FOR = 3.0
 MESSAGES = 1_000
+DELTAS = 3_000
 
 
 async def new_app(sessions: int) -> tuple[Any, list[Any]]:
@@ -75,7 +76,7 @@ async def keys_and_cpu() -> dict[str, float]:
             for run in range(STREAMING):
                 tag = f"shown{run}"
                 watch = h.PaintWatch(app, h.last_token(tag))
-                await feed(clients[0], tools.stream_records(tag))
+                await feed(clients[0], tools.stream_records(tag, DELTAS))
                 await h.wait_until(lambda: watch.painted is not None, timeout=120)
                 watch.close()
             result["drawn_cpu"] = time.process_time() - cpu
@@ -88,13 +89,13 @@ async def keys_and_cpu() -> dict[str, float]:
         streams = range(1, STREAMING + 1)
         with h.gc_quiet():
             cpu = time.process_time()
-            feeding = [asyncio.create_task(feed(clients[n], tools.stream_records(f"bg{n}"))) for n in streams]
+            feeding = [asyncio.create_task(feed(clients[n], tools.stream_records(f"bg{n}", DELTAS))) for n in streams]
             await h.wait_until(lambda: all(folded(app, n, h.last_token(f"bg{n}")) for n in streams), timeout=120)
             result["background_cpu"] = time.process_time() - cpu
             await asyncio.gather(*feeding)
         for n in streams:  # the same again, with keys typed meanwhile
             app.slots[n].pi.model.take_changes()
-            asyncio.create_task(feed(clients[n], tools.stream_records(f"keys{n}")))
+            asyncio.create_task(feed(clients[n], tools.stream_records(f"keys{n}", DELTAS)))
         await type_keys(app, busy, count=KEYS)
         result["with_others"] = h.percentile(busy, 95)
     return result
@@ -171,7 +172,8 @@ def run() -> list[Row]:
         Row(f"CPU: {STREAMING} 3,000-delta replies in sessions not shown", keys["background_cpu"], "s",
             "the same drawn in the session shown", keys["drawn_cpu"]),
         Row(f"CPU over {IDLE_FOR:.0f} s idle, {OPEN} sessions", still[f"cpu{OPEN}"], "s", "one session", still["cpu1"]),
-        Row(f"frames over {IDLE_FOR:.0f} s idle, {OPEN} sessions", still[f"frames{OPEN}"], "frames"),
+        Row(f"frames over {IDLE_FOR:.0f} s idle, {OPEN} sessions", still[f"frames{OPEN}"], "frames", "one session",
+            still["frames1"]),
         Row("RSS each idle session adds (beside its pi child)", still["rss_each"], "MB"),
         Row(f"switch between two sessions of {MESSAGES:,} messages: key to first frame", switch["switch"] * 1000, "ms",
             "Page Up in one", switch["page"] * 1000),

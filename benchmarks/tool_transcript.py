@@ -85,9 +85,9 @@ def session_messages(kinds: bool) -> list[Any]:
     return response.data.messages  # type: ignore[union-attr]
 
 
-def stream_records(tag: str) -> list[Any]:
-    """message_start, DELTAS text deltas ending in the reply's last token, message_end."""
-    deltas = h.long_reply_deltas(DELTAS, tag)
+def stream_records(tag: str, count: int = DELTAS) -> list[Any]:
+    """message_start, `count` text deltas ending in the reply's last token, message_end."""
+    deltas = h.long_reply_deltas(count, tag)
     message = {**COMMON, "role": "assistant", "stopReason": "stop", "timestamp": 5, "content": []}
     lines = [{"type": "message_start", "message": message},
              {"type": "message_update", "assistantMessageEvent": {"type": "text_start", "contentIndex": 0}}]

@@ -400,8 +400,13 @@ def has_role(style: Style, role: str) -> bool:
 
 def transcript_text(app: PideckApp) -> str:
     """The text of every message and banner the transcript shows, top to bottom."""
+    return drawn_text(app.main)
+
+
+def drawn_text(screen: Any) -> str:
+    """The text of a session's transcript as its screen has it drawn (shown or not)."""
     parts = []
-    for widget in app.main.query_one(Transcript).query("*"):
+    for widget in screen.query_one(Transcript).query("*"):
         if isinstance(widget, StreamingText):
             parts.append(widget.text)
         elif isinstance(widget, Static):

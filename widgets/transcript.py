@@ -168,7 +168,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             self.refresh_tools(set(changes.tools))
         if not self.following and (changes.added or changes.appended or changes.replaced or changes.tools):
             self.new_output.display = True
-        await self._trim()
+        await self.trim()
 
     def _make_view(self, key: int) -> MessageView | BannerView | None:
         item = self.session.item(key)
@@ -230,11 +230,11 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
     def _more_marker(self) -> Static:
         return Static(self._more_text(), id="more-marker", classes="banner")
 
-    async def _trim(self) -> None:
-        """Keep at most MAX_VIEWS views mounted while the view follows the end; the oldest
-        go (they stay in the model). Scrolled up, the user may be reading them. Following is
-        the anchor, not the scroll offset: that lags behind views just mounted."""
-        excess = len(self.views) - MAX_VIEWS
+    async def trim(self, keep: int | None = None) -> None:
+        """Keep at most `keep` (MAX_VIEWS) views mounted while the view follows the end; the
+        oldest go (they stay in the model). Scrolled up, the user may be reading them.
+        Following is the anchor, not the scroll offset: that lags behind views just mounted."""
+        excess = len(self.views) - (MAX_VIEWS if keep is None else keep)
         if excess <= 0 or self._hidden_after or not self.following:
             return
         # the views and the count left out change together, before any await (a search or

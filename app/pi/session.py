@@ -146,6 +146,11 @@ class PiSession:
         await fold_in_slices(records, self.model.apply_all)
         await self.apply_changes()
 
+    @property
+    def drawing(self) -> asyncio.Lock:
+        """Held while changes are drawn: what else changes the views takes it too."""
+        return self._applying
+
     async def apply_changes(self) -> None:
         """The one way changes of the model reach the screen."""
         async with self._applying:  # views mounting for one batch are not touched by another

@@ -6,28 +6,16 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Any
 
-from textual.widgets import Static
+from textual.app import App, ComposeResult
 
-from protocol.state.desk import Mark
-from tests.pi_harness import Fake, type_text, ui, wait_until
-from widgets.message_views import StreamingText
+from protocol.state.desk import Mark, SessionLine
+from tests.pi_harness import Fake, drawn_text, type_text, ui, wait_until
 from widgets.prompt_editor import PromptEditor
 from widgets.screens.dialogs import ConfirmDialog
 from widgets.screens.sessions_picker import SessionsPicker
 from widgets.sessions_row import SessionsRow
-from widgets.transcript import Transcript
-
-
-def shown_text(screen: object) -> str:
-    """The text of a session's transcript as its screen has it drawn."""
-    parts = []
-    for widget in screen.query_one(Transcript).query("*"):  # type: ignore[attr-defined]
-        if isinstance(widget, StreamingText):
-            parts.append(widget.text)
-        elif isinstance(widget, Static):
-            parts.append(str(widget.render()))
-    return "\n".join(parts)
 
 
 def row(app: object) -> str:
@@ -72,12 +60,12 @@ async def test_open_switch_and_a_session_not_shown_is_drawn_only_when_shown(tmp_
                          what="its run ended unseen", timeout=30)
         answer = [item for item in background.pi.model.items if getattr(item, "role", "") == "assistant"]
         assert answer, "the records were folded into its model"
-        assert "Reading a JSONL stream" not in shown_text(background.main), "nothing of it drawn while not shown"
+        assert "Reading a JSONL stream" not in drawn_text(background.main), "nothing of it drawn while not shown"
         assert background.mark is Mark.DONE and "2 ✓ two" in row(app)
         assert not first.commands("prompt"), "the first pi got nothing"
 
         await pilot.press("alt+0")  # the next that needs you: the one whose run ended unseen
-        await wait_until(pilot, lambda: "Reading a JSONL stream" in shown_text(background.main),
+        await wait_until(pilot, lambda: "Reading a JSONL stream" in drawn_text(background.main),
                          what="its transcript drawn once shown")
         assert app.current is background and not background.unread
         await pilot.press("alt+1")
@@ -162,3 +150,49 @@ async def test_alt_enter_in_the_resume_picker_opens_the_session_beside_this_one(
         argv = app.slots[1].config.argv
         assert argv[argv.index("--session") + 1] == str(saved) and app.slots[1].config.cwd == work.resolve()
         assert not fake.commands("switch_session"), "the first session stays on its own"
+
+
+class RowApp(App[None]):
+    """The sessions row alone, with a session in each state."""
+
+    def compose(self) -> ComposeResult:
+        yield SessionsRow(id="sessions-row")
+
+    def on_mount(self) -> None:
+        names = ["api", "tests", "box:infra", "docs", "parser", "web", "notes"]
+        marks = [Mark.WORKING, Mark.NEEDS_YOU, Mark.DONE, Mark.FAILED, Mark.EXITED, Mark.STARTING, Mark.IDLE]
+        self.query_one(SessionsRow).show_lines([
+            SessionLine(number=n + 1, name=name, mark=mark, model="m", folder="/", host=None, cost="—", idle_for=None,
+                        current=n == 0)
+            for n, (name, mark) in enumerate(zip(names, marks))
+        ])  # fmt: skip
+
+
+def test_the_sessions_row_in_each_state(snap_compare: Any) -> None:
+    assert snap_compare(RowApp(), terminal_size=(110, 3))
+
+
+async def test_a_long_session_not_shown_keeps_only_its_newest_messages_mounted(tmp_path: Path) -> None:
+    import json
+
+    from app.pideck_app import HIDDEN_VIEWS
+
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    messages = []
+    for turn in range(60):
+        messages.append({"role": "user", "content": [{"type": "text", "text": f"Question {turn}"}], "timestamp": 1})
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": f"Answer {turn}"}], "timestamp": 2,
+                         "api": "x", "provider": "p", "model": "m", "stopReason": "stop"})
+    (tmp_path / "messages.json").write_text(json.dumps(messages))
+    first, second = Fake(tmp_path / "one", "--messages", str(tmp_path / "messages.json")), Fake(tmp_path / "two")
+    async with first.run() as pilot:
+        app = pilot.app
+        long = app.slots[0].main.transcript
+        await wait_until(pilot, lambda: len(long.views) == 120, what="the 120 messages mounted")
+        await open_second(pilot, second)
+        await wait_until(pilot, lambda: len(long.views) == HIDDEN_VIEWS and long.hidden_before == 120 - HIDDEN_VIEWS,
+                         what="the session not shown trimmed to its newest messages")
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: "Answer 59" in drawn_text(app.main), what="its newest shown again")
+        assert "earlier messages not shown" in drawn_text(app.main)

@@ -5,7 +5,6 @@ in tmux, quitting with one resume command per session and `pideck --restore`."""
 
 from __future__ import annotations
 
-import os
 import shlex
 import subprocess
 import time
@@ -21,6 +20,7 @@ from tests.pi_harness import (
     ROOT,
     SIZE,
     PiHarness,
+    drawn_text,
     kill_group,
     make_app,
     notes,
@@ -29,25 +29,12 @@ from tests.pi_harness import (
     started,
     wait_until,
 )
-from textual.widgets import Static
-from widgets.markdown_stream import StreamingText
 from widgets.screens.dialogs import ExtensionDialog, SelectDialog
 from widgets.sessions_row import SessionsRow
-from widgets.transcript import Transcript
 
 pytestmark = pytest.mark.pi
 
 SLOW = {"chunk_chars": 3, "delay": 0.02}
-
-
-def drawn(screen: object) -> str:
-    parts = []
-    for widget in screen.query_one(Transcript).query("*"):  # type: ignore[attr-defined]
-        if isinstance(widget, StreamingText):
-            parts.append(widget.text)
-        elif isinstance(widget, Static):
-            parts.append(str(widget.render()))
-    return "\n".join(parts)
 
 
 async def open_session(pilot: object, folder: Path, count: int) -> None:
@@ -82,15 +69,15 @@ async def test_three_pis_at_once_each_reply_and_dialog_in_its_own_session(pi_har
         await wait_until(pilot, lambda: two.pi.model.running, what="session 2 working")
         model.queue(Reply(text="First answer."))
         await send(pilot, "Answer in session one.")
-        await wait_until(pilot, lambda: "First answer." in drawn(app.slots[0].main) and not app.session.running,
+        await wait_until(pilot, lambda: "First answer." in drawn_text(app.slots[0].main) and not app.session.running,
                          timeout=30, what="session 1's answer")
         await wait_until(pilot, lambda: not two.pi.model.running and two.unread, timeout=40, what="session 2 done unseen")
         # (its first deltas may have been drawn before Alt+1 was read; the rest waited)
-        assert drawn(two.main).count("second") < 80, "a session not shown draws nothing"
-        assert "First answer." not in drawn(two.main) and "second second" not in drawn(app.slots[0].main)
+        assert drawn_text(two.main).count("second") < 80, "a session not shown draws nothing"
+        assert "First answer." not in drawn_text(two.main) and "second second" not in drawn_text(app.slots[0].main)
         assert "2 ✓" in str(app.screen.query_one(SessionsRow).render())
         await pilot.press("alt+2")
-        await wait_until(pilot, lambda: drawn(two.main).count("second") == 80, what="session 2 drawn whole once shown")
+        await wait_until(pilot, lambda: drawn_text(two.main).count("second") == 80, what="session 2 drawn whole once shown")
 
         # a dialog of session 3 while session 1 is shown: it waits, marked, and is answered there
         await pilot.press("alt+3")
@@ -133,7 +120,7 @@ async def test_a_timed_dialog_runs_out_unseen_and_a_crash_spares_the_session_str
         kill_group(two.pi.client)
         await wait_until(pilot, lambda: two.mark is Mark.EXITED and two.pi.model.life.crash is not None,
                          timeout=20, what="session 2's pi crashed")
-        await wait_until(pilot, lambda: not app.session.running and "steady steady" in drawn(app.main),
+        await wait_until(pilot, lambda: not app.session.running and "steady steady" in drawn_text(app.main),
                          timeout=30, what="session 1's reply whole")
         assert app.slots[0].pi.client.running and app.session.life.crash is None, "one crash never touches another"
         await quiesce(pilot)

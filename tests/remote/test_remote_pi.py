@@ -160,3 +160,40 @@ async def test_a_connection_dropped_mid_stream_is_reported_and_restarts_on_the_s
         await wait_until(pilot, lambda: "Still talking over ssh." in transcript_text(app), timeout=30,
                          what="a prompt after the restart")  # fmt: skip
         await quiesce(pilot)
+
+
+async def test_a_second_session_opened_on_another_host_streams_beside_the_local_one(
+    sshd: Any, remote_pi: PiHarness, tmp_path: Path
+) -> None:
+    """Several sessions: one pi here, one over ssh (`/open --pi 'ssh …'`), each its own."""
+    from protocol.state.desk import Mark
+    from widgets.sessions_row import SessionsRow
+
+    def reply_to(body: dict[str, Any]) -> Reply:  # (both pis share the model: each prompt its answer)
+        asked = str([m for m in body.get("messages", []) if m.get("role") == "user"][-1]["content"])
+        if "over ssh" in asked:
+            return Reply(text="Answered from over there.", chunk_chars=4, delay=0.02)
+        return Reply(text="Answered here.")
+
+    remote_pi.reset_model()
+    remote_pi.model.responder = reply_to
+    app = PideckApp(remote_pi.launch_config())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app._session_ready and app.commands, timeout=60, what="the local pi")
+        pi = remote_pi_command(sshd.ssh(), remote_pi)
+        await send(pilot, f"/open --pi {shlex.quote(pi)} -- {shlex.join(pi_model_args())} --no-session")
+        await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready, timeout=60,
+                         what="the session over ssh")
+        far = app.slots[1]
+        assert far.config.remote == HOST and "127.0.0.1:" in str(app.screen.query_one(SessionsRow).render())
+        await send(pilot, "hello over ssh")
+        await pilot.press("alt+1")
+        await send(pilot, "hello here")
+        await wait_until(pilot, lambda: "Answered here." in transcript_text(app), timeout=30, what="the local answer")
+        await wait_until(pilot, lambda: far.mark is Mark.DONE, timeout=30, what="the far run done unseen")
+        await pilot.press("alt+2")
+        await wait_until(pilot, lambda: "Answered from over there." in transcript_text(app), timeout=30,
+                         what="its answer, once shown")
+        assert "Answered here." not in transcript_text(app)
+        await quiesce(pilot)
+    remote_pi.reset_model()
