@@ -132,7 +132,26 @@ def long_messages(tag: str) -> list[Any]:
     return response.data.messages  # type: ignore[union-attr]
 
 
+class ScreenFrames:
+    """The screens of the compositor's updates, in order (`App._display` sees each one)."""
+
+    def __init__(self, app: Any) -> None:
+        self.screens: list[Any] = []
+        original = app._display
+
+        def display(screen: Any, renderable: Any) -> None:
+            self.screens.append(screen)
+            original(screen, renderable)
+
+        app._display = display
+
+    def shown_since(self, count: int, screen: Any) -> bool:
+        return screen in self.screens[count:]
+
+
 async def switching() -> dict[str, float]:
+    from textual import events
+
     app, clients = await new_app(2)
     async with app.run_test(size=h.SIZE, headless=True) as pilot:
         await pilot.pause()
@@ -144,19 +163,21 @@ async def switching() -> dict[str, float]:
         app.show_session(1)
         await app._apply_changes()
         await pilot.pause(0.5)
-        frames = tools.Frames(app)
+        frames = ScreenFrames(app)
         switches, pages = [], []
         for turn in range(10):
-            seen = frames.count
+            seen, target = len(frames.screens), app.slots[1 if turn % 2 == 0 else 0].main
+            key = events.Key("alt+2" if turn % 2 == 0 else "alt+1", None)  # as the terminal's driver sends it
+            key.set_sender(app)
             started = time.perf_counter()
-            await pilot.press("alt+2" if turn % 2 == 0 else "alt+1")
-            await h.wait_until(lambda seen=seen: frames.count > seen, timeout=60)
+            app._driver.send_message(key)
+            await h.wait_until(lambda: frames.shown_since(seen, target), timeout=60, poll=0.001)
             switches.append(time.perf_counter() - started)
-            await pilot.pause(0.2)
-            seen = frames.count
+            await pilot.pause(0.5)  # (the session left is trimmed meanwhile)
+            seen = len(frames.screens)
             started = time.perf_counter()
             app.main.transcript.scroll_page_up(animate=False)
-            await h.wait_until(lambda seen=seen: frames.count > seen, timeout=60)
+            await h.wait_until(lambda: len(frames.screens) > seen, timeout=60, poll=0.001)
             pages.append(time.perf_counter() - started)
             await pilot.pause(0.2)
     return {"switch": h.median(switches), "page": h.median(pages)}

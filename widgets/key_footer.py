@@ -9,6 +9,7 @@ is `UNBOUND` (an action the user's keybindings.json left without a key) is not s
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.dom import NoScreen
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
@@ -35,6 +36,8 @@ class KeyFooter(Footer):
     focus back without telling the Footer). The first keys are composed whatever the focus.
     """
 
+    _shown: tuple[object, ...] = ()  # the bindings the keys shown were composed from
+
     def compose(self) -> ComposeResult:
         """Textual's keys, those `UNBOUND` hidden from the start (not only once `_fit` runs,
         after the recomposed keys are mounted: between the two they showed)."""
@@ -49,8 +52,22 @@ class KeyFooter(Footer):
             self.call_after_refresh(self.recompose)
 
     async def recompose(self) -> None:
+        """The keys again, when they are not the ones shown: a session shown again (its
+        screen's bindings told afresh) mounted and styled every key anew, 0.1 s a switch."""
+        shown = self._keys_now()
+        if shown == self._shown and self.children:
+            return
+        self._shown = shown
         await super().recompose()
         self._fit()
+
+    def _keys_now(self) -> tuple[object, ...]:
+        try:
+            active = self.screen.active_bindings
+        except NoScreen:  # (not attached)
+            return ()
+        return tuple((key, shown.binding.action, shown.binding.description, shown.binding.show, shown.enabled,
+                      shown.tooltip) for key, shown in active.items())
 
     def on_resize(self) -> None:
         self._fit()

@@ -196,3 +196,44 @@ async def test_a_long_session_not_shown_keeps_only_its_newest_messages_mounted(t
         await pilot.press("alt+1")
         await wait_until(pilot, lambda: "Answer 59" in drawn_text(app.main), what="its newest shown again")
         assert "earlier messages not shown" in drawn_text(app.main)
+
+
+async def test_a_session_shown_again_keeps_its_footer_keys(tmp_path: Path) -> None:
+    """Showing a screen again told its Footer the bindings afresh, and it mounted and styled
+    every key anew (0.1 s a switch); the same bindings keep the same keys."""
+    from widgets.key_footer import KeyFooter
+
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    async with first.run() as pilot:
+        app = pilot.app
+        footer = app.slots[0].main.query_one(KeyFooter)
+        await open_second(pilot, second)
+        await pilot.press("alt+1")
+        await pilot.pause()
+        keys = list(footer.children)
+        assert keys, "the footer shows keys"
+        for key in ("alt+2", "alt+1", "alt+2", "alt+1"):
+            await pilot.press(key)
+            await pilot.pause()
+        assert app.screen is app.slots[0].main
+        assert list(footer.children) == keys, "the same keys, not composed again"
+
+
+async def test_a_theme_chosen_in_another_session_restyles_this_one_when_shown(tmp_path: Path) -> None:
+    """The switch's restyle of every widget is skipped: a theme chosen while a session is not
+    shown still reaches it."""
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    async with first.run() as pilot:
+        app = pilot.app
+        one = app.slots[0].main
+        await open_second(pilot, second)
+        before = one.styles.background
+        assert app.themes.switch("light")
+        await wait_until(pilot, lambda: app.slots[1].main.styles.background != before, what="session 2 restyled")
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: one.styles.background == app.slots[1].main.styles.background,
+                         what="session 1 in the new theme once shown")
