@@ -68,8 +68,7 @@ from widgets.safe_text import clean
 from widgets.screens.startup_error import StartupErrorScreen
 from widgets.textual_private import CompositorUpdate
 
-DEFAULT_MODE = "_default"  # Textual's first mode: the first session's
-FIRST_SCREEN = "session-1"
+FIRST_MODE = "session-1"
 HIDDEN_VIEWS = 40  # messages a session keeps mounted while another is shown
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 # Seconds a timed dialog must have left when its turn comes to be shown; one with less is
@@ -85,9 +84,9 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
     COMMAND_PALETTE_BINDING = "f1"  # pi's Ctrl+P cycles models
     COMMANDS = App.COMMANDS | {PideckCommands, PiCommands, KeyActions}
     session_class: type[PiSession] = PiSession
-    # Textual's first mode is the first session's (its screen installed under that name); each
-    # session opened later has a mode of its own.
-    MODES = {DEFAULT_MODE: FIRST_SCREEN}
+    # Each session's screen is in a Textual mode of its own; the first mode, the first
+    # session's, starts on `get_default_screen` (its mode is added once the app runs).
+    DEFAULT_MODE = FIRST_MODE
     # The keys that work over every screen; the conversation's are MainScreen's.
     BINDINGS = [
         Binding("f1", "command_palette", "Commands", show=False, priority=True,
@@ -135,14 +134,13 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self.current = self._new_slot(config, client)
         # the git branch of the shown session's folder (one look every 2 s, not one per session)
         self._branches = BranchFollower(self, lambda: self.current.pi.cwd, self._branch_shown)
-        self.install_screen(self.current.main, FIRST_SCREEN)
         self.read_keybindings()
         # keys typed while pideck starts (type_ahead: before the app ran) wait for the prompt
         self.held_keys = HeldKeys(self._keys_have_a_place, lambda event: App.on_event(self, event), keys_in(type_ahead))
 
     def _new_slot(self, config: LaunchConfig, client: RpcClient | None = None) -> SessionSlot:
         self._serial += 1
-        slot = SessionSlot(self, config, self._serial, client, mode=DEFAULT_MODE if not self.slots else None)
+        slot = SessionSlot(self, config, self._serial, client)
         if not self.slots:
             slot.show(True)  # the screen pideck starts with: what pi sends before it mounts waits for it there
         self.slots.append(slot)
@@ -313,13 +311,15 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
 
     def _open_slot(self, slot: SessionSlot, show: bool = True) -> None:
         """Give `slot` its screen's mode, start its pi and its dialogs; show it."""
-        if slot.mode != DEFAULT_MODE:
-            self.add_mode(slot.mode, lambda: slot.main)
+        self.add_mode(slot.mode, lambda: slot.main)  # (the first one's stack is there already)
         if show:
             self._switch(slot)
         self.start_session(slot)
         slot.workers.append(self.run_worker(self._run_dialogs(slot), name="dialogs", group="dialogs"))
         self._desk_changed()
+
+    def get_default_screen(self) -> Screen[Any]:
+        return self.slots[0].main
 
     def start_session(self, slot: SessionSlot) -> None:
         slot.pi.model.starting(time.monotonic())  # "starting pi…" from the first frame, never "ready" before it
@@ -588,9 +588,6 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         for worker in slot.workers:
             worker.cancel()
         await self.remove_mode(slot.mode)
-        if slot.mode == DEFAULT_MODE:
-            self.uninstall_screen(FIRST_SCREEN)
-            await slot.main.remove()
         await slot.pi.close()
         self._desk_changed()
 

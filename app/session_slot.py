@@ -129,11 +129,10 @@ class Desk(Protocol):
 
 
 class SessionSlot:
-    def __init__(self, app: Desk, config: LaunchConfig, serial: int, client: RpcClient | None = None,
-                 mode: str | None = None) -> None:
+    def __init__(self, app: Desk, config: LaunchConfig, serial: int, client: RpcClient | None = None) -> None:
         self.app = app
         self.config = config
-        self.mode = mode or f"session-{serial}"  # its Textual mode: its main screen and what is pushed over it
+        self.mode = f"session-{serial}"  # its Textual mode: its main screen and what is pushed over it
         self.shown = False
         self.unread = False  # a run ended while it was not shown, not looked at since
         self._kept = False  # changes were kept while it was not shown

@@ -246,15 +246,13 @@ class ViewApp(PideckApp):
         self.main.stats.refresh_stats()
         self.run_worker(self._open_source(), name="view", group="session", exclusive=True)
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def on_mount(self) -> None:  # (Textual calls PideckApp's on_mount and on_unmount after these)
         if self.others:
             self.tell.warn(f"pideck view shows one run at a time: only {self.view.source} is shown "
                            f"(not {', '.join(self.others)})", title="View")
 
     async def on_unmount(self) -> None:
         self.load_progress.cancel()  # a long load stops at its next line
-        await super().on_unmount()
 
 
 # Records after which the stats pane's model, counts and outcome may have changed.
