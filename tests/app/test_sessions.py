@@ -22,6 +22,13 @@ def row(app: object) -> str:
     return str(app.screen.query_one(SessionsRow).render())  # type: ignore[attr-defined]
 
 
+def two_fakes(tmp_path: Path, *second_args: str) -> tuple[Fake, Fake]:
+    """Two fake pi children, each in a folder of its own (`one`, `two`)."""
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+    return Fake(tmp_path / "one"), Fake(tmp_path / "two", *second_args)
+
+
 async def open_second(pilot: object, second: Fake) -> None:
     app = pilot.app  # type: ignore[attr-defined]
     await type_text(pilot, f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
@@ -33,9 +40,7 @@ async def open_second(pilot: object, second: Fake) -> None:
 
 
 async def test_open_switch_and_a_session_not_shown_is_drawn_only_when_shown(tmp_path: Path) -> None:
-    (tmp_path / "one").mkdir()
-    (tmp_path / "two").mkdir()
-    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two", "--rate", "1/50")
+    first, second = two_fakes(tmp_path, "--rate", "1/50")
     async with first.run() as pilot:
         app = pilot.app
         assert not app.main.query_one(SessionsRow).display, "no row while one session is open"
@@ -73,9 +78,7 @@ async def test_open_switch_and_a_session_not_shown_is_drawn_only_when_shown(tmp_
 
 
 async def test_a_dialog_of_a_session_not_shown_waits_for_it_and_marks_it(tmp_path: Path) -> None:
-    (tmp_path / "one").mkdir()
-    (tmp_path / "two").mkdir()
-    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    first, second = two_fakes(tmp_path)
     async with first.run() as pilot:
         app = pilot.app
         await open_second(pilot, second)
@@ -94,9 +97,7 @@ async def test_a_dialog_of_a_session_not_shown_waits_for_it_and_marks_it(tmp_pat
 
 
 async def test_sessions_lists_them_and_close_ends_one(tmp_path: Path) -> None:
-    (tmp_path / "one").mkdir()
-    (tmp_path / "two").mkdir()
-    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    first, second = two_fakes(tmp_path)
     async with first.run() as pilot:
         app = pilot.app
         await open_second(pilot, second)
@@ -203,9 +204,7 @@ async def test_a_session_shown_again_keeps_its_footer_keys(tmp_path: Path) -> No
     every key anew (0.1 s a switch); the same bindings keep the same keys."""
     from widgets.key_footer import KeyFooter
 
-    (tmp_path / "one").mkdir()
-    (tmp_path / "two").mkdir()
-    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    first, second = two_fakes(tmp_path)
     async with first.run() as pilot:
         app = pilot.app
         footer = app.slots[0].main.query_one(KeyFooter)
@@ -224,9 +223,7 @@ async def test_a_session_shown_again_keeps_its_footer_keys(tmp_path: Path) -> No
 async def test_a_theme_chosen_in_another_session_restyles_this_one_when_shown(tmp_path: Path) -> None:
     """The switch's restyle of every widget is skipped: a theme chosen while a session is not
     shown still reaches it."""
-    (tmp_path / "one").mkdir()
-    (tmp_path / "two").mkdir()
-    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    first, second = two_fakes(tmp_path)
     async with first.run() as pilot:
         app = pilot.app
         one = app.slots[0].main
