@@ -98,7 +98,10 @@ class KeyActions(_Provider):
             if binding.system or binding.action in ("command_palette", "quit"):
                 continue
             found.setdefault(binding.action, (describe(binding), []))[1].append(key_label(key))
-        return [(name, ", ".join(keys), self._runner(action)) for action, (name, keys) in found.items()]
+        entries: dict[tuple[str, str], Callable[[], object]] = {}  # (one per help and keys: Alt+N has two bindings)
+        for action, (name, keys) in found.items():
+            entries.setdefault((name, ", ".join(keys)), self._runner(action))
+        return [(name, keys, run) for (name, keys), run in entries.items()]
 
     def _runner(self, action: str) -> Callable[[], object]:
         app = self.app

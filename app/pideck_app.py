@@ -95,12 +95,15 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
                 tooltip="Copy the selection; else clear the prompt, twice to quit", id="app.clear"),
         Binding("ctrl+z", "suspend_process", "Suspend", show=False, priority=True,
                 tooltip="Suspend pideck to the shell (fg brings it back); pi keeps its state", id="app.suspend"),
-        *(Binding(f"alt+{n}", f"show_session({n})", f"Session {n}", show=False, priority=True,
+        # Alt+N twice: for the prompt, which runs it as it reads the key (the keys of a burst after
+        # it go to the session it shows; widgets/keys_in_order.py), and over a dialog or a
+        # picker, where it acts at once (`check_action` offers each only where it applies)
+        *(Binding(f"alt+{n}", f"show_session({n}{over})", f"Session {n}", show=False, priority=bool(over),
                   tooltip="Show session 1 to 9, as the sessions row numbers them (/sessions lists them)",
-                  id=f"pideck.session.{n}") for n in range(1, 10)),
-        Binding("alt+0", "next_needing_you", "Needs you", show=False, priority=True,
-                tooltip="Show the next session that needs you (a dialog waits), else one whose run ended unseen",
-                id="pideck.session.needsYou"),
+                  id=f"pideck.session.{n}") for n in range(1, 10) for over in ("", ", True")),
+        *(Binding("alt+0", f"next_needing_you({over})", "Needs you", show=False, priority=bool(over),
+                  tooltip="Show the next session that needs you (a dialog waits), else one whose run ended unseen",
+                  id="pideck.session.needsYou") for over in ("", "True")),
     ]
 
     def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None,
@@ -609,13 +612,19 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self._desk_changed()
         return True
 
-    def action_show_session(self, number: int) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Alt+N's priority binding only over a dialog or a picker (see BINDINGS)."""
+        if action in ("show_session", "next_needing_you") and parameters and parameters[-1] is True:
+            return self.screen is not self.current.main
+        return super().check_action(action, parameters)
+
+    def action_show_session(self, number: int, over: bool = False) -> None:
         if not self.show_session(number) and len(self.slots) > 1:
             self.tell.say(f"There are {len(self.slots)} sessions: Alt+1 to Alt+{len(self.slots)}", title="Sessions")
         elif len(self.slots) == 1 and number != 1:
             self.tell.say("One session is open: /open starts another", title="Sessions")
 
-    def action_next_needing_you(self) -> None:
+    def action_next_needing_you(self, over: bool = False) -> None:
         """Alt+0: the next session after the one shown whose dialog waits, else whose run
         ended unseen, else one that failed."""
         order = self.slots[self.slots.index(self.current) + 1 :] + self.slots[: self.slots.index(self.current)]

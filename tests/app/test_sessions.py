@@ -234,3 +234,25 @@ async def test_a_theme_chosen_in_another_session_restyles_this_one_when_shown(tm
         await pilot.press("alt+1")
         await wait_until(pilot, lambda: one.styles.background == app.slots[1].main.styles.background,
                          what="session 1 in the new theme once shown")
+
+
+async def test_keys_in_one_burst_go_to_the_session_shown_when_each_was_pressed(tmp_path: Path) -> None:
+    """`abc`, Alt+2, `def`, Alt+1, `g` in one read of the terminal: the letters after each
+    Alt+N belong to the session it shows (they all went to the first prompt)."""
+    from textual import events
+
+    first, second = two_fakes(tmp_path)
+    async with first.run() as pilot:
+        app = pilot.app
+        await open_second(pilot, second)
+        await pilot.press("alt+1")
+        await pilot.pause()
+        for key, character in [("a", "a"), ("b", "b"), ("c", "c"), ("alt+2", None), ("d", "d"), ("e", "e"),
+                               ("f", "f"), ("alt+1", None), ("g", "g")]:
+            event = events.Key(key, character)  # queued together, before the app reads any
+            event.set_sender(app)
+            app.post_message(event)
+        one, two = app.slots[0].main.editor, app.slots[1].main.editor
+        await wait_until(pilot, lambda: len(one.text) + len(two.text) == 7, what="every letter typed")
+        assert (one.text, two.text) == ("abcg", "def")
+        assert app.current is app.slots[0]
