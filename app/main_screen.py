@@ -341,7 +341,7 @@ class MainScreen(Screen[None]):
     def _can_send(self, text: str) -> bool:
         """Whether Enter sends `text` now (the editor asks on the key): a message waits in
         the editor until pi has started; a `/` command runs at once."""
-        if not self.pi.ready and parse(text) is None:
+        if (not self.pi.ready or self.session.life.restarting) and parse(text) is None:  # (a restart: not loaded yet)
             self.context.warn("pi is still starting: the prompt stays here; send it once the status line says ready.",
                               title="Not sent yet")
             return False

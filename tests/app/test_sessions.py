@@ -256,3 +256,18 @@ async def test_keys_in_one_burst_go_to_the_session_shown_when_each_was_pressed(t
         await wait_until(pilot, lambda: len(one.text) + len(two.text) == 7, what="every letter typed")
         assert (one.text, two.text) == ("abcg", "def")
         assert app.current is app.slots[0]
+
+
+async def test_a_message_waits_in_the_prompt_while_pi_restarts(tmp_path: Path) -> None:
+    """Enter during a restart (pi spawned, its session not loaded yet) keeps the text."""
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        app.session.restarting(True)
+        await type_text(pilot, "hello during the restart")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.main.editor.text == "hello during the restart" and not fake.commands("prompt")
+        app.session.restarting(False)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: fake.commands("prompt"), what="sent once pi is back")

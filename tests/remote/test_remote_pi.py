@@ -152,7 +152,8 @@ async def test_a_connection_dropped_mid_stream_is_reported_and_restarts_on_the_s
                          what="the drop reported")  # fmt: skip
         await pilot.press("ctrl+r")  # the same ssh command, on the session pi had saved
         await wait_until(pilot, lambda: app.client.running and app._session_ready and not app.session.running
-                         and "The first answer is kept." in transcript_text(app), timeout=60,
+                         and not app.session.life.restarting and "The first answer is kept." in transcript_text(app),
+                         timeout=60,
                          what="pi back over ssh on the session")  # fmt: skip
         assert app.query_one(PromptEditor).text == "a draft in the prompt"
         remote_pi.model.queue(Reply(text="Still talking over ssh."))
