@@ -133,11 +133,10 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self._last_ctrl_c = 0.0
         self._leaving = False  # exit() was called: what pi sends now is dropped
         self._exit_signals: ExitSignals | None = None
-        self.keys = pi_keymap(agent_dir(config.env), [])  # (read again below, once the first screen is there)
+        self.read_keybindings()  # (before the first screen: it reads the keymap as it mounts)
         self.current = self._new_slot(config, client)
         # the git branch of the shown session's folder (one look every 2 s, not one per session)
         self._branches = BranchFollower(self, lambda: self.current.pi.cwd, self._branch_shown)
-        self.read_keybindings()
         # keys typed while pideck starts (type_ahead: before the app ran) wait for the prompt
         self.held_keys = HeldKeys(self._keys_have_a_place, lambda event: App.on_event(self, event), keys_in(type_ahead))
 
@@ -540,7 +539,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         """Wait until `slot` is shown, or False once `deadline` passed first."""
         if slot.shown:
             return True
-        if not slot.shown and len(self.slots) > 1:
+        if len(self.slots) > 1:
             slot.alerts.dialog(slot.name)  # the bell and the desktop say a session not shown asks
             self.tell.warn(f"“{slot.name}” asks a question: Alt+0 or Alt+{slot.number} shows it", title="Needs you")
         while not slot.shown:
