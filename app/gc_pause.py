@@ -58,7 +58,12 @@ class StreamingGC:
         if self._running:  # a new run started meanwhile: its end releases
             return
         gc.collect()
-        self.close()
+        self._restore()
+
+    def _restore(self) -> None:
+        if self._saved is not None:
+            gc.set_threshold(*self._saved)
+            self._saved = None
 
     def close(self) -> None:
         """The thresholds as they were, at once, and what start-up froze collectable again
@@ -66,6 +71,4 @@ class StreamingGC:
         if self._frozen:
             gc.unfreeze()
             self._frozen = False
-        if self._saved is not None:
-            gc.set_threshold(*self._saved)
-            self._saved = None
+        self._restore()

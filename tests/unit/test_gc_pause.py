@@ -83,3 +83,21 @@ def test_what_start_up_made_is_frozen_until_close(thresholds: tuple[int, int, in
     finally:
         pause.close()
     assert gc.get_freeze_count() == 0, "collectable again once the app closes"
+
+
+def test_a_run_s_release_keeps_start_up_frozen(thresholds: tuple[int, int, int]) -> None:
+    """Only closing gives start-up back: a release that did would make every later full
+    collection walk all of it again (some 50,000 objects, half its cost)."""
+    scheduled: list[Callable[[], object]] = []
+    pause = StreamingGC(lambda delay, callback: scheduled.append(callback))
+    pause.started()
+    try:
+        frozen = gc.get_freeze_count()
+        pause.streaming(True)
+        pause.streaming(False)
+        assert full_collections(scheduled[0]) == [2]
+        assert gc.get_threshold() == thresholds
+        assert gc.get_freeze_count() == frozen, "start-up is still left out"
+    finally:
+        pause.close()
+    assert gc.get_freeze_count() == 0
