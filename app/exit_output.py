@@ -11,9 +11,7 @@ nothing from the model is read as markup or reaches the terminal as control sequ
 from __future__ import annotations
 
 import argparse
-import shlex
 from collections.abc import Iterator
-from pathlib import Path
 from typing import IO
 
 from rich.console import Console, Group, RenderableType
@@ -21,10 +19,9 @@ from rich.padding import Padding
 from rich.text import Text
 
 from app.pi.launch import LaunchConfig
-from app.pi.args import opening_session
 from app.pi.settings import display, exit_output_setting
+from app.resume_commands import resume_command, session_resume
 from protocol.wire.messages import BashExecutionMessage
-from protocol.wire.responses import SessionState
 from protocol.state.session_model import Banner, MessageItem, SessionModel
 from widgets.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text
 from widgets.safe_markdown import SafeMarkdown
@@ -59,36 +56,6 @@ def print_other_sessions(sessions: list[tuple[str, str | None]], file: IO[str]) 
     console.print(Text("The other sessions:", palette.style("muted")))
     for name, command in sessions:
         console.print(Text(f"{clean(name)}: ", palette.style("muted")).append(command or "not saved"), soft_wrap=True)
-
-
-def saved(state: SessionState | None, remote: str | None = None) -> bool:
-    """The session is in a file pi can open again (on pi's host, for pi on another)."""
-    return (state is not None and bool(state.session_file) and bool(state.session_id)
-            and (remote is not None or Path(state.session_file or "").exists()))
-
-
-def session_resume(config: LaunchConfig, state: SessionState | None) -> str | None:
-    """The command that opens a session /open started again, as `resume_command` does."""
-    if not saved(state, config.remote):
-        return None
-    assert state is not None
-    own = ["--demo"] if config.demo else []
-    if config.pi_flag is not None:
-        own += ["--pi", config.pi_flag]
-    own += ["--cwd", str(config.cwd)]
-    return shlex.join(["pideck", *own, "--", *opening_session(list(config.pi_args), state.session_id)])
-
-
-def resume_command(args: argparse.Namespace, state: SessionState | None) -> str | None:
-    """`pideck` with the flags it was started with and `--session <id>` for pi, in place of
-    any flag that chose a session; None when the session is not saved."""
-    if state is None or not saved(state):
-        return None
-    own = ["--demo"] if args.demo else []
-    for flag, value in (("--pi", args.pi), ("--cwd", args.cwd)):
-        if value is not None:
-            own += [flag, value]
-    return shlex.join(["pideck", *own, "--", *opening_session(args.pi_args, state.session_id)])
 
 
 def transcript(model: SessionModel, hyperlinks: bool = False) -> Iterator[RenderableType]:

@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO
 
-from app.exit_output import print_other_sessions, resume_command, saved, session_resume
 from app.pi.args import opening_session
 from app.pi.launch import LaunchConfig, LaunchError, open_launch
+from app.resume_commands import resume_command, saved, session_resume
 from protocol.files.desk_file import DeskFileError, SavedSession, desk_path, load_desk, save_desk
 from protocol.wire.responses import SessionState
 
@@ -71,6 +71,8 @@ def save_sessions(sessions: list[Closing], args: argparse.Namespace, env: Mappin
 
 def print_others(sessions: list[Closing], shown: int, args: argparse.Namespace, file: IO[str]) -> None:
     """One resume command per session but the `shown`th (whose transcript was printed)."""
+    from app.exit_output import print_other_sessions  # (the UI's modules: not before pi is spawned)
+
     print_other_sessions([
         (name, resume_command(args, state) if started else session_resume(config, state))
         for index, (name, config, state, started) in enumerate(sessions) if index != shown

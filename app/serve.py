@@ -56,7 +56,7 @@ def served_in_browser() -> bool:
 def tell_server_how_to_resume(args: argparse.Namespace, state: SessionState | None) -> None:
     """A page's pideck has ended: the command that resumes its session (if saved) goes to
     stderr, which textual-serve prints in the server's terminal."""
-    from app.exit_output import resume_command
+    from app.resume_commands import resume_command
 
     command = resume_command(args, state)
     try:

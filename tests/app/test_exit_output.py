@@ -17,7 +17,8 @@ from tests.fake_pi import SESSION_ID
 from tests.pi_harness import Fake, TmuxPideck
 
 from app.cli import parse_args
-from app.exit_output import print_exit_output, resume_command
+from app.exit_output import print_exit_output
+from app.resume_commands import resume_command
 from protocol.wire.messages import (
     AssistantMessage,
     BashExecutionMessage,
