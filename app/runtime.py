@@ -27,6 +27,10 @@ PI_PACKAGE = "@earendil-works/pi-coding-agent"
 PI_VERSION = "1.6.0"
 NODE_VERSION = "24.22.3"
 MIN_PI_VERSION = (1, 6, 0)
+# What npm links as `pi` (package.json's "bin"): pi bundled in a few chunks, with Node's compile
+# cache on. It answers its first RPC command in half the time of dist/cli.js, whose hundreds of
+# modules Node reads and compiles one by one at every start.
+PI_BIN = Path("dist", "bundle", "cli.js")
 
 Progress = Callable[[str], None]
 
@@ -46,7 +50,7 @@ class PiRuntime:
 
     @property
     def docs(self) -> Path:
-        return self.cli.parent.parent / "docs"
+        return self.cli.parents[len(PI_BIN.parts) - 1] / "docs"
 
 
 def node_package() -> str:
@@ -73,7 +77,7 @@ def installed_runtime(directory: Path | None = None) -> PiRuntime | None:
     """The provisioned runtime if it is complete, else None."""
     root = (directory or runtime_dir()) / "node_modules"
     node = root / node_package() / "bin" / ("node.exe" if sys.platform == "win32" else "node")
-    cli = root / PI_PACKAGE / "dist" / "cli.js"
+    cli = root / PI_PACKAGE / PI_BIN
     if node.is_file() and os.access(node, os.X_OK) and cli.is_file():
         return PiRuntime(node=node, cli=cli)
     return None

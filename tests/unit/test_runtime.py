@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 
 from app import runtime
 from app.pi.launch import LaunchConfig, interactive_pi, resolve_pi_command
-from app.runtime import PI_PACKAGE, ProvisionError, ensure_runtime, installed_runtime, node_package, pi_version
+from app.runtime import PI_BIN, PI_PACKAGE, ProvisionError, ensure_runtime, installed_runtime, node_package, pi_version
 
 
 def executable(path: Path, body: str) -> Path:
@@ -25,8 +26,8 @@ def fake_runtime(directory: Path, *, node: bool = True, cli: bool = True) -> Pat
     if node:
         executable(modules / node_package() / "bin" / "node", "exit 0")
     if cli:
-        (modules / PI_PACKAGE / "dist").mkdir(parents=True)
-        (modules / PI_PACKAGE / "dist" / "cli.js").write_text("// pi\n")
+        (modules / PI_PACKAGE / PI_BIN).parent.mkdir(parents=True)
+        (modules / PI_PACKAGE / PI_BIN).write_text("// pi\n")
     return directory
 
 
@@ -49,7 +50,7 @@ def test_installed_runtime_finds_a_complete_install(tmp_path):
     found = installed_runtime(fake_runtime(tmp_path))
     assert found is not None
     modules = tmp_path / "node_modules"
-    assert found.argv == [str(modules / node_package() / "bin" / "node"), str(modules / PI_PACKAGE / "dist" / "cli.js")]
+    assert found.argv == [str(modules / node_package() / "bin" / "node"), str(modules / PI_PACKAGE / PI_BIN)]
     assert found.docs == modules / PI_PACKAGE / "docs"
 
 
@@ -142,3 +143,11 @@ def test_interactive_pi_is_pi_on_path_else_the_whole_command(bare_path, tmp_path
     config = lambda *argv: LaunchConfig(argv=argv, env={}, cwd=tmp_path, demo=False, protocol_log=tmp_path / "log")  # noqa: E731
     assert interactive_pi(config(str(pi), "--mode", "rpc", "--no-session")) == "pi"
     assert interactive_pi(config("/opt/my node/node", "/opt/pi/cli.js", "--mode", "rpc")) == "'/opt/my node/node' /opt/pi/cli.js"
+
+
+def test_the_pinned_runtime_runs_pi_as_npm_links_it() -> None:
+    """The command a user's `pi` is (package.json's "bin"), not one of the files under it."""
+    found = ensure_runtime()
+    package = found.docs.parent
+    assert json.loads((package / "package.json").read_text())["bin"]["pi"] == PI_BIN.as_posix()
+    assert found.cli == package / PI_BIN and (found.docs / "rpc.md").is_file()

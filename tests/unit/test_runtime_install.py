@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app import runtime
-from app.runtime import PI_PACKAGE, PiRuntime, ensure_runtime, installed_runtime, node_package
+from app.runtime import PI_BIN, PI_PACKAGE, PiRuntime, ensure_runtime, installed_runtime, node_package
 
 
 def fake_npm(bin_dir: Path, log: Path, midway: Path, go: Path) -> None:
@@ -32,7 +32,7 @@ node = modules / {node_package()!r} / "bin" / "node"
 node.parent.mkdir(parents=True, exist_ok=True)
 node.write_text("#!/bin/sh\\n")
 node.chmod(0o755)
-cli = modules / {PI_PACKAGE!r} / "dist" / "cli.js"
+cli = modules / {PI_PACKAGE!r} / {str(PI_BIN)!r}
 cli.parent.mkdir(parents=True, exist_ok=True)
 cli.write_text("// pi\\n")  # node and cli.js are there; the rest of pi is not yet
 Path({str(midway)!r}).touch()
