@@ -53,6 +53,7 @@ from widgets.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
 from protocol.state.file_index import FileCache, FileIndex, list_entries
 from widgets.key_footer import UNBOUND, KeyFooter
 from widgets.prompt_editor import PromptEditor
+from widgets.rows_compositor import RowsCompositor
 from widgets.safe_text import clean
 from widgets.sessions_row import SessionsRow
 from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
@@ -157,6 +158,7 @@ class MainScreen(Screen[None]):
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        self._compositor = RowsCompositor()  # (nothing laid out yet)
         self.context = context
         self.session = context.session
         self.selection = selection

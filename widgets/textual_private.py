@@ -9,6 +9,8 @@ Besides these names, Textual's private attributes are used where there is no pub
   when Textual itself would write; `App._driver` to write OSC sequences (no public way to
   write to the terminal); `App._filters` to make the dim filter safe; `App._bindings` and
   `PromptEditor._merged_bindings` to apply pi's keybindings.json to every key.
+- app/main_screen.py: `Screen._compositor` replaced by a RowsCompositor (no public way to
+  choose a screen's compositor).
 - app/toasts.py: `App._unnotify`, to take one toast off (no public way).
 - app/hotkeys_table.py: `TextArea._merged_bindings`, the editor's keys for /hotkeys.
 - widgets/readline_area.py: `_merged_bindings` and `_bindings`, to drop TextArea's keys
@@ -19,8 +21,9 @@ Besides these names, Textual's private attributes are used where there is no pub
 
 from __future__ import annotations
 
-# The frame Textual hands its driver, looked into to leave out what the terminal shows already.
-from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
+# The frame Textual hands its driver, looked into to leave out what the terminal shows already;
+# the compositor, whose partial frames render only the rows they repaint (widgets/rows_compositor.py).
+from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
 
 # Textual's key table and parser: Alt+Enter, Ctrl+Alt+] and Alt+arrows arrive as one key
 # only if taught there (app/terminal/keys.py); type-ahead read before the App runs is
@@ -41,6 +44,6 @@ from textual.widgets._footer import FooterKey
 TEXTUAL_CHECKED = "8.2.8"
 
 __all__ = [
-    "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "CompositorUpdate", "FooterKey", "LayoutUpdate", "TEXTUAL_CHECKED",
+    "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "Compositor", "CompositorUpdate", "FooterKey", "LayoutUpdate", "TEXTUAL_CHECKED",
     "WriterThread", "XTermParser", "character_to_key",
 ]
