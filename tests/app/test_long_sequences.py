@@ -76,10 +76,13 @@ async def test_each_row_of_a_split_line_gets_its_own_lines_colours() -> None:
         assert styled[4].plain == "green third" and colour_of(styled[4], 0) == "color(2)"
         assert styled[5].plain == "fourth"
         await pilot.press("end")
-        await pilot.pause()
-        drawn = "".join(segment.text for y in range(view.size.height) for segment in view.render_line(y))
-        assert "fourth" in drawn and "green third" in drawn
-        assert HUGE[:20] not in drawn
+
+        def drawn() -> str:
+            return "".join(segment.text for y in range(view.size.height) for segment in view.render_line(y))
+
+        await wait_until(pilot, lambda: "fourth" in drawn(), what="the view scrolled to its end")
+        assert "green third" in drawn()
+        assert HUGE[:20] not in drawn()
 
 
 def test_a_line_with_tabs_keeps_its_colours_in_the_full_view() -> None:
