@@ -6,19 +6,49 @@ repaint the whole transcript, about 12 KB a time at 120x40, though most of it is
 screen already. `TerminalLines` remembers what was written at each place of each line
 (the rendered text of each piece a compositor update writes) and `render` leaves out the
 pieces that are there already, so an unchanged line costs nothing on the wire.
+
+A transcript that scrolls by a line repaints every row it shows, each the row below it was.
+The terminal can move those rows itself: scrolling margins (DECSTBM) around them, then
+scroll up (SU), and only the rows that are new are sent, about 0.3 KB where the repaint was
+4 KB. Margins span the whole width, so the side panes beside the transcript move too: what
+they showed on the rows that moved is written back, from what was sent before, where it
+differs from what moved in. A scroll is sent only when all of this is fewer bytes than the
+repaint, and only over rows whose every column is known.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.console import Console
 from rich.segment import Segment
 from textual.geometry import Offset, Size
-from textual.strip import Strip
 from widgets.textual_private import ChopsUpdate, CompositorUpdate, LayoutUpdate
+
+
+SCROLL_ROWS = 4  # rows an update repaints from which it may be a scroll
+
+Piece = tuple[int, int, int, str]  # y, x, end, rendered text
 
 
 def _move_to(x: int, y: int) -> str:
     return f"\x1b[{y + 1};{x + 1}H"
+
+
+def _scroll_up(top: int, bottom: int, lines: int) -> str:
+    """Rows top..bottom up by `lines` (blank rows in at the bottom), margins reset after."""
+    return f"\x1b[0m\x1b[{top + 1};{bottom + 1}r\x1b[{lines}S\x1b[r"
+
+
+def _covers(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    """The spans (x, end) together cover columns start..end."""
+    for x, stop in sorted(spans):
+        if x > start:
+            return False
+        start = max(start, stop)
+        if start >= end:
+            return True
+    return start >= end
 
 
 class TerminalLines:
@@ -54,28 +84,97 @@ class TerminalLines:
         if size != self._size:
             self._size = size
             self.forget()
-        out: list[str] = []
         if isinstance(update, LayoutUpdate):
-            x = update.region.x
-            for y, strips in enumerate(update.strips, update.region.y):
-                strip = Strip.join(strips)
-                text = strip.render(console)
-                if text and self._changed(y, x, x + strip.cell_length, text):
-                    out += (_move_to(x, y), text)
+            pieces = self._layout_pieces(update, console)
         elif isinstance(update, ChopsUpdate):
-            for y, x1, x2 in update.spans:
-                for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items()):
-                    if strip is None or x > x2 or end <= x1:
-                        continue
-                    if not (x2 > x >= x1 and end <= x2):
-                        strip = strip.crop(0, min(end, x2) - x)
-                        end = x + strip.cell_length
-                    text = strip.render(console)
-                    if text and self._changed(y, x, end, text):  # (an empty piece writes nothing)
-                        out += (_move_to(x, y), text)
+            pieces = self._chops_pieces(update, console)
         else:
             self.forget()
             return update.render_segments(console)
+        out: list[str] = []
+        if len({piece[0] for piece in pieces}) >= SCROLL_ROWS:
+            out.append(self._scroll(pieces, size))
+        for y, x, end, text in pieces:
+            if self._changed(y, x, end, text):
+                out += (_move_to(x, y), text)  # (each piece where it goes, as Textual does: a
+                # character the terminal draws wider than Python counts it moves nothing after it)
+        return "".join(out)
+
+    @staticmethod
+    def _layout_pieces(update: LayoutUpdate, console: Console) -> list[Piece]:
+        """One piece per chop (a row's strips, cut where widgets begin and end), as the partial
+        updates after it cut the rows: a piece of theirs then replaces one of these whole."""
+        pieces = []
+        for y, strips in enumerate(update.strips, update.region.y):
+            x = update.region.x
+            for strip in strips:
+                end = x + strip.cell_length
+                if text := strip.render(console):
+                    pieces.append((y, x, end, text))
+                x = end
+        return pieces
+
+    @staticmethod
+    def _chops_pieces(update: ChopsUpdate, console: Console) -> list[Piece]:
+        pieces = []
+        for y, x1, x2 in update.spans:
+            for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items()):
+                if strip is None or x > x2 or end <= x1:
+                    continue
+                if not (x2 > x >= x1 and end <= x2):
+                    strip = strip.crop(0, min(end, x2) - x)
+                    end = x + strip.cell_length
+                if text := strip.render(console):  # (an empty piece writes nothing)
+                    pieces.append((y, x, end, text))
+        return pieces
+
+    def _scroll(self, pieces: list[Piece], size: Size) -> str:
+        """If `pieces` are mostly rows the terminal shows lower down: the scroll that moves
+        them into place and the rows beside them written back (what the terminal then shows
+        is known), else ""."""
+        lines = self._lines
+        showing: dict[tuple[int, int, str], list[int]] = {}
+        for y, line in lines.items():
+            for x, (end, text) in line.items():
+                showing.setdefault((x, end, text), []).append(y)
+        votes: Counter[int] = Counter()
+        for y, x, end, text in pieces:
+            if lines.get(y, {}).get(x) != (end, text):
+                votes.update(row - y for row in showing.get((x, end, text), ()) if row > y)
+        if not votes:
+            return ""
+        shift = votes.most_common(1)[0][0]
+        moved = [y for y, x, end, text in pieces
+                 if lines.get(y + shift, {}).get(x) == (end, text) != lines.get(y, {}).get(x)]
+        if len(set(moved)) < SCROLL_ROWS:
+            return ""
+        top, bottom = min(moved), min(max(moved) + shift, size.height - 1)
+        if top == 0 and bottom == size.height - 1:
+            return ""  # (the whole screen: some terminals would keep the rows in their scrollback)
+        after = {y: lines.get(y + shift, {}) if y + shift <= bottom else {} for y in range(top, bottom + 1)}
+        written: dict[int, list[tuple[int, int]]] = {}
+        for y, x, end, _ in pieces:
+            written.setdefault(y, []).append((x, end))
+        back: list[Piece] = []  # what the rows showed that the update does not write over
+        for y in range(top, bottom + 1):
+            line, over = lines.get(y, {}), written.get(y, [])
+            if not _covers([*((x, end) for x, (end, _) in line.items()), *over], 0, size.width):
+                return ""  # a column nobody knows: moved, it would be as unknown elsewhere
+            back += [(y, x, end, text) for x, (end, text) in line.items()
+                     if after[y].get(x) != (end, text) and not _covers(over, x, end)]
+
+        def cost(shown: dict[int, dict[int, tuple[int, str]]], items: list[Piece]) -> int:
+            return sum(len(text) + 8 for y, x, end, text in items if shown.get(y, lines.get(y, {})).get(x) != (end, text))
+
+        scroll = _scroll_up(top, bottom, shift)
+        if len(scroll) + cost(after, back) + cost(after, pieces) >= cost({}, pieces):
+            return ""
+        for y in range(top, bottom + 1):  # (upwards: each row takes one below it, not moved yet)
+            lines[y] = lines.get(y + shift, {}) if y + shift <= bottom else {}
+        out = [scroll]
+        for y, x, end, text in back:
+            self._changed(y, x, end, text)
+            out += (_move_to(x, y), text)
         return "".join(out)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import re
+
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -87,3 +90,155 @@ def test_an_empty_piece_sends_no_move_and_leaves_what_the_line_shows() -> None:
     assert lines.render(chops(1, {0: strip("left "), 5: Strip([])}), CONSOLE, SIZE) == ""
     # the empty piece did not make the terminal's "right" unknown: sent again, it costs nothing
     assert lines.render(chops(1, {0: strip("left "), 5: strip("right")}), CONSOLE, SIZE) == ""
+
+
+# --- scrolling: the terminal moves rows itself ---------------------------------------------
+
+class Grid:
+    """Just enough of a terminal for these updates: CUP, DECSTBM, SU, SGR and one-cell text.
+    Each cell keeps its character and the SGR sequences in force when it was written."""
+
+    SEQUENCE = re.compile(r"\x1b\[([0-9;]*)([HrSm])")
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.cells = [[("?", "")] * width for _ in range(height)]  # unknown until written
+        self.x = self.y = 0
+        self.top, self.bottom = 0, height - 1
+        self.style = ""
+
+    def feed(self, data: str) -> None:
+        at = 0
+        for match in self.SEQUENCE.finditer(data):
+            self._text(data[at:match.start()])
+            at = match.end()
+            params, final = match[1], match[2]
+            numbers = [int(n) for n in params.split(";") if n]
+            if final == "H":
+                self.y, self.x = numbers[0] - 1, numbers[1] - 1
+            elif final == "r":
+                self.top, self.bottom = (numbers[0] - 1, numbers[1] - 1) if numbers else (0, self.height - 1)
+                self.x = self.y = 0
+            elif final == "S":
+                for _ in range(numbers[0] if numbers else 1):
+                    del self.cells[self.top]
+                    self.cells.insert(self.bottom, [(" ", self.style)] * self.width)
+            else:
+                self.style = "" if params in ("", "0") else self.style + match[0]
+        self._text(data[at:])
+
+    def _text(self, text: str) -> None:
+        assert "\x1b" not in text, repr(text)
+        for char in text:
+            self.cells[self.y][self.x] = (char, self.style)
+            self.x += 1
+
+    def rows(self) -> list[str]:
+        return ["".join(char for char, _ in row) for row in self.cells]
+
+
+def screen_update(rows: dict[int, dict[int, str]], width: int, height: int, cuts: list[int],
+                  spans: list[tuple[int, int, int]] | None = None) -> ChopsUpdate:
+    """Rows (y -> x -> text, one piece per cut) of a screen cut at `cuts` (from 0)."""
+    chops = [dict.fromkeys(cuts) for _ in range(height)]
+    for y, pieces in rows.items():
+        for x, text in pieces.items():
+            chops[y][x] = strip(text)
+    if spans is None:
+        spans = [(y, 0, width) for y in sorted(rows)]
+    return ChopsUpdate(chops, spans, [[*cuts[1:], width] for _ in range(height)])
+
+
+TRANSCRIPT, SIDE, ROWS = 20, 10, 12  # columns, columns, rows of the screen below
+CUTS = [0, TRANSCRIPT]
+
+
+def transcript_rows(lines: list[str], side: list[str]) -> dict[int, dict[int, str]]:
+    return {y: {0: lines[y].ljust(TRANSCRIPT), TRANSCRIPT: side[y].ljust(SIDE)} for y in range(len(side))}
+
+
+def paint(terminal: TerminalLines, grid: Grid, rows: dict[int, dict[int, str]], **spans: object) -> str:
+    out = terminal.render(screen_update(rows, TRANSCRIPT + SIDE, ROWS, CUTS, **spans), CONSOLE,
+                          Size(TRANSCRIPT + SIDE, ROWS))
+    grid.feed(out)
+    return out
+
+
+def test_a_transcript_that_scrolls_by_a_line_is_one_scroll_and_its_new_row() -> None:
+    terminal, grid = TerminalLines(), Grid(TRANSCRIPT + SIDE, ROWS)
+    words = [f"line {n}" for n in range(40)]
+    side = ["│ stats", "│ model x", "│", "│", "│ queue", "│", "│", "│", "│", "│ tools", "", "status"]
+    paint(terminal, grid, transcript_rows([*words[:10], "", ""], side))
+    for first in range(1, 6):  # the transcript (rows 0..9) scrolls a line at a time
+        shown = words[first:first + 10]
+        rows = {y: {0: shown[y].ljust(TRANSCRIPT)} for y in range(10)}
+        out = paint(terminal, grid, rows, spans=[(y, 0, TRANSCRIPT) for y in range(10)])
+        assert "\x1b[1;10r\x1b[1S\x1b[r" in out, "the terminal moves the rows"
+        assert shown[-1] in out and shown[0].ljust(TRANSCRIPT) not in out, "only the new row is sent"
+        assert "model x" in out and "queue" in out and "tools" in out, "the side pane's rows that moved are written back"
+        assert grid.rows() == [(shown + ["", ""])[y].ljust(TRANSCRIPT) + side[y].ljust(SIDE) for y in range(ROWS)]
+
+
+def test_a_scroll_is_sent_only_when_fewer_bytes_than_the_repaint() -> None:
+    terminal, grid = TerminalLines(), Grid(TRANSCRIPT + SIDE, ROWS)
+    side = [f"│ side {y}" for y in range(ROWS)]  # every row beside the transcript differs
+    paint(terminal, grid, transcript_rows([f"t{y}" for y in range(ROWS)], side))
+    # four rows that are the ones below them: five side rows to write back would cost more
+    out = paint(terminal, grid, {y: {0: f"t{y + 1}".ljust(TRANSCRIPT)} for y in range(4)},
+                spans=[(y, 0, TRANSCRIPT) for y in range(4)])
+    assert "\x1b[r" not in out and out.count("\x1b[") == 4, "repainted: four moves, four rows"
+    assert grid.rows()[:5] == [f"t{y + 1}".ljust(TRANSCRIPT) + side[y].ljust(SIDE) for y in range(4)] + \
+        ["t4".ljust(TRANSCRIPT) + side[4].ljust(SIDE)]
+    terminal, grid = TerminalLines(), Grid(TRANSCRIPT + SIDE, ROWS)
+    paint(terminal, grid, transcript_rows([f"t{y}" for y in range(ROWS)], side))
+    out = paint(terminal, grid, {y: {0: f"t{y + 1}".ljust(TRANSCRIPT)} for y in range(ROWS - 2)},
+                spans=[(y, 0, TRANSCRIPT) for y in range(ROWS - 2)])
+    assert "\x1b[1;11r\x1b[1S\x1b[r" in out, "ten rows are worth it"
+    assert grid.rows() == [f"t{min(y + 1, y if y >= ROWS - 2 else ROWS)}".ljust(TRANSCRIPT) + side[y].ljust(SIDE)
+                           for y in range(ROWS)], "rows 10 and 11, not repainted, as they were"
+
+
+def test_rows_with_a_column_never_written_are_not_scrolled() -> None:
+    terminal, grid = TerminalLines(), Grid(TRANSCRIPT + SIDE, ROWS)
+    lines = [f"row {y}" for y in range(ROWS)]
+    paint(terminal, grid, {y: {0: lines[y].ljust(TRANSCRIPT)} for y in range(ROWS)},
+          spans=[(y, 0, TRANSCRIPT) for y in range(ROWS)])  # the side was never written
+    out = paint(terminal, grid, {y: {0: lines[y + 1].ljust(TRANSCRIPT)} for y in range(ROWS - 1)},
+                spans=[(y, 0, TRANSCRIPT) for y in range(ROWS - 1)])
+    assert "\x1b[r" not in out
+
+
+def test_the_whole_screen_is_never_scrolled() -> None:
+    terminal, grid = TerminalLines(), Grid(TRANSCRIPT + SIDE, ROWS)
+    lines = [f"row {y}" for y in range(ROWS + 1)]
+    paint(terminal, grid, transcript_rows(lines[:ROWS], [""] * ROWS))
+    out = paint(terminal, grid, transcript_rows(lines[1:], [""] * ROWS))
+    assert "\x1b[r" not in out and grid.rows()[0].startswith("row 1")
+
+
+def test_any_run_of_updates_leaves_the_screen_a_repaint_would() -> None:
+    pick = random.Random(2026)
+    scrolls = 0
+    for _ in range(200):
+        terminal, grid = TerminalLines(), Grid(TRANSCRIPT + SIDE, ROWS)
+        words = [f"w{n} " + "x" * pick.randrange(12) for n in range(200)]
+        side = [pick.choice(["│", "│ a", "│ b", ""]) for _ in range(ROWS)]
+        first, sent, repainted = 0, 0, 0
+        paint(terminal, grid, transcript_rows(words[:ROWS], side))
+        for _ in range(8):
+            first += pick.choice([0, 1, 1, 2, 3, 7])
+            if pick.random() < 0.3:
+                side[pick.randrange(ROWS)] = pick.choice(["│ c", "│", "│ dd"])
+            bottom = pick.randint(4, ROWS)  # the transcript's rows: 0..bottom-1
+            shown = words[first:first + bottom] + [""] * (ROWS - bottom)
+            rows = transcript_rows(shown, side)
+            out = paint(terminal, grid, rows)
+            expected = [shown[y].ljust(TRANSCRIPT) + side[y].ljust(SIDE) for y in range(ROWS)]
+            assert grid.rows() == expected, out
+            scrolls += "\x1b[r" in out
+            fresh = TerminalLines()
+            fresh.forget()
+            sent, repainted = sent + len(out), repainted + len(fresh.render(
+                screen_update(rows, TRANSCRIPT + SIDE, ROWS, CUTS), CONSOLE, Size(TRANSCRIPT + SIDE, ROWS)))
+        assert sent <= repainted
+    assert scrolls > 100, "the runs scrolled"
