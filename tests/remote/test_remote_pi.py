@@ -173,7 +173,7 @@ async def test_a_second_session_opened_on_another_host_streams_beside_the_local_
     def reply_to(body: dict[str, Any]) -> Reply:  # (both pis share the model: each prompt its answer)
         asked = str([m for m in body.get("messages", []) if m.get("role") == "user"][-1]["content"])
         if "over ssh" in asked:
-            return Reply(text="Answered from over there.", chunk_chars=4, delay=0.02)
+            return Reply(text="Answered from over there.", chunk_chars=2, delay=0.1)
         return Reply(text="Answered here.")
 
     remote_pi.reset_model()
@@ -187,8 +187,9 @@ async def test_a_second_session_opened_on_another_host_streams_beside_the_local_
                          what="the session over ssh")
         far = app.slots[1]
         assert far.config.remote == HOST and "127.0.0.1:" in str(app.screen.query_one(SessionsRow).render())
-        await send(pilot, "hello over ssh")
-        await pilot.press("alt+1")
+        app.main.query_one(PromptEditor).load("hello over ssh")
+        await pilot.pause()
+        await pilot.press("enter", "alt+1")  # (in one burst: shown at its end, the far run would not be unseen)
         await send(pilot, "hello here")
         await wait_until(pilot, lambda: "Answered here." in transcript_text(app), timeout=30, what="the local answer")
         await wait_until(pilot, lambda: far.mark is Mark.DONE, timeout=30, what="the far run done unseen")
