@@ -105,6 +105,7 @@ async def test_pis_scrollbar_setting(tmp_path: Path, setting: str | None, width:
     async with fake.run(size=(100, 20)) as pilot:
         transcript = pilot.app.query_one(Transcript)
         assert transcript.max_scroll_y == 0, "nothing to scroll yet"
-        assert transcript.scrollbar_size_vertical == (1 if setting == "always" else 0), "a bar only when it overflows"
+        assert transcript.show_vertical_scrollbar is (setting == "always"), "a bar only when it overflows"
+        assert transcript.scrollbar_size_vertical == width, "its column kept from the start: nothing re-wraps"
         await long_transcript(pilot, fake, 2)
-        assert transcript.scrollbar_size_vertical == width
+        assert transcript.scrollbar_size_vertical == width and (transcript.show_vertical_scrollbar or width == 0)
