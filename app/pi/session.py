@@ -236,14 +236,14 @@ class PiSession:
             state = await self.client.call(GetState())
         model = self.model  # "loading session… N MB" until the messages are shown
         model.loading(time.monotonic())
+        if (state.session_file and self.config.remote is None  # pi's file is on its host
+                and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None):
+            self.cwd = cwd
+        model.set_state(state)  # the model's name is shown while the messages come
         self.host.in_background(self.apply_changes(), "flush")  # (not awaited: pi answers meanwhile)
         ticking = self.host.set_interval(LOADING_TICK, self._loading_tick)
         try:
             messages = await self.client.call(GetMessages())
-            if (state.session_file and self.config.remote is None  # pi's file is on its host
-                    and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None):
-                self.cwd = cwd
-            model.set_state(state)
             model.load_messages(messages.messages)
             if not state.pending_message_count:  # a session pi switched to starts with an empty queue
                 model.apply(QueueUpdate(steering=[], follow_up=[]))

@@ -850,7 +850,8 @@ class SessionModel:
         self._bash.clear()
         self._call_items.clear()
         self.totals = Totals()
-        self.changes = Changes(reset=True)
+        # the views are built afresh; what else is pending still is (a dialog, the new state)
+        self.changes = replace(self.changes, added=[], appended={}, replaced=set(), items=set(), tools=[], reset=True)
         with collector_paused():  # a long session: hundreds of thousands of new objects
             for message in messages:
                 if isinstance(message, SystemMessage):

@@ -205,3 +205,19 @@ def test_a_bang_command_loaded_from_a_session_shows_its_output() -> None:
     model.load_messages([BashExecutionMessage(command="git status", output="clean\n", exit_code=0)])
     item = model.items[0]
     assert isinstance(item, MessageItem) and item.blocks[0].kind == "text" and item.blocks[0].text == "clean\n"
+
+
+def test_a_load_keeps_what_was_pending_beside_the_transcript() -> None:
+    """Loading a session's messages rebuilds the transcript's views; a dialog that came during
+    the load, and the state set before it, are still to be shown."""
+    model = SessionModel()
+    model.apply(decode(b'{"type":"extension_ui_request","id":"d1","method":"select","title":"Pick","options":["a"]}'))
+    model.apply(decode(b'{"type":"extension_ui_request","id":"n1","method":"notify","message":"loaded"}'))
+    model.set_state(decode(b'{"type":"response","command":"get_state","success":true,"data":{"thinkingLevel":"off",'
+                           b'"isStreaming":false,"isCompacting":false,"steeringMode":"all","followUpMode":"all",'
+                           b'"sessionId":"s","autoCompactionEnabled":true,"messageCount":0,"pendingMessageCount":0}}').data)
+    model.load_messages([UserMessage(content="hi")])
+    changes = model.take_changes()
+    assert changes.reset and changes.session, "the stats still to show the new state"
+    assert [d.id for d in changes.dialogs] == ["d1"] and changes.notifications, "nothing asked for is dropped"
+    assert changes.added == [], "the reset covers the loaded messages"
