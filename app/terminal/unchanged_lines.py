@@ -8,9 +8,9 @@ screen already. `TerminalLines` remembers what was written at each place of each
 pieces that are there already, so an unchanged line costs nothing on the wire.
 
 A transcript that scrolls by a line repaints every row it shows, each the row below it was.
-The terminal can move those rows itself: scrolling margins (DECSTBM) around them, then
-scroll up (SU), and only the rows that are new are sent, about 0.3 KB where the repaint was
-4 KB. Margins span the whole width, so the side panes beside the transcript move too: what
+The terminal can move those rows itself: scrolling margins (DECSTBM) around them, then a
+line feed on the bottom margin per line, and only the rows that are new are sent, about
+0.3 KB where the repaint was 4 KB. Margins span the whole width, so the side panes beside the transcript move too: what
 they showed on the rows that moved is written back, from what was sent before, where it
 differs from what moved in. A scroll is sent only when all of this is fewer bytes than the
 repaint, and only over rows whose every column is known.
@@ -36,8 +36,9 @@ def _move_to(x: int, y: int) -> str:
 
 
 def _scroll_up(top: int, bottom: int, lines: int) -> str:
-    """Rows top..bottom up by `lines` (blank rows in at the bottom), margins reset after."""
-    return f"\x1b[0m\x1b[{top + 1};{bottom + 1}r\x1b[{lines}S\x1b[r"
+    """Rows top..bottom up by `lines` (blank rows in at the bottom), margins reset after: a
+    line feed on the bottom margin, as on a VT100 (the Linux console has no SU)."""
+    return f"\x1b[0m\x1b[{top + 1};{bottom + 1}r\x1b[{bottom + 1};1H{chr(10) * lines}\x1b[r"
 
 
 def _covers(spans: list[tuple[int, int]], start: int, end: int) -> bool:

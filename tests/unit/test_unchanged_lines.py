@@ -95,10 +95,10 @@ def test_an_empty_piece_sends_no_move_and_leaves_what_the_line_shows() -> None:
 # --- scrolling: the terminal moves rows itself ---------------------------------------------
 
 class Grid:
-    """Just enough of a terminal for these updates: CUP, DECSTBM, SU, SGR and one-cell text.
+    """Just enough of a terminal for these updates: CUP, DECSTBM, LF, SGR and one-cell text.
     Each cell keeps its character and the SGR sequences in force when it was written."""
 
-    SEQUENCE = re.compile(r"\x1b\[([0-9;]*)([HrSm])")
+    SEQUENCE = re.compile(r"\x1b\[([0-9;]*)([Hrm])|\n")
 
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
@@ -112,6 +112,13 @@ class Grid:
         for match in self.SEQUENCE.finditer(data):
             self._text(data[at:match.start()])
             at = match.end()
+            if match[0] == "\n":  # on the bottom margin, the region scrolls up
+                if self.y == self.bottom:
+                    del self.cells[self.top]
+                    self.cells.insert(self.bottom, [(" ", self.style)] * self.width)
+                else:
+                    self.y += 1
+                continue
             params, final = match[1], match[2]
             numbers = [int(n) for n in params.split(";") if n]
             if final == "H":
@@ -119,10 +126,6 @@ class Grid:
             elif final == "r":
                 self.top, self.bottom = (numbers[0] - 1, numbers[1] - 1) if numbers else (0, self.height - 1)
                 self.x = self.y = 0
-            elif final == "S":
-                for _ in range(numbers[0] if numbers else 1):
-                    del self.cells[self.top]
-                    self.cells.insert(self.bottom, [(" ", self.style)] * self.width)
             else:
                 self.style = "" if params in ("", "0") else self.style + match[0]
         self._text(data[at:])
@@ -173,7 +176,7 @@ def test_a_transcript_that_scrolls_by_a_line_is_one_scroll_and_its_new_row() -> 
         shown = words[first:first + 10]
         rows = {y: {0: shown[y].ljust(TRANSCRIPT)} for y in range(10)}
         out = paint(terminal, grid, rows, spans=[(y, 0, TRANSCRIPT) for y in range(10)])
-        assert "\x1b[1;10r\x1b[1S\x1b[r" in out, "the terminal moves the rows"
+        assert "\x1b[1;10r\x1b[10;1H\n\x1b[r" in out, "the terminal moves the rows"
         assert shown[-1] in out and shown[0].ljust(TRANSCRIPT) not in out, "only the new row is sent"
         assert "model x" in out and "queue" in out and "tools" in out, "the side pane's rows that moved are written back"
         assert grid.rows() == [(shown + ["", ""])[y].ljust(TRANSCRIPT) + side[y].ljust(SIDE) for y in range(ROWS)]
@@ -193,7 +196,7 @@ def test_a_scroll_is_sent_only_when_fewer_bytes_than_the_repaint() -> None:
     paint(terminal, grid, transcript_rows([f"t{y}" for y in range(ROWS)], side))
     out = paint(terminal, grid, {y: {0: f"t{y + 1}".ljust(TRANSCRIPT)} for y in range(ROWS - 2)},
                 spans=[(y, 0, TRANSCRIPT) for y in range(ROWS - 2)])
-    assert "\x1b[1;11r\x1b[1S\x1b[r" in out, "ten rows are worth it"
+    assert "\x1b[1;11r\x1b[11;1H\n\x1b[r" in out, "ten rows are worth it"
     assert grid.rows() == [f"t{min(y + 1, y if y >= ROWS - 2 else ROWS)}".ljust(TRANSCRIPT) + side[y].ljust(SIDE)
                            for y in range(ROWS)], "rows 10 and 11, not repainted, as they were"
 
