@@ -95,10 +95,15 @@ class TerminalLines:
         out: list[str] = []
         if len({piece[0] for piece in pieces}) >= SCROLL_ROWS:
             out.append(self._scroll(pieces, size))
+        # Each piece of a partial frame is put where it goes, as Textual does (a character the
+        # terminal draws wider than Python counts moves nothing after it); the pieces of a full
+        # frame's row that follow each other go in one, as Textual writes a full frame's rows.
+        whole_rows = isinstance(update, LayoutUpdate)
+        after: tuple[int, int] | None = None  # the row and column the last piece written ends at
         for y, x, end, text in pieces:
             if self._changed(y, x, end, text):
-                out += (_move_to(x, y), text)  # (each piece where it goes, as Textual does: a
-                # character the terminal draws wider than Python counts it moves nothing after it)
+                out += (text,) if whole_rows and after == (y, x) else (_move_to(x, y), text)
+                after = (y, end)
         return "".join(out)
 
     @staticmethod

@@ -245,3 +245,12 @@ def test_any_run_of_updates_leaves_the_screen_a_repaint_would() -> None:
                 screen_update(rows, TRANSCRIPT + SIDE, ROWS, CUTS), CONSOLE, Size(TRANSCRIPT + SIDE, ROWS)))
         assert sent <= repainted
     assert scrolls > 100, "the runs scrolled"
+
+
+def test_a_full_frames_row_goes_in_one_and_a_partial_frames_pieces_each_where_they_go() -> None:
+    lines = TerminalLines()
+    update = LayoutUpdate([[strip("left "), strip("mid  "), strip("right")]], Region(0, 0, 15, 1))
+    first = lines.render(update, CONSOLE, SIZE)
+    assert first.count("\x1b[1;") == 1 and "left mid  right" in first.replace("\x1b[0m", "")
+    again = lines.render(chops(0, {0: strip("left "), 5: strip("MID  "), 10: strip("RIGHT")}), CONSOLE, SIZE)
+    assert again.startswith("\x1b[1;6H") and again.count("\x1b[1;") == 2, "two pieces, each put where it goes"
