@@ -35,10 +35,14 @@ def _move_to(x: int, y: int) -> str:
     return f"\x1b[{y + 1};{x + 1}H"
 
 
-def _scroll_up(top: int, bottom: int, lines: int) -> str:
-    """Rows top..bottom up by `lines` (blank rows in at the bottom), margins reset after: a
-    line feed on the bottom margin, as on a VT100 (the Linux console has no SU)."""
-    return f"\x1b[0m\x1b[{top + 1};{bottom + 1}r\x1b[{bottom + 1};1H{chr(10) * lines}\x1b[r"
+def _scroll(top: int, bottom: int, shift: int) -> str:
+    """Rows top..bottom moved by `shift` rows, up (blank rows in at the bottom) or down,
+    margins reset after: line feeds on the bottom margin or reverse indexes (RI) on the top
+    one, as on a VT100 (the Linux console has no SU or SD)."""
+    margins = f"\x1b[0m\x1b[{top + 1};{bottom + 1}r"
+    if shift > 0:
+        return f"{margins}\x1b[{bottom + 1};1H" + "\n" * shift + "\x1b[r"
+    return f"{margins}\x1b[{top + 1};1H" + "\x1bM" * -shift + "\x1b[r"
 
 
 def _covers(spans: list[tuple[int, int]], start: int, end: int) -> bool:
@@ -135,9 +139,9 @@ class TerminalLines:
         return pieces
 
     def _scroll(self, pieces: list[Piece], size: Size) -> str:
-        """If `pieces` are mostly rows the terminal shows lower down: the scroll that moves
-        them into place and the rows beside them written back (what the terminal then shows
-        is known), else ""."""
+        """If `pieces` are mostly rows the terminal shows lower down (a transcript that follows
+        its end) or higher up (one scrolled back): the scroll that moves them into place and
+        the rows beside them written back (what the terminal then shows is known), else ""."""
         lines = self._lines
         showing: dict[tuple[int, int, str], list[int]] = {}
         for y, line in lines.items():
@@ -146,7 +150,7 @@ class TerminalLines:
         votes: Counter[int] = Counter()
         for y, x, end, text in pieces:
             if lines.get(y, {}).get(x) != (end, text):
-                votes.update(row - y for row in showing.get((x, end, text), ()) if row > y)
+                votes.update(row - y for row in showing.get((x, end, text), ()) if row != y)
         if not votes:
             return ""
         shift = votes.most_common(1)[0][0]
@@ -154,10 +158,12 @@ class TerminalLines:
                  if lines.get(y + shift, {}).get(x) == (end, text) != lines.get(y, {}).get(x)]
         if len(set(moved)) < SCROLL_ROWS:
             return ""
-        top, bottom = min(moved), min(max(moved) + shift, size.height - 1)
+        # the rows that move, from the first one written to to the last one read (or back)
+        top, bottom = (min(moved), max(moved) + shift) if shift > 0 else (min(moved) + shift, max(moved))
+        top, bottom = max(0, top), min(bottom, size.height - 1)
         if top == 0 and bottom == size.height - 1:
             return ""  # (the whole screen: some terminals would keep the rows in their scrollback)
-        after = {y: lines.get(y + shift, {}) if y + shift <= bottom else {} for y in range(top, bottom + 1)}
+        after = {y: lines.get(y + shift, {}) if top <= y + shift <= bottom else {} for y in range(top, bottom + 1)}
         written: dict[int, list[tuple[int, int]]] = {}
         for y, x, end, _ in pieces:
             written.setdefault(y, []).append((x, end))
@@ -172,11 +178,12 @@ class TerminalLines:
         def cost(shown: dict[int, dict[int, tuple[int, str]]], items: list[Piece]) -> int:
             return sum(len(text) + 8 for y, x, end, text in items if shown.get(y, lines.get(y, {})).get(x) != (end, text))
 
-        scroll = _scroll_up(top, bottom, shift)
+        scroll = _scroll(top, bottom, shift)
         if len(scroll) + cost(after, back) + cost(after, pieces) >= cost({}, pieces):
             return ""
-        for y in range(top, bottom + 1):  # (upwards: each row takes one below it, not moved yet)
-            lines[y] = lines.get(y + shift, {}) if y + shift <= bottom else {}
+        # each row takes the one `shift` away, before that one is given its own
+        for y in range(top, bottom + 1) if shift > 0 else range(bottom, top - 1, -1):
+            lines[y] = lines.get(y + shift, {}) if top <= y + shift <= bottom else {}
         out = [scroll]
         for y, x, end, text in back:
             self._changed(y, x, end, text)

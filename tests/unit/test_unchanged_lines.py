@@ -95,10 +95,10 @@ def test_an_empty_piece_sends_no_move_and_leaves_what_the_line_shows() -> None:
 # --- scrolling: the terminal moves rows itself ---------------------------------------------
 
 class Grid:
-    """Just enough of a terminal for these updates: CUP, DECSTBM, LF, SGR and one-cell text.
+    """Just enough of a terminal for these updates: CUP, DECSTBM, LF, RI, SGR and one-cell text.
     Each cell keeps its character and the SGR sequences in force when it was written."""
 
-    SEQUENCE = re.compile(r"\x1b\[([0-9;]*)([Hrm])|\n")
+    SEQUENCE = re.compile(r"\x1b\[([0-9;]*)([Hrm])|\n|\x1bM")
 
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
@@ -118,6 +118,13 @@ class Grid:
                     self.cells.insert(self.bottom, [(" ", self.style)] * self.width)
                 else:
                     self.y += 1
+                continue
+            if match[0] == "\x1bM":  # reverse index: on the top margin, the region scrolls down
+                if self.y == self.top:
+                    del self.cells[self.bottom]
+                    self.cells.insert(self.top, [(" ", self.style)] * self.width)
+                else:
+                    self.y -= 1
                 continue
             params, final = match[1], match[2]
             numbers = [int(n) for n in params.split(";") if n]
@@ -221,7 +228,7 @@ def test_the_whole_screen_is_never_scrolled() -> None:
 
 def test_any_run_of_updates_leaves_the_screen_a_repaint_would() -> None:
     pick = random.Random(2026)
-    scrolls = 0
+    scrolls = backwards = 0
     for _ in range(200):
         terminal, grid = TerminalLines(), Grid(TRANSCRIPT + SIDE, ROWS)
         words = [f"w{n} " + "x" * pick.randrange(12) for n in range(200)]
@@ -229,7 +236,7 @@ def test_any_run_of_updates_leaves_the_screen_a_repaint_would() -> None:
         first, sent, repainted = 0, 0, 0
         paint(terminal, grid, transcript_rows(words[:ROWS], side))
         for _ in range(8):
-            first += pick.choice([0, 1, 1, 2, 3, 7])
+            first = max(0, first + pick.choice([0, 1, 1, 2, 3, 7, -1, -3]))  # following the end, or back
             if pick.random() < 0.3:
                 side[pick.randrange(ROWS)] = pick.choice(["│ c", "│", "│ dd"])
             bottom = pick.randint(4, ROWS)  # the transcript's rows: 0..bottom-1
@@ -239,12 +246,13 @@ def test_any_run_of_updates_leaves_the_screen_a_repaint_would() -> None:
             expected = [shown[y].ljust(TRANSCRIPT) + side[y].ljust(SIDE) for y in range(ROWS)]
             assert grid.rows() == expected, out
             scrolls += "\x1b[r" in out
+            backwards += "\x1bM" in out
             fresh = TerminalLines()
             fresh.forget()
             sent, repainted = sent + len(out), repainted + len(fresh.render(
                 screen_update(rows, TRANSCRIPT + SIDE, ROWS, CUTS), CONSOLE, Size(TRANSCRIPT + SIDE, ROWS)))
         assert sent <= repainted
-    assert scrolls > 100, "the runs scrolled"
+    assert scrolls > 100 and backwards > 20, "the runs scrolled, both ways"
 
 
 def test_a_full_frames_row_goes_in_one_and_a_partial_frames_pieces_each_where_they_go() -> None:
@@ -254,3 +262,16 @@ def test_a_full_frames_row_goes_in_one_and_a_partial_frames_pieces_each_where_th
     assert first.count("\x1b[1;") == 1 and "left mid  right" in first.replace("\x1b[0m", "")
     again = lines.render(chops(0, {0: strip("left "), 5: strip("MID  "), 10: strip("RIGHT")}), CONSOLE, SIZE)
     assert again.startswith("\x1b[1;6H") and again.count("\x1b[1;") == 2, "two pieces, each put where it goes"
+
+
+def test_a_transcript_scrolled_back_is_moved_down_by_reverse_indexes() -> None:
+    terminal, grid = TerminalLines(), Grid(TRANSCRIPT + SIDE, ROWS)
+    words = [f"line {n}" for n in range(40)]
+    side = ["│ stats", "│ model x", "│", "│", "│ queue", "│", "│", "│", "│", "│ tools", "", "status"]
+    paint(terminal, grid, transcript_rows([*words[10:20], "", ""], side))
+    shown = words[7:17]  # three lines back: Page Up, a wheel step
+    out = paint(terminal, grid, {y: {0: shown[y].ljust(TRANSCRIPT)} for y in range(10)},
+                spans=[(y, 0, TRANSCRIPT) for y in range(10)])
+    assert "\x1b[1;10r\x1b[1;1H\x1bM\x1bM\x1bM\x1b[r" in out
+    assert all(word in out for word in shown[:3]) and shown[3].ljust(TRANSCRIPT) not in out, "only the rows come back in"
+    assert grid.rows() == [(shown + ["", ""])[y].ljust(TRANSCRIPT) + side[y].ljust(SIDE) for y in range(ROWS)]
