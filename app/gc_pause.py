@@ -1,4 +1,4 @@
-"""Hold Python's full garbage collections while pi streams.
+"""Hold Python's full garbage collections while pi streams, and keep them small after.
 
 A full (generation 2) collection walks every object the app holds; with a long
 transcript that is tens of milliseconds in one go, which shows up as a stalled frame
@@ -10,10 +10,15 @@ reply ran 30 young collections). Half a second after it settles, one full collec
 idle, and only then do the thresholds come back: restored at once, they would start a
 full collection in the very next frame, the one that shows the end of the reply.
 
-What start-up made (modules, classes, the app and its panes: some 50,000 objects) lives
-as long as the app: once it has started it is frozen out of every later collection
-(`gc.freeze`), so a full collection walks only what came since (a third or more of its cost
-at start-up, 11 ms of 16), and it is given back when the app closes.
+What the app holds is frozen out of later collections (`gc.freeze`): what start-up made
+(modules, classes, the app and its panes: some 50,000 objects) once it has started, and
+what survives each run's collection after it. So a run's collection walks only what came
+since the last one (one reply's objects: 8 ms however long the session), where walking the
+whole transcript grew by some 10 ms a reply. Reference counting still frees frozen objects;
+only a cycle among them that dies waits, until the frozen objects have grown by half since
+the last complete collection, which unfreezes them all and walks everything once (as
+CPython's own rule runs a full collection once the old generation grew by a quarter).
+Everything is given back when the app closes.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from collections.abc import Callable
 NEVER = 1_000_000_000  # generation-1 collections before an automatic full collection
 YOUNG = 10_000  # allocations between young collections while streaming (Python's default: 700)
 SETTLE = 0.5  # seconds after a run before the full collection
+REGROW = 2.0  # frozen objects, against those after the last complete collection, that bring the next one
 
 
 class StreamingGC:
@@ -34,11 +40,13 @@ class StreamingGC:
         self._running = False
         self._release_due = False
         self._frozen = False
+        self._kept = 0  # objects frozen after the last complete collection
 
     def started(self) -> None:
         """The app has started: what it holds now is left out of later collections."""
         gc.freeze()
         self._frozen = True
+        self._kept = gc.get_freeze_count()
 
     @property
     def holding(self) -> bool:
@@ -58,6 +66,13 @@ class StreamingGC:
         if self._running:  # a new run started meanwhile: its end releases
             return
         gc.collect()
+        if self._frozen:
+            gc.freeze()  # what the run left alive stays out of the next run's collection
+            if gc.get_freeze_count() > self._kept * REGROW:
+                gc.unfreeze()  # it may hold cycles that died since: walk it all once
+                gc.collect()
+                gc.freeze()
+                self._kept = gc.get_freeze_count()
         self._restore()
 
     def _restore(self) -> None:
@@ -66,8 +81,8 @@ class StreamingGC:
             self._saved = None
 
     def close(self) -> None:
-        """The thresholds as they were, at once, and what start-up froze collectable again
-        (the app is closing)."""
+        """The thresholds as they were, at once, and what was frozen collectable again (the
+        app is closing)."""
         if self._frozen:
             gc.unfreeze()
             self._frozen = False

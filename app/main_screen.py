@@ -159,6 +159,7 @@ class MainScreen(Screen[None]):
     ) -> None:
         super().__init__(id=id)
         self._compositor = RowsCompositor()  # (nothing laid out yet)
+        self._transcript: Transcript | None = None  # once mounted
         self.context = context
         self.session = context.session
         self.selection = selection
@@ -198,8 +199,19 @@ class MainScreen(Screen[None]):
         yield self.status
         yield KeyFooter()
 
+    def _compositor_refresh(self) -> None:
+        """Textual's, with the transcript's scrollbar in the frame whose layout moved its
+        thumb: its refresh would wait for a frame of its own (1.5 ms, after each line a
+        reply adds)."""
+        bar = None if self._transcript is None else self._transcript._vertical_scrollbar
+        if bar is not None and bar._repaint_required and bar in self._compositor.visible_widgets:
+            bar._repaint_required = False
+            self._compositor.update_widgets({bar})
+        super()._compositor_refresh()
+
     def on_mount(self) -> None:
         self.composed.set()
+        self._transcript = self.transcript  # (read every frame: no query there)
         self.show_desk(self.context.ui.session_lines())
         editor = self.editor
         editor.focus()

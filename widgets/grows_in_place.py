@@ -1,4 +1,4 @@
-"""Keep a growing widget's painted rows when only its height changes.
+"""Keep a growing widget's painted rows when only its height changes, and lay it out once.
 
 Textual forgets every cached row of a widget whose size or virtual size changed, and
 asks for another layout. A streaming reply, the message around it and the transcript
@@ -6,6 +6,11 @@ holding them grow by a few rows per frame, so each frame would render every row 
 screen again, although only the rows at the bottom changed: those above the bottom
 border and padding keep their content, and a scrolling container's own rows (its
 background) do not depend on what it holds.
+
+The layout it asks for is needless too unless the widget scrolls: a widget's virtual size
+is what its scrollbars measure, and the layout that gave the widget its size is the one
+that set it. Every widget mounted had a second layout for it (its virtual size was 0 x 0
+before the first): a message and its header, blocks and footer, each 4 to 10 ms a reply.
 """
 
 from __future__ import annotations
@@ -25,8 +30,16 @@ class GrowsInPlace(_Base):
     virtual size changes, and that refreshes the rows whose content it changes itself.
     List it before the widget's Textual base class."""
 
+    @property
+    def scrolls(self) -> bool:
+        """It may show scrollbars (what does not scroll clips or shows what overflows it)."""
+        styles = self.styles
+        return styles.overflow_x in ("auto", "scroll") or styles.overflow_y in ("auto", "scroll")
+
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
         old = self._size
+        if not self.scrolls:
+            layout = False  # (its size came from the layout that gives it this virtual size)
         if size.width != old.width or not old.height or (size == old and virtual_size == self.virtual_size):
             return super()._size_updated(size, virtual_size, container_size, layout)
         # Set first, so that Textual (here and in the virtual_size watcher) marks no row dirty.

@@ -245,6 +245,10 @@ def tail_text(text: str, count: int, style: str | Style = "") -> Text:
     return safe(("… %d more lines\n" % hidden if hidden else "") + shown, style)
 
 
+class MessageStatic(GrowsInPlace, Static):
+    """A message's header, footer or block shown as plain text (laid out once when mounted)."""
+
+
 class MessageView(GrowsInPlace, Vertical):
     """A transcript message: a header line, its blocks, and a stop-reason footer."""
 
@@ -261,13 +265,13 @@ class MessageView(GrowsInPlace, Vertical):
         self.BLANK = not any(self.styles.gutter)
 
     def compose(self) -> ComposeResult:
-        yield Static(self._header(), classes="message-header")
+        yield MessageStatic(self._header(), classes="message-header")
         for index, block in self.item.ordered_blocks():
             widget = self._block_widget(block)
             if widget is not None:
                 self.block_widgets[index] = widget
                 yield widget
-        yield Static(self._footer(), classes="message-footer")
+        yield MessageStatic(self._footer(), classes="message-footer")
 
     def _header(self) -> Text:
         text = message_label(self.item)
@@ -291,7 +295,7 @@ class MessageView(GrowsInPlace, Vertical):
             return ToolCallBlock(self.session, block)
         if block.kind == "text" and self.item.role in MARKDOWN_ROLES:
             return TextBlock(block.text)
-        return Static(self._plain_content(block), classes="plain image" if block.kind == "image" else "plain")
+        return MessageStatic(self._plain_content(block), classes="plain image" if block.kind == "image" else "plain")
 
     def _plain_content(self, block: Block) -> Text:
         """What a block shown as plain text shows: the text (a tool result's last lines),

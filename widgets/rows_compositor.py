@@ -1,4 +1,4 @@
-"""A compositor that renders, of each widget, only the rows a frame repaints.
+"""A compositor that renders, of each widget, only the rows and pieces a frame repaints.
 
 Textual's partial update takes the box around every dirty region and asks each widget
 that box touches for all of its visible rows, then drops the rows outside the dirty ones.
@@ -7,7 +7,10 @@ line makes a box from that line to the bottom of the screen: the transcript, the
 the footer and the side panes each render every row they show (from their caches, but
 row by row), about 15 widgets per frame for two changed lines. Here a widget is asked
 only for its rows from the frame's first to its last repainted one, and not at all when
-it has none of them.
+none of the pieces it shows on them (its chops: a row is cut where widgets begin and
+end) is in a repainted span. A streamed line is then the text block's row alone, where
+the message, the transcript and the containers around it each rendered theirs too
+(7 widgets a frame), though only the block's columns are sent.
 """
 
 from __future__ import annotations
@@ -17,25 +20,61 @@ from typing import cast
 
 from textual.geometry import Region
 from textual.strip import Strip
-from widgets.textual_private import Compositor
+from widgets.textual_private import ChopsUpdate, Compositor
+
+Spans = Mapping[int, list[tuple[int, int]]]  # row -> the columns (x, end) it repaints
 
 
 class RowsCompositor(Compositor):
-    def _render_chops(self, crop: Region, is_rendered_line: Callable[[int], bool]) -> Sequence[Mapping[int, Strip]]:
+    def render_partial_update(self) -> ChopsUpdate | None:
+        """Textual's, but the spans reach `_render_chops` (which is given only the rows)."""
+        update_regions = self._dirty_regions.copy()
+        self._dirty_regions.clear()
+        if not update_regions:
+            return None
+        crop = Region.from_union(update_regions).intersection(self.size.region)
+        spans = list(self._regions_to_spans(update_regions))
+        by_row: dict[int, list[tuple[int, int]]] = {}
+        for y, x1, x2 in spans:
+            by_row.setdefault(y, []).append((x1, x2))
+        chops = self._render_chops(crop, by_row.__contains__, by_row)
+        return ChopsUpdate(chops, spans, [cut_set[1:] for cut_set in self.cuts])
+
+    def _render_chops(self, crop: Region, is_rendered_line: Callable[[int], bool],
+                      spans: Spans | None = None) -> Sequence[Mapping[int, Strip]]:
+        """With `spans`, the chops outside them are left empty (None): nothing writes them."""
         cuts = self.cuts
         chops: list[dict[int, Strip | None]] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
         crop_overlaps = crop.overlaps
+
+        def wanted(y: int, first_cut: int, last_cut: int) -> bool:
+            """Row y has a chop from first_cut to last_cut not painted yet (by a widget in
+            front) that a span repaints."""
+            if not is_rendered_line(y):
+                return False
+            if spans is None:
+                return True
+            line_cuts, line_chops, row_spans = cuts[y], chops[y], spans[y]
+            for start, end in zip(line_cuts, line_cuts[1:]):
+                if start >= last_cut:
+                    break
+                if start >= first_cut and line_chops[start] is None and any(
+                        x1 < end and start < x2 for x1, x2 in row_spans):
+                    return True
+            return False
+
         for widget, (region, clip) in self.visible_widgets.items():
             if not crop_overlaps(clip):
                 continue
             shown = region.intersection(clip)  # (whole columns: a frame's span may start inside a chop)
-            rows = [y for y in range(max(shown.y, crop.y), min(shown.bottom, crop.bottom)) if is_rendered_line(y)]
+            x, width = shown.x, shown.width
+            first_cut, last_cut = x, x + width
+            rows = [y for y in range(max(shown.y, crop.y), min(shown.bottom, crop.bottom))
+                    if wanted(y, first_cut, last_cut)]
             if not rows:
                 continue
             top, bottom = rows[0], rows[-1] + 1
-            x, width = shown.x, shown.width
             strips = widget.render_lines(Region(x - region.x, top - region.y, width, bottom - top))
-            first_cut, last_cut = x, x + width
             for y, strip in zip(range(top, bottom), strips):
                 if not is_rendered_line(y):
                     continue

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
@@ -238,8 +239,16 @@ class StatsPane(Static):
         if (ended := self.outcome()) is not None:
             row("ended", ended[0], palette.style(ended[1], "bold"))
         if text != self._shown:  # usage arrives with every delta; repaint only what changed
+            self.update(text, layout=not self._same_rows(text))
             self._shown = text
-            self.update(text)
+
+    def _same_rows(self, text: Text) -> bool:
+        """`text` takes the rows the text shown does (its rows as many, none of either
+        wrapped): the new figures at a run's end need no layout of the whole screen."""
+        width = self.content_region.width
+        old, new = self._shown.plain.split("\n"), text.plain.split("\n")
+        return (bool(self._shown) and len(old) == len(new)
+                and all(cell_len(line) <= width for line in (*old, *new)))
 
 
 class StatusLine(Static):

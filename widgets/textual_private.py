@@ -10,7 +10,11 @@ Besides these names, Textual's private attributes are used where there is no pub
   write to the terminal); `App._filters` to make the dim filter safe; `App._bindings` and
   `PromptEditor._merged_bindings` to apply pi's keybindings.json to every key.
 - app/main_screen.py: `Screen._compositor` replaced by a RowsCompositor (no public way to
-  choose a screen's compositor).
+  choose a screen's compositor); `Screen._compositor_refresh` extended to paint the
+  transcript's scrollbar (`_vertical_scrollbar`, its `_repaint_required`) in the frame of
+  the layout that moved it (no public way to add a widget to a frame under way).
+- widgets/rows_compositor.py: `Compositor.render_partial_update` and `_render_chops`
+  (`_dirty_regions`, `_regions_to_spans`, `cuts`), to render only what a frame repaints.
 - app/toasts.py: `App._unnotify`, to take one toast off (no public way).
 - app/hotkeys_table.py: `TextArea._merged_bindings`, the editor's keys for /hotkeys.
 - widgets/readline_area.py: `_merged_bindings` and `_bindings`, to drop TextArea's keys

@@ -10,16 +10,22 @@ from rich.console import Console
 from textual.geometry import Region
 from tests.pi_harness import Fake, send, wait_until
 
+from app.terminal.unchanged_lines import TerminalLines
+from widgets.message_views import TextBlock
 from widgets.rows_compositor import RowsCompositor
 from widgets.textual_private import ChopsUpdate, Compositor
 
 
-def frame(compositor: Compositor, regions: list[Region], chops_of, console: Console) -> str:
+def frame(compositor: Compositor, regions: list[Region], chops_of, console: Console) -> list[tuple[int, int, int, str]]:
+    """The pieces of lines pideck would write for a partial frame over `regions` (what
+    `TerminalLines` sends, before it leaves out what the terminal shows)."""
     crop = Region.from_union(regions).intersection(compositor.size.region)
     spans = list(compositor._regions_to_spans(regions))
-    rows = {y for y, _, _ in spans}
-    chops = chops_of(crop, rows.__contains__)
-    return ChopsUpdate(chops, spans, [cuts[1:] for cuts in compositor.cuts]).render_segments(console)
+    rows: dict[int, list[tuple[int, int]]] = {}
+    for y, x1, x2 in spans:
+        rows.setdefault(y, []).append((x1, x2))
+    chops = chops_of(crop, rows.__contains__, rows)
+    return TerminalLines._chops_pieces(ChopsUpdate(chops, spans, [cuts[1:] for cuts in compositor.cuts]), console)
 
 
 async def test_partial_frames_are_textuals_own_for_every_shape_of_dirty_regions(tmp_path: Path) -> None:
@@ -41,10 +47,14 @@ async def test_partial_frames_are_textuals_own_for_every_shape_of_dirty_regions(
                            for _ in range(pick.randint(1, 3))])
         for regions in shapes:
             ours = frame(compositor, regions, compositor._render_chops, console)
-            textuals = frame(compositor, regions, lambda crop, line: Compositor._render_chops(compositor, crop, line),
-                             console)
+            textuals = frame(compositor, regions,
+                             lambda crop, line, spans: Compositor._render_chops(compositor, crop, line), console)
             assert ours == textuals, regions
-        assert any("\x1b[" in frame(compositor, shape, compositor._render_chops, console) for shape in shapes)
+        assert any(frame(compositor, shape, compositor._render_chops, console) for shape in shapes)
+        update = compositor.render_partial_update()  # (nothing dirty now)
+        compositor._dirty_regions.add(Region(0, 0, width, height))
+        update = compositor.render_partial_update()
+        assert isinstance(update, ChopsUpdate) and TerminalLines._chops_pieces(update, console)
 
 
 async def test_a_frame_asks_only_the_widgets_on_its_rows(tmp_path: Path) -> None:
@@ -67,3 +77,26 @@ async def test_a_frame_asks_only_the_widgets_on_its_rows(tmp_path: Path) -> None
         assert asked == []
         frame(compositor, [Region(0, top + 1, 10, 1)], compositor._render_chops, app.console)
         assert asked == ["editor"]
+
+
+async def test_a_streamed_line_asks_only_its_text_block_not_the_containers_around_it(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        await send(pilot, "Show me some markdown.")
+        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a reply")
+        await pilot.pause()
+        compositor = app.main._compositor
+        block = next(block for block in app.main.query(TextBlock) if block.region.height > 1)
+        line = Region(block.region.x, block.region.bottom - 1, block.region.width, 1)  # its last line, as it streams
+        asked: list[object] = []
+        for widget in compositor.visible_widgets:
+            original = widget.render_lines
+            widget.render_lines = (lambda crop, widget=widget, original=original:  # type: ignore[method-assign]
+                                   asked.append(widget) or original(crop))
+        try:
+            pieces = frame(compositor, [line], compositor._render_chops, app.console)
+        finally:
+            for widget in compositor.visible_widgets:
+                del widget.render_lines
+        assert pieces and asked == [block], [type(widget).__name__ for widget in asked]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -101,3 +102,61 @@ def test_a_run_s_release_keeps_start_up_frozen(thresholds: tuple[int, int, int])
     finally:
         pause.close()
     assert gc.get_freeze_count() == 0
+
+
+class Node:
+    """An object in a reference cycle: only the collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def one_run(pause: StreamingGC, scheduled: list[Callable[[], object]]) -> None:
+    pause.streaming(True)
+    pause.streaming(False)
+    scheduled.pop()()
+
+
+def test_what_a_run_leaves_alive_is_left_out_of_the_next_run_s_collection(thresholds: tuple[int, int, int]) -> None:
+    """A run's full collection walks what came since the last one, not the whole
+    transcript again: what survives it is frozen too."""
+    scheduled: list[Callable[[], object]] = []
+    pause = StreamingGC(lambda delay, callback: scheduled.append(callback))
+    pause.started()
+    try:
+        reply = [Node() for _ in range(100)]
+        one_run(pause, scheduled)
+        assert not any(gc.is_tracked(node) and node in gc.get_objects() for node in reply[:3]), "frozen by the release"
+        assert gc.get_freeze_count() >= len(reply)
+        walked: list[int] = []
+        gc.callbacks.append(lambda phase, info: walked.append(len(gc.get_objects())) if phase == "start" else None)
+        try:
+            one_run(pause, scheduled)
+        finally:
+            gc.callbacks.pop()
+        assert walked and walked[-1] < len(reply) * 50, "the next run's collection walks only what came since"
+    finally:
+        pause.close()
+    assert gc.get_freeze_count() == 0
+
+
+def test_dead_cycles_that_were_frozen_are_collected_once_the_frozen_objects_double(
+    thresholds: tuple[int, int, int],
+) -> None:
+    scheduled: list[Callable[[], object]] = []
+    pause = StreamingGC(lambda delay, callback: scheduled.append(callback))
+    pause.started()
+    try:
+        dead = Node()
+        probe = weakref.ref(dead)
+        one_run(pause, scheduled)  # frozen while alive
+        del dead
+        one_run(pause, scheduled)
+        assert probe() is not None, "a frozen cycle waits for the complete collection"
+        start = gc.get_freeze_count()
+        grown = [Node() for _ in range(start + 10)]  # the frozen objects more than double
+        one_run(pause, scheduled)
+        assert probe() is None, "the complete collection freed it"
+        assert gc.get_freeze_count() >= len(grown), "and froze what lives again"
+    finally:
+        pause.close()

@@ -1,9 +1,13 @@
-"""`GrowsInPlace` keeps a growing widget's rows and leaves its scrolling alone."""
+"""`GrowsInPlace` keeps a growing widget's rows, leaves its scrolling alone and lays it out once."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
+from textual.pilot import Pilot
+from textual.widgets import Static
 
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_stream import StreamingText
@@ -46,3 +50,54 @@ async def test_a_wider_or_narrower_widget_renders_every_row_again() -> None:
         await pilot.resize_terminal(60, 10)
         await pilot.pause()
         assert text.size.width > 40 and len(text.visible_text().splitlines()) == text.size.height
+
+
+class Note(GrowsInPlace, Static):
+    pass
+
+
+class Column(GrowsInPlace, Vertical):
+    DEFAULT_CSS = "Column { height: auto; }"
+
+
+class Mounting(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Log()
+
+
+async def layouts_for(pilot: Pilot[None], mount: Callable[[], Awaitable[object]]) -> int:
+    """The screen's layouts from `mount()` until the app is idle again."""
+    screen = pilot.app.screen
+    original = screen._refresh_layout
+    count = 0
+
+    def counting(*args: object, **kwargs: object) -> None:
+        nonlocal count
+        count += 1
+        original(*args, **kwargs)  # type: ignore[arg-type]
+
+    screen._refresh_layout = counting  # type: ignore[method-assign]
+    await mount()
+    for _ in range(5):
+        await pilot.pause()
+    return count
+
+
+async def test_a_widget_that_does_not_scroll_is_laid_out_once_when_mounted() -> None:
+    """Textual lays out every widget mounted twice: the first layout sets its virtual size
+    (0 x 0 before), which asks for another. A message mounted in the transcript with its
+    header, blocks and footer did so for each."""
+    async with Mounting().run_test(size=(40, 10)) as pilot:
+        log = pilot.app.query_one(Log)
+        plain = await layouts_for(pilot, lambda: log.mount(Vertical(Static("header"), Static("text"))))
+    assert plain == 2, "Textual's own (if it lays out once now, this mixin may go)"
+    app = Mounting()
+    async with app.run_test(size=(40, 10)) as pilot:
+        log = app.query_one(Log)
+        ours = await layouts_for(pilot, lambda: log.mount(Column(Note("header"), Note("text"), StreamingText("more"))))
+        assert ours == 1
+        column = app.query_one(Column)
+        assert column.virtual_size == column.size and app.query(Note).first().virtual_size.height == 1, \
+            "the virtual size is set all the same"
+        grown = await layouts_for(pilot, lambda: app.query_one(StreamingText).append("\n\nand more") or pilot.pause())
+        assert grown == 1 and column.size.height == 5

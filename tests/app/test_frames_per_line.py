@@ -1,0 +1,61 @@
+"""A line a reply adds is drawn in one frame, its scrollbar with it, and the stats at a run's
+end in a frame without a layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.pi_harness import Fake, send, wait_until
+
+
+async def test_the_scrollbar_moves_in_the_frame_of_the_layout_that_moved_it(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--rate", "1/20")
+    async with fake.run(size=(100, 18)) as pilot:
+        app = pilot.app
+        screen = app.main
+        await send(pilot, "Show me some markdown.")
+        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a first reply")
+        bar = screen.transcript.vertical_scrollbar
+        assert bar.display, "the transcript overflows"
+        frames: list[set[object]] = []
+        refresh = screen._compositor_refresh
+
+        def counting() -> None:
+            frames.append(set(screen._dirty_widgets))
+            refresh()
+
+        screen._compositor_refresh = counting  # type: ignore[method-assign]
+        layouts = 0
+        layout = screen._refresh_layout
+
+        def laying_out(*args: object, **kwargs: object) -> None:
+            nonlocal layouts
+            layouts += 1
+            layout(*args, **kwargs)  # type: ignore[arg-type]
+
+        screen._refresh_layout = laying_out  # type: ignore[method-assign]
+        await send(pilot, "Again.")
+        await wait_until(pilot, lambda: len(app.session.items) > 3 and not app.session.running, what="a second reply")
+        await pilot.pause()
+        assert layouts >= 3, "lines were added"
+        assert frames and not [frame for frame in frames if frame == {bar}], "no frame of the scrollbar alone"
+
+
+async def test_the_stats_at_a_run_s_end_take_no_layout(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        stats = app.main.stats
+        await send(pilot, "Show me some markdown.")
+        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a reply")
+        await wait_until(pilot, lambda: "↓0" not in str(stats.content), what="the stats of the run")
+        shown = str(stats.content)
+        stats.refresh_stats()
+        assert not stats._layout_required, "unchanged: nothing to do"
+        stats._shown = stats._shown.copy()
+        stats._shown.plain = stats._shown.plain.replace("$", "€")  # figures changed, rows as many
+        stats.refresh_stats()
+        assert str(stats.content) == shown and not stats._layout_required
+        stats._shown = stats._shown[: stats._shown.plain.rindex("\n")]  # a row fewer shown
+        stats.refresh_stats()
+        assert stats._layout_required, "a row more: laid out"
