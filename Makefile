@@ -36,8 +36,11 @@ $(BIN)/python:
 
 # What running pideck needs, then (for make test only) the test extras on top: pytest,
 # hypothesis, playwright... Each is installed again whenever pyproject.toml changes.
+# pideck's own modules are compiled as a non-editable install would have pip compile them:
+# where PYTHONDONTWRITEBYTECODE is set, Python would compile them anew at every start (0.15 s).
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --disable-pip-version-check -e .
+	$(BIN)/python -m compileall -q app widgets protocol
 	touch $@
 
 $(TEST_STAMP): $(STAMP)

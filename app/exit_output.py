@@ -24,7 +24,6 @@ from app.resume_commands import resume_command, session_resume
 from protocol.wire.messages import BashExecutionMessage
 from protocol.state.session_model import Banner, MessageItem, SessionModel
 from widgets.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text
-from widgets.safe_markdown import SafeMarkdown
 from widgets.safe_text import clean
 from widgets.tool_kinds import Call, kind_of
 from widgets.transcript import hidden_in_transcript
@@ -78,6 +77,8 @@ def _body(model: SessionModel, item: MessageItem, hyperlinks: bool) -> Iterator[
             yield footer
         return
     markdown = item.role in MARKDOWN_ROLES
+    from widgets.safe_markdown import SafeMarkdown  # (markdown-it: at exit, not at start-up)
+
     for _, block in item.ordered_blocks():
         call = block.tool_call
         if call is not None:

@@ -43,8 +43,10 @@ class StreamingGC:
         self._kept = 0  # objects frozen after the last complete collection
 
     def started(self) -> None:
-        """The app has started: what it holds now is left out of later collections."""
+        """The app has started: what it holds now is left out of later collections, and the
+        collector runs (pideck's start-up turns it off: app/cli.py)."""
         gc.freeze()
+        gc.enable()
         self._frozen = True
         self._kept = gc.get_freeze_count()
 

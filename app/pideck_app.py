@@ -307,7 +307,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
             self._exit_signals.attach(asyncio.get_running_loop(), self._signalled)
         self._open_slot(first)
         self._branches.start()
-        self._gc.started()
+        self.call_after_refresh(self._gc.started)  # (what the first frame made is kept too)
         for config in self._restore:
             self._open_slot(self._new_slot(config), show=False)
 

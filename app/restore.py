@@ -7,16 +7,18 @@ import argparse
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from app.pi.args import opening_session
 from app.pi.launch import LaunchConfig, LaunchError, open_launch
 from app.resume_commands import resume_command, saved, session_resume
-from protocol.files.desk_file import DeskFileError, SavedSession, desk_path, load_desk, save_desk
-from protocol.wire.responses import SessionState
+
+if TYPE_CHECKING:  # (the set saved is read and written only with --restore and at exit, not before pi starts)
+    from protocol.files.desk_file import SavedSession
+    from protocol.wire.responses import SessionState
 
 # A session at exit: its name, its launch, pi's last state, whether pideck was started with it.
-Closing = tuple[str, LaunchConfig, SessionState | None, bool]
+Closing = tuple[str, LaunchConfig, "SessionState | None", bool]
 
 
 def restoring(args: argparse.Namespace, env: Mapping[str, str]) -> list[SavedSession]:
@@ -28,6 +30,8 @@ def restoring(args: argparse.Namespace, env: Mapping[str, str]) -> list[SavedSes
     if args.pi_args or args.cwd is not None or args.demo:
         raise LaunchError("--restore opens the sessions saved at the last quit, each with its own folder and pi "
                           "arguments: give it without --cwd, --demo or pi arguments")
+    from protocol.files.desk_file import DeskFileError, desk_path, load_desk
+
     try:
         sessions = load_desk(desk_path(env))
     except DeskFileError as exc:
@@ -52,6 +56,8 @@ def other_launches(config: LaunchConfig, sessions: list[SavedSession], err: IO[s
 def save_sessions(sessions: list[Closing], args: argparse.Namespace, env: Mapping[str, str]) -> None:
     """The saved sessions among `sessions`, for the next --restore (the file is kept as it
     was when none is saved: a quick look with --no-session does not lose the last set)."""
+    from protocol.files.desk_file import SavedSession, desk_path, save_desk
+
     kept = []
     for name, config, state, started in sessions:
         if state is None or not saved(state, config.remote):

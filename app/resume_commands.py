@@ -6,10 +6,13 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.pi.args import opening_session
 from app.pi.launch import LaunchConfig
-from protocol.wire.responses import SessionState
+
+if TYPE_CHECKING:
+    from protocol.wire.responses import SessionState
 
 
 def saved(state: SessionState | None, remote: str | None = None) -> bool:

@@ -24,6 +24,16 @@ from protocol.wire.commands import Command, GetState
 
 SIZE = (120, 40)
 POLL = 0.002  # seconds between checks for "is it on screen yet"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def compiled() -> None:
+    """pideck's own modules compiled, as `make` installs them: where PYTHONDONTWRITEBYTECODE
+    is set, a module changed since would be compiled anew at every start a benchmark times."""
+    import compileall
+
+    for package in ("app", "widgets", "protocol"):
+        compileall.compile_dir(ROOT / package, quiet=1)
 
 
 # --- numbers -------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from benchmarks.harness import fastest_passes, long_reply_deltas
 from benchmarks.table import Row
 from widgets.markdown_chunks import MarkdownChunker
 from widgets.markdown_lines import render_prose
-from widgets.markdown_stream import PARSER, _Markdown
+from widgets.markdown_render import PARSER, _Markdown
 
 WIDTH = 88
 REPEAT = 5

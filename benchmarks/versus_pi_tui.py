@@ -358,6 +358,7 @@ def commands(pi: list[str], cwd: Path, pideck: list[str]) -> dict[str, list[str]
 def measure(runs: int = RUNS, shape: Shape = Shape(), pideck: tuple[str, ...] = (str(PIDECK),)) -> dict[str, list[dict[str, float]]]:
     """Each program's sessions, alternating pi's TUI and pideck (`pideck` runs it)."""
     results: dict[str, list[dict[str, float]]] = {"pi": [], "pideck": []}
+    h.compiled()
     with setting() as (pi, env, cwd, model):
         programs = commands(pi, cwd, list(pideck))
         for run in range(runs):

@@ -16,9 +16,6 @@ from contextvars import ContextVar
 from fnmatch import translate
 from functools import lru_cache
 
-from pygments.lexers import get_all_lexers, get_lexer_for_filename
-from pygments.util import ClassNotFound
-from rich.syntax import Syntax
 from rich.text import Text
 
 from widgets import palette
@@ -46,6 +43,8 @@ def unhighlighted() -> Iterator[None]:
 @lru_cache(maxsize=1)
 def _name_patterns() -> re.Pattern[str]:
     """Pygments' file-name patterns that are more than `*.ext` (`Makefile`, `*.html.j2`...), as one."""
+    from pygments.lexers import get_all_lexers  # (Pygments: by the first file shown, not at start-up)
+
     patterns = {pattern for _, _, globs, _ in get_all_lexers() for pattern in globs if not _SIMPLE_PATTERN.fullmatch(pattern)}
     return re.compile("|".join(translate(pattern) for pattern in sorted(patterns)))
 
@@ -63,6 +62,9 @@ def lexer_for(path: str) -> str | None:
 
 @lru_cache(maxsize=256)
 def _lexer_named(name: str) -> str | None:
+    from pygments.lexers import get_lexer_for_filename
+    from pygments.util import ClassNotFound
+
     try:
         return get_lexer_for_filename(name).aliases[0]
     except (ClassNotFound, IndexError, ValueError):
@@ -79,6 +81,8 @@ def code_lines(lines: list[str], lexer: str | None, cut: int = 0) -> list[Text]:
     if lexer is None or _plain.get() or len(long) == len(shown):
         return [Text(line) for line in shown]
     code = "\n".join("" if index in long else line for index, line in enumerate(shown))
+    from rich.syntax import Syntax
+
     try:
         text = Syntax("", lexer, theme=palette.syntax_theme()).highlight(code)
     except Exception:  # a lexer Pygments fails on: plain text rather than no text

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from markdown_it.token import Token
 from rich.cells import cell_len, chop_cells, set_cell_size
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 Line = list[Segment]
 

@@ -12,7 +12,8 @@ while the stream runs; a loaded session renders only what is on screen at first.
 
 Prose (paragraphs, headings, lists, quotes, rules) is laid out by
 `markdown_lines.render_prose` exactly as Rich would, several times faster; code,
-tables and the rest go through Rich (headings left-aligned, code in the theme's `syntax*`
+tables and the rest go through Rich (`widgets/markdown_render.py`, imported by the first
+chunk shown) (headings left-aligned, code in the theme's `syntax*`
 colours from `widgets/palette.py`, which are the terminal's own ANSI ones by default). `plain_style` renders the
 chunks as styled plain text instead (model reasoning). The text is always data:
 nothing in it is ever read as markup.
@@ -24,14 +25,9 @@ import time
 from bisect import bisect_right
 from typing import ClassVar
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
-from rich.markdown import CodeBlock, Heading, Markdown
+from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.selection import Selection
@@ -39,64 +35,9 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from widgets import palette
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_chunks import MarkdownChunker
-from widgets.markdown_lines import render_prose
-from widgets.safe_markdown import clean_tokens
 from widgets.selection_marks import mark_selection
-
-
-class _LeftHeading(Heading):
-    LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
-
-
-class _IndentedCode(CodeBlock):
-    """A code block with pi's markdown.codeBlockIndent before each line; unset (None), with
-    Rich's padding of a cell all round."""
-
-    indent: str | None = None
-
-    @classmethod
-    def create(cls, markdown: Markdown, token: Token) -> CodeBlock:
-        block = super().create(markdown, token)
-        block.indent = getattr(markdown, "code_indent", None)
-        return block
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if self.indent is None:
-            yield from super().__rich_console__(console, options)
-            return
-        syntax = Syntax(str(self.text).rstrip(), self.lexer_name, theme=self.theme, word_wrap=True)
-        width = max(1, options.max_width - cell_len(self.indent))
-        for line in console.render_lines(syntax, options.update_width(width)):
-            yield Segment(self.indent)
-            yield from line
-            yield Segment.line()
-
-
-PARSER = MarkdownIt().enable("strikethrough").enable("table")
-"""One parser for every chunk (Rich builds one per `Markdown`, which costs more than
-parsing a chunk)."""
-
-
-class _Markdown(Markdown):
-    """Rich's Markdown with left-aligned headings, over tokens already parsed."""
-
-    elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading, "fence": _IndentedCode,
-                          "code_block": _IndentedCode}
-
-    def __init__(
-        self, markup: str, parsed: list[Token], style: Style, hyperlinks: bool = False, code_indent: str | None = None
-    ) -> None:
-        self.markup = markup
-        self.parsed = parsed
-        self.code_theme = self.inline_code_theme = palette.syntax_theme()
-        self.justify = None
-        self.style = style
-        self.hyperlinks = hyperlinks
-        self.code_indent = code_indent
-        self.inline_code_lexer = None
 
 
 class _Chunk:
@@ -340,11 +281,12 @@ class StreamingText(GrowsInPlace, Widget):
         if self._plain_style is not None:
             renderable = Text(chunk.strip("\n"), self._style + Style.parse(self._plain_style))
         else:
-            tokens = clean_tokens(PARSER.parse(chunk))  # parsing decodes: cleaned after it
-            prose = render_prose(tokens, console, self._width, self._style, self.hyperlinks)
-            if prose is not None:
+            from widgets.markdown_render import markdown_lines  # (its parser is imported by the first markdown shown)
+
+            prose = markdown_lines(chunk, console, self._width, self._style, self.hyperlinks, self.code_indent)
+            if isinstance(prose, list):
                 return self._strips(prose)
-            renderable = _Markdown(chunk, tokens, self._style, self.hyperlinks, self.code_indent)  # code, tables and the rest: Rich
+            renderable = prose
         options = console.options.update(width=self._width, height=None, highlight=False)
         return self._strips(console.render_lines(renderable, options, pad=True, new_lines=False))
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Token
+from typing import TYPE_CHECKING
+
 from rich.style import Style
-from rich.syntax import ANSISyntaxTheme, SyntaxTheme
+
+if TYPE_CHECKING:
+    from rich.syntax import SyntaxTheme
 
 DEFAULT_ROLES: dict[str, str] = {
     "text": "",
@@ -59,18 +62,6 @@ DEFAULT_ROLES: dict[str, str] = {
     "bashMode": "green",
 }
 
-_SYNTAX_TOKENS = {
-    "syntaxComment": Comment,
-    "syntaxKeyword": Keyword,
-    "syntaxFunction": Name.Function,
-    "syntaxVariable": Name.Variable,
-    "syntaxString": String,
-    "syntaxNumber": Number,
-    "syntaxType": Keyword.Type,
-    "syntaxOperator": Operator,
-    "syntaxPunctuation": Punctuation,
-}
-
 generation = 0
 _styles: dict[str, Style] = {}
 _syntax: SyntaxTheme | None = None
@@ -98,10 +89,17 @@ def style(role: str, extra: str = "") -> Style:
 
 
 def syntax_theme() -> SyntaxTheme:
-    """A Rich syntax theme from the `syntax*` roles, for `rich.syntax.Syntax`."""
+    """A Rich syntax theme from the `syntax*` roles, for `rich.syntax.Syntax` (Pygments is
+    imported by the first code shown, not at start-up)."""
     global _syntax
     if _syntax is None:
-        _syntax = ANSISyntaxTheme({Token: style("text"), **{token: style(role) for role, token in _SYNTAX_TOKENS.items()},
+        from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Token
+        from rich.syntax import ANSISyntaxTheme
+
+        tokens = {"syntaxComment": Comment, "syntaxKeyword": Keyword, "syntaxFunction": Name.Function,
+                  "syntaxVariable": Name.Variable, "syntaxString": String, "syntaxNumber": Number,
+                  "syntaxType": Keyword.Type, "syntaxOperator": Operator, "syntaxPunctuation": Punctuation}
+        _syntax = ANSISyntaxTheme({Token: style("text"), **{token: style(role) for role, token in tokens.items()},
                                    Name.Class: style("syntaxType"), Name.Builtin: style("syntaxFunction"),
                                    Name.Decorator: style("syntaxFunction"), Comment.Preproc: style("syntaxKeyword")})
     return _syntax

@@ -13,7 +13,6 @@ from app.commands.context import CommandContext, SlashCommand
 from app.commands.support import guarded
 from protocol.wire.commands import ExportHtml, GetLastAssistantText
 from protocol.numbers import parse_int
-from widgets.markdown_stream import PARSER
 
 
 def resolve(ctx: CommandContext, path: str) -> Path:
@@ -39,6 +38,8 @@ async def export_command(ctx: CommandContext, args: str) -> None:
 
 def code_blocks(markdown: str) -> list[str]:
     """The code blocks (fenced or indented) of a markdown text, in order."""
+    from widgets.markdown_render import PARSER  # (markdown-it: not at start-up)
+
     return [token.content for token in PARSER.parse(markdown) if token.type in ("fence", "code_block")]
 
 

@@ -25,11 +25,11 @@ from app.runtime import (
     pi_version,
     runtime_dir,
 )
-from protocol.wire.recording import Recorder
 from protocol.wire.redact import Redactor
 
 if TYPE_CHECKING:
     from app.scripted_model.demo import Demo
+    from protocol.wire.recording import Recorder
 
 # pi flags that make it do something other than serve RPC.
 NOT_RPC_FLAGS = frozenset({"--mode", "-p", "--print", "--export", "--list-models", "-h", "--help", "-v", "--version"})
@@ -204,6 +204,8 @@ def start_recording(path: str | None, argv: Sequence[str], env: dict[str, str], 
     """The recording `--record` asks for, created now so that a path that cannot be written is refused."""
     if path is None:
         return None
+    from protocol.wire.recording import Recorder  # (msgspec: not before pi starts, unless recording)
+
     target = Path(path).expanduser()
     try:
         return Recorder.create(target, argv, Redactor.from_env(env), str(cwd))

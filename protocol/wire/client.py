@@ -14,7 +14,6 @@ and a stdout line longer than MAX_LINE is dropped as a protocol error.
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import itertools
 import os
 import signal
@@ -24,6 +23,7 @@ from typing import Any
 
 import msgspec
 
+from protocol.wire.child import Child, spawn
 from protocol.wire.codec import ProtocolError, Unknown, decode, encode
 from protocol.wire.commands import Command, ExtensionUIResponse, Prompt, command_name
 from protocol.wire.events import AgentSettled, MessageUpdate, UnknownAssistantEvent
@@ -70,20 +70,6 @@ class ChildExited(msgspec.Struct, frozen=True):
     returncode: int | None
     stderr_tail: str
     error: str | None = None
-
-
-class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """Resolves `exited` as soon as the child ends. `Process.wait()` waits for every pipe
-    to close as well, which a grandchild that inherited them can put off for as long as it lives."""
-
-    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(limit=limit, loop=loop)
-        self.exited: asyncio.Future[None] = loop.create_future()
-
-    def process_exited(self) -> None:
-        super().process_exited()
-        if not self.exited.done():
-            self.exited.set_result(None)
 
 
 class RpcError(Exception):
@@ -173,22 +159,13 @@ class RpcClient:
     async def spawn(self) -> None:
         """Spawn the child, not reading it yet: what it writes waits in the pipe until `start`
         (pideck starts pi before it imports its UI). OSError if it cannot be spawned."""
-        loop = asyncio.get_running_loop()
-        protocol = _ExitProtocol(limit=1 << 16, loop=loop)
-        transport, _ = await loop.subprocess_exec(
-            lambda: protocol,
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=self.env,
-            cwd=self.cwd,
-            start_new_session=True,
-        )
-        self._transport = transport
-        self._exit = protocol.exited
-        self.process = asyncio.subprocess.Process(transport, protocol, loop)
-        _widen_pipe(transport.get_pipe_transport(1))
+        self.adopt(await spawn(self.argv, self.env, self.cwd))
+
+    def adopt(self, child: Child) -> None:
+        """Make `child`, spawned (`protocol.wire.child.spawn`) and not read yet, this client's."""
+        self._transport = child.transport
+        self._exit = child.exited
+        self.process = child.process
 
     @property
     def running(self) -> bool:
@@ -429,21 +406,3 @@ class RpcClient:
             return records
         finally:
             remove()
-
-
-PIPE_SIZE = 1 << 20
-
-
-def _widen_pipe(pipe: Any) -> None:
-    """Give pi's stdout a 1 MB pipe (Linux; the default is 64 KB, about 14 ms of a
-    streaming flood), so pi keeps writing while pideck's loop is busy drawing a frame."""
-    setter = getattr(fcntl, "F_SETPIPE_SZ", None)
-    handle = pipe.get_extra_info("pipe") if pipe is not None else None
-    if setter is None or handle is None:
-        return
-    try:
-        fcntl.fcntl(handle.fileno(), setter, PIPE_SIZE)
-    except OSError:
-        pass  # above the system's pipe-max-size: keep the default
-    except ValueError:
-        pass  # pi exited at once and its pipe is closed already: its exit tells why

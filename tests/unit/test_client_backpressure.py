@@ -8,7 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from protocol.wire.client import PIPE_SIZE, RpcClient
+from protocol.wire.child import PIPE_SIZE
+from protocol.wire.client import RpcClient
 from protocol.wire.events import AgentStart
 
 # Says it is up, waits for a line on stdin, writes `count` agent_start records

@@ -26,6 +26,15 @@ def test_the_demo_installs_pideck_without_the_test_extras(tmp_path: Path) -> Non
     assert len(installs) == 1 and installs[0].endswith(" -e .")
 
 
+def test_the_install_compiles_pideck_s_modules(tmp_path: Path) -> None:
+    """An editable install leaves them to be compiled at each start where Python may not
+    write bytecode (PYTHONDONTWRITEBYTECODE): 0.15 s of every start-up."""
+    done = subprocess.run(["make", "-n", "-C", str(ROOT), f"VENV={tmp_path / 'venv'}", "demo"],
+                          capture_output=True, text=True, check=True)
+    assert any("-m compileall" in line and line.split()[-3:] == ["app", "widgets", "protocol"]
+               for line in done.stdout.splitlines())
+
+
 def test_the_tests_add_their_extras_to_what_the_demo_installed(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     assert [line.split()[-1] for line in planned(venv, "test")] == [".", "'.[test]'"], "a clean clone: both"
