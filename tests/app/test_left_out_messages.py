@@ -140,8 +140,9 @@ async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keep
         fake.inject({"type": "message_end", "message": {**COMMON, "role": "assistant", "stopReason": "stop",
                                                         "timestamp": 1795952999001,
                                                         "content": [{"type": "text", "text": "Another."}]}})
-        await wait_until(pilot, lambda: len(transcript.views) == MAX_VIEWS, what="trimmed back")
-        assert not block.is_attached and transcript.hidden_before == TURNS * 4 + 2 - MAX_VIEWS
+        await wait_until(pilot, lambda: len(transcript.views) == MAX_VIEWS and not block.is_attached,
+                         what="trimmed back")  # (the views are dropped at once, their widgets removed after)
+        assert transcript.hidden_before == TURNS * 4 + 2 - MAX_VIEWS
         assert transcript.hidden_before > shown
 
         # Ctrl+Up from the first question shown goes on to the one before it, left out
