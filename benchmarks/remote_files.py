@@ -6,6 +6,7 @@ bare `ssh HOST true` in the same run (the connection alone). Medians of five.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import statistics
@@ -48,7 +49,8 @@ def run() -> list[Row]:
         install = _median_ms(lambda: files.install(content_name(data, "checkpoints", ".ts"), data))
         one = _median_ms(lambda: files.read(paths[0], 1 << 20))
         many = _median_ms(lambda: files.read_many(paths, 1 << 20))
-        write = _median_ms(lambda: files.write(str(root / "written.txt"), b"x" * 4096))
+        names = (str(root / f"written {n}.txt") for n in itertools.count())  # each new: it must be absent
+        write = _median_ms(lambda: files.write(next(names), b"x" * 4096, None))
     finally:
         server.stop()
         shutil.rmtree(root, ignore_errors=True)

@@ -8,9 +8,10 @@ the footer and the side panes each render every row they show (from their caches
 row by row), about 15 widgets per frame for two changed lines. Here a widget is asked
 only for its rows from the frame's first to its last repainted one, and not at all when
 none of the pieces it shows on them (its chops: a row is cut where widgets begin and
-end) is in a repainted span. A streamed line is then the text block's row alone, where
-the message, the transcript and the containers around it each rendered theirs too
-(7 widgets a frame), though only the block's columns are sent.
+end) is in a repainted span and not painted already by a widget in front. A streamed
+line is then the text block's row alone, where the message, the transcript and the
+containers around it each rendered theirs too (7 widgets a frame), though only the
+block's columns are sent.
 """
 
 from __future__ import annotations
@@ -46,31 +47,23 @@ class RowsCompositor(Compositor):
         cuts = self.cuts
         chops: list[dict[int, Strip | None]] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
         crop_overlaps = crop.overlaps
-
-        def wanted(y: int, first_cut: int, last_cut: int) -> bool:
-            """Row y has a chop from first_cut to last_cut not painted yet (by a widget in
-            front) that a span repaints."""
-            if not is_rendered_line(y):
-                return False
-            if spans is None:
-                return True
-            line_cuts, line_chops, row_spans = cuts[y], chops[y], spans[y]
-            for start, end in zip(line_cuts, line_cuts[1:]):
-                if start >= last_cut:
-                    break
-                if start >= first_cut and line_chops[start] is None and any(
-                        x1 < end and start < x2 for x1, x2 in row_spans):
-                    return True
-            return False
-
+        # Of each repainted row, the chops (by where they start) that a span repaints and no
+        # widget painted yet: a widget is asked for a row only if one of them is its.
+        unpainted = None if spans is None else {
+            y: {start for start, end in zip(cuts[y], cuts[y][1:]) if any(x1 < end and start < x2 for x1, x2 in row)}
+            for y, row in spans.items()
+        }
         for widget, (region, clip) in self.visible_widgets.items():
             if not crop_overlaps(clip):
                 continue
             shown = region.intersection(clip)  # (whole columns: a frame's span may start inside a chop)
             x, width = shown.x, shown.width
             first_cut, last_cut = x, x + width
-            rows = [y for y in range(max(shown.y, crop.y), min(shown.bottom, crop.bottom))
-                    if wanted(y, first_cut, last_cut)]
+            lines = range(max(shown.y, crop.y), min(shown.bottom, crop.bottom))
+            if unpainted is None:
+                rows = [y for y in lines if is_rendered_line(y)]
+            else:
+                rows = [y for y in lines if (left := unpainted.get(y)) and any(first_cut <= start < last_cut for start in left)]
             if not rows:
                 continue
             top, bottom = rows[0], rows[-1] + 1
@@ -80,8 +73,12 @@ class RowsCompositor(Compositor):
                     continue
                 chops_line = chops[y]
                 final_cuts = [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
+                painted = []
                 # front to back: the first strip for a cut wins
                 for cut, piece in zip(final_cuts, strip.divide([cut - x for cut in final_cuts[1:]])):
                     if chops_line.get(cut) is None:
                         chops_line[cut] = piece
+                        painted.append(cut)
+                if unpainted is not None:
+                    unpainted[y].difference_update(painted)
         return cast("Sequence[Mapping[int, Strip]]", chops)

@@ -111,3 +111,13 @@ def test_an_answer_longer_than_asked_for_ends_the_call(sshd: Any, tmp_path: Path
     (tmp_path / "f").write_bytes(b"x" * 100)
     with pytest.raises(OSError, match="longer than pideck reads"):
         files(sshd)._run("cat -- \"$1\"; cat -- \"$1\"", [str(tmp_path / "f")], most=150)
+
+
+def test_the_remote_files_benchmark_runs_against_the_api_it_measures() -> None:
+    """`python -m benchmarks remote_files` called `write` without the content it expects
+    there, and failed after its reads."""
+    from benchmarks import remote_files
+
+    rows = remote_files.run()
+    assert [row.name for row in rows][-1] == "write one 4 KB file"
+    assert all(row.value > 0 for row in rows)
