@@ -4,6 +4,7 @@ repaints (widgets/rows_compositor.py): its frames are the ones Textual's own wou
 from __future__ import annotations
 
 import random
+from typing import Any
 from pathlib import Path
 
 from rich.console import Console
@@ -28,14 +29,20 @@ def frame(compositor: Compositor, regions: list[Region], chops_of, console: Cons
     return TerminalLines._chops_pieces(ChopsUpdate(chops, spans, [cuts[1:] for cuts in compositor.cuts]), console)
 
 
+async def replied(pilot: Any) -> RowsCompositor:
+    """The main screen's compositor once a markdown reply is on screen."""
+    app = pilot.app
+    await send(pilot, "Show me some markdown.")
+    await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a reply")
+    await pilot.pause()
+    return app.main._compositor
+
+
 async def test_partial_frames_are_textuals_own_for_every_shape_of_dirty_regions(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
-        await send(pilot, "Show me some markdown.")
-        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a reply")
-        await pilot.pause()
-        compositor = app.main._compositor
+        compositor = await replied(pilot)
         assert isinstance(compositor, RowsCompositor)
         console, width, height = app.console, app.size.width, app.size.height
         shapes = [[Region(3, height - 7, 70, 1), Region(0, height - 1, width, 1)],  # a streamed line and the status
@@ -83,10 +90,7 @@ async def test_a_streamed_line_asks_only_its_text_block_not_the_containers_aroun
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
-        await send(pilot, "Show me some markdown.")
-        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a reply")
-        await pilot.pause()
-        compositor = app.main._compositor
+        compositor = await replied(pilot)
         block = next(block for block in app.main.query(TextBlock) if block.region.height > 1)
         line = Region(block.region.x, block.region.bottom - 1, block.region.width, 1)  # its last line, as it streams
         asked: list[object] = []
