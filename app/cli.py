@@ -10,15 +10,7 @@ from typing import NoReturn
 
 from app.pi.launch import LaunchError, build_launch, refuse
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
-from app.serve import (
-    DEFAULT_HOST,
-    DEFAULT_MAX_PAGES,
-    DEFAULT_PORT,
-    page_count,
-    serve,
-    served_in_browser,
-    tell_server_how_to_resume,
-)
+from app.served_page import served_in_browser, tell_server_how_to_resume
 from protocol.numbers import parse_int
 from protocol.wire.protocol_log import default_log_path
 
@@ -94,7 +86,9 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
-    if serve:
+    if serve:  # (the server's module only then: it imports asyncio, which pi's spawn comes before)
+        from app.serve import DEFAULT_HOST, DEFAULT_MAX_PAGES, DEFAULT_PORT, page_count
+
         p.add_argument("--host", default=DEFAULT_HOST,
                        help="address to listen on (default: %(default)s, this machine only; 0.0.0.0 is every network)")
         p.add_argument("--port", type=port_number, default=DEFAULT_PORT, help="port to listen on (default: %(default)s; 0: any free one)")
@@ -171,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, a usage error
         return exc.code if isinstance(exc.code, int) else 0
     if args.serve:
+        from app.serve import serve
+
         return serve(args)
     in_browser = served_in_browser()
     if not in_browser and (stream := not_a_terminal()) is not None:

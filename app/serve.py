@@ -26,44 +26,22 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.pi.launch import LaunchError, check_launch, refuse
 from app.runtime import ProvisionError
 from protocol.numbers import parse_int
-
-if TYPE_CHECKING:
-    from protocol.wire.responses import SessionState
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_MAX_PAGES = 4
 MOST_PAGES = 1000  # the largest --max-pages taken
 TOKEN_COOKIE = "pideck_token_{port}"  # one per port: two servers on one host keep their own
-WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve sets in TEXTUAL_DRIVER
 MAX_CELLS = 1000  # a page's width or height in cells, at the most
 
 
 class ServeError(Exception):
     """The server cannot start; the message says why."""
-
-
-def served_in_browser() -> bool:
-    """This pideck runs for a page of `pideck serve` (its stdin and stdout are textual-serve's)."""
-    return os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER
-
-
-def tell_server_how_to_resume(args: argparse.Namespace, state: SessionState | None) -> None:
-    """A page's pideck has ended: the command that resumes its session (if saved) goes to
-    stderr, which textual-serve prints in the server's terminal."""
-    from app.resume_commands import resume_command
-
-    command = resume_command(args, state)
-    try:
-        if command is not None:
-            print(f"pideck: the page's session is saved; to resume it: {command}", file=sys.stderr, flush=True)
-    except OSError:
-        pass  # the server is gone
 
 
 def pideck_command(args: argparse.Namespace) -> list[str]:

@@ -1,17 +1,19 @@
 """pi is started before pideck imports its UI: each takes about a second, side by side.
-Only the spawn comes first (protocol/wire/child.py); the client and the records' types
-are imported while pi boots."""
+Only the spawn comes first (protocol/wire/spawn.py, with nothing of asyncio imported); the
+event loop, the client and the records' types are imported while pi boots."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
 from app.pi.launch import LaunchConfig, run_argv
-from protocol.wire.child import Child, spawn
+from protocol.wire.spawn import spawn
 
 if TYPE_CHECKING:
+    import asyncio
+    import subprocess
+
     from protocol.wire.client import RpcClient
 
 
@@ -30,14 +32,16 @@ def pi_client(config: LaunchConfig) -> RpcClient:
 
 
 def start_pi(config: LaunchConfig) -> tuple[asyncio.Runner, RpcClient]:
-    """pi's child spawned on the event loop the app will run on (the runner's): pi boots
+    """pi's child spawned, then the event loop the app will run on (the runner's): pi boots
     while the caller imports the UI. The app's `client.start()` reads it, in the app's
     context; if pi could not be spawned, it tries again and says why."""
+    spawned: subprocess.Popen[bytes] | None = None
+    with contextlib.suppress(OSError, ValueError):
+        spawned = spawn(run_argv(config), config.env, config.cwd)
+    import asyncio
+
     runner = asyncio.Runner()
-    child: Child | None = None
-    with contextlib.suppress(OSError):
-        child = runner.run(spawn(run_argv(config), config.env, config.cwd))
     client = pi_client(config)
-    if child is not None:
-        client.adopt(child)
+    if spawned is not None:
+        client.adopt(spawned)
     return runner, client

@@ -13,7 +13,6 @@ was read of one is kept (up to `CACHE_BYTES`) and not fetched again.
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 import subprocess
 import threading
@@ -21,6 +20,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 from app.pi.remote import ssh_destination, with_words
+from protocol.state.checkpoints import sha256_hex
 
 TIMEOUT = 60.0  # seconds for one call, connection included
 INSTALL_TIMEOUT = 20.0  # the one before pi starts: a host that does not answer delays pideck no longer
@@ -213,7 +213,7 @@ class RemoteFiles:
 
     def _keep(self, path: str, data: bytes) -> None:
         """Keep a checkpoint blob's bytes (its name is their hash: they never change)."""
-        if posixpath.basename(posixpath.dirname(path)) != "blobs" or hashlib.sha256(data).hexdigest() != posixpath.basename(path):
+        if posixpath.basename(posixpath.dirname(path)) != "blobs" or sha256_hex(data) != posixpath.basename(path):
             return
         with self._lock:
             self._cache[path] = data
@@ -231,7 +231,7 @@ class RemoteFiles:
     def write(self, path: str, data: bytes | None, expected: bytes | None) -> None:
         """Put `data` in `path` (None: remove it), through a temporary file renamed over it,
         if it holds `expected` (None: no file); Changed when it does not."""
-        now = "absent" if expected is None else hashlib.sha256(expected).hexdigest()
+        now = "absent" if expected is None else sha256_hex(expected)
         self._run(_WRITE, [path, posixpath.dirname(path), "rm" if data is None else "write", now], data)
 
     def install(self, name: str, data: bytes) -> tuple[str, str]:
@@ -250,4 +250,4 @@ class RemoteFiles:
 
 def content_name(data: bytes, stem: str, suffix: str) -> str:
     """`stem-<hash>.suffix`: a file named by what it holds, written once."""
-    return f"{stem}-{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
+    return f"{stem}-{sha256_hex(data)[:16]}{suffix}"

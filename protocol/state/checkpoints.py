@@ -9,7 +9,6 @@ is treated as missing, and every field is checked before use. They are read thro
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -249,11 +248,19 @@ class CheckpointStore:
             data = self.files.read(str(folder / "blobs" / version.sha), MAX_BLOB)
         except OSError:
             return None
-        return data if data is not None and hashlib.sha256(data).hexdigest() == version.sha else None
+        return data if data is not None and sha256_hex(data) == version.sha else None
+
+
+def sha256_hex(data: bytes) -> str:
+    """The SHA-256 of `data` in hex: a blob's name. (hashlib loads OpenSSL, 6 ms: not
+    before pi is spawned, whose launch imports this module.)"""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def _call_name(tool_call_id: str) -> str:
-    return hashlib.sha256(tool_call_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256_hex(tool_call_id.encode("utf-8", "surrogatepass"))
 
 def prune(root: Path, now: float | None = None) -> int:
     """Remove the checkpoints of sessions whose file is gone (deleted, trashed) and of

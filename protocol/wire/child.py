@@ -1,76 +1,86 @@
-"""pi's child process: spawned with its three pipes, and a future that resolves as it exits.
+"""pi's child as the RPC client reads it: the pipes of a process spawned before the loop ran
+(protocol/wire/spawn.py) as asyncio streams, and a future that resolves as soon as it exits.
 
-Apart from the RPC client (protocol/wire/client.py), which adopts a child spawned here, so
-that pideck starts pi before it imports the client and the records' types: pi boots (0.3 s)
-while pideck imports the rest.
+`asyncio`'s own subprocesses cannot adopt a process spawned without it, and their
+`wait()` waits for every pipe to close as well, which a grandchild that inherited them can
+put off for as long as it lives: here the exit is the process's own, read by a thread that
+waits for it (as asyncio's default child watcher does).
 """
 
 from __future__ import annotations
 
 import asyncio
-import fcntl
-import os
-from collections.abc import Mapping, Sequence
+import subprocess
+import threading
 from typing import Any
 
-PIPE_SIZE = 1 << 20
-
-
-class ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """Resolves `exited` as soon as the child ends. `Process.wait()` waits for every pipe
-    to close as well, which a grandchild that inherited them can put off for as long as it lives."""
-
-    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(limit=limit, loop=loop)
-        self.exited: asyncio.Future[None] = loop.create_future()
-
-    def process_exited(self) -> None:
-        super().process_exited()
-        if not self.exited.done():
-            self.exited.set_result(None)
+READ_LIMIT = 1 << 16  # bytes a stream holds before it stops reading its pipe
 
 
 class Child:
-    """A spawned child: its process (pipes as streams), its transport, and `exited`."""
+    """A spawned process read through asyncio: `stdin`, `stdout`, `stderr` and `exited`."""
 
-    __slots__ = ("exited", "process", "transport")
+    __slots__ = ("exited", "popen", "stderr", "stdin", "stdout", "_transports")
 
-    def __init__(self, process: asyncio.subprocess.Process, transport: asyncio.SubprocessTransport,
-                 exited: asyncio.Future[None]) -> None:
-        self.process = process
-        self.transport = transport
+    def __init__(self, popen: subprocess.Popen[bytes], stdin: asyncio.StreamWriter, stdout: asyncio.StreamReader,
+                 stderr: asyncio.StreamReader, transports: list[asyncio.BaseTransport], exited: asyncio.Future[None]) -> None:
+        self.popen = popen
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stderr = stderr
         self.exited = exited
+        self._transports = transports
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """None while it runs; its exit status (or -signal) once it ended."""
+        return self.popen.returncode
+
+    def send_signal(self, sig: int) -> None:
+        """Nothing once it has ended (its pid may be another process's by then)."""
+        self.popen.send_signal(sig)
+
+    def kill(self) -> None:
+        self.popen.kill()
+
+    def close_pipes(self) -> None:
+        """Stop reading and writing it (a process it started holds the pipes open)."""
+        for transport in self._transports:
+            transport.close()
 
 
-async def spawn(argv: Sequence[str], env: Mapping[str, str] | None, cwd: str | os.PathLike[str] | None) -> Child:
-    """Spawn `argv` in a session of its own, its stdin, stdout and stderr piped; OSError if
-    it cannot be."""
+async def connect(popen: subprocess.Popen[bytes]) -> Child:
+    """`popen`'s pipes as streams of the running loop, and its exit watched."""
     loop = asyncio.get_running_loop()
-    protocol = ExitProtocol(limit=1 << 16, loop=loop)
-    transport, _ = await loop.subprocess_exec(
-        lambda: protocol,
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=env,
-        cwd=cwd,
-        start_new_session=True,
-    )
-    _widen_pipe(transport.get_pipe_transport(1))
-    return Child(asyncio.subprocess.Process(transport, protocol, loop), transport, protocol.exited)
+    assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+    transports: list[asyncio.BaseTransport] = []
+    readers = []
+    for pipe in (popen.stdout, popen.stderr):
+        reader = asyncio.StreamReader(limit=READ_LIMIT)
+        transport, _ = await loop.connect_read_pipe(lambda reader=reader: asyncio.StreamReaderProtocol(reader), pipe)
+        transports.append(transport)
+        readers.append(reader)
+    write_transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), popen.stdin)
+    transports.append(write_transport)
+    stdin = asyncio.StreamWriter(write_transport, protocol, None, loop)
+    exited: asyncio.Future[None] = loop.create_future()
+    threading.Thread(target=_wait, args=(popen, loop, exited), name=f"pi-{popen.pid}-exit", daemon=True).start()
+    return Child(popen, stdin, readers[0], readers[1], transports, exited)
 
 
-def _widen_pipe(pipe: Any) -> None:
-    """Give pi's stdout a 1 MB pipe (Linux; the default is 64 KB, about 14 ms of a
-    streaming flood), so pi keeps writing while pideck's loop is busy drawing a frame."""
-    setter = getattr(fcntl, "F_SETPIPE_SZ", None)
-    handle = pipe.get_extra_info("pipe") if pipe is not None else None
-    if setter is None or handle is None:
-        return
+def _wait(popen: subprocess.Popen[bytes], loop: asyncio.AbstractEventLoop, exited: asyncio.Future[None]) -> None:
+    popen.wait()
     try:
-        fcntl.fcntl(handle.fileno(), setter, PIPE_SIZE)
-    except OSError:
-        pass  # above the system's pipe-max-size: keep the default
-    except ValueError:
-        pass  # pi exited at once and its pipe is closed already: its exit tells why
+        loop.call_soon_threadsafe(_resolve, exited)
+    except RuntimeError:
+        pass  # the loop is closed: nobody waits any more
+
+
+def _resolve(exited: asyncio.Future[Any]) -> None:
+    if not exited.done():
+        exited.set_result(None)

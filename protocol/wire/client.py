@@ -17,13 +17,14 @@ import asyncio
 import itertools
 import os
 import signal
+import subprocess
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 
-from protocol.wire.child import Child, spawn
+from protocol.wire.child import Child, connect
 from protocol.wire.codec import ProtocolError, Unknown, decode, encode
 from protocol.wire.commands import Command, ExtensionUIResponse, Prompt, command_name
 from protocol.wire.events import AgentSettled, MessageUpdate, UnknownAssistantEvent
@@ -34,6 +35,7 @@ from protocol.wire.recording import Recorder
 from protocol.wire.redact import Redactor
 from protocol.wire.response_head import response_head
 from protocol.wire.responses import Response
+from protocol.wire.spawn import spawn
 
 Listener = Callable[[Any], None]
 
@@ -105,7 +107,8 @@ class RpcClient:
         self.recorder = recorder  # --record: every line read and written, with times
         self.stderr = deque[str](maxlen=stderr_lines)
         self.stderr_total = 0  # lines pi wrote to stderr, including those the ring dropped
-        self.process: asyncio.subprocess.Process | None = None
+        self.process: Child | None = None
+        self._spawned: subprocess.Popen[bytes] | None = None  # spawned, not read yet
         self.exited: ChildExited | None = None
         self.records_read = 0
         self.bad_records = 0
@@ -116,8 +119,6 @@ class RpcClient:
         self._ids = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
         self._exit_task: asyncio.Task[None] | None = None
-        self._transport: asyncio.SubprocessTransport | None = None
-        self._exit: asyncio.Future[None] | None = None
         self._stdout_closed: asyncio.Task[None] | None = None
         self._stdout_framer = LineFramer()
         self._write_lock = asyncio.Lock()
@@ -142,12 +143,15 @@ class RpcClient:
     async def start(self) -> None:
         """Spawn the child (unless `spawn` did) and read it. If it cannot be spawned, a
         ChildExited record says why."""
-        if self.process is None and self.exited is None:
+        if self.process is None and self._spawned is None and self.exited is None:
             try:
-                await self.spawn()
+                self.spawn()
             except OSError as exc:
                 self._finish(ChildExited(returncode=None, stderr_tail="", error=f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"))
                 return
+        if self._spawned is not None:
+            spawned, self._spawned = self._spawned, None
+            self.process = await connect(spawned)
         if self.process is None or self._exit_task is not None:
             return
         self._tasks = [
@@ -156,20 +160,19 @@ class RpcClient:
         ]
         self._exit_task = asyncio.create_task(self._watch_exit(), name="pi-exit")
 
-    async def spawn(self) -> None:
-        """Spawn the child, not reading it yet: what it writes waits in the pipe until `start`
-        (pideck starts pi before it imports its UI). OSError if it cannot be spawned."""
-        self.adopt(await spawn(self.argv, self.env, self.cwd))
+    def spawn(self) -> None:
+        """Spawn the child, not reading it yet: what it writes waits in the pipe until `start`.
+        OSError if it cannot be spawned."""
+        self.adopt(spawn(self.argv, self.env, self.cwd))
 
-    def adopt(self, child: Child) -> None:
-        """Make `child`, spawned (`protocol.wire.child.spawn`) and not read yet, this client's."""
-        self._transport = child.transport
-        self._exit = child.exited
-        self.process = child.process
+    def adopt(self, spawned: subprocess.Popen[bytes]) -> None:
+        """Make `spawned` (`protocol.wire.spawn.spawn`, not read yet) this client's child: pideck
+        starts pi before it imports asyncio and its UI."""
+        self._spawned = spawned
 
     @property
     def running(self) -> bool:
-        return self.process is not None and self.exited is None
+        return (self.process is not None or self._spawned is not None) and self.exited is None
 
     @property
     def receiving(self) -> int:
@@ -187,10 +190,12 @@ class RpcClient:
 
     async def close(self, *, grace: float = 3.0, term_grace: float = 2.0) -> ChildExited | None:
         """Orderly shutdown: close stdin, wait; then SIGTERM, wait; then SIGKILL."""
+        if self._spawned is not None:
+            await self.start()  # spawned and never read: read it, so that its exit is seen as any
         process = self.process
         if process is None:
             return self.exited
-        if process.returncode is None and process.stdin is not None:
+        if process.returncode is None:
             process.stdin.close()
         for sig, wait in ((None, grace), (signal.SIGTERM, term_grace), (signal.SIGKILL, 5.0)):
             if process.returncode is not None:
@@ -201,8 +206,7 @@ class RpcClient:
                 except ProcessLookupError:
                     break
             try:
-                assert self._exit is not None
-                await asyncio.wait_for(asyncio.shield(self._exit), wait)
+                await asyncio.wait_for(asyncio.shield(process.exited), wait)
             except TimeoutError:
                 continue
         try:
@@ -213,7 +217,9 @@ class RpcClient:
 
     def kill(self) -> None:
         """SIGKILL the child at once (tests and crash simulation)."""
-        if self.process is not None and self.process.returncode is None:
+        if self._spawned is not None:
+            self._spawned.kill()
+        elif self.process is not None and self.process.returncode is None:
             self.process.kill()
 
     # --- reading ------------------------------------------------------------------------
@@ -244,9 +250,9 @@ class RpcClient:
     async def _end_after_stdout_closed(self) -> None:
         """pi closed its stdout: no answer or event can come any more, so it is as good as gone.
         One that does not exit on its own soon is ended; its exit is reported as usual."""
-        assert self._exit is not None
+        assert self.process is not None
         try:
-            await asyncio.wait_for(asyncio.shield(self._exit), STDOUT_CLOSED_GRACE)
+            await asyncio.wait_for(asyncio.shield(self.process.exited), STDOUT_CLOSED_GRACE)
         except TimeoutError:
             self.stderr.append("[pideck] pi closed its stdout but kept running; ending it")
             await self.close(grace=0.0)
@@ -310,14 +316,14 @@ class RpcClient:
                 return
 
     async def _watch_exit(self) -> None:
-        assert self.process is not None and self._exit is not None and self._transport is not None
-        await self._exit
+        assert self.process is not None
+        await self.process.exited
         # Read what pi wrote before it exited, but a process that inherited the pipes
         # must not keep pi "running": close them after a while.
         _, lingering = await asyncio.wait(self._tasks, timeout=EXIT_DRAIN_TIMEOUT)
         if lingering:
             self.stderr.append("[pideck] pi exited but a process it started holds its pipes open; closing them")
-            self._transport.close()
+            self.process.close_pipes()
             _, lingering = await asyncio.wait(lingering, timeout=1.0)
             for task in lingering:
                 task.cancel()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from functools import cached_property
 
 MARK = "[redacted]"
 _MARK_BYTES = MARK.encode()
@@ -56,13 +57,21 @@ def secrets_from_env(env: Mapping[str, str]) -> list[str]:
 class Redactor:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         values = sorted({s for s in secrets if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
-        literal = [re.escape(value) for value in values]
-        text_patterns = [*_PATTERNS, *(f"(){value}" for value in literal)]
-        # every alternative has exactly one capture group, first: the prefix that is kept
-        self._text = re.compile("|".join(f"(?:{p})" for p in text_patterns), re.IGNORECASE)
-        self._bytes = re.compile(self._text.pattern.encode("utf-8"), re.IGNORECASE)
+        self._values = values
         self._anchors = tuple(dict.fromkeys([*_ANCHORS, *(value.lower() for value in values)]))
         self._byte_anchors = tuple(anchor.encode("utf-8") for anchor in self._anchors)
+
+    # Compiled when first needed (a text with an anchor in it): compiling both is some 5 ms,
+    # which a pideck starting beside pi would spend before the first frame.
+    @cached_property
+    def _text(self) -> re.Pattern[str]:
+        text_patterns = [*_PATTERNS, *(f"(){re.escape(value)}" for value in self._values)]
+        # every alternative has exactly one capture group, first: the prefix that is kept
+        return re.compile("|".join(f"(?:{p})" for p in text_patterns), re.IGNORECASE)
+
+    @cached_property
+    def _bytes(self) -> re.Pattern[bytes]:
+        return re.compile(self._text.pattern.encode("utf-8"), re.IGNORECASE)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Redactor:

@@ -15,7 +15,7 @@ from textual.errors import NoWidget
 from textual.widget import Widget
 from tests.pi_harness import SIZE, Fake, ready, wait_until
 
-from protocol.wire.child import PIPE_SIZE
+from protocol.wire.spawn import PIPE_SIZE
 from widgets.message_views import MessageView, ToolCallBlock
 from widgets.prompt_editor import PromptEditor
 from widgets.tool_output import LargeTextView, output_preview, output_rows

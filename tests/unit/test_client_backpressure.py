@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from protocol.wire.child import PIPE_SIZE
+from protocol.wire.spawn import PIPE_SIZE
 from protocol.wire.client import RpcClient
 from protocol.wire.events import AgentStart
 
@@ -31,7 +31,7 @@ async def test_stdout_pipe_is_widened() -> None:
     client = RpcClient([sys.executable, "-c", "import time; time.sleep(30)"])
     await client.start()
     try:
-        pipe = client._transport.get_pipe_transport(1).get_extra_info("pipe")  # type: ignore[union-attr]
+        pipe = client.process.popen.stdout  # type: ignore[union-attr]
         assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_SIZE
     finally:
         client.kill()

@@ -6,16 +6,17 @@ import subprocess
 import sys
 
 NOT_BEFORE_PI = ("importlib.metadata", "app.scripted_model.demo", "app.scripted_model.server",
-                 "app.scripted_model.scenarios", "textual", "widgets.message_views", "app.exit_output")
+                 "app.scripted_model.scenarios", "textual", "widgets.message_views", "app.exit_output",
+                 "asyncio", "hashlib", "msgspec", "app.serve")
 
 # pideck's own start-up up to spawning pi, then what it had imported.
 PROBE = f"""
 import sys, app.cli as cli, app.pi.early_start as early
 cli.not_a_terminal = lambda: None
-def spawned(config):
+def spawned(argv, env, cwd):
     print(' '.join(m for m in {NOT_BEFORE_PI!r} if m in sys.modules))
     raise SystemExit(0)
-early.start_pi = spawned
+early.spawn = spawned
 cli.main(['--pi', 'true'])
 """
 
