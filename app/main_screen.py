@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap, Keymap
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
+from textual.screen import UPDATE_PERIOD, Screen
 from textual.widgets import Static
 
 from app.commands import queue as queue_actions
@@ -50,6 +50,7 @@ from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
 from widgets.crash_bar import CrashBar
 from widgets.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
+from widgets.frame_timer import FrameTimer, start_frame_timer
 from protocol.state.file_index import FileCache, FileIndex, list_entries
 from widgets.key_footer import UNBOUND, KeyFooter
 from widgets.prompt_editor import PromptEditor
@@ -159,6 +160,7 @@ class MainScreen(Screen[None]):
     ) -> None:
         super().__init__(id=id)
         self._compositor = RowsCompositor()  # (nothing laid out yet)
+        self._frame_timer: FrameTimer | None = None  # started by the first refresh
         self._transcript: Transcript | None = None  # once mounted
         self.context = context
         self.session = context.session
@@ -198,6 +200,13 @@ class MainScreen(Screen[None]):
                 yield ToolLog(self.session, id="tool-log")
         yield self.status
         yield KeyFooter()
+
+    @property
+    def _update_timer(self) -> FrameTimer:
+        """Textual's, but the frame after a pause is not drawn a frame late (widgets/frame_timer.py)."""
+        if self._frame_timer is None:
+            self._frame_timer = start_frame_timer(self, UPDATE_PERIOD)
+        return self._frame_timer
 
     def _compositor_refresh(self) -> None:
         """Textual's, with the transcript's scrollbar in the frame whose layout moved its
@@ -280,7 +289,7 @@ class MainScreen(Screen[None]):
             self.files.changed()  # a tool may have written files
         if changes.queue:
             self.queue.refresh_queue()
-        if changes.session or changes.usage:
+        if changes.session or changes.usage or changes.status:  # (status: pi started, its rows filled)
             self.stats.refresh_stats()
         if changes.session or changes.reset:  # a session's folder or name
             self.show_where()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sys
 import time
 from pathlib import Path
 from collections.abc import Coroutine, Iterable
@@ -63,6 +64,7 @@ from protocol.files.session_files import agent_dir
 from protocol.state.notification_center import NotificationCenter
 from protocol.state.session_model import Changes, SessionModel
 from widgets.screens.dialogs import dialog_for
+from widgets.markdown_stream import RENDERER, import_renderer
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 from widgets.screens.startup_error import StartupErrorScreen
@@ -327,7 +329,12 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         slot.pi.model.starting(time.monotonic())  # "starting pi…" from the first frame, never "ready" before it
         if slot.main.is_mounted:
             slot.main.status.refresh_status()
-        slot.workers.append(self.run_worker(slot.pi.start(), name="session", group="session"))
+        slot.workers.append(self.run_worker(self._start(slot), name="session", group="session"))
+
+    async def _start(self, slot: SessionSlot) -> None:
+        await slot.pi.start()
+        if slot.pi.ready and RENDERER not in sys.modules:
+            self.run_worker(import_renderer, thread=True, group="import", exit_on_error=False)
 
     async def _apply_changes(self) -> None:
         await self.pi.apply_changes()

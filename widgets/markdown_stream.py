@@ -21,6 +21,7 @@ nothing in it is ever read as markup.
 
 from __future__ import annotations
 
+import importlib
 import time
 from bisect import bisect_right
 from typing import ClassVar
@@ -38,6 +39,16 @@ from textual.widget import Widget
 from widgets.grows_in_place import GrowsInPlace
 from widgets.markdown_chunks import MarkdownChunker
 from widgets.selection_marks import mark_selection
+
+
+RENDERER = "widgets.markdown_render"
+
+
+def import_renderer() -> None:
+    """Import the markdown renderer (markdown-it, Rich's Markdown and Syntax: some 30 ms).
+    The app does it in a thread once a session has started: the first reply does not wait
+    for it, and pi's start did not share the CPU with it."""
+    importlib.import_module(RENDERER)
 
 
 class _Chunk:

@@ -212,6 +212,12 @@ class StatsPane(Static):
             text.append(f"{label:<9}", palette.style("muted"))
             text.append(clean(value), style)
 
+        # While pi starts, the rows it will fill are there already, so that its answers repaint
+        # them in place instead of growing the pane (a layout of the whole screen, 10 ms).
+        waiting = session.life.starting_since is not None
+        if state is None and waiting:
+            for label in ("model", "thinking", "queue", "auto", "session", "id"):
+                row(label, "…", palette.style("muted"))
         if state is not None:
             row("model", model_key(state.model) if state.model else "none selected", "bold")
             row("thinking", state.thinking_level)
@@ -232,6 +238,9 @@ class StatsPane(Static):
                 style = palette.style(level) if level else palette.style("success") if usage.percent is not None else ""
                 auto = state.auto_compaction_enabled if state is not None else True
                 row("context", footer_format.context(usage.percent, usage.context_window, auto), style)
+        elif waiting:
+            for label in ("tokens", "cache", "cost", "context"):
+                row(label, "…", palette.style("muted"))
         else:
             totals = session.totals
             row("tokens", f"↑{tokens(totals.input)} ↓{tokens(totals.output)}")

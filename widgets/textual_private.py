@@ -10,7 +10,9 @@ Besides these names, Textual's private attributes are used where there is no pub
   write to the terminal); `App._filters` to make the dim filter safe; `App._bindings` and
   `PromptEditor._merged_bindings` to apply pi's keybindings.json to every key.
 - app/main_screen.py: `Screen._compositor` replaced by a RowsCompositor (no public way to
-  choose a screen's compositor); `Screen._compositor_refresh` extended to paint the
+  choose a screen's compositor); `Screen._update_timer` replaced by a FrameTimer
+  (widgets/frame_timer.py: `Timer._run`, `_tick`, `_active`, `_start` and `_timers`), whose
+  frame after a pause is not a frame late (no public way to choose a screen's frame timing); `Screen._compositor_refresh` extended to paint the
   transcript's scrollbar (`_vertical_scrollbar`, its `_repaint_required`) in the frame of
   the layout that moved it (no public way to add a widget to a frame under way).
 - widgets/rows_compositor.py: `Compositor.render_partial_update` and `_render_chops`
@@ -24,6 +26,9 @@ Besides these names, Textual's private attributes are used where there is no pub
 """
 
 from __future__ import annotations
+
+# The clock and sleep of Textual's timers, which the frame timer keeps to (widgets/frame_timer.py).
+from textual import _time as textual_time
 
 # The frame Textual hands its driver, looked into to leave out what the terminal shows already;
 # the compositor, whose partial frames render only the rows they repaint (widgets/rows_compositor.py).
@@ -49,5 +54,5 @@ TEXTUAL_CHECKED = "8.2.8"
 
 __all__ = [
     "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "Compositor", "CompositorUpdate", "FooterKey", "LayoutUpdate", "TEXTUAL_CHECKED",
-    "WriterThread", "XTermParser", "character_to_key",
+    "WriterThread", "XTermParser", "character_to_key", "textual_time",
 ]

@@ -43,6 +43,7 @@ WHEEL_QUICK = 0.05  # seconds between two steps of a fast spin
 WHEEL_ALT = 5  # Alt+wheel scrolls this many times as far (as in pi)
 HIGHLIGHT_SLICE = 0.01  # seconds of idle time a slice highlights the blocks Ctrl+O left plain for
 HIGHLIGHT_PAUSE = 0.02  # ... and the time between slices, for keys and frames
+KEEP_TRIES = 5  # frames after Ctrl+O within which the layout that keeps the top view is looked for
 WELCOME = (
     "Type a prompt and press Enter.\n"
     "Alt+Enter queues a follow-up while pi works, Esc aborts and gives back the queue.\n"
@@ -479,8 +480,13 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             self._highlight_timer = None
         self.call_after_refresh(self._expanded)
 
-    def _expanded(self) -> None:
-        """After the layout and the frame that show the blocks: the view kept, idle slices on."""
+    def _expanded(self, tries: int = KEEP_TRIES) -> None:
+        """After the layout and the frame that show the blocks: the view kept, idle slices on.
+        A frame drawn before the blocks asked for their layout (one already due when Ctrl+O
+        came) runs this too soon: then the view waits for the frames after it, a few at most."""
+        if self._keep is not None and tries > 1:
+            self.call_after_refresh(self._expanded, tries - 1)
+            return
         self._keep = None
         self._start_highlighting()
 

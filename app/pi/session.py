@@ -251,7 +251,7 @@ class PiSession:
             ticking.stop()
             model.loading(None)
             await self.apply_changes()
-        self.host.in_background(self.refresh_stats(), "stats")
+        await self.refresh_stats()  # (before start-up ends: the stats pane's rows wait for them)
 
     def _loading_tick(self) -> None:
         if self.model.life.loading_since is not None:

@@ -1,0 +1,50 @@
+"""The screen's frame timer: a frame at once when the last one was a frame's time ago or
+more, else as soon as that time has passed.
+
+Textual's update timer (a `Timer` that is paused between frames) keeps to a grid of frame
+times that it steps over when it was paused: a refresh soon after a frame drawn at once
+waits for the grid point after the next one, one to two frame times (17 to 33 ms at 60 fps).
+A delta right after the frame before it (the last tokens of a reply, the model's name
+after the frames of start-up, a key typed while a reply streams) was drawn a frame late.
+"""
+
+from __future__ import annotations
+
+import math
+
+from textual.timer import EventTargetGone, Timer
+from textual.widget import Widget
+from widgets.textual_private import textual_time as _time
+
+
+class FrameTimer(Timer):
+    """Paused until a refresh resumes it; its callback (the screen's frame) pauses it again."""
+
+    def __init__(self, screen: Widget, interval: float) -> None:
+        super().__init__(screen, interval, name="screen_update", callback=getattr(screen, "_on_timer_update"), pause=True)
+        self.last_tick = -math.inf
+
+    def delay(self, now: float) -> float:
+        """Seconds before the next frame may be drawn."""
+        return max(0.0, self.last_tick + self._interval - now)
+
+    async def _run(self) -> None:
+        while True:
+            await self._active.wait()
+            if (wait := self.delay(_time.get_time())) > 0:
+                await _time.sleep(wait)
+                if not self._active.is_set():
+                    continue  # a layout drew the frame meanwhile (it pauses the timer)
+            self.last_tick = _time.get_time()
+            try:
+                await self._tick(next_timer=self.last_tick, count=0)
+            except EventTargetGone:
+                break
+
+
+def start_frame_timer(screen: Widget, interval: float) -> FrameTimer:
+    """A FrameTimer for `screen`, running, stopped with the screen's other timers."""
+    timer = FrameTimer(screen, interval)
+    timer._start()
+    screen._timers.add(timer)
+    return timer
