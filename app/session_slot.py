@@ -128,6 +128,37 @@ class Desk(Protocol):
     def show_session(self, number: int) -> bool: ...
 
 
+class SerialWork:
+    """Coroutines run one after another in one long-lived worker, started by the first: the
+    record pump's flushes, which ran as a worker each, a task and three state messages to
+    the app per frame of a reply (they never overlap: a flush waits for the one before)."""
+
+    def __init__(self, start: Callable[[Coroutine[Any, Any, None]], Worker[None]]) -> None:
+        self._start = start
+        self._queue: deque[Coroutine[Any, Any, None]] = deque()
+        self._due = asyncio.Event()
+        self.worker: Worker[None] | None = None
+
+    def run(self, work: Coroutine[Any, Any, None]) -> Worker[None]:
+        self._queue.append(work)
+        self._due.set()
+        if self.worker is None or self.worker.is_finished:
+            self.worker = self._start(self._run())
+        return self.worker
+
+    async def _run(self) -> None:
+        try:
+            while True:
+                await self._due.wait()
+                self._due.clear()
+                while self._queue:
+                    await self._queue.popleft()
+        finally:  # cancelled (the session closes) or a flush failed (the app shows why)
+            for work in self._queue:
+                work.close()
+            self._queue.clear()
+
+
 class SessionSlot:
     def __init__(self, app: Desk, config: LaunchConfig, serial: int, client: RpcClient | None = None) -> None:
         self.app = app
@@ -152,7 +183,8 @@ class SessionSlot:
         self.alerts = RunAlerts(app.write_to_terminal, notify_setting(config.env), focused=lambda: self.shown and app.app_focus,
                                 title=lambda: app.title, env=config.env, shown=lambda: self.shown,
                                 label=lambda: self.name if len(app.slots) > 1 else "")
-        self.workers: list[Worker[None]] = []  # its start and its dialogs, cancelled when it closes
+        self.workers: list[Worker[None]] = []  # its start, its dialogs and its flushes, cancelled when it closes
+        self._flushes = SerialWork(self._start_flushes)
 
     @property
     def name(self) -> str:
@@ -215,7 +247,14 @@ class SessionSlot:
         return self.app.call_next(callback)
 
     def in_background(self, work: Coroutine[Any, Any, None], group: str) -> Worker[None]:
+        if group == "flush":
+            return self._flushes.run(work)
         return self.app.in_background(work, group)
+
+    def _start_flushes(self, work: Coroutine[Any, Any, None]) -> Worker[None]:
+        worker = self.app.in_background(work, "flushes")
+        self.workers.append(worker)
+        return worker
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = True) -> None:

@@ -105,8 +105,8 @@ async def wait_settled(app: Any) -> None:
     """Until the run is over and its records are shown, and the stats refresh that
     agent_settled starts has finished (a stats worker still running when the app closes
     fails on the removed StatsPane)."""
-    await h.wait_until(lambda: not app.session.running and not app.pump.pending, timeout=60, poll=0.01)
-    await h.wait_until(lambda: not any(w.group in ("stats", "flush", "send") and not w.is_finished
+    await h.wait_until(lambda: not app.session.running and app.pump.idle, timeout=60, poll=0.01)
+    await h.wait_until(lambda: not any(w.group in ("stats", "send") and not w.is_finished
                                        for w in app.workers), timeout=30, poll=0.01)
 
 

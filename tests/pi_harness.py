@@ -585,9 +585,11 @@ async def quiesce(pilot: Any) -> None:
 
     A stats refresh still running while the app unmounts fails with NoMatches (see report).
     """
+    app = pilot.app
     await wait_until(
         pilot,
-        lambda: not [w for w in pilot.app.workers if w.group not in ("dialogs", "session") and w.is_running],
+        lambda: not [w for w in app.workers if w.group not in ("dialogs", "session", "flushes") and w.is_running]
+        and all(slot.pi.pump.idle for slot in getattr(app, "slots", ())),  # (flushes: the pump's, long-lived)
         what="workers",
     )
     await pilot.pause(0.1)
