@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
@@ -67,6 +68,7 @@ class RecordPump:
         self._clock = clock
         self._pending: list[Any] = []
         self._timer: Stoppable | None = None
+        self._soons: deque[_Soon] = deque()  # flushes asked of `soon`, in its order
         self._flushing = False
         self._flooding = False
         self._received = 0  # records since the last flush
@@ -118,8 +120,13 @@ class RecordPump:
         if delay > 0:
             self._timer = self._schedule(delay, self._start_flush)
             return
-        soon = self._timer = _Soon()  # (a Textual timer of no delay divides by zero)
-        self._soon(lambda: None if soon.stopped else self._start_flush())
+        self._timer = soon = _Soon()  # (a Textual timer of no delay divides by zero)
+        self._soons.append(soon)
+        self._soon(self._flush_soon)  # (a method: a new lambda each time, Textual would inspect each)
+
+    def _flush_soon(self) -> None:
+        if not self._soons.popleft().stopped:
+            self._start_flush()
 
     def _start_flush(self) -> None:
         """Show the queued records in a task of its own, so the app's message loop (keys,
