@@ -10,7 +10,8 @@ over 4 s), then the same two replies over a throttled link. Measured, medians, p
 * idle: bytes written to the terminal per second when nothing changes;
 * per reply: CPU seconds of the whole process tree (user + system from /proc, every
   descendant, exited ones through their parent's cutime/cstime) from Enter until the
-  output is quiet; bytes written from Enter until the last token; bytes after the last
+  output is quiet, and of it pi's process (pideck's pi child, against pi's TUI) and
+  pideck's own (against what pi's TUI used less that child: pideck's share of the budget); bytes written from Enter until the last token; bytes after the last
   token until quiet; seconds from Enter until the last token is in the output;
 * throttled link (1 Mbit/s, 50 ms each way, relayed by this process): seconds from the
   model's last delta until the last token reaches the far end. Backpressure reaches the
@@ -121,6 +122,16 @@ def tree_cpu(root: int) -> float:
         total += ticks.get(pid, 0)
         stack += children.get(pid, [])
     return total / CLOCK_TICKS
+
+
+def own_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of `pid` alone, its children left out."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(b")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 # --- a pseudo-terminal ---------------------------------------------------------------------
@@ -286,15 +297,16 @@ def one_reply(term: Terminal, model: ModelProcess, deltas: tuple[str, ...], dela
     term.wait_for(f"Reply {tag}", timeout=30)
     term.wait_quiet(0.3, timeout=3)
     before = term.length
-    cpu = tree_cpu(term.process.pid)
+    cpu, own = tree_cpu(term.process.pid), own_cpu(term.process.pid)
     entered = time.monotonic()
     term.press(b"\r")
     arrived, length = term.wait_for(h.last_token(tag), before)
     quiet_from = term.wait_quiet(quiet)
-    cpu = tree_cpu(term.process.pid) - cpu
+    cpu, own = tree_cpu(term.process.pid) - cpu, own_cpu(term.process.pid) - own
     model_done = model.last_sent()
     return {
         "cpu": cpu,
+        "own cpu": own,  # the program's process: pi's TUI, or pideck (whose pi child is the rest)
         "bytes": length - before,
         "after": term.bytes_between(arrived, quiet_from),
         "to_token": arrived - entered,
@@ -382,8 +394,16 @@ def rows(results: dict[str, list[dict[str, float]]]) -> list[Row]:
              row("idle: bytes to the terminal", "idle", "B/s")]
     names = {"flood": f"{FLOOD:,} deltas at once", "paced": f"{PACED} deltas over {PACED * PACED_DELAY:.0f} s"}
     for kind, label in names.items():
+        tree, own = f"direct {kind} cpu", f"direct {kind} own cpu"
+        child = h.median([r[tree] - r[own] for r in results["pideck"]])  # pideck's pi child
+        pideck_own, pi_tui = h.median([r[own] for r in results["pideck"]]), h.median([r[tree] for r in results["pi"]])
+        pi_own = h.median([r[own] for r in results["pi"]])
         table += [
-            row(f"{label}: CPU, whole process tree", f"direct {kind} cpu", "s"),
+            row(f"{label}: CPU, whole process tree", tree, "s"),
+            Row(f"{label}: CPU of pi's process (pideck's: its pi --mode rpc child)", child, "s", "pi's TUI",
+                pi_own, ratio=child / pi_own if pi_own else None),
+            Row(f"{label}: CPU of pideck's own process", pideck_own, "s", "pi's TUI less pideck's pi child",
+                pi_tui - child, ratio=pideck_own / (pi_tui - child) if pi_tui > child else None),
             row(f"{label}: bytes to the terminal until the last token", f"direct {kind} bytes", "KB", 1 / 1000),
             row(f"{label}: bytes after the last token", f"direct {kind} after", "KB", 1 / 1000),
             row(f"{label}: Enter -> last token in the output", f"direct {kind} to_token", "s"),
