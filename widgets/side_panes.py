@@ -199,11 +199,19 @@ class StatsPane(Static):
         self.session = session
         self.border_title = "Session"
         self._shown = Text()
+        self._made_of: tuple[object, ...] | None = None  # the figures the rows shown were made of
         # How the run ended, as (text, palette role), for a run read without pi (`pideck view`).
         self.outcome: Callable[[], tuple[str, str] | None] = lambda: None
 
     def refresh_stats(self) -> None:
         session, state, stats = self.session, self.session.state, self.session.stats
+        # What the rows are made of: usage comes with every delta, and changes none of them.
+        totals = session.totals
+        made_of = (state, stats, session.auto_retry, session.life.starting_since is not None, self.outcome(),
+                   None if stats is not None else (totals.input, totals.output, totals.cost), palette.generation)
+        if made_of == self._made_of:
+            return
+        self._made_of = made_of
         text = Text()
 
         def row(label: str, value: str, style: str | Style = "") -> None:

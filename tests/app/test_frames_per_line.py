@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.pi_harness import Fake, send, wait_until
+from widgets import side_panes
 
 
 async def test_the_scrollbar_moves_in_the_frame_of_the_layout_that_moved_it(tmp_path: Path) -> None:
@@ -54,8 +57,40 @@ async def test_the_stats_at_a_run_s_end_take_no_layout(tmp_path: Path) -> None:
         assert not stats._layout_required, "unchanged: nothing to do"
         stats._shown = stats._shown.copy()
         stats._shown.plain = stats._shown.plain.replace("$", "€")  # figures changed, rows as many
+        stats._made_of = None  # (as if the figures it was made of had changed)
         stats.refresh_stats()
         assert str(stats.content) == shown and not stats._layout_required
         stats._shown = stats._shown[: stats._shown.plain.rindex("\n")]  # a row fewer shown
+        stats._made_of = None
         stats.refresh_stats()
         assert stats._layout_required, "a row more: laid out"
+
+
+async def test_the_deltas_usage_does_not_rebuild_the_session_pane(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Usage comes with every delta and changes none of the pane's rows: they were built
+    again each time (a tenth of a reply's drawing at a model's pace)."""
+    fake = Fake(tmp_path, "--rate", "1/20")
+    async with fake.run() as pilot:
+        app = pilot.app
+        stats = app.main.stats
+        builds: list[object] = []
+        refresh = stats.refresh_stats
+        clean = side_panes.clean
+
+        def counting_clean(text: str) -> str:
+            builds.append(text)
+            return clean(text)
+
+        def refreshing() -> None:
+            builds.clear()
+            refresh()
+            rebuilt.append(bool(builds))
+
+        rebuilt: list[bool] = []
+        monkeypatch.setattr(side_panes, "clean", counting_clean)
+        stats.refresh_stats = refreshing  # type: ignore[method-assign]
+        await send(pilot, "Show me some markdown.")
+        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running and app.pump.idle,
+                         what="a reply")
+        assert len(rebuilt) > 10, "refreshed as the deltas came"
+        assert sum(rebuilt) <= 3, "its rows built again for each delta"
