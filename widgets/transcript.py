@@ -90,6 +90,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.views: dict[int, MessageView | BannerView] = {}
         self._hidden_before = 0
         self._hidden_after = 0  # items after the views shown (a window away from the end)
+        self._waiting: list[int] = []  # the item whose view waits for something to show (`_waits`)
         self.later_marker: Static | None = None  # says how many later items are left out, while some are
         self.welcome: Static | None = None  # the welcome text, until the first message comes
         self.more_marker: Static | None = None  # says how many items are left out, while some are
@@ -134,19 +135,23 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         if changes.reset:
             await self.rebuild()
             return
-        added = set(changes.added)
+        keys = [*self._waiting, *changes.added]  # (in order: a view that waited goes before what came after it)
+        self._waiting = []
         if self._hidden_after:  # a window away from the end: new items wait below it
-            self._hidden_after += sum(1 for key in changes.added if key not in self.views)
-            added = set()
+            self._hidden_after += sum(1 for key in keys if key not in self.views)
+            keys = []
             if changes.added:
                 self.new_output.display = True
             changes = replace(changes, added=[])
             if self.later_marker is not None:
                 self.later_marker.update(self._later_text())
-        if added and self.welcome is not None:  # not a query: that walks every widget of a long transcript
+        elif keys and self._waits(keys[-1]):
+            self._waiting = [keys.pop()]
+        if changes.added and self.welcome is not None:  # not a query: that walks every widget of a long transcript
             await self.welcome.remove()
             self.welcome = None
-        new_views = [view for key in changes.added if (view := self._make_view(key)) is not None]
+        added = set(keys)  # their views show what their blocks hold now: no delta goes to them again
+        new_views = [view for key in keys if (view := self._make_view(key)) is not None]
         if new_views:
             await self.mount_all(new_views)
         for (key, index), deltas in changes.appended.items():
@@ -170,6 +175,13 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         if not self.following and (changes.added or changes.appended or changes.replaced or changes.tools):
             self.new_output.display = True
         await self.trim()
+
+    def _waits(self, key: int) -> bool:
+        """An assistant message pi has started that has no block yet: its view waits for the
+        first (or for its end, or for anything after it), and both are laid out at once; its
+        own layout was a frame of its own, the run's status line says pi is working meanwhile."""
+        item = self.session.item(key)
+        return isinstance(item, MessageItem) and item.role == "assistant" and item.streaming and not item.blocks
 
     def _make_view(self, key: int) -> MessageView | BannerView | None:
         item = self.session.item(key)
@@ -204,6 +216,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         are once the old views are gone: records may come meanwhile), with markers for those left out."""
         await self.remove_children([child for child in self.children if child is not self.new_output])
         self.views.clear()
+        self._waiting = []
         self._texts.clear()
         self._unhighlighted.clear()
         items = self.session.items

@@ -94,3 +94,15 @@ async def test_the_deltas_usage_does_not_rebuild_the_session_pane(tmp_path: Path
                          what="a reply")
         assert len(rebuilt) > 10, "refreshed as the deltas came"
         assert sum(rebuilt) <= 3, "its rows built again for each delta"
+
+
+async def test_the_session_pane_shows_a_state_changed_in_place(tmp_path: Path) -> None:
+    """pi's state is changed in place (a thinking level cycled): the rows are built again."""
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        stats = pilot.app.main.stats
+        state = pilot.app.session.state
+        assert state is not None and "thinking medium" in str(stats.content)
+        state.thinking_level = "high"
+        stats.refresh_stats()
+        assert "thinking high" in str(stats.content)
