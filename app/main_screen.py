@@ -178,7 +178,7 @@ class MainScreen(Screen[None]):
         self.files = FileCache(self._list_files)  # for `@` completion
         self.composed = asyncio.Event()  # the panes are there: changes can be drawn
         self.branch: str | None = None  # the git branch of pi's folder (app/git_branch.py)
-        self._theme_left: str | None = None  # the theme when another session's screen was shown
+        self._theme_left: str | None = None  # the theme when another session's screen was shown (None: never)
 
     def compose(self) -> ComposeResult:
         config = self.context.config
@@ -307,8 +307,12 @@ class MainScreen(Screen[None]):
     def post_message(self, message: Message) -> bool:
         """A session shown again (Textual's mode switch) restyles its screen's every widget,
         0.7 s for a long transcript's thousands; it is done only if the theme changed while
-        another session was shown (a class changed meanwhile restyles its widget itself)."""
-        if isinstance(message, events.ScreenResume) and message.refresh_styles and self._theme_left == self.app.theme:
+        another session was shown (a class changed meanwhile restyles its widget itself).
+        Shown for the first time, its widgets were styled as they were mounted, and a theme
+        set since restyles every widget of the app (App.refresh_css): restyled again, the
+        new screen took some 40 ms of start-up."""
+        if (isinstance(message, events.ScreenResume) and message.refresh_styles
+                and self._theme_left in (None, self.app.theme)):
             message = events.ScreenResume(refresh_styles=False)
         return super().post_message(message)
 

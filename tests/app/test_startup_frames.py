@@ -55,3 +55,18 @@ async def test_the_markdown_renderer_is_imported_in_a_thread_once_the_session_st
     async with fake.run() as pilot:
         await wait_until(pilot, lambda: imported, what="the renderer imported aside")
         assert imported == [True] and not pilot.app.session.items, "in a thread, before any reply"
+
+
+async def test_a_session_s_screen_shown_the_first_time_is_not_styled_twice(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its widgets were styled as they were mounted; Textual's first ScreenResume styled
+    every one of them again (and a theme set since restyles the app's every widget anyway)."""
+    from app.main_screen import MainScreen
+
+    whole: list[bool] = []
+    update = MainScreen.update_node_styles
+    monkeypatch.setattr(MainScreen, "update_node_styles", lambda self, animate=True: (whole.append(True), update(self, animate))[1])
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        await pilot.pause()
+        assert not whole, "the whole screen restyled as it was first shown"
