@@ -146,8 +146,9 @@ class RpcClient:
         if self.process is None and self._spawned is None and self.exited is None:
             try:
                 self.spawn()
-            except OSError as exc:
-                self._finish(ChildExited(returncode=None, stderr_tail="", error=f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"))
+            except (OSError, ValueError) as exc:  # (ValueError: an argument no process can be given)
+                reason = getattr(exc, "strerror", None) or exc
+                self._finish(ChildExited(returncode=None, stderr_tail="", error=f"cannot start {self.argv[0]!r}: {reason}"))
                 return
         if self._spawned is not None:
             spawned, self._spawned = self._spawned, None

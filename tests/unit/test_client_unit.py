@@ -477,3 +477,14 @@ async def test_exit_is_seen_while_a_grandchild_holds_the_pipes(monkeypatch: pyte
         assert "holds its pipes open" in exited.stderr_tail
     finally:
         kill_group(client)  # the grandchild is in pi's process group
+
+
+async def test_an_argument_no_process_can_be_given_reports_child_exited() -> None:
+    client = RpcClient(["pi", "--model", "a\0b"])  # (a NUL byte: execve cannot take it)
+    rec = Recorder(client)
+
+    await client.start()  # does not raise
+
+    (exited,) = rec.of_type(ChildExited)
+    assert exited.error is not None and "cannot start 'pi'" in exited.error and "null" in exited.error
+    assert not client.running and client.process is None
