@@ -10,8 +10,6 @@ after the frames of start-up, a key typed while a reply streams) was drawn a fra
 
 from __future__ import annotations
 
-import math
-
 from textual.timer import EventTargetGone, Timer
 from textual.widget import Widget
 from widgets.textual_private import textual_time as _time
@@ -22,13 +20,18 @@ class FrameTimer(Timer):
 
     def __init__(self, screen: Widget, interval: float) -> None:
         super().__init__(screen, interval, name="screen_update", callback=getattr(screen, "_on_timer_update"), pause=True)
-        self.last_tick = -math.inf
+        self.last_tick = 0.0
 
     def delay(self, now: float) -> float:
         """Seconds before the next frame may be drawn."""
         return max(0.0, self.last_tick + self._interval - now)
 
     async def _run(self) -> None:
+        # The first frame waits a frame's time after the first refresh, as Textual's does: the
+        # screen is being mounted, and a frame at once would lay out a part of it (25 ms more
+        # of start-up, each of its layouts redone).
+        await self._active.wait()
+        self.last_tick = _time.get_time()
         while True:
             await self._active.wait()
             if (wait := self.delay(_time.get_time())) > 0:

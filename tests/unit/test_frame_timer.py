@@ -114,9 +114,10 @@ async def test_a_refresh_while_it_waits_is_drawn_once(clock: Clock) -> None:
     timer._start()
     try:
         await refresh_at(screen, 100.0)
+        assert screen.frames == [pytest.approx(100.0 + PERIOD)], "the first a frame's time after, as Textual's"
         timer.resume()
         timer.resume()
         await settle()
-        assert screen.frames == [pytest.approx(100.0), pytest.approx(100.0 + PERIOD)]
+        assert screen.frames == [pytest.approx(100.0 + PERIOD), pytest.approx(100.0 + 2 * PERIOD)]
     finally:
         timer.stop()
