@@ -97,11 +97,13 @@ def answers(data: bytes, skip: int) -> bytes:
 # --- a process tree's CPU ------------------------------------------------------------------
 
 
-def tree_cpu(root: int) -> float:
+def tree_cpu(root: int) -> tuple[float, float]:
     """CPU seconds (user + system) of `root` and its live descendants, with the children
-    each has reaped (cutime, cstime): constant when nothing runs, whatever exits."""
+    each has reaped (cutime, cstime): constant when nothing runs, whatever exits; and of
+    `root` alone, its children left out."""
     parents: dict[int, int] = {}
     ticks: dict[int, int] = {}
+    own = 0
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -113,6 +115,8 @@ def tree_cpu(root: int) -> float:
         pid = int(entry.name)
         parents[pid] = int(fields[1])
         ticks[pid] = sum(int(value) for value in fields[11:15])
+        if pid == root:
+            own = int(fields[11]) + int(fields[12])
     children: dict[int, list[int]] = {}
     for pid, parent in parents.items():
         children.setdefault(parent, []).append(pid)
@@ -121,17 +125,7 @@ def tree_cpu(root: int) -> float:
         pid = stack.pop()
         total += ticks.get(pid, 0)
         stack += children.get(pid, [])
-    return total / CLOCK_TICKS
-
-
-def own_cpu(pid: int) -> float:
-    """CPU seconds (user + system) of `pid` alone, its children left out."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return 0.0
-    fields = stat[stat.rindex(b")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return total / CLOCK_TICKS, own / CLOCK_TICKS
 
 
 # --- a pseudo-terminal ---------------------------------------------------------------------
@@ -297,12 +291,13 @@ def one_reply(term: Terminal, model: ModelProcess, deltas: tuple[str, ...], dela
     term.wait_for(f"Reply {tag}", timeout=30)
     term.wait_quiet(0.3, timeout=3)
     before = term.length
-    cpu, own = tree_cpu(term.process.pid), own_cpu(term.process.pid)
+    cpu, own = tree_cpu(term.process.pid)
     entered = time.monotonic()
     term.press(b"\r")
     arrived, length = term.wait_for(h.last_token(tag), before)
     quiet_from = term.wait_quiet(quiet)
-    cpu, own = tree_cpu(term.process.pid) - cpu, own_cpu(term.process.pid) - own
+    cpu_after, own_after = tree_cpu(term.process.pid)
+    cpu, own = cpu_after - cpu, own_after - own
     model_done = model.last_sent()
     return {
         "cpu": cpu,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import astuple as field_values, dataclass
 
+from msgspec.structs import astuple
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
@@ -205,19 +206,11 @@ class StatsPane(Static):
 
     def refresh_stats(self) -> None:
         session, state, stats = self.session, self.session.state, self.session.stats
-        # What the rows are made of, as values (pi's records may be changed in place): usage
-        # comes with every delta, and changes none of them.
-        totals = session.totals
-        made_of = (
-            None if state is None else (model_key(state.model) if state.model else None, state.thinking_level,
-                                        state.steering_mode, state.follow_up_mode, state.auto_compaction_enabled,
-                                        state.session_name, state.session_id),
-            None if stats is None else (stats.tokens.input, stats.tokens.output, stats.tokens.cache_read,
-                                        stats.tokens.cache_write, stats.cost, None if stats.context_usage is None else
-                                        (stats.context_usage.percent, stats.context_usage.context_window)),
-            (totals.input, totals.output, totals.cost), session.auto_retry, session.life.starting_since is not None,
-            self.outcome(), palette.generation,
-        )
+        # What the rows are made of, as values (pi's state is changed in place, a field at a
+        # time; the totals are added to): usage comes with every delta, and changes none of them.
+        made_of = (None if state is None else astuple(state), None if stats is None else astuple(stats),
+                   field_values(session.totals), session.auto_retry,
+                   session.life.starting_since is not None, self.outcome(), palette.generation)
         if made_of == self._made_of:
             return
         self._made_of = made_of
