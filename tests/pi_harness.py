@@ -45,6 +45,7 @@ import struct
 import subprocess
 import sys
 import time
+import unicodedata
 import uuid
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
@@ -56,6 +57,8 @@ from typing import Any, TypeVar
 import msgspec
 from rich.console import Group
 from rich.style import Style
+from textual import events
+from textual.keys import _character_to_key, _get_unicode_name_from_key
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
@@ -503,6 +506,20 @@ async def ready(pilot: Pilot[Any], fake: Fake) -> None:
 
 
 # --- driving pideck: typing, sending, extension requests, recorded streams -------------------
+
+def burst(app: Any, *keys: str) -> None:
+    """Queue the key events together, before the app reads any (keys named as `pilot.press` names them)."""
+    for key in keys:
+        if len(key) == 1 and not key.isalnum():
+            key = _character_to_key(key)
+        try:
+            character: str | None = unicodedata.lookup(_get_unicode_name_from_key(key))
+        except KeyError:
+            character = key if len(key) == 1 else None
+        event = events.Key(key, character)
+        event.set_sender(app)
+        app.post_message(event)
+
 
 async def type_text(pilot: Any, text: str) -> None:
     editor = pilot.app.main.query_one(PromptEditor)  # (the prompt of the session shown)

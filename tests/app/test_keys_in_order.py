@@ -6,17 +6,13 @@ delivers them."""
 from __future__ import annotations
 
 import shutil
-import unicodedata
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import PICKER_SIZE, Fake, fixture_entries, summary, wait_until
+from tests.pi_harness import PICKER_SIZE, Fake, burst, fixture_entries, summary, wait_until
 from tests.screen_app import ScreenApp
-from textual import events
-from textual.app import App
-from textual.keys import _character_to_key, _get_unicode_name_from_key
 from textual.widgets import Tree
 
 from protocol.wire.extension_ui import EditorRequest, InputRequest
@@ -27,20 +23,6 @@ from widgets.prompt_editor import PromptEditor
 from widgets.screens.queue_editor import QueueEditor, QueueItem
 from widgets.screens.session_picker import SessionPicker
 from widgets.screens.tree_view import SessionTreeScreen
-
-
-def burst(app: App[Any], *keys: str) -> None:
-    """Queue the key events together, before the app reads any (keys named as `pilot.press` names them)."""
-    for key in keys:
-        if len(key) == 1 and not key.isalnum():
-            key = _character_to_key(key)
-        try:
-            character: str | None = unicodedata.lookup(_get_unicode_name_from_key(key))
-        except KeyError:
-            character = key if len(key) == 1 else None
-        event = events.Key(key, character)
-        event.set_sender(app)
-        app.post_message(event)
 
 
 def typed(text: str) -> list[str]:
