@@ -395,12 +395,13 @@ class MainScreen(Screen[None]):
             command, args = invoked
             self.app.run_worker(command.run(context, args), name=f"/{command.name}", group="slash")
             return
-        images = await attachments.take(text, queued=self.session.running)
-        if self.session.running:  # a prompt with its streamingBehavior, which pi runs at once if it has just gone idle
+        images = await attachments.take(text, queued=self.session.busy)
+        if self.session.busy:  # a prompt with its streamingBehavior, which pi runs at once if it has just gone idle
             behavior = "followUp" if event.mode == "follow_up" else "steer"
             self.send_command(Prompt(message=text, images=images, streaming_behavior=behavior), restore=text)
         else:  # a new prompt's answer comes at the end: follow it (a steer leaves the reader where they are)
             self.transcript.to_bottom()
+            self.session.prompt_sent()
             self.send_command(Prompt(message=text, images=images), restore=text)
 
     @on(PromptEditor.Changed)
@@ -410,20 +411,23 @@ class MainScreen(Screen[None]):
 
     @work(group="send")
     async def send_command(self, command: Command, restore: str = "") -> None:
+        answer = None
         try:
-            await self.context.client.call(command)
+            answer = await self.context.client.call(command)
         except RpcDataError as exc:  # pi took the message; only its answer could not be read
             self.context.bad_answer(exc)
         except RpcError as exc:
             self.context.fail(str(exc), title="pi refused")
-            editor = self.editor
-            if restore and not editor.text:
-                editor.put_before([restore])  # never lose what the user typed (large pastes as markers again)
+            if restore:  # never lose what the user typed (large pastes as markers again), nor what they type since
+                self.editor.put_before([restore])
             # the whole of pi's answer stays in the transcript, where a toast cuts it and fades
             self.session.banner("error", "pi refused the message", str(exc))
             await self.pi.apply_changes()
             if images := getattr(command, "images", None):
                 await self.context.attachments.restore(images)
+        finally:
+            if isinstance(command, Prompt) and command.streaming_behavior is None:
+                self.session.prompt_answered(getattr(answer, "disposition", None))
 
     @work(group="bash")
     async def run_bash(self, command: str, exclude: bool) -> None:

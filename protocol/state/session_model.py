@@ -325,6 +325,9 @@ class SessionModel:
         self.steering: list[str] = []
         self.follow_up: list[str] = []
         self.running = False
+        # A prompt was sent that starts a run whose agent_start is not read yet: pi runs it from
+        # its answer on, and refuses another prompt without a streamingBehavior meanwhile.
+        self.run_asked = False
         self.turns = 0  # turns of the current run (agent_start after agent_settled starts one)
         self.will_retry = False
         self.retry: Banner | None = None
@@ -383,6 +386,21 @@ class SessionModel:
         item = self._by_key.get(self._call_items.get(tool_call_id, -1))
         blocks = item.blocks.values() if isinstance(item, MessageItem) else ()
         return next((b.tool_call.arguments for b in blocks if b.tool_call is not None and b.tool_call.id == tool_call_id), None)
+
+    @property
+    def busy(self) -> bool:
+        """pi is running a prompt, or about to (a message sent now is a steer or a follow-up)."""
+        return self.running or self.run_asked
+
+    def prompt_sent(self) -> None:
+        """A prompt that starts a run was sent (pi not busy): busy from now on."""
+        self.run_asked = True
+
+    def prompt_answered(self, disposition: str | None) -> None:
+        """pi's answer to a prompt sent while it was not busy: only "started" starts a run
+        (an extension's command is "handled"; None: refused or unread)."""
+        if disposition != "started":
+            self.run_asked = False
 
     @property
     def bash_running(self) -> bool:
@@ -546,6 +564,7 @@ class SessionModel:
         if not self.running:  # a new run (a retry or a queued message goes on with the same one)
             self.turns = 0
         self.running = True
+        self.run_asked = False
         self.will_retry = False
         self.changes.run = True
 
@@ -746,6 +765,7 @@ class SessionModel:
 
     def _child_exited(self, exited: ChildExited) -> None:
         """pi is gone: what it was doing ends as aborted, and a banner says why."""
+        self.run_asked = False
         if self.running or self._open is not None:
             self._agent_settled(AgentSettled(aborted=True))
         self.banner("error", exit_reason(exited), exited.stderr_tail[-1500:] or "(nothing on stderr)")

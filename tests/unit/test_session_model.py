@@ -4,7 +4,7 @@ streamed text."""
 from __future__ import annotations
 
 from protocol import decode
-from protocol.wire.events import AgentSettled, AutoRetryEnd, AutoRetryStart, BashExecutionUpdate, MessageEnd, MessageStart, MessageUpdate, ToolCallEnd
+from protocol.wire.events import AgentSettled, AgentStart, AutoRetryEnd, AutoRetryStart, BashExecutionUpdate, MessageEnd, MessageStart, MessageUpdate, ToolCallEnd
 from protocol.wire.messages import AssistantMessage, BashExecutionMessage, ToolCall, ToolResultMessage, UserMessage
 from protocol.wire.responses import BashResult
 from protocol.state.session_model import Block, MessageItem, SessionModel
@@ -221,3 +221,22 @@ def test_a_load_keeps_what_was_pending_beside_the_transcript() -> None:
     assert changes.reset and changes.session, "the stats still to show the new state"
     assert [d.id for d in changes.dialogs] == ["d1"] and changes.notifications, "nothing asked for is dropped"
     assert changes.added == [], "the reset covers the loaded messages"
+
+
+def test_a_prompt_sent_makes_the_session_busy_until_its_run_starts_or_pi_says_it_starts_none() -> None:
+    """Between a prompt and the agent_start that follows pi's answer, a message sent is a
+    steer or a follow-up: pi runs the prompt from its answer on, and refuses another."""
+    model = SessionModel()
+    assert not model.busy
+    model.prompt_sent()
+    assert model.busy and not model.running
+    model.prompt_answered("started")
+    assert model.busy, "started: its agent_start is on its way"
+    model.apply(AgentStart())
+    assert model.running and not model.run_asked
+    model.apply(AgentSettled())
+    assert not model.busy
+    for disposition in ("handled", None):  # an extension's command; refused or unread
+        model.prompt_sent()
+        model.prompt_answered(disposition)
+        assert not model.busy
