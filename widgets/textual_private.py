@@ -16,7 +16,9 @@ Besides these names, Textual's private attributes are used where there is no pub
   transcript's scrollbar (`_vertical_scrollbar`, its `_repaint_required`) in the frame of
   the layout that moved it (no public way to add a widget to a frame under way).
 - widgets/rows_compositor.py: `Compositor.render_partial_update` and `_render_chops`
-  (`_dirty_regions`, `_regions_to_spans`, `cuts`), to render only what a frame repaints.
+  (`_dirty_regions`, `_regions_to_spans`, `cuts`), to render only what a frame repaints;
+  `Compositor.reflow` and `_full_map_invalidated`, so that the map a layout made is not
+  made again in the same frame (no public way).
 - app/toasts.py: `App._unnotify`, to take one toast off (no public way).
 - app/hotkeys_table.py: `TextArea._merged_bindings`, the editor's keys for /hotkeys.
 - widgets/readline_area.py: `_merged_bindings` and `_bindings`, to drop TextArea's keys
@@ -32,7 +34,7 @@ from textual import _time as textual_time
 
 # The frame Textual hands its driver, looked into to leave out what the terminal shows already;
 # the compositor, whose partial frames render only the rows they repaint (widgets/rows_compositor.py).
-from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate
+from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate, ReflowResult
 
 # Textual's key table and parser: Alt+Enter, Ctrl+Alt+] and Alt+arrows arrive as one key
 # only if taught there (app/terminal/keys.py); type-ahead read before the App runs is
@@ -53,6 +55,7 @@ from textual.widgets._footer import FooterKey
 TEXTUAL_CHECKED = "8.2.8"
 
 __all__ = [
-    "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "Compositor", "CompositorUpdate", "FooterKey", "LayoutUpdate", "TEXTUAL_CHECKED",
+    "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "Compositor", "CompositorUpdate", "FooterKey", "LayoutUpdate", "ReflowResult",
+    "TEXTUAL_CHECKED",
     "WriterThread", "XTermParser", "character_to_key", "textual_time",
 ]

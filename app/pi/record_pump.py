@@ -2,8 +2,8 @@
 at a time.
 
 The reader never waits on the UI: `feed` only queues. Deltas are shown once per FRAME;
-anything else (the end of a message, a tool starting...) is shown at once, and so is a delta
-FRAME or more after the last frame. While pi floods, deltas are shown FLOOD_FRAME apart and folded into the model between frames, so
+anything else (the end of a message, a tool starting...) is shown at once (or, during a
+flush, as soon as it ends), and so is a delta FRAME or more after the last frame. While pi floods, deltas are shown FLOOD_FRAME apart and folded into the model between frames, so
 the frame that shows the end of the reply has only the last few left to fold. The
 scheduler, the clock and the apply step are given, so the timing runs on a fake clock.
 """
@@ -167,6 +167,13 @@ class RecordPump:
             await self._apply(records)
         finally:
             self._flushing = False
+            if self._urgent and not self._closed():
+                # What came during the flush (a reply begun while the message sent was
+                # mounting) is shown next, not a frame after this flush began.
+                if self._timer is not None:
+                    self._timer.stop()
+                    self._timer = None
+                self._soon(self._start_flush)
 
 
 async def fold_in_slices(records: list[Any], fold: Callable[[list[Any]], None]) -> None:

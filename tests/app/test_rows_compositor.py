@@ -104,3 +104,30 @@ async def test_a_streamed_line_asks_only_its_text_block_not_the_containers_aroun
             for widget in compositor.visible_widgets:
                 del widget.render_lines
         assert pieces and asked == [block], [type(widget).__name__ for widget in asked]
+
+
+async def test_a_layout_arranges_every_widget_once(tmp_path: Path) -> None:
+    """The map a layout made is the full map: a widget that asks for its region in the
+    same frame (a message mounted since the last frame) does not have it made again."""
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        compositor = app.main._compositor
+        await replied(pilot)
+        counts = {"layouts": 0, "whole": 0}
+        reflow, arrange = compositor.reflow, compositor._arrange_root
+
+        def counted_reflow(parent, size):  # noqa: ANN001, ANN202
+            counts["layouts"] += 1
+            return reflow(parent, size)
+
+        def counted_arrange(root, size, visible_only=True):  # noqa: ANN001, ANN202
+            counts["whole"] += not visible_only
+            return arrange(root, size, visible_only)
+
+        compositor.reflow, compositor._arrange_root = counted_reflow, counted_arrange
+        try:
+            await replied(pilot)  # a message sent, a reply mounted and streamed
+        finally:
+            del compositor.reflow, compositor._arrange_root
+        assert counts["layouts"] >= 2 and counts["whole"] == counts["layouts"], counts

@@ -1,5 +1,5 @@
-"""The main screen's frame timer: a frame at once when the last one was a frame's time ago,
-else one frame's time after it; never on Textual's grid, a frame late after a pause."""
+"""The main screen's frame timer: after a pause a few frames at once, then a frame's time
+apart; never on Textual's grid, a frame late after a pause."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from textual import timer as textual_timer
 from textual._context import active_app
 
-from widgets.frame_timer import FrameTimer
+from widgets.frame_timer import BURST, FrameTimer
 from widgets.textual_private import textual_time
 
 PERIOD = 1 / 60
@@ -78,25 +78,37 @@ async def refresh_at(screen: Screen, when: float) -> None:
     await settle()
 
 
-async def frames_after_a_pause(screen: Screen, timer: textual_timer.Timer) -> list[float]:
-    """Frames for a refresh long after the last, and for one just after the frame it drew."""
+async def frames_after_a_pause(screen: Screen, timer: textual_timer.Timer, count: int = 2) -> list[float]:
+    """Frames for a refresh long after the last, then for `count - 1` refreshes each just
+    after the frame before it (a reply's message, its answer, a flood's deltas)."""
     screen.timer = timer
     timer._start()
     try:
         await refresh_at(screen, 100.0)
         await refresh_at(screen, 100.0 + 10.3 * PERIOD)  # a while later, between two grid points
-        first = screen.frames[-1]
-        await refresh_at(screen, first + 0.001)  # a delta right after that frame
-        return [first, screen.frames[-1]]
+        frames = [screen.frames[-1]]
+        for _ in range(count - 1):
+            await refresh_at(screen, frames[-1] + 0.001)
+            frames.append(screen.frames[-1])
+        return frames
     finally:
         timer.stop()
 
 
-async def test_a_refresh_right_after_a_frame_is_drawn_one_frame_later(clock: Clock) -> None:
+async def test_after_a_pause_a_few_frames_are_drawn_at_once_then_a_frame_s_time_apart(clock: Clock) -> None:
     screen = Screen(clock)
-    first, second = await frames_after_a_pause(screen, FrameTimer(screen, PERIOD))  # type: ignore[arg-type]
-    assert first == pytest.approx(100.0 + 10.3 * PERIOD), "after a pause, a frame at once"
-    assert second == pytest.approx(first + PERIOD), "the next a frame's time later, not on a grid"
+    frames = await frames_after_a_pause(screen, FrameTimer(screen, PERIOD), count=BURST + 3)  # type: ignore[arg-type]
+    assert frames[0] == pytest.approx(100.0 + 10.3 * PERIOD), "after a pause, a frame at once"
+    gaps = [later - earlier for earlier, later in zip(frames, frames[1:])]
+    assert gaps[: BURST - 1] == [pytest.approx(0.001)] * (BURST - 1), "the next ones at once too"
+    assert gaps[BURST:] == [pytest.approx(PERIOD)] * 2, "then a frame's time apart, not on a grid"
+    assert frames[-1] - frames[0] < (len(frames) - 1) * PERIOD
+
+
+async def test_a_flood_of_refreshes_keeps_to_the_frame_rate(clock: Clock) -> None:
+    screen = Screen(clock)
+    frames = await frames_after_a_pause(screen, FrameTimer(screen, PERIOD), count=60)  # type: ignore[arg-type]
+    assert frames[-1] - frames[0] == pytest.approx((60 - BURST) * PERIOD, abs=0.01)
 
 
 async def test_textual_s_own_timer_draws_it_a_frame_late(clock: Clock) -> None:

@@ -90,7 +90,7 @@ async def test_a_widget_that_does_not_scroll_is_laid_out_once_when_mounted() -> 
     async with Mounting().run_test(size=(40, 10)) as pilot:
         log = pilot.app.query_one(Log)
         plain = await layouts_for(pilot, lambda: log.mount(Vertical(Static("header"), Static("text"))))
-    assert plain == 2, "Textual's own (if it lays out once now, this mixin may go)"
+    assert plain >= 2, "Textual's own (if it lays out once now, this mixin may go; a loaded machine may add one)"
     app = Mounting()
     async with app.run_test(size=(40, 10)) as pilot:
         log = app.query_one(Log)

@@ -190,21 +190,35 @@ async def test_a_record_other_than_a_delta_is_shown_at_once_with_the_deltas_befo
     assert views.shown == [[before, turn, after]]
 
 
-async def test_records_during_a_flush_wait_for_it_frame_by_frame(pump: RecordPump, loop: Loop, views: Views) -> None:
+async def test_a_delta_during_a_flush_waits_for_its_frame(pump: RecordPump, loop: Loop, views: Views) -> None:
     views.gate = asyncio.Event()
     pump.feed(TurnStart())
     loop.run_soon()
     await asyncio.sleep(0)
     assert pump.flushing and len(loop.flushes) == 1 and views.shown == [[TurnStart()]]
-    pump.feed(AgentStart())  # not a delta, but a flush runs: it waits for a frame
+    pump.feed(delta())
     assert not loop.soon and loop.armed == pytest.approx([FRAME])
     loop.advance(FRAME)
     assert loop.armed == pytest.approx([FRAME]) and len(loop.flushes) == 1, "still flushing: a frame later again"
     views.gate.set()
     await loop.finish_flushes()
-    assert not pump.flushing and pump.pending == 1
+    assert not pump.flushing and pump.pending == 1 and not loop.soon, "a delta keeps to the frames"
     await flush_now(loop, FRAME)
     assert [len(batch) for batch in views.shown] == [1, 1] and pump.idle
+
+
+async def test_anything_else_during_a_flush_is_shown_as_soon_as_it_ends(pump: RecordPump, loop: Loop, views: Views) -> None:
+    views.gate = asyncio.Event()
+    pump.feed(TurnStart())
+    loop.run_soon()
+    await asyncio.sleep(0)
+    pump.feed(delta())
+    pump.feed(AgentStart())  # not a delta (a reply begun while the message sent mounts)
+    views.gate.set()
+    await loop.finish_flushes()
+    assert not pump.flushing and loop.armed == [] and loop.soon, "the next flush right after, no frame's wait"
+    await flush_now(loop)
+    assert [len(batch) for batch in views.shown] == [1, 2] and pump.idle
 
 
 async def test_fewer_than_a_flood_is_no_flood(pump: RecordPump, loop: Loop, views: Views) -> None:
