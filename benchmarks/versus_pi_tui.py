@@ -4,7 +4,8 @@ Both run the pinned pi on the same agent directory and scripted model (`--no-ses
 pi's TUI as `node cli.js`, pideck as `.venv/bin/pideck --pi <the same command>`. They take
 turns, RUNS sessions each (`--runs N`, or PIDECK_BENCH_VERSUS_RUNS). One session: start,
 idle, a flood (3,000 deltas as fast as pi sends them), a reply at a model's pace (40 deltas
-over 4 s), then the same two replies over a throttled link. Measured, medians, pideck / pi:
+over 4 s), a one-delta reply (a short answer: what Enter costs before it is on screen), then
+the flood and the paced reply over a throttled link. Measured, medians, pideck / pi:
 
 * start-up: from starting the program until the model's name is in its terminal output;
 * idle: bytes written to the terminal per second when nothing changes;
@@ -321,12 +322,14 @@ def session(name: str, argv: list[str], env: dict[str, str], cwd: Path, model: M
         result["idle"] = term.bytes_between(start, time.monotonic()) / shape.idle
         for link in ("direct", "throttled") if shape.throttled else ("direct",):
             term.throttled = link == "throttled"
-            for kind in ("flood", "paced"):
+            for kind in ("flood", "paced", "short") if link == "direct" else ("flood", "paced"):
                 tag = f"{name}{run}{kind}{link}"
                 if kind == "flood":
                     deltas, delay = h.long_reply_deltas(shape.flood, tag), 0.0
-                else:
+                elif kind == "paced":
                     deltas, delay = paced_deltas(shape.paced, tag), shape.paced_delay
+                else:
+                    deltas, delay = paced_deltas(1, tag), 0.0
                 measured = one_reply(term, model, deltas, delay, tag, shape.quiet)
                 for key, value in measured.items():
                     result[f"{link} {kind} {key}"] = value
@@ -387,8 +390,11 @@ def rows(results: dict[str, list[dict[str, float]]]) -> list[Row]:
     keys = results["pideck"][0].keys()
     table = [row(f"start -> model name on screen (median of {runs})", "startup", "s"),
              row("idle: bytes to the terminal", "idle", "B/s")]
-    names = {"flood": f"{FLOOD:,} deltas at once", "paced": f"{PACED} deltas over {PACED * PACED_DELAY:.0f} s"}
+    names = {"flood": f"{FLOOD:,} deltas at once", "paced": f"{PACED} deltas over {PACED * PACED_DELAY:.0f} s",
+             "short": "a one-delta reply"}
     for kind, label in names.items():
+        if f"direct {kind} cpu" not in keys:
+            continue
         tree, own = f"direct {kind} cpu", f"direct {kind} own cpu"
         child = h.median([r[tree] - r[own] for r in results["pideck"]])  # pideck's pi child
         pideck_own, pi_tui = h.median([r[own] for r in results["pideck"]]), h.median([r[tree] for r in results["pi"]])

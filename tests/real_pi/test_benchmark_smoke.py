@@ -25,7 +25,7 @@ def test_the_benchmark_against_pis_tui_runs_one_short_round(pi_runtime: PiRuntim
     for program in ("pi", "pideck"):
         (figures,) = results[program]
         assert figures["startup"] > 0 and figures["idle"] >= 0
-        for reply in ("direct flood", "direct paced", "throttled flood", "throttled paced"):
+        for reply in ("direct flood", "direct paced", "direct short", "throttled flood", "throttled paced"):
             assert figures[f"{reply} bytes"] > 0 and figures[f"{reply} to_token"] > 0, (program, reply, figures)
             assert figures[f"{reply} cpu"] >= figures[f"{reply} own cpu"] >= 0 and figures[f"{reply} after"] >= 0
-    assert len(versus_pi_tui.rows(results)) == 16
+    assert len(versus_pi_tui.rows(results)) == 22
