@@ -3,7 +3,8 @@ at a time.
 
 The reader never waits on the UI: `feed` only queues. Deltas are shown once per FRAME;
 anything else (the end of a message, a tool starting...) is shown at once (or, during a
-flush, as soon as it ends), and so is a delta FRAME or more after the last frame. While pi floods, deltas are shown FLOOD_FRAME apart and folded into the model between frames, so
+flush, in the same frame, by a flush right after it), and so is a delta FRAME or more after
+the last frame. While pi floods, deltas are shown FLOOD_FRAME apart and folded into the model between frames, so
 the frame that shows the end of the reply has only the last few left to fold. The
 scheduler, the clock and the apply step are given, so the timing runs on a fake clock.
 """
@@ -23,6 +24,7 @@ FLUSH_SLICE = 250  # records folded into the views before the loop is given back
 FLOOD = 120  # records in one flush that make a flood (3,600 a second)
 FLOOD_FRAME = 1 / 10  # seconds between flushes of deltas during a flood
 FOLD_EVERY = 1 / 60  # seconds between folds of the deltas a flood holds (FLUSH_SLICE at a time)
+CHAINED = 1  # flushes run right after a flush, for what came during it, before a frame is drawn
 
 
 class Stoppable(Protocol):
@@ -162,14 +164,22 @@ class RecordPump:
 
     async def _flush(self) -> None:
         try:
-            records, self._pending, self._urgent = self._pending, [], False
-            self._flooding, self._received = self._received >= FLOOD, 0
-            await self._apply(records)
+            for chained in range(CHAINED + 1):
+                records, self._pending, self._urgent = self._pending, [], False
+                self._flooding, self._received = self._received >= FLOOD, 0
+                await self._apply(records)
+                # What came during the flush (a reply begun while the message sent was
+                # mounting) is shown with it, in the same frame: the views take no frame
+                # while a flush runs, and the next flush begins before the frame can.
+                if not self._urgent or self._closed() or chained == CHAINED:
+                    break
+                if self._timer is not None:  # (the flush takes the deltas that wait for it too)
+                    self._timer.stop()
+                    self._timer = None
+                self._last_flush = self._clock()
         finally:
             self._flushing = False
-            if self._urgent and not self._closed():
-                # What came during the flush (a reply begun while the message sent was
-                # mounting) is shown next, not a frame after this flush began.
+            if self._urgent and not self._closed():  # (more of it: next, not a frame after this flush began)
                 if self._timer is not None:
                     self._timer.stop()
                     self._timer = None

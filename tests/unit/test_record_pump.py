@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from app.pi.record_pump import FLOOD, FLOOD_FRAME, FLUSH_SLICE, FOLD_EVERY, FRAME, RecordPump, fold_in_slices
+from app.pi.record_pump import CHAINED, FLOOD, FLOOD_FRAME, FLUSH_SLICE, FOLD_EVERY, FRAME, RecordPump, fold_in_slices
 from protocol.wire.events import AgentStart, MessageUpdate, TurnStart
 
 
@@ -207,7 +207,11 @@ async def test_a_delta_during_a_flush_waits_for_its_frame(pump: RecordPump, loop
     assert [len(batch) for batch in views.shown] == [1, 1] and pump.idle
 
 
-async def test_anything_else_during_a_flush_is_shown_as_soon_as_it_ends(pump: RecordPump, loop: Loop, views: Views) -> None:
+async def test_anything_else_during_a_flush_is_shown_by_a_flush_right_after_it(
+    pump: RecordPump, loop: Loop, views: Views
+) -> None:
+    """In the same task, so before the frame the first flush asked for: one frame shows the
+    message sent and the reply begun meanwhile."""
     views.gate = asyncio.Event()
     pump.feed(TurnStart())
     loop.run_soon()
@@ -216,9 +220,27 @@ async def test_anything_else_during_a_flush_is_shown_as_soon_as_it_ends(pump: Re
     pump.feed(AgentStart())  # not a delta (a reply begun while the message sent mounts)
     views.gate.set()
     await loop.finish_flushes()
-    assert not pump.flushing and loop.armed == [] and loop.soon, "the next flush right after, no frame's wait"
-    await flush_now(loop)
     assert [len(batch) for batch in views.shown] == [1, 2] and pump.idle
+    assert loop.armed == [] and not loop.soon
+
+
+async def test_flushes_chain_once_then_wait_for_the_loop(pump: RecordPump, loop: Loop, views: Views) -> None:
+    """A tool streaming updates never keeps the frames out: after CHAINED flushes in a row
+    the next one waits its turn in the loop."""
+    shown = views.shown
+
+    async def apply(records: list[Any]) -> None:
+        shown.append(records)
+        if len(shown) <= 1 + CHAINED:
+            pump.feed(AgentStart())  # something else came during each flush
+
+    pump._apply = apply
+    pump.feed(TurnStart())
+    loop.run_soon()
+    await loop.finish_flushes()
+    assert len(shown) == 1 + CHAINED and pump.pending == 1 and loop.soon, "the last one after the loop's turn"
+    await flush_now(loop)
+    assert len(shown) == 2 + CHAINED and pump.idle
 
 
 async def test_fewer_than_a_flood_is_no_flood(pump: RecordPump, loop: Loop, views: Views) -> None:
