@@ -4,8 +4,8 @@ Both run the pinned pi on the same agent directory and scripted model (`--no-ses
 pi's TUI as `node cli.js`, pideck as `.venv/bin/pideck --pi <the same command>`. They take
 turns, RUNS sessions each (`--runs N`, or PIDECK_BENCH_VERSUS_RUNS). One session: start,
 idle, a flood (3,000 deltas as fast as pi sends them), a reply at a model's pace (40 deltas
-over 4 s), a one-delta reply (a short answer: what Enter costs before it is on screen), then
-the flood and the paced reply over a throttled link. Measured, medians, pideck / pi:
+over 4 s), five one-delta replies (a short answer: what Enter costs before it is on screen;
+their median), then the flood and the paced reply over a throttled link. Measured, medians, pideck / pi:
 
 * start-up: from starting the program until the model's name is in its terminal output;
 * idle: bytes written to the terminal per second when nothing changes;
@@ -60,6 +60,7 @@ COLUMNS, LINES = h.SIZE
 FLOOD = 3000
 PACED = 40
 PACED_DELAY = 0.1  # 40 deltas over 4 s
+SHORTS = 5  # one-delta replies a session, their median
 QUIET = 1.0  # seconds without output that count as quiet
 IDLE = 3.0  # seconds of idling measured
 LINK_BYTES_PER_SECOND = 1_000_000 / 8
@@ -266,10 +267,11 @@ class Terminal:
 
 @dataclass(frozen=True)
 class Shape:
-    """What one session streams: the flood's and the paced reply's deltas, and the waits."""
+    """What one session streams: the flood's and the paced reply's deltas, how many short replies, and the waits."""
 
     flood: int = FLOOD
     paced: int = PACED
+    shorts: int = SHORTS
     paced_delay: float = PACED_DELAY
     idle: float = IDLE
     quiet: float = QUIET
@@ -328,8 +330,12 @@ def session(name: str, argv: list[str], env: dict[str, str], cwd: Path, model: M
                     deltas, delay = h.long_reply_deltas(shape.flood, tag), 0.0
                 elif kind == "paced":
                     deltas, delay = paced_deltas(shape.paced, tag), shape.paced_delay
-                else:
-                    deltas, delay = paced_deltas(1, tag), 0.0
+                else:  # several: pi itself takes 0.1 s more now and then (its GC), a short reply 0.01 s
+                    replies = [one_reply(term, model, paced_deltas(1, f"{tag}{i}"), 0.0, f"{tag}{i}", shape.quiet)
+                               for i in range(shape.shorts)]
+                    for key in replies[0]:
+                        result[f"{link} {kind} {key}"] = h.median([reply[key] for reply in replies])
+                    continue
                 measured = one_reply(term, model, deltas, delay, tag, shape.quiet)
                 for key, value in measured.items():
                     result[f"{link} {kind} {key}"] = value
@@ -404,7 +410,7 @@ def rows(results: dict[str, list[dict[str, float]]]) -> list[Row]:
             Row(f"{label}: CPU of pi's process (pideck's: its pi --mode rpc child)", child, "s", "pi's TUI",
                 pi_own, ratio=child / pi_own if pi_own else None),
             Row(f"{label}: CPU of pideck's own process", pideck_own, "s", "pi's TUI less pideck's pi child",
-                pi_tui - child, ratio=pideck_own / (pi_tui - child) if pi_tui > child else None),
+                max(0.0, pi_tui - child)),  # (no ratio where pi's child alone used more than pi's TUI)
             row(f"{label}: bytes to the terminal until the last token", f"direct {kind} bytes", "KB", 1 / 1000),
             row(f"{label}: bytes after the last token", f"direct {kind} after", "KB", 1 / 1000),
             row(f"{label}: Enter -> last token in the output", f"direct {kind} to_token", "s"),

@@ -20,7 +20,7 @@ async def test_the_stream_benchmark_runs_a_short_reply_to_the_screen(pi_runtime:
 
 
 def test_the_benchmark_against_pis_tui_runs_one_short_round(pi_runtime: PiRuntime) -> None:
-    shape = versus_pi_tui.Shape(flood=60, paced=5, paced_delay=0.02, idle=0.5, quiet=0.5)
+    shape = versus_pi_tui.Shape(flood=60, paced=5, paced_delay=0.02, shorts=2, idle=0.5, quiet=0.5)
     results = versus_pi_tui.measure(1, shape)
     for program in ("pi", "pideck"):
         (figures,) = results[program]
