@@ -327,18 +327,14 @@ def session(name: str, argv: list[str], env: dict[str, str], cwd: Path, model: M
             for kind in ("flood", "paced", "short") if link == "direct" else ("flood", "paced"):
                 tag = f"{name}{run}{kind}{link}"
                 if kind == "flood":
-                    deltas, delay = h.long_reply_deltas(shape.flood, tag), 0.0
+                    plays = [(h.long_reply_deltas(shape.flood, tag), 0.0, tag)]
                 elif kind == "paced":
-                    deltas, delay = paced_deltas(shape.paced, tag), shape.paced_delay
+                    plays = [(paced_deltas(shape.paced, tag), shape.paced_delay, tag)]
                 else:  # several: pi itself takes 0.1 s more now and then (its GC), a short reply 0.01 s
-                    replies = [one_reply(term, model, paced_deltas(1, f"{tag}{i}"), 0.0, f"{tag}{i}", shape.quiet)
-                               for i in range(shape.shorts)]
-                    for key in replies[0]:
-                        result[f"{link} {kind} {key}"] = h.median([reply[key] for reply in replies])
-                    continue
-                measured = one_reply(term, model, deltas, delay, tag, shape.quiet)
-                for key, value in measured.items():
-                    result[f"{link} {kind} {key}"] = value
+                    plays = [(paced_deltas(1, f"{tag}{i}"), 0.0, f"{tag}{i}") for i in range(shape.shorts)]
+                replies = [one_reply(term, model, deltas, delay, each, shape.quiet) for deltas, delay, each in plays]
+                for key in replies[0]:
+                    result[f"{link} {kind} {key}"] = h.median([reply[key] for reply in replies])
         return result
     finally:
         term.close()
@@ -399,8 +395,6 @@ def rows(results: dict[str, list[dict[str, float]]]) -> list[Row]:
     names = {"flood": f"{FLOOD:,} deltas at once", "paced": f"{PACED} deltas over {PACED * PACED_DELAY:.0f} s",
              "short": "a one-delta reply"}
     for kind, label in names.items():
-        if f"direct {kind} cpu" not in keys:
-            continue
         tree, own = f"direct {kind} cpu", f"direct {kind} own cpu"
         child = h.median([r[tree] - r[own] for r in results["pideck"]])  # pideck's pi child
         pideck_own, pi_tui = h.median([r[own] for r in results["pideck"]]), h.median([r[tree] for r in results["pi"]])

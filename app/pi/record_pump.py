@@ -108,10 +108,7 @@ class RecordPump:
         if type(record) is not MessageUpdate and not self._urgent:
             self._urgent = True  # the end of a message, a tool starting...: shown without waiting
             if not self._flushing:
-                if self._timer is not None:
-                    self._timer.stop()
-                    self._timer = None
-                self._soon(self._start_flush)
+                self._flush_next()
                 return
         if self._timer is None:
             # A frame at most every FRAME: a delta after a quiet frame (a model's pace) goes
@@ -173,17 +170,22 @@ class RecordPump:
                 # while a flush runs, and the next flush begins before the frame can.
                 if not self._urgent or self._closed() or chained == CHAINED:
                     break
-                if self._timer is not None:  # (the flush takes the deltas that wait for it too)
-                    self._timer.stop()
-                    self._timer = None
+                self._stop_timer()  # (the flush takes the deltas that wait for it too)
                 self._last_flush = self._clock()
         finally:
             self._flushing = False
             if self._urgent and not self._closed():  # (more of it: next, not a frame after this flush began)
-                if self._timer is not None:
-                    self._timer.stop()
-                    self._timer = None
-                self._soon(self._start_flush)
+                self._flush_next()
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def _flush_next(self) -> None:
+        """A flush after the current message, not when the frame's timer would have run it."""
+        self._stop_timer()
+        self._soon(self._start_flush)
 
 
 async def fold_in_slices(records: list[Any], fold: Callable[[list[Any]], None]) -> None:
