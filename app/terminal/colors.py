@@ -5,7 +5,8 @@ The questions are followed by a Device Attributes request (DA1), which every ter
 answers: once its answer is in, the terminal has said all it will, so a terminal that
 does not know OSC 11 costs no wait. The answers are read here, with the terminal in raw
 mode, and never reach Textual's key reader; whatever else was read (keys typed while pideck
-started, even before it ran) is kept, for the app to take as typed (app/terminal/type_ahead.py).
+started, even before it ran) is kept, for the app to take as typed (app/terminal/type_ahead.py),
+with Enter typed before raw mode read as Enter (`typed_before`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import select
 import termios
 import time
 import tty
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from protocol.files.pi_colors import RGB
 
@@ -46,6 +47,18 @@ def typed_besides(data: bytes) -> bytes:
     return _DA1.sub(b"", _COLOR.sub(b"", data))
 
 
+def typed_before(fd: int, saved: list[Any]) -> bytes:
+    """What was typed before raw mode, as it was typed. The terminal's own line discipline
+    read it in mode `saved`: where that maps CR to NL (ICRNL, the default), Enter came in as
+    a line feed, which pideck reads as Ctrl+J, a new line in the prompt, not a message sent."""
+    early = b""
+    while select.select([fd], [], [], 0)[0] and (chunk := os.read(fd, 1024)):
+        early += chunk
+    if saved[0] & termios.ICRNL and not saved[0] & termios.IGNCR:
+        early = early.replace(b"\n", b"\r")
+    return early
+
+
 def query_terminal_colors(fd: int, limit: float = LIMIT) -> Answers:
     """Ask the terminal on `fd` (read and written) for its colours; None for each it
     does not say within `limit` seconds or if it cannot be asked."""
@@ -56,6 +69,7 @@ def query_terminal_colors(fd: int, limit: float = LIMIT) -> Answers:
     data = b""
     try:
         tty.setraw(fd, termios.TCSANOW)
+        data = typed_before(fd, saved)
         os.write(fd, QUERY)
         deadline = time.monotonic() + limit
         while not _DA1.search(data) and (left := deadline - time.monotonic()) > 0:

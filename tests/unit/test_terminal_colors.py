@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pty
 import threading
+import termios
 import time
 
 from app.terminal.colors import QUERY, parse_answers, query_terminal_colors
@@ -83,3 +84,24 @@ def test_keys_typed_before_and_while_the_terminal_answers_are_kept_in_order() ->
     assert answers.background == (0, 0, 0)
     assert answers.typed.startswith(b"hello"), "the answers are taken out, the keys kept in order"
     assert b"\x1b" not in answers.typed
+
+
+def test_enter_typed_before_raw_mode_is_enter_not_ctrl_j() -> None:
+    """The terminal's line discipline, in its usual mode (ICRNL), turns a typed Enter into a
+    line feed; the prompt would read it as Ctrl+J (a new line), and the message would stay."""
+    master, slave = pty.openpty()
+    assert termios.tcgetattr(slave)[0] & termios.ICRNL
+    os.write(master, b"def\r")  # typed while pideck started, before it asked
+
+    def answer_query() -> None:
+        data = b""
+        while not data.endswith(b"\x1b[c"):  # (after the echo of what was typed: the query, in raw mode)
+            data += os.read(master, 1024)
+        os.write(master, b"\x1b[?62c\n")  # the answer, then Ctrl+J
+
+    thread = threading.Thread(target=answer_query, daemon=True)
+    thread.start()
+    answers = query_terminal_colors(slave, limit=10)
+    thread.join(10)
+    assert answers.typed.startswith(b"def\r"), answers.typed
+    assert answers.typed.endswith(b"\n"), "a line feed typed in raw mode stays one"
