@@ -20,9 +20,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from rich.color import ColorSystem
 from rich.console import Console
 from rich.segment import Segment
 from textual.geometry import Offset, Size
+
+from app.terminal import sgr
 from widgets.textual_private import ChopsUpdate, CompositorUpdate, LayoutUpdate
 
 
@@ -89,10 +92,11 @@ class TerminalLines:
         if size != self._size:
             self._size = size
             self.forget()
+        system = console._color_system or ColorSystem.TRUECOLOR  # (as Textual's Strip.render)
         if isinstance(update, LayoutUpdate):
-            pieces = self._layout_pieces(update, console)
+            pieces = self._layout_pieces(update, system)
         elif isinstance(update, ChopsUpdate):
-            pieces = self._chops_pieces(update, console)
+            pieces = self._chops_pieces(update, system)
         else:
             self.forget()
             return update.render_segments(console)
@@ -111,7 +115,7 @@ class TerminalLines:
         return "".join(out)
 
     @staticmethod
-    def _layout_pieces(update: LayoutUpdate, console: Console) -> list[Piece]:
+    def _layout_pieces(update: LayoutUpdate, system: ColorSystem) -> list[Piece]:
         """One piece per chop (a row's strips, cut where widgets begin and end), as the partial
         updates after it cut the rows: a piece of theirs then replaces one of these whole."""
         pieces = []
@@ -119,13 +123,13 @@ class TerminalLines:
             x = update.region.x
             for strip in strips:
                 end = x + strip.cell_length
-                if text := strip.render(console):
+                if text := sgr.render(strip, system):
                     pieces.append((y, x, end, text))
                 x = end
         return pieces
 
     @staticmethod
-    def _chops_pieces(update: ChopsUpdate, console: Console) -> list[Piece]:
+    def _chops_pieces(update: ChopsUpdate, system: ColorSystem) -> list[Piece]:
         pieces = []
         for y, x1, x2 in update.spans:
             for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items()):
@@ -134,7 +138,7 @@ class TerminalLines:
                 if not (x2 > x >= x1 and end <= x2):
                     strip = strip.crop(0, min(end, x2) - x)
                     end = x + strip.cell_length
-                if text := strip.render(console):  # (an empty piece writes nothing)
+                if text := sgr.render(strip, system):  # (an empty piece writes nothing)
                     pieces.append((y, x, end, text))
         return pieces
 
