@@ -159,10 +159,6 @@ class SerialWork:
             self._queue.clear()
 
 
-def _raise(error: Exception) -> None:
-    raise error
-
-
 class SessionSlot:
     def __init__(self, app: Desk, config: LaunchConfig, serial: int, client: RpcClient | None = None) -> None:
         self.app = app
@@ -248,16 +244,7 @@ class SessionSlot:
         return self.app.set_interval(interval, callback)
 
     def call_next(self, callback: Callable[[], None]) -> object:
-        """`callback` on the event loop's next turn. Not Textual's `call_next`: for every
-        delta of a stream that wrapped the pump's callback in a new partial, which Textual
-        inspected (`inspect.signature`) to count its parameters, and posted an Idle message."""
-        return asyncio.get_running_loop().call_soon(self._call_soon, callback)
-
-    def _call_soon(self, callback: Callable[[], None]) -> None:
-        try:
-            callback()
-        except Exception as error:  # raised again where Textual calls back: it says so as for any callback
-            self.app.call_next(_raise, error)
+        return self.app.call_next(callback)
 
     def in_background(self, work: Coroutine[Any, Any, None], group: str) -> Worker[None]:
         if group == "flush":
