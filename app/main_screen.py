@@ -55,6 +55,7 @@ from protocol.state.file_index import FileCache, FileIndex, list_entries
 from widgets.key_footer import UNBOUND, KeyFooter
 from widgets.prompt_editor import PromptEditor
 from widgets.rows_compositor import RowsCompositor
+from widgets.scroll_in_place import Scroll
 from widgets.safe_text import clean
 from widgets.sessions_row import SessionsRow
 from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
@@ -160,6 +161,7 @@ class MainScreen(Screen[None]):
     ) -> None:
         super().__init__(id=id)
         self._compositor = RowsCompositor()  # (nothing laid out yet)
+        self._compositor.scroller = self._can_move_rows
         self._frame_timer: FrameTimer | None = None  # started by the first refresh
         self._transcript: Transcript | None = None  # once mounted
         self.context = context
@@ -207,6 +209,11 @@ class MainScreen(Screen[None]):
         if self._frame_timer is None:
             self._frame_timer = start_frame_timer(self, UPDATE_PERIOD)
         return self._frame_timer
+
+    def _can_move_rows(self, scroll: Scroll) -> bool:
+        """Whether the terminal may move the transcript's rows itself (the app says)."""
+        can = getattr(self.app, "can_move_rows", None)  # (pideck's app; not a test's)
+        return can is not None and bool(can(self, scroll))
 
     def _compositor_refresh(self) -> None:
         """Textual's, with the transcript's scrollbar in the frame whose layout moved its

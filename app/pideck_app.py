@@ -68,6 +68,8 @@ from widgets.markdown_stream import RENDERER, import_renderer
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 from widgets.screens.startup_error import StartupErrorScreen
+from widgets.rows_compositor import RowsCompositor
+from widgets.scroll_in_place import Scroll
 from widgets.textual_private import CompositorUpdate
 
 FIRST_MODE = "session-1"
@@ -127,6 +129,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self.selection = SelectionCopy(self, copy_on_select(config), lambda: self.main.searching)
         self.progress = TerminalProgress(self.set_interval, self._write_to_terminal, terminal_progress(config))
         self.terminal_lines = TerminalLines()
+        self._drawn_by: Screen | None = None  # the screen whose update the terminal shows
         self.slots: list[SessionSlot] = []  # the sessions open, in the order Alt+N reaches them
         self.closed: list[SessionSlot] = []  # closed with /close (their resume commands are printed at exit)
         self._serial = 0
@@ -492,14 +495,32 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         if len(self.slots) > 1:
             self._desk_changed()  # (a dialog's time running out changes its session's mark)
 
+    def _to_terminal_lines(self) -> bool:
+        """Updates go through `terminal_lines` (not while Textual would write none itself)."""
+        return (self._running and not self._closed and not self._batch_count
+                and self._driver is not None and not self.is_headless and not self.is_inline)
+
+    def can_move_rows(self, screen: Screen, scroll: Scroll) -> bool:
+        """Whether `screen`'s next update may have the terminal move rows itself: it is the
+        screen shown, alone, and drew what the terminal shows."""
+        return (self._to_terminal_lines() and screen is self.screen and len(self.screen_stack) == 1
+                and self._drawn_by is screen and self.terminal_lines.can_move_rows(scroll, self.size))
+
     def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
         """Textual's, sending only the pieces of lines the terminal does not show yet."""
-        if (isinstance(renderable, CompositorUpdate) and self._running and not self._closed and not self._batch_count
-                and self._driver is not None and not self.is_headless and not self.is_inline):
+        compositor = screen._compositor
+        if isinstance(renderable, CompositorUpdate) and self._to_terminal_lines():
             text = self.terminal_lines.render(renderable, self.console, self.size)
+            self._drawn_by = screen
+            if isinstance(compositor, RowsCompositor):
+                compositor.drawn(True)
             if not self.terminal_lines.cursor_moved(self.cursor_position) and not text:
                 return  # (the terminal's own cursor may be shown: Textual moves it after each update)
             renderable = UnchangedLeftOut(text)
+        elif renderable is not None:
+            self._drawn_by = None
+            if isinstance(compositor, RowsCompositor):
+                compositor.drawn(False)
         super()._display(screen, renderable)
 
     def _write_to_terminal(self, sequence: str) -> None:

@@ -404,7 +404,7 @@ def rows(results: dict[str, list[dict[str, float]]]) -> list[Row]:
             Row(f"{label}: CPU of pi's process (pideck's: its pi --mode rpc child)", child, "s", "pi's TUI",
                 pi_own, ratio=child / pi_own if pi_own else None),
             Row(f"{label}: CPU of pideck's own process", pideck_own, "s", "pi's TUI less pideck's pi child",
-                max(0.0, pi_tui - child)),  # (no ratio where pi's child alone used more than pi's TUI)
+                max(0.0, round(pi_tui - child, 6))),  # (none where pi's child alone used pi's TUI's or more)
             row(f"{label}: bytes to the terminal until the last token", f"direct {kind} bytes", "KB", 1 / 1000),
             row(f"{label}: bytes after the last token", f"direct {kind} after", "KB", 1 / 1000),
             row(f"{label}: Enter -> last token in the output", f"direct {kind} to_token", "s"),

@@ -13,6 +13,10 @@ line is then the text block's row alone, where the message, the transcript and t
 containers around it each rendered theirs too (7 widgets a frame), though only the
 block's columns are sent.
 
+A layout that only scrolled the transcript renders only what the scroll does not bring
+(widgets/scroll_in_place.py): its update is a `ScrolledUpdate`, and the terminal moves
+the rows, when `scroller` says it can.
+
 A layout also keeps the map of every widget it made. Textual's reflow leaves the map
 marked stale when a refresh before it had marked it so (a widget mounted since the last
 frame), and the first widget to ask for its region after the layout, in the same frame,
@@ -27,18 +31,57 @@ from typing import cast
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
+from widgets.grows_in_place import GrowsInPlace
+from widgets.scroll_in_place import Placement, Scroll, plan
 from widgets.textual_private import ChopsUpdate, Compositor, ReflowResult
 
 Spans = Mapping[int, list[tuple[int, int]]]  # row -> the columns (x, end) it repaints
 
 
+class ScrolledUpdate(ChopsUpdate):
+    """A partial update drawn over the terminal's rows moved by `scroll`."""
+
+    def __init__(self, chops: Sequence[Mapping[int, Strip | None]], spans: list[tuple[int, int, int]],
+                 chop_ends: list[list[int]], scroll: Scroll) -> None:
+        super().__init__(chops, spans, chop_ends)
+        self.scroll = scroll
+
+
+def kept_rows(widget: Widget, old: Region, new: Region) -> int:
+    """Top rows of a widget that keep their content as its region goes from old to new."""
+    if old.size == new.size:
+        return new.height
+    if isinstance(widget, GrowsInPlace) and old.width == new.width:
+        return max(0, min(old.height, new.height) - widget.styles.gutter.bottom)
+    return 0
+
+
 class RowsCompositor(Compositor):
+    scroller: Callable[[Scroll], bool] | None = None
+    """Whether the terminal can move rows itself, and the next update goes to it (the app's)."""
+
+    _drawn: dict[Widget, Placement] | None = None  # what the terminal shows, as this compositor drew it
+    _earlier: set[Region] | None = None  # what was dirty before a layout since then
+    _marked: set[Region] = frozenset()  # type: ignore[assignment]  # ... and after it
+
+    def drawn(self, shown: bool) -> None:
+        """This compositor's update went to the terminal (or, not `shown`, elsewhere)."""
+        self._drawn = dict(self.visible_widgets) if shown else None
+        self._earlier = None
+
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
         """Textual's; the map it made of every widget is the full map (it is `full_map`'s own
         arrangement, `visible_only=False`)."""
+        if self._earlier is None:
+            self._earlier = self._dirty_regions.copy()
         result = super().reflow(parent, size)
         self._full_map_invalidated = False
+        self._marked = self._dirty_regions.copy()
         return result
+
+    def reflow_visible(self, parent: Widget, size: Size) -> set[Widget]:
+        self._drawn = self._earlier = None  # (a scroll of the user's: drawn as Textual does)
+        return super().reflow_visible(parent, size)
 
     def render_partial_update(self) -> ChopsUpdate | None:
         """Textual's, but the spans reach `_render_chops` (which is given only the rows)."""
@@ -46,13 +89,30 @@ class RowsCompositor(Compositor):
         self._dirty_regions.clear()
         if not update_regions:
             return None
-        crop = Region.from_union(update_regions).intersection(self.size.region)
+        scroll = self._scroll_in_place(update_regions)
+        if scroll is not None:
+            scroll, update_regions = scroll
+        crop = Region.from_union(list(update_regions)).intersection(self.size.region)
         spans = list(self._regions_to_spans(update_regions))
         by_row: dict[int, list[tuple[int, int]]] = {}
         for y, x1, x2 in spans:
             by_row.setdefault(y, []).append((x1, x2))
         chops = self._render_chops(crop, by_row.__contains__, by_row)
-        return ChopsUpdate(chops, spans, [cut_set[1:] for cut_set in self.cuts])
+        chop_ends = [cut_set[1:] for cut_set in self.cuts]
+        return ChopsUpdate(chops, spans, chop_ends) if scroll is None else ScrolledUpdate(chops, spans, chop_ends, scroll)
+
+    def _scroll_in_place(self, dirty: set[Region]) -> tuple[Scroll, set[Region]] | None:
+        """The scroll the terminal is to make, and what to render over it, when the layouts
+        since the last update moved one container's views together."""
+        if self._drawn is None or self._earlier is None or self.scroller is None:
+            return None
+        planned = plan(self._drawn, self.visible_widgets, self._earlier, kept_rows)
+        if planned is None or not self.scroller(planned[0]):
+            return None
+        scroll, regions = planned
+        screen = self.size.region
+        later = dirty - self._marked  # refreshed since the layout
+        return scroll, {clipped for region in (*regions, *later) if (clipped := region.intersection(screen))}
 
     def _render_chops(self, crop: Region, is_rendered_line: Callable[[int], bool],
                       spans: Spans | None = None) -> Sequence[Mapping[int, Strip]]:

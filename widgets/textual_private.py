@@ -6,7 +6,10 @@ private Textual module.
 Besides these names, Textual's private attributes are used where there is no public way:
 - app/pideck_app.py: `App._display` overridden to send only the changed pieces of lines
   (app/terminal/unchanged_lines.py), with `_running`, `_closed` and `_batch_count` to know
-  when Textual itself would write; `App._driver` to write OSC sequences (no public way to
+  when Textual itself would write, and `Screen._compositor` to tell the main screen's
+  compositor that its update reached the terminal (widgets/scroll_in_place.py);
+  Rich's `Console._color_system`, the colour system Textual's own `Strip.render` uses
+  (app/terminal/sgr.py); `App._driver` to write OSC sequences (no public way to
   write to the terminal); `App._filters` to make the dim filter safe; `App._bindings` and
   `PromptEditor._merged_bindings` to apply pi's keybindings.json to every key.
 - app/main_screen.py: `Screen._compositor` replaced by a RowsCompositor (no public way to
@@ -17,6 +20,8 @@ Besides these names, Textual's private attributes are used where there is no pub
   the layout that moved it (no public way to add a widget to a frame under way).
 - widgets/rows_compositor.py: `Compositor.render_partial_update` and `_render_chops`
   (`_dirty_regions`, `_regions_to_spans`, `cuts`), to render only what a frame repaints;
+  `reflow_visible` and the dirty regions before and after `reflow`, to draw a layout that
+  scrolled the transcript as a scroll of the terminal's rows;
   `Compositor.reflow` and `_full_map_invalidated`, so that the map a layout made is not
   made again in the same frame (no public way).
 - app/toasts.py: `App._unnotify`, to take one toast off (no public way).

@@ -26,6 +26,8 @@ from rich.segment import Segment
 from textual.geometry import Offset, Size
 
 from app.terminal import sgr
+from widgets.rows_compositor import ScrolledUpdate
+from widgets.scroll_in_place import Scroll
 from widgets.textual_private import ChopsUpdate, CompositorUpdate, LayoutUpdate
 
 
@@ -101,7 +103,9 @@ class TerminalLines:
             self.forget()
             return update.render_segments(console)
         out: list[str] = []
-        if len({piece[0] for piece in pieces}) >= SCROLL_ROWS:
+        if isinstance(update, ScrolledUpdate):
+            out.append(self._move_rows(update.scroll))
+        elif len({piece[0] for piece in pieces}) >= SCROLL_ROWS:
             out.append(self._scroll(pieces, size))
         # Each piece of a partial frame is put where it goes, as Textual does (a character the
         # terminal draws wider than Python counts moves nothing after it); the pieces of a full
@@ -112,6 +116,37 @@ class TerminalLines:
             if self._changed(y, x, end, text):
                 out += (text,) if whole_rows and after == (y, x) else (_move_to(x, y), text)
                 after = (y, end)
+        return "".join(out)
+
+    def can_move_rows(self, scroll: Scroll, size: Size) -> bool:
+        """Whether the terminal can move the rows of `scroll.view` itself: every column of
+        them is known, no piece beside the view reaches into it, and they are not the whole
+        screen (some terminals would keep the rows scrolled off in their scrollback)."""
+        view = scroll.view
+        if size != self._size or (view.y <= 0 and view.bottom >= size.height) or view.bottom > size.height:
+            return False
+        for y in range(view.y, view.bottom):
+            line = self._lines.get(y, {})
+            if not _covers([(x, end) for x, (end, _) in line.items()], 0, size.width):
+                return False
+            if any(x < view.right and end > view.x and (x < view.x or end > view.right) for x, (end, _) in line.items()):
+                return False
+        return True
+
+    def _move_rows(self, scroll: Scroll) -> str:
+        """The terminal's rows of the view moved by the scroll, and what is beside the view
+        on them written back where it was."""
+        view, shift = scroll
+        top, bottom = view.y, view.bottom - 1
+        lines = self._lines
+        before = {y: lines.get(y, {}) for y in range(top, bottom + 1)}
+        for y in range(top, bottom + 1):
+            lines[y] = dict(before[y - shift]) if top <= y - shift <= bottom else {}
+        out = [_scroll(top, bottom, -shift)]
+        for y in range(top, bottom + 1):
+            for x, (end, text) in before[y].items():
+                if (end <= view.x or x >= view.right) and self._changed(y, x, end, text):
+                    out += (_move_to(x, y), text)
         return "".join(out)
 
     @staticmethod

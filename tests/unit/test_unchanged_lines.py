@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -95,7 +96,7 @@ def test_an_empty_piece_sends_no_move_and_leaves_what_the_line_shows() -> None:
 # --- scrolling: the terminal moves rows itself ---------------------------------------------
 
 class Grid:
-    """Just enough of a terminal for these updates: CUP, DECSTBM, LF, RI, SGR and one-cell text.
+    """Just enough of a terminal for these updates: CUP, DECSTBM, LF, RI, SGR and text.
     Each cell keeps its character and the SGR sequences in force when it was written."""
 
     SEQUENCE = re.compile(r"\x1b\[([0-9;]*)([Hrm])|\n|\x1bM")
@@ -139,9 +140,10 @@ class Grid:
 
     def _text(self, text: str) -> None:
         assert "\x1b" not in text, repr(text)
-        for char in text:
-            self.cells[self.y][self.x] = (char, self.style)
-            self.x += 1
+        for char in text:  # a wide character takes its cell and the next, which shows nothing
+            for x in range(self.x, min(self.x + cell_len(char), self.width)):
+                self.cells[self.y][x] = (char if x == self.x else "", self.style)
+            self.x += cell_len(char)
 
     def rows(self) -> list[str]:
         return ["".join(char for char, _ in row) for row in self.cells]

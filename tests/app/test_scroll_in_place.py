@@ -1,0 +1,99 @@
+"""A layout that scrolls the transcript is drawn as a scroll of the terminal's rows and
+what the scroll does not bring (widgets/scroll_in_place.py): after every frame, the
+terminal shows what a repaint of the whole screen would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.geometry import Region
+from textual.screen import ModalScreen
+
+from app.terminal.unchanged_lines import TerminalLines
+from tests.pi_harness import Fake, send, wait_until
+from tests.unit.test_unchanged_lines import Grid
+from widgets.rows_compositor import RowsCompositor, ScrolledUpdate
+from widgets.scroll_in_place import Scroll
+from widgets.textual_private import CompositorUpdate, LayoutUpdate
+
+
+class Terminal:
+    """The app's updates, through its `TerminalLines`, on a `Grid`; each checked against a
+    repaint of the whole screen as the compositor would draw it now."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.grid = Grid(app.size.width, app.size.height)
+        self.scrolls: list[ScrolledUpdate] = []
+        self.frames = 0
+        self.wrong: list[tuple[int, list[str], list[str]]] = []
+        app._to_terminal_lines = lambda: True  # (a headless app sends its terminal nothing)
+        app._display = self.display
+
+    def display(self, screen: Any, renderable: Any) -> None:
+        app = self.app
+        compositor = screen._compositor
+        if not isinstance(renderable, CompositorUpdate) or not isinstance(compositor, RowsCompositor):
+            return
+        if isinstance(renderable, ScrolledUpdate):
+            self.scrolls.append(renderable)
+        self.grid.feed(app.terminal_lines.render(renderable, app.console, app.size))
+        app._drawn_by = screen
+        compositor.drawn(True)
+        self.frames += 1
+        whole = compositor.size.region
+        repaint = Grid(whole.width, whole.height)
+        chops = compositor._render_chops(whole, lambda y: True)
+        repaint.feed(TerminalLines().render(LayoutUpdate([chop.values() for chop in chops], whole), app.console,
+                                            compositor.size))
+        if repaint.rows() != self.grid.rows():
+            self.wrong.append((self.frames, repaint.rows(), self.grid.rows()))
+
+
+def first_difference(expected: list[str], shown: list[str]) -> str:
+    y = next(y for y, (a, b) in enumerate(zip(expected, shown)) if a != b)
+    return f"row {y}:\n  repaint {expected[y]!r}\n  shown   {shown[y]!r}"
+
+
+@pytest.mark.parametrize("panes", ["side panes", "no side panes"])
+async def test_replies_streamed_at_a_models_pace_leave_every_frame_as_a_repaint_would(tmp_path: Path, panes: str) -> None:
+    fake = Fake(tmp_path, "--rate", "1/80")
+    async with fake.run(size=(120, 30)) as pilot:
+        app = pilot.app
+        if panes == "no side panes":  # (the toast is over the transcript then)
+            await pilot.press("f2")
+        terminal = Terminal(app)
+        app.screen.refresh()  # a whole frame first: the grid knows every cell
+        await wait_until(pilot, lambda: terminal.frames, what="a whole frame")
+        app.notify("A toast over the transcript, which stays where it is while the rows move.", timeout=60)
+        for _ in range(3):
+            await send(pilot, "Show me some markdown.")
+            await wait_until(pilot, lambda: not app.session.running and app.pump.idle, what="the reply")
+        await pilot.pause()
+        if terminal.wrong:
+            frame, expected, shown = terminal.wrong[0]
+            raise AssertionError(f"{len(terminal.wrong)} of {terminal.frames} frames wrong, first {frame}: "
+                                 + first_difference(expected, shown))
+        assert terminal.scrolls, "no layout was drawn as a scroll of the terminal's rows"
+        transcript = app.main.transcript.region
+        rendered = sum(x2 - x1 for update in terminal.scrolls for y, x1, x2 in update.spans
+                       if transcript.y <= y < transcript.bottom)  # cells of the transcript's rows
+        assert rendered < len(terminal.scrolls) * transcript.area / 2, "what the scroll brings was rendered again"
+
+
+async def test_no_scroll_of_the_terminals_rows_while_a_dialog_is_over_the_screen(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        compositor = app.main._compositor
+        assert isinstance(compositor, RowsCompositor) and compositor.scroller is not None
+        view = Region(0, 0, 80, 10)
+        app._to_terminal_lines = lambda: True
+        app._drawn_by = app.main
+        app.terminal_lines.can_move_rows = lambda scroll, size: True  # (whatever the terminal shows)
+        assert compositor.scroller(Scroll(view, -1))
+        await app.push_screen(ModalScreen())
+        await wait_until(pilot, lambda: len(app.screen_stack) > 1, what="the dialog")
+        assert not compositor.scroller(Scroll(view, -1))
