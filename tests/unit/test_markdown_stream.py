@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.strip import Strip
 
 from widgets.markdown_chunks import MAX_TAIL, MarkdownChunker
+from widgets import markdown_stream
 from widgets.markdown_stream import StreamingText
 
 DOC = (
@@ -194,7 +196,9 @@ async def test_growing_text_renders_only_its_new_rows() -> None:
         assert sorted(set(rendered)) == list(range(height - 2, height + 2)), rendered
 
 
-async def test_chunks_finished_by_deltas_are_rendered_once_per_frame_not_per_delta() -> None:
+async def test_chunks_finished_by_deltas_are_rendered_once_per_frame_not_per_delta(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No idle time comes within the test (on a loaded machine a pause took longer than IDLE_AFTER)
+    monkeypatch.setattr(markdown_stream, "IDLE_AFTER", 60.0)
     widget = StreamingText("start")
     async with Host(widget).run_test(size=(60, 20)) as pilot:
         await pilot.pause()
