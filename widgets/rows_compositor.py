@@ -60,9 +60,11 @@ class RowsCompositor(Compositor):
     scroller: Callable[[Scroll], bool] | None = None
     """Whether the terminal can move rows itself, and the next update goes to it (the app's)."""
 
-    _drawn: dict[Widget, Placement] | None = None  # what the terminal shows, as this compositor drew it
-    _earlier: set[Region] | None = None  # what was dirty before a layout since then
-    _marked: set[Region] = frozenset()  # type: ignore[assignment]  # ... and after it
+    def __init__(self) -> None:
+        super().__init__()
+        self._drawn: dict[Widget, Placement] | None = None  # what the terminal shows, as this compositor drew it
+        self._earlier: set[Region] | None = None  # what was dirty before a layout since then
+        self._marked: set[Region] = set()  # ... and after it
 
     def drawn(self, shown: bool) -> None:
         """This compositor's update went to the terminal (or, not `shown`, elsewhere)."""
@@ -92,7 +94,7 @@ class RowsCompositor(Compositor):
         scroll = self._scroll_in_place(update_regions)
         if scroll is not None:
             scroll, update_regions = scroll
-        crop = Region.from_union(list(update_regions)).intersection(self.size.region)
+        crop = Region.from_union(update_regions).intersection(self.size.region)
         spans = list(self._regions_to_spans(update_regions))
         by_row: dict[int, list[tuple[int, int]]] = {}
         for y, x1, x2 in spans:

@@ -52,7 +52,8 @@ def plan(
     """The scroll, and the regions to render with it, when the children of one container
     moved together by some rows since `drawn` (else None). `earlier`: what was dirty before
     the layout (in the places `drawn` shows). `kept_rows(widget, old, new)`: how many of a
-    widget's top rows keep their content when its region goes from old to new."""
+    widget's top rows keep their content when its region goes from old to new (all of them
+    when its size is the same)."""
     votes: Counter[tuple[Region, int]] = Counter()
     voters: dict[tuple[Region, int], Widget] = {}
     for widget, (region, clip) in now.items():
@@ -60,17 +61,14 @@ def plan(
         if old is None or old == (region, clip) or old[1] != clip:
             continue
         shift = region.y - old[0].y
-        if shift and region.x == old[0].x and region.width == old[0].width and (
-                region.height == old[0].height or kept_rows(widget, old[0], region)):
+        if shift and region.x == old[0].x and region.width == old[0].width and kept_rows(widget, old[0], region):
             votes[clip, shift] += 1  # (the container's children share its clip)
             voters.setdefault((clip, shift), widget)
     if not votes:
         return None
     (view, shift), _ = votes.most_common(1)[0]
     container = voters[view, shift].parent
-    if not view or abs(shift) >= view.height or container is None:
-        return None
-    if container not in now:
+    if not view or abs(shift) >= view.height or container not in now:
         return None
     # The rows move across the container's whole width: its padding, borders and background
     # are the same on every row of its view, and its scrollbars are drawn again.
@@ -98,7 +96,7 @@ def plan(
             continue
         if new and old and new[0].x == old[0].x and new[0].width == old[0].width and new[0].y - old[0].y == shift:
             region = old[0]
-            keep = region.height if new[0].height == region.height else kept_rows(widget, region, new[0])
+            keep = kept_rows(widget, region, new[0])
             kept = was.intersection(Region(region.x, region.y, region.width, keep)).translate((0, shift))
             regions.update(_less(shown, kept.intersection(view)))
             continue

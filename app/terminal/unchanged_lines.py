@@ -138,16 +138,22 @@ class TerminalLines:
         on them written back where it was."""
         view, shift = scroll
         top, bottom = view.y, view.bottom - 1
-        lines = self._lines
-        before = {y: lines.get(y, {}) for y in range(top, bottom + 1)}
-        for y in range(top, bottom + 1):
-            lines[y] = dict(before[y - shift]) if top <= y - shift <= bottom else {}
+        before = self._shift_rows(top, bottom, -shift)
         out = [_scroll(top, bottom, -shift)]
         for y in range(top, bottom + 1):
             for x, (end, text) in before[y].items():
                 if (end <= view.x or x >= view.right) and self._changed(y, x, end, text):
                     out += (_move_to(x, y), text)
         return "".join(out)
+
+    def _shift_rows(self, top: int, bottom: int, shift: int) -> dict[int, dict[int, tuple[int, str]]]:
+        """What rows top..bottom show, as `_scroll(top, bottom, shift)` moves them (each row
+        takes the one `shift` below it, rows scrolled in are unknown); what they showed before."""
+        lines = self._lines
+        before = {y: lines.get(y, {}) for y in range(top, bottom + 1)}
+        for y in range(top, bottom + 1):
+            lines[y] = dict(before[y + shift]) if top <= y + shift <= bottom else {}  # (before stays as it was)
+        return before
 
     @staticmethod
     def _layout_pieces(update: LayoutUpdate, system: ColorSystem) -> list[Piece]:
@@ -220,9 +226,7 @@ class TerminalLines:
         scroll = _scroll(top, bottom, shift)
         if len(scroll) + cost(after, back) + cost(after, pieces) >= cost({}, pieces):
             return ""
-        # each row takes the one `shift` away, before that one is given its own
-        for y in range(top, bottom + 1) if shift > 0 else range(bottom, top - 1, -1):
-            lines[y] = lines.get(y + shift, {}) if top <= y + shift <= bottom else {}
+        self._shift_rows(top, bottom, shift)
         out = [scroll]
         for y, x, end, text in back:
             self._changed(y, x, end, text)
