@@ -32,7 +32,9 @@ async def test_an_assistant_message_s_view_waits_for_its_first_block(tmp_path: P
                                    what="the assistant's message started, no block yet")
         await pilot.pause()
         assert started.key not in transcript.views, "its view waits"
-        await wait_until(pilot, lambda: started.key in transcript.views, timeout=30, what="its view, with its block")
+        # (a view is in `views` from when it is made; its blocks are composed as it mounts)
+        await wait_until(pilot, lambda: started.key in transcript.views and transcript.views[started.key].is_mounted,
+                         timeout=30, what="its view, with its block")
         view = transcript.views[started.key]
         assert isinstance(view, MessageView) and view.block_widgets, "mounted with its first block"
         await wait_until(pilot, lambda: not app.session.running and app.pump.idle, timeout=60, what="the reply")
