@@ -76,6 +76,8 @@ class RowsCompositor(Compositor):
         arrangement, `visible_only=False`)."""
         if self._earlier is None:
             self._earlier = self._dirty_regions.copy()
+        else:  # a second layout before an update: what changed between them is drawn as Textual would
+            self._drawn = None
         result = super().reflow(parent, size)
         self._full_map_invalidated = False
         self._marked = self._dirty_regions.copy()

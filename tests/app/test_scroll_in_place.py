@@ -97,3 +97,26 @@ async def test_no_scroll_of_the_terminals_rows_while_a_dialog_is_over_the_screen
         await app.push_screen(ModalScreen())
         await wait_until(pilot, lambda: len(app.screen_stack) > 1, what="the dialog")
         assert not compositor.scroller(Scroll(view, -1))
+
+
+async def test_two_layouts_before_an_update_leave_out_nothing_changed_between_them(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    async with fake.run(size=(120, 30)) as pilot:
+        app = pilot.app
+        await send(pilot, "Show me some markdown.")
+        await wait_until(pilot, lambda: not app.session.running and app.pump.idle, what="the reply")
+        await pilot.pause()
+        compositor = app.main._compositor
+        transcript = app.main.transcript
+        compositor.scroller = lambda scroll: True  # (whatever the terminal shows)
+        compositor.drawn(True)
+        # as drawn a row lower: the transcript's views have since moved up a row together
+        compositor._drawn = {widget: (region.translate((0, 1)), clip) if widget.parent is transcript else (region, clip)
+                             for widget, (region, clip) in compositor._drawn.items()}
+        compositor.reflow(app.main, app.main.size)
+        status = app.main.status.region
+        compositor._dirty_regions.add(status)  # changed between the two layouts
+        compositor.reflow(app.main, app.main.size)
+        planned = compositor._scroll_in_place(set(compositor._dirty_regions))
+        assert planned is None or any(region.contains_region(status) for region in planned[1]), \
+            "the status line, changed between the layouts, is not drawn"
