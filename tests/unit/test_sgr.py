@@ -13,20 +13,28 @@ from textual.strip import Strip
 from app.terminal import sgr
 
 TRUE = ColorSystem.TRUECOLOR
-TOKENS = re.compile(r"\x1b\[([0-9;]*)m|\x1b\]8;[^;]*;([^\x1b]*)\x1b\\|(.)", re.S)
+TOKENS = re.compile(r"\x1b\[([0-9;]*)m|\x1b\]8;[^;]*;([^\x1b]*)\x1b\\|\x1b\[(\d+)([XC])|(.)", re.S)
 DEFAULT = (frozenset(), None, None, None, "")
 
 
 def cells(rendered: str, start: tuple = DEFAULT) -> tuple[list[tuple[str, tuple]], tuple]:
     """Each character with the style a terminal draws it in (attributes, colours, link), and
-    the style in effect at the end: a small SGR interpreter."""
+    the style in effect at the end: a small SGR interpreter, which knows erasing (ECH: blanks
+    in the current background, no attributes) and stepping right (CUF)."""
     attrs, fg, bg, ul, link = start
     attrs = set(attrs)
-    drawn = []
+    drawn: list[tuple[str, tuple]] = []
+    at = 0  # the cursor's cell
     for match in TOKENS.finditer(rendered):
-        params, url, char = match.groups()
+        params, url, count, final, char = match.groups()
         if char is not None:
-            drawn.append((char, (frozenset(attrs), fg, bg, ul, link)))
+            drawn[at : at + 1] = [(char, (frozenset(attrs), fg, bg, ul, link))]
+            at += 1
+        elif final == "X":
+            drawn[at : at + int(count)] = [(" ", (frozenset(), None, bg, None, ""))] * int(count)
+        elif final == "C":
+            at += int(count)
+            assert at <= len(drawn), "stepped over cells nothing wrote"
         elif url is not None:
             link = url
         else:
@@ -67,7 +75,9 @@ STYLES = st.one_of(st.none(), st.builds(
     underline=st.booleans(), reverse=st.booleans(), strike=st.booleans(),
     link=st.one_of(st.none(), st.just("https://example.com/a")),
 ))
-STRIPS = st.lists(st.tuples(st.text("ab │─", max_size=4), STYLES), max_size=8).map(
+TEXTS = st.one_of(st.text("ab │─", max_size=4), st.integers(1, 30).map(" ".__mul__),
+                  st.integers(10, 20).map(lambda count: "a" + " " * count + "b"))
+STRIPS = st.lists(st.tuples(TEXTS, STYLES), max_size=8).map(
     lambda parts: Strip([Segment(text, style) for text, style in parts]))
 
 
@@ -100,3 +110,12 @@ def test_a_strip_rendered_again_is_the_same_text_from_the_cache() -> None:
     strip = Strip([Segment("x", Style(bold=True))])
     assert sgr.render(strip, TRUE) is sgr.render(strip, TRUE)
     assert sgr.render(strip, ColorSystem.STANDARD) == "\x1b[1mx\x1b[0m"
+
+
+def test_long_blanks_in_the_default_style_are_erased_and_stepped_over_others_written() -> None:
+    plain, shaded = Style(color="default", bgcolor="default"), Style(bgcolor="blue")
+    row = Strip([Segment("end", plain), Segment(" " * 60, None), Segment("│", Style(color="bright_black"))])
+    assert sgr.render(row, TRUE) == "end\x1b[60X\x1b[60C\x1b[90m│\x1b[0m"
+    assert sgr.render(Strip([Segment(" " * (sgr.ERASE_FROM - 1), plain)]), TRUE) == " " * (sgr.ERASE_FROM - 1)
+    assert sgr.render(Strip([Segment(" " * 40, shaded)]), TRUE) == "\x1b[44m" + " " * 40 + "\x1b[0m"  # (ECH: no such colour on a non-BCE terminal)
+    assert sgr.render(Strip([Segment(" " * 40, Style(reverse=True))]), TRUE) == "\x1b[7m" + " " * 40 + "\x1b[0m"

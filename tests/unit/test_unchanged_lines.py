@@ -96,10 +96,10 @@ def test_an_empty_piece_sends_no_move_and_leaves_what_the_line_shows() -> None:
 # --- scrolling: the terminal moves rows itself ---------------------------------------------
 
 class Grid:
-    """Just enough of a terminal for these updates: CUP, DECSTBM, LF, RI, SGR and text.
-    Each cell keeps its character and the SGR sequences in force when it was written."""
+    """Just enough of a terminal for these updates: CUP, DECSTBM, LF, RI, SGR, ECH, CUF and
+    text. Each cell keeps its character and the SGR sequences in force when it was written."""
 
-    SEQUENCE = re.compile(r"\x1b\[([0-9;]*)([Hrm])|\n|\x1bM")
+    SEQUENCE = re.compile(r"\x1b\[([0-9;]*)([HrmXC])|\n|\x1bM")
 
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
@@ -131,6 +131,11 @@ class Grid:
             numbers = [int(n) for n in params.split(";") if n]
             if final == "H":
                 self.y, self.x = numbers[0] - 1, numbers[1] - 1
+            elif final == "X":  # erased: blanks in the style in force, the cursor stays
+                for x in range(self.x, min(self.x + numbers[0], self.width)):
+                    self.cells[self.y][x] = (" ", self.style)
+            elif final == "C":  # (at most to the right edge)
+                self.x = min(self.x + numbers[0], self.width - 1)
             elif final == "r":
                 self.top, self.bottom = (numbers[0] - 1, numbers[1] - 1) if numbers else (0, self.height - 1)
                 self.x = self.y = 0
@@ -194,19 +199,23 @@ def test_a_transcript_that_scrolls_by_a_line_is_one_scroll_and_its_new_row() -> 
 def test_a_scroll_is_sent_only_when_fewer_bytes_than_the_repaint() -> None:
     terminal, grid = TerminalLines(), Grid(TRANSCRIPT + SIDE, ROWS)
     side = [f"│ side {y}" for y in range(ROWS)]  # every row beside the transcript differs
-    paint(terminal, grid, transcript_rows([f"t{y}" for y in range(ROWS)], side))
+
+    def row(y: int) -> str:  # (dots, not blanks: a long run of blanks is sent as an erase, a few bytes)
+        return f"t{y}".ljust(TRANSCRIPT, ".")
+
+    paint(terminal, grid, transcript_rows([row(y) for y in range(ROWS)], side))
     # four rows that are the ones below them: five side rows to write back would cost more
-    out = paint(terminal, grid, {y: {0: f"t{y + 1}".ljust(TRANSCRIPT)} for y in range(4)},
+    out = paint(terminal, grid, {y: {0: row(y + 1)} for y in range(4)},
                 spans=[(y, 0, TRANSCRIPT) for y in range(4)])
-    assert "\x1b[r" not in out and out.count("\x1b[") == 4, "repainted: four moves, four rows"
-    assert grid.rows()[:5] == [f"t{y + 1}".ljust(TRANSCRIPT) + side[y].ljust(SIDE) for y in range(4)] + \
-        ["t4".ljust(TRANSCRIPT) + side[4].ljust(SIDE)]
+    assert "\x1b[r" not in out and len(re.findall(r"\x1b\[\d+;\d+H", out)) == 4, "repainted: four moves, four rows"
+    assert grid.rows()[:5] == [row(y + 1) + side[y].ljust(SIDE) for y in range(4)] + \
+        [row(4) + side[4].ljust(SIDE)]
     terminal, grid = TerminalLines(), Grid(TRANSCRIPT + SIDE, ROWS)
-    paint(terminal, grid, transcript_rows([f"t{y}" for y in range(ROWS)], side))
-    out = paint(terminal, grid, {y: {0: f"t{y + 1}".ljust(TRANSCRIPT)} for y in range(ROWS - 2)},
+    paint(terminal, grid, transcript_rows([row(y) for y in range(ROWS)], side))
+    out = paint(terminal, grid, {y: {0: row(y + 1)} for y in range(ROWS - 2)},
                 spans=[(y, 0, TRANSCRIPT) for y in range(ROWS - 2)])
     assert "\x1b[1;11r\x1b[11;1H\n\x1b[r" in out, "ten rows are worth it"
-    assert grid.rows() == [f"t{min(y + 1, y if y >= ROWS - 2 else ROWS)}".ljust(TRANSCRIPT) + side[y].ljust(SIDE)
+    assert grid.rows() == [row(min(y + 1, y if y >= ROWS - 2 else ROWS)) + side[y].ljust(SIDE)
                            for y in range(ROWS)], "rows 10 and 11, not repainted, as they were"
 
 
