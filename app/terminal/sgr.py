@@ -73,10 +73,19 @@ def render(strip: Strip, system: ColorSystem) -> str:
         return cached[2]
     out: list[str] = []
     current = ""  # the codes in effect since the last reset
+    plain: list[str] = []  # text in the default style since the last sequence, its blanks erased together
+
+    def flush() -> None:
+        if plain:
+            text = "".join(plain)
+            out.append(text if len(text) < ERASE_FROM else _BLANKS.sub(_erased, text))
+            plain.clear()
+
     for text, style, _ in strip:
         if not text:
             continue
         if style is not None and style.link:  # Textual's own, which ends reset
+            flush()
             if current:
                 out.append("\x1b[0m")
                 current = ""
@@ -84,9 +93,14 @@ def render(strip: Strip, system: ColorSystem) -> str:
             continue
         codes = "" if style is None else _style_codes(style, system)
         if codes != current:
+            flush()
             out.append(f"\x1b[0;{codes}m" if current and codes else f"\x1b[{codes}m" if codes else "\x1b[0m")
             current = codes
-        out.append(text if current or len(text) < ERASE_FROM else _BLANKS.sub(_erased, text))
+        if current:
+            out.append(text)
+        else:
+            plain.append(text)
+    flush()
     if current:
         out.append("\x1b[0m")
     text = "".join(out)

@@ -119,3 +119,12 @@ def test_long_blanks_in_the_default_style_are_erased_and_stepped_over_others_wri
     assert sgr.render(Strip([Segment(" " * (sgr.ERASE_FROM - 1), plain)]), TRUE) == " " * (sgr.ERASE_FROM - 1)
     assert sgr.render(Strip([Segment(" " * 40, shaded)]), TRUE) == "\x1b[44m" + " " * 40 + "\x1b[0m"  # (ECH: no such colour on a non-BCE terminal)
     assert sgr.render(Strip([Segment(" " * 40, Style(reverse=True))]), TRUE) == "\x1b[7m" + " " * 40 + "\x1b[0m"
+
+
+def test_the_same_cells_cut_into_other_segments_are_the_same_text() -> None:
+    """What the terminal shows is known by the text that drew it (unchanged_lines.py): blanks
+    cut in two are erased as one run, as they were written as one before."""
+    plain = Style(color="default", bgcolor="default")
+    whole = Strip([Segment("a", plain), Segment(" " * 14, None), Segment("b", plain)])
+    cut = Strip([Segment("a", plain), Segment(" " * 6, None), Segment(" " * 8, plain), Segment("b", None)])
+    assert sgr.render(whole, TRUE) == sgr.render(cut, TRUE) == "a\x1b[14X\x1b[14Cb"
