@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -180,6 +180,7 @@ class MainScreen(Screen[None]):
         self.files = FileCache(self._list_files)  # for `@` completion
         self.composed = asyncio.Event()  # the panes are there: changes can be drawn
         self.branch: str | None = None  # the git branch of pi's folder (app/git_branch.py)
+        self._where: tuple[object, ...] | None = None  # the label on the prompt's bottom border, as compared
         self._theme_left: str | None = None  # the theme when another session's screen was shown (None: never)
 
     def compose(self) -> ComposeResult:
@@ -416,11 +417,16 @@ class MainScreen(Screen[None]):
         if isinstance(event.text_area, PromptEditor):
             await self.context.attachments.scan(event.text_area)
 
+    def send_command(self, command: Command, restore: str = "") -> None:
+        """Send `command` now (written before the frame this step draws, where it can be)
+        and take pi's answer in a worker."""
+        self._answered(command, self.context.client.call_now(command), restore)
+
     @work(group="send")
-    async def send_command(self, command: Command, restore: str = "") -> None:
+    async def _answered(self, command: Command, call: Awaitable[object], restore: str) -> None:
         answer = None
         try:
-            answer = await self.context.client.call(command)
+            answer = await call
         except RpcDataError as exc:  # pi took the message; only its answer could not be read
             self.context.bad_answer(exc)
         except RpcError as exc:
@@ -562,8 +568,10 @@ class MainScreen(Screen[None]):
         shows them under its editor (widgets/status_where.py); cut from the left to fit."""
         config, editor = self.context.config, self.editor
         cells = editor.outer_size.width - 6 if editor.outer_size.width else 200  # its corners and a margin
-        editor.border_subtitle = where_label(self.session, branch=self.branch, home=config.env.get("HOME"),
-                                             host=config.remote, cells=cells)
+        label = where_label(self.session, branch=self.branch, home=config.env.get("HOME"), host=config.remote, cells=cells)
+        shown = (label.plain, label.style, label.spans)  # (a Text's == leaves its style out: a theme's colours)
+        if shown != self._where:  # (a border set repaints the editor, as every state pi sends did: 1 ms a reply)
+            self._where, editor.border_subtitle = shown, label
 
     def _fit_side(self, width: int) -> None:
         """Side panes only where the conversation keeps room (at start and on every resize),

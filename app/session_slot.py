@@ -246,6 +246,10 @@ class SessionSlot:
     def call_next(self, callback: Callable[[], None]) -> object:
         return self.app.call_next(callback)
 
+    async def after_frame(self) -> None:
+        if self.main.is_running:  # (its frame, or its idle when nothing is due: shown or not)
+            await self.main.wait_for_refresh()
+
     def in_background(self, work: Coroutine[Any, Any, None], group: str) -> Worker[None]:
         if group == "flush":
             return self._flushes.run(work)

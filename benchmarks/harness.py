@@ -206,6 +206,9 @@ class FakeClient:
     async def request(self, command: Command, timeout: Any = True) -> Any:
         return await self.call(command, timeout)
 
+    def call_now(self, command: Command, timeout: Any = True) -> Any:
+        return self.call(command, timeout)
+
     async def close(self, **_: Any) -> None:
         return None
 

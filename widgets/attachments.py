@@ -77,6 +77,7 @@ class AttachmentBar(Horizontal):
     async def take(self) -> list[Attachment]:
         """The attachments, removing them from the bar (they go with a message)."""
         attachments = self.attachments
-        await self.remove_children()
+        if self.children:  # (without any, nothing is awaited: a prompt goes to pi in the step of its Enter)
+            await self.remove_children()
         self.display = False
         return attachments

@@ -2,7 +2,7 @@
 
 Enter sends, Alt+Enter queues a follow-up, Ctrl+J / Shift+Enter insert a newline,
 Up/Down on the first/last row browse prompt history. Sending is the app's job:
-the editor posts `PromptEditor.Submitted` with its text and empties itself at once, on
+the editor posts `PromptEditor.Submitted` to its screen with its text and empties itself at once, on
 the key, so the keys typed after an Enter (a burst, an ssh link's bunch) start the next
 message instead of joining this one's text before the app has read it.
 """
@@ -191,8 +191,11 @@ class PromptEditor(ReadlineTextArea):
         if self.submit_check is not None and not self.submit_check(text):
             return
         text = self.pastes.sent(text)
+        # To the screen at once, before emptying asks for a frame: its handler then runs
+        # ahead of that frame and sends the prompt first (bubbling, a step per container,
+        # let the frame that draws the editor empty go before it).
+        self.screen.post_message(self.Submitted(text, mode))
         self.load("")
-        self.post_message(self.Submitted(text, mode))
 
     def action_newline(self) -> None:
         start, end = self.selection

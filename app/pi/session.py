@@ -52,6 +52,10 @@ class SessionHost(Protocol):
         """Run `work` as a task of the app's (a worker), not awaited."""
         ...
 
+    async def after_frame(self) -> None:
+        """Return once the screen has drawn what is due (at once when nothing is)."""
+        ...
+
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = True) -> None: ...
 
@@ -165,9 +169,9 @@ class PiSession:
                 return
             for request in changes.declines:
                 self.host.in_background(self.decline(request), "send")
-            if changes.stats_stale:
-                self.host.in_background(self.refresh_stats(), "stats")
             await self.host.show_changes(changes)
+            if changes.stats_stale:
+                self.host.in_background(self._refresh_stats_after_frame(), "stats")
 
     def _exited(self, exited: ChildExited) -> None:
         if not self.ready:
@@ -257,6 +261,12 @@ class PiSession:
         if self.model.life.loading_since is not None:
             self.model.loading(self.model.life.loading_since, self.client.receiving)
             self.host.in_background(self.apply_changes(), "flush")
+
+    async def _refresh_stats_after_frame(self) -> None:
+        """The stats asked for once the changes that made them stale are on screen: pi's
+        answers, read and shown before, held back the frame with the end of a reply."""
+        await self.host.after_frame()
+        await self.refresh_stats()
 
     async def refresh_stats(self) -> None:
         try:

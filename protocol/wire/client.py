@@ -19,7 +19,7 @@ import os
 import signal
 import subprocess
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 import msgspec
@@ -116,6 +116,7 @@ class RpcClient:
         self.unexpected_responses = 0  # responses whose id no request waits for (any more)
         self._listeners: list[Listener] = []
         self._pending: dict[str, asyncio.Future[Response]] = {}
+        self._written: dict[str, asyncio.Future[Response]] = {}  # call_now's, until their call runs
         self._ids = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
         self._exit_task: asyncio.Task[None] | None = None
@@ -338,6 +339,7 @@ class RpcClient:
             if not future.done():
                 future.set_exception(RpcError(f"pi exited (code {exited.returncode})"))
         self._pending.clear()
+        self._written.clear()
         self._done.set()
         self._emit(exited)
 
@@ -353,13 +355,29 @@ class RpcClient:
             raise RpcError("pi is not running")
         async with self._write_lock:
             try:
-                data = encode(record)
-                if self.recorder is not None:
-                    self.recorder.sent(data)
-                process.stdin.write(data)
+                self._write(process.stdin, record)
                 await process.stdin.drain()
             except (ConnectionError, OSError) as exc:
                 raise RpcError(f"cannot write to pi: {exc}") from exc
+
+    def _write(self, stdin: asyncio.StreamWriter, record: Command | ExtensionUIResponse) -> None:
+        data = encode(record)
+        if self.recorder is not None:
+            self.recorder.sent(data)
+        stdin.write(data)
+
+    def _send_now(self, record: Command) -> bool:
+        """Write `record` in the caller's step, when no write is under way and pi's pipe
+        holds nothing back; False when it is to be written by `send`, in its turn."""
+        process = self.process
+        if (process is None or process.stdin is None or self.exited is not None or self._write_lock.locked()
+                or process.stdin.transport.get_write_buffer_size()):
+            return False
+        try:
+            self._write(process.stdin, record)
+        except (ConnectionError, OSError):
+            return False  # (`send` tries again, and says why it cannot)
+        return True
 
     async def request(self, command: Command, timeout: float | None | bool = True) -> Response:
         """Send `command` and wait for its response (success or not).
@@ -370,15 +388,30 @@ class RpcClient:
             command.id = self.next_id()
         name = command_name(command)
         limit = TIMEOUTS.get(name, DEFAULT_TIMEOUT) if timeout is True else timeout
-        future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
-        self._pending[command.id] = future
+        future = self._written.pop(command.id, None)  # (written by call_now)
+        written = future is not None
+        if future is None:
+            future = asyncio.get_running_loop().create_future()
+            self._pending[command.id] = future
         try:
-            await self.send(command)
+            if not written:
+                await self.send(command)
             return await asyncio.wait_for(future, limit) if limit else await future
         except TimeoutError:
             raise RpcError(f"{name}: no response from pi within {limit:g}s") from None
         finally:
             self._pending.pop(command.id, None)
+
+    def call_now(self, command: Command, timeout: float | None | bool = True) -> Coroutine[Any, Any, Any]:
+        """`call`, with `command` written before this returns where it can be (nothing else
+        being written): a prompt sent on Enter leaves ahead of the frame that empties the
+        editor and of the tasks that pass the key's messages on. Await what it returns."""
+        if command.id is None:
+            command.id = self.next_id()
+        if self._send_now(command):
+            future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
+            self._pending[command.id] = self._written[command.id] = future  # (its response is read later, in the loop)
+        return self.call(command, timeout)
 
     async def call(self, command: Command, timeout: float | None | bool = True) -> Any:
         """Like `request`, but returns `data` (typed, see responses.DATA_TYPES); raises RpcError

@@ -86,3 +86,22 @@ def test_the_label_is_text_cut_from_its_left_and_names_a_remote_host() -> None:
     short = where_label(session, branch="main", home="/home/ada", host=None, cells=16).plain
     assert short.startswith("…") and short.endswith("project (main)") and len(short) == 16
     assert where_label(session, branch=None, home=None, host="devbox", cells=80).plain == "pi on devbox"
+
+
+async def test_the_same_label_leaves_the_prompt_unpainted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every state pi sends (after each reply) shows where it works again: the same label
+    set again repainted the whole prompt, 1 ms a reply."""
+    fake = Fake(tmp_path)
+    app = fake.app({"HOME": str(tmp_path)})
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot, fake)
+        await wait_until(pilot, lambda: border(app) != "", what="the folder on the border")
+        editor = app.query_one(PromptEditor)
+        repaints: list[object] = []
+        refresh = editor.refresh
+        monkeypatch.setattr(editor, "refresh", lambda *a, **k: repaints.append(a) or refresh(*a, **k))
+        app.screen.show_where()
+        assert repaints == []
+        app.screen.branch = "topic"
+        app.screen.show_where()
+        assert len(repaints) == 1 and border(app).endswith("(topic)")

@@ -60,6 +60,9 @@ class Host:
         task.add_done_callback(self.tasks.discard)
         return task
 
+    async def after_frame(self) -> None:
+        return None
+
     def notify(self, message: str, **_: Any) -> None:
         self.toasts.append(message)
 
