@@ -116,7 +116,6 @@ class RpcClient:
         self.unexpected_responses = 0  # responses whose id no request waits for (any more)
         self._listeners: list[Listener] = []
         self._pending: dict[str, asyncio.Future[Response]] = {}
-        self._written: dict[str, asyncio.Future[Response]] = {}  # call_now's, until their call runs
         self._ids = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
         self._exit_task: asyncio.Task[None] | None = None
@@ -339,7 +338,6 @@ class RpcClient:
             if not future.done():
                 future.set_exception(RpcError(f"pi exited (code {exited.returncode})"))
         self._pending.clear()
-        self._written.clear()
         self._done.set()
         self._emit(exited)
 
@@ -348,15 +346,20 @@ class RpcClient:
     def next_id(self) -> str:
         return f"pideck-{next(self._ids)}"
 
+    def _stdin(self) -> asyncio.StreamWriter | None:
+        """pi's stdin, None once pi is not running."""
+        process = self.process
+        return None if process is None or self.exited is not None else process.stdin
+
     async def send(self, record: Command | ExtensionUIResponse) -> None:
         """Write one record to pi's stdin, honouring backpressure."""
-        process = self.process
-        if process is None or process.stdin is None or self.exited is not None:
+        stdin = self._stdin()
+        if stdin is None:
             raise RpcError("pi is not running")
         async with self._write_lock:
             try:
-                self._write(process.stdin, record)
-                await process.stdin.drain()
+                self._write(stdin, record)
+                await stdin.drain()
             except (ConnectionError, OSError) as exc:
                 raise RpcError(f"cannot write to pi: {exc}") from exc
 
@@ -369,12 +372,11 @@ class RpcClient:
     def _send_now(self, record: Command) -> bool:
         """Write `record` in the caller's step, when no write is under way and pi's pipe
         holds nothing back; False when it is to be written by `send`, in its turn."""
-        process = self.process
-        if (process is None or process.stdin is None or self.exited is not None or self._write_lock.locked()
-                or process.stdin.transport.get_write_buffer_size()):
+        stdin = self._stdin()
+        if stdin is None or self._write_lock.locked() or stdin.transport.get_write_buffer_size():
             return False
         try:
-            self._write(process.stdin, record)
+            self._write(stdin, record)
         except (ConnectionError, OSError):
             return False  # (`send` tries again, and says why it cannot)
         return True
@@ -388,7 +390,7 @@ class RpcClient:
             command.id = self.next_id()
         name = command_name(command)
         limit = TIMEOUTS.get(name, DEFAULT_TIMEOUT) if timeout is True else timeout
-        future = self._written.pop(command.id, None)  # (written by call_now)
+        future = self._pending.get(command.id)  # (already there: written by call_now)
         written = future is not None
         if future is None:
             future = asyncio.get_running_loop().create_future()
@@ -410,7 +412,7 @@ class RpcClient:
             command.id = self.next_id()
         if self._send_now(command):
             future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
-            self._pending[command.id] = self._written[command.id] = future  # (its response is read later, in the loop)
+            self._pending[command.id] = future  # (its response is read later, in the loop; `request` takes it)
         return self.call(command, timeout)
 
     async def call(self, command: Command, timeout: float | None | bool = True) -> Any:

@@ -343,8 +343,7 @@ async def test_a_dialog_closes_when_pis_timer_runs_out_however_late_it_is_shown(
         app.client.add_listener(busy)
         fake.inject(ui("select", "late", title="Late", options=["a"], timeout=3000))
         dialog = await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog) and app.screen, what="the dialog")
-        shown = await wait_until(pilot, lambda: [str(c.content).split()[2:] for c in dialog.query("#countdown").results(Static)]
-                                 and str(dialog.query_one("#countdown", Static).content).split()[2:],
+        shown = await wait_until(pilot, lambda: next((str(c.content).split()[2:] for c in dialog.query("#countdown").results(Static)), []),
                                  what="the countdown shown")  # the dialog's mount sets it; it is the screen before it is composed
         left = int(shown[0].rstrip("s"))
         assert left <= 2, "1.2 s of its 3 s had gone before it was shown"

@@ -32,12 +32,17 @@ def watch(app: Any) -> list[tuple[str, Any]]:
     return events
 
 
+async def first_reply(pilot: Any) -> Any:
+    """The app, once a first reply is in and its run over."""
+    app = pilot.app
+    await send(pilot, "First.")
+    await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a first reply")
+    return app
+
+
 async def test_the_prompt_is_written_before_the_frame_of_its_enter(tmp_path: Path) -> None:
-    fake = Fake(tmp_path)
-    async with fake.run() as pilot:
-        app = pilot.app
-        await send(pilot, "First.")
-        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a first reply")
+    async with Fake(tmp_path).run() as pilot:
+        app = await first_reply(pilot)
         app.main.query_one(PromptEditor).load("Second.")
         await app.main.wait_for_refresh()  # (the frame with the text typed)
         events = watch(app)
@@ -47,11 +52,8 @@ async def test_the_prompt_is_written_before_the_frame_of_its_enter(tmp_path: Pat
 
 
 async def test_the_stats_are_asked_for_after_the_frame_of_the_run_s_end(tmp_path: Path) -> None:
-    fake = Fake(tmp_path)
-    async with fake.run() as pilot:
-        app = pilot.app
-        await send(pilot, "First.")
-        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a first reply")
+    async with Fake(tmp_path).run() as pilot:
+        app = await first_reply(pilot)
         await pilot.pause()
         events = watch(app)
         await send(pilot, "Second.")
