@@ -211,6 +211,10 @@ class MainScreen(Screen[None]):
             self._frame_timer = start_frame_timer(self, UPDATE_PERIOD)
         return self._frame_timer
 
+    def hold_frames(self, seconds: float) -> None:
+        """No frame for up to `seconds` (0: frames again): what mounts meanwhile is laid out once."""
+        self._update_timer.hold(seconds)
+
     def _can_move_rows(self, scroll: Scroll) -> bool:
         """Whether the terminal may move the transcript's rows itself (the app says)."""
         can = getattr(self.app, "can_move_rows", None)  # (pideck's app; not a test's)
@@ -409,7 +413,7 @@ class MainScreen(Screen[None]):
             self.send_command(Prompt(message=text, images=images, streaming_behavior=behavior), restore=text)
         else:  # a new prompt's answer comes at the end: follow it (a steer leaves the reader where they are)
             self.transcript.to_bottom()
-            self.session.prompt_sent()
+            self.pi.prompt_sent()
             self.send_command(Prompt(message=text, images=images), restore=text)
 
     @on(PromptEditor.Changed)

@@ -250,6 +250,10 @@ class SessionSlot:
         if self.main.is_running:  # (its frame, or its idle when nothing is due: shown or not)
             await self.main.wait_for_refresh()
 
+    def hold_frames(self, seconds: float) -> None:
+        if self.main.is_running:
+            self.main.hold_frames(seconds)
+
     def in_background(self, work: Coroutine[Any, Any, None], group: str) -> Worker[None]:
         if group == "flush":
             return self._flushes.run(work)

@@ -3,18 +3,24 @@ rate, else as soon as they would.
 
 The rate is kept over a few frames, not between each two: after a pause, up to `BURST`
 frames are drawn at once, one after the other, before frames wait a frame's time apart.
-A short reply is three frames in 20 ms: the prompt emptied at Enter, the message sent,
-then the answer. Each waiting a frame's time after the one before, the answer reached
-the screen 50 ms after Enter (pi's own TUI: 20 ms). A flood keeps to the rate, as before.
+A short reply is two frames close together: the prompt emptied at Enter, then the message
+sent with the answer (see `hold`). Each waiting a frame's time after the one before, the
+answer had reached the screen 50 ms after Enter (pi's own TUI: 20 ms). A flood keeps to the
+rate, as before.
 
 Textual's update timer (a `Timer` that is paused between frames) keeps to a grid of frame
 times that it steps over when it was paused: a refresh soon after a frame drawn at once
 waits for the grid point after the next one, one to two frame times (17 to 33 ms at 60 fps).
 A delta right after the frame before it (the last tokens of a reply, the model's name
 after the frames of start-up, a key typed while a reply streams) was drawn a frame late.
+
+Frames can be held for a moment (`hold`): what is mounted meanwhile is laid out once, in the
+frame after `release` or the hold's end, whichever comes first.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from textual.timer import EventTargetGone, Timer
 from textual.widget import Widget
@@ -30,6 +36,21 @@ class FrameTimer(Timer):
         super().__init__(screen, interval, name="screen_update", callback=getattr(screen, "_on_timer_update"), pause=True)
         self.last_tick = 0.0
         self.credit = 0.0  # frames that may be drawn at once, from last_tick: one more each frame's time
+        self._held_until = 0.0
+        self._free = asyncio.Event()  # set unless frames are held
+        self._free.set()
+
+    def hold(self, seconds: float) -> None:
+        """No frame for up to `seconds` from now (0: frames again, as `release`)."""
+        if seconds <= 0:
+            self.release()
+            return
+        self._held_until = _time.get_time() + seconds
+        self._free.clear()
+
+    def release(self) -> None:
+        self._held_until = 0.0
+        self._free.set()
 
     def _credit(self, now: float) -> float:
         return min(BURST, self.credit + (now - self.last_tick) / self._interval)
@@ -50,6 +71,11 @@ class FrameTimer(Timer):
         self.last_tick = _time.get_time()
         while True:
             await self._active.wait()
+            if (held := self._held_until - _time.get_time()) > 0:
+                try:
+                    await asyncio.wait_for(self._free.wait(), held)
+                except TimeoutError:
+                    self.release()
             if (wait := self.delay(_time.get_time())) > 0:
                 await _time.sleep(wait)
                 if not self._active.is_set():

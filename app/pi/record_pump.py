@@ -5,8 +5,11 @@ The reader never waits on the UI: `feed` only queues. Deltas are shown once per 
 anything else (the end of a message, a tool starting...) is shown at once (or, during a
 flush, in the same frame, by a flush right after it), and so is a delta FRAME or more after
 the last frame. While pi floods, deltas are shown FLOOD_FRAME apart and folded into the model between frames, so
-the frame that shows the end of the reply has only the last few left to fold. The
-scheduler, the clock and the apply step are given, so the timing runs on a fake clock.
+the frame that shows the end of the reply has only the last few left to fold. What pi
+sends back for a prompt just written (its answer, the run's start, the user's message) is
+shown at once, but the screen's frames are held, up to HOLD, until the reply's first content
+is shown too: one frame for both. The scheduler, the clock, the apply step and the frame
+hold are given, so the timing runs on a fake clock.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
-from protocol.wire.events import MessageUpdate
+from protocol.wire.events import AgentStart, MessageEnd, MessageStart, MessageUpdate, TurnStart
+from protocol.wire.messages import AssistantMessage, SystemMessage, UserMessage
+from protocol.wire.responses import Response
 
 FRAME = 1 / 30  # seconds between flushes of deltas: smooth to read, a quarter less CPU than 1/60
 FLUSH_SLICE = 250  # records folded into the views before the loop is given back
@@ -25,6 +30,22 @@ FLOOD = 120  # records in one flush that make a flood (3,600 a second)
 FLOOD_FRAME = 1 / 10  # seconds between flushes of deltas during a flood
 FOLD_EVERY = 1 / 60  # seconds between folds of the deltas a flood holds (FLUSH_SLICE at a time)
 CHAINED = 1  # flushes run right after a flush, for what came during it, before a frame is drawn
+HOLD = FRAME  # seconds the frames after a prompt's echo wait for the reply's first content
+
+
+def _echo(record: Any) -> bool:
+    """What pi sends back for a prompt before the reply's first content: its answer, the run's
+    and the turn's start, the messages that open the turn (the system prompt's, the user's),
+    the reply's start while it is empty."""
+    kind = type(record)
+    if kind is Response:
+        return record.command == "prompt" and record.success
+    if kind is MessageStart:
+        message = record.message
+        return type(message) in (UserMessage, SystemMessage) or (type(message) is AssistantMessage and not message.content)
+    if kind is MessageEnd:
+        return type(record.message) in (UserMessage, SystemMessage)
+    return kind is AgentStart or kind is TurnStart
 
 
 class Stoppable(Protocol):
@@ -48,7 +69,8 @@ class RecordPump:
     deltas into the model without showing them and says False when it cannot now (views
     are reading the model). `schedule(delay, callback)` is a timer, `soon(callback)` runs
     after the current message, `run(coroutine)` runs a flush as a task; `closed()` says
-    the views are gone, and records and timers then leave them alone."""
+    the views are gone, and records and timers then leave them alone. `hold_frames(s)`
+    holds the screen's frames for up to `s` seconds, and 0 draws them again."""
 
     def __init__(
         self,
@@ -59,6 +81,7 @@ class RecordPump:
         soon: Callable[[Callback], None],
         run: Callable[[Coroutine[Any, Any, None]], object],
         closed: Callable[[], bool],
+        hold_frames: Callable[[float], None] = lambda seconds: None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._apply = apply
@@ -67,6 +90,7 @@ class RecordPump:
         self._soon = soon
         self._run = run
         self._closed = closed
+        self._hold_frames = hold_frames
         self._clock = clock
         self._pending: list[Any] = []
         self._timer: Stoppable | None = None
@@ -77,6 +101,8 @@ class RecordPump:
         self._urgent = False  # a record other than a delta is pending
         self._last_flush = 0.0
         self._first_received = 0.0  # when the first record since the last flush came
+        self._holding = False  # a prompt was written: the reply's first content not yet read
+        self._frames_held = False  # since its echo came, until the reply's first content is shown
 
     @property
     def pending(self) -> int:
@@ -97,6 +123,14 @@ class RecordPump:
         """Nothing queued and no flush running: the views show every record fed."""
         return not self._pending and not self._flushing
 
+    def hold_echo(self) -> None:
+        """A prompt that starts a run is being written. Its echo and the reply were two
+        frames (the user's message laid out and scrolled in, then the reply: a short reply's
+        answer came a layout later, and the side panes beside the transcript were written
+        back twice); with the frames held from the echo until the reply's first content is
+        shown, or HOLD, they are one, and the echo is mounted while pi waits for the model."""
+        self._holding = True
+
     def feed(self, record: Any) -> None:
         """Called by the client's reader for every record: queue it, never wait."""
         if self._closed():
@@ -105,7 +139,14 @@ class RecordPump:
         if not self._received:
             self._first_received = self._clock()
         self._received += 1
-        if type(record) is not MessageUpdate and not self._urgent:
+        urgent = type(record) is not MessageUpdate
+        if self._holding:
+            if not _echo(record):  # the reply's first content (or anything else): at once, into the held frame
+                self._holding, urgent = False, True
+            elif not self._frames_held:
+                self._frames_held = True
+                self._hold_frames(HOLD)
+        if urgent and not self._urgent:
             self._urgent = True  # the end of a message, a tool starting...: shown without waiting
             if not self._flushing:
                 self._flush_next()
@@ -174,6 +215,9 @@ class RecordPump:
                 self._last_flush = self._clock()
         finally:
             self._flushing = False
+            if self._frames_held and not self._holding:  # the reply's first content is in the views
+                self._frames_held = False
+                self._hold_frames(0)
             if self._urgent and not self._closed():  # (more of it: next, not a frame after this flush began)
                 self._flush_next()
 

@@ -56,6 +56,10 @@ class SessionHost(Protocol):
         """Return once the screen has drawn what is due (at once when nothing is)."""
         ...
 
+    def hold_frames(self, seconds: float) -> None:
+        """Draw no frame of this session's screen for up to `seconds` (0: draw again)."""
+        ...
+
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = True) -> None: ...
 
@@ -87,6 +91,7 @@ class PiSession:
         self.pump = RecordPump(
             self.fold, self._fold_ahead, schedule=host.set_timer, soon=host.call_next,
             run=lambda flush: host.in_background(flush, "flush"), closed=lambda: host.leaving,
+            hold_frames=host.hold_frames,
         )
         self._applying = asyncio.Lock()  # one apply_changes at a time (the flush and workers)
         self._dialog_arrived: dict[int, float] = {}  # by id(): when each dialog request not yet shown was read
@@ -131,6 +136,12 @@ class PiSession:
         if isinstance(record, DIALOG_REQUESTS) and not self.host.leaving:
             self._dialog_arrived[id(record)] = now
         self.pump.feed(record)
+
+    def prompt_sent(self) -> None:
+        """A prompt that starts a run is being written: busy from now on, and what pi echoes
+        of it shown with the reply's start (app/pi/record_pump.py)."""
+        self.model.prompt_sent()
+        self.pump.hold_echo()
 
     def deadline(self, request: DialogRequest) -> float | None:
         """When a dialog request times out (pi's timer runs from when it was read)."""

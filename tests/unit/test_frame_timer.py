@@ -133,3 +133,46 @@ async def test_a_refresh_while_it_waits_is_drawn_once(clock: Clock) -> None:
         assert screen.frames == [pytest.approx(100.0 + PERIOD), pytest.approx(100.0 + 2 * PERIOD)]
     finally:
         timer.stop()
+
+
+async def test_held_frames_wait_for_the_release(clock: Clock) -> None:
+    screen = Screen(clock)
+    timer = FrameTimer(screen, PERIOD)  # type: ignore[arg-type]
+    screen.timer = timer
+    timer._start()
+    try:
+        await refresh_at(screen, 100.0)
+        drawn = len(screen.frames)
+        timer.hold(60.0)
+        await refresh_at(screen, 101.0)
+        await refresh_at(screen, 101.001)
+        assert len(screen.frames) == drawn, "no frame while held"
+        timer.release()
+        await settle()
+        assert screen.frames[drawn:] == [pytest.approx(101.001)], "one frame for what came meanwhile, at the release"
+    finally:
+        timer.stop()
+
+
+async def test_a_hold_ends_by_itself(clock: Clock) -> None:
+    screen = Screen(clock)
+    timer = FrameTimer(screen, PERIOD)  # type: ignore[arg-type]
+    screen.timer = timer
+    timer._start()
+    try:
+        await refresh_at(screen, 100.0)
+        drawn = len(screen.frames)
+        clock.now = 101.0
+        timer.hold(0.01)  # (waited on the loop's clock: the fake one stays)
+        await refresh_at(screen, 101.0)
+        assert len(screen.frames) == drawn
+        for _ in range(500):
+            if len(screen.frames) > drawn:
+                break
+            await asyncio.sleep(0.01)
+        assert len(screen.frames) == drawn + 1, "drawn once the hold ran out, with no release"
+        timer.hold(0)
+        await refresh_at(screen, 102.0)
+        assert len(screen.frames) == drawn + 2, "a hold of 0 holds nothing"
+    finally:
+        timer.stop()

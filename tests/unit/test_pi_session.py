@@ -37,6 +37,7 @@ class Host:
         self.drawing = True  # False: the session is not shown (another is)
         self.tasks: set[asyncio.Task[None]] = set()
         self.leaving = False
+        self.holds: list[float] = []  # hold_frames, in order
 
     def set_timer(self, delay: float, callback: Callable[[], None]) -> Timer:
         return Timer(asyncio.get_running_loop().call_later(delay, callback))
@@ -62,6 +63,9 @@ class Host:
 
     async def after_frame(self) -> None:
         return None
+
+    def hold_frames(self, seconds: float) -> None:
+        self.holds.append(seconds)
 
     def notify(self, message: str, **_: Any) -> None:
         self.toasts.append(message)

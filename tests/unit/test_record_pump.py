@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
-from app.pi.record_pump import CHAINED, FLOOD, FLOOD_FRAME, FLUSH_SLICE, FOLD_EVERY, FRAME, RecordPump, fold_in_slices
-from protocol.wire.events import AgentStart, MessageUpdate, TurnStart
+from app.pi.record_pump import CHAINED, FLOOD, FLOOD_FRAME, FLUSH_SLICE, FOLD_EVERY, FRAME, HOLD, RecordPump, fold_in_slices
+from protocol.wire.events import AgentSettled, AgentStart, MessageEnd, MessageStart, MessageUpdate, TurnStart
+from protocol.wire.messages import AssistantMessage, TextContent, UserMessage
+from protocol.wire.responses import Response
 
 
 class Timer:
@@ -80,6 +82,7 @@ class Views:
         self.folded: list[list[Any]] = []
         self.busy = False  # views taking changes: no folding ahead
         self.gate: asyncio.Event | None = None  # holds a flush until set
+        self.holds: list[float] = []  # the screen's frames held (seconds; 0: drawn again)
 
     async def apply(self, records: list[Any]) -> None:
         self.shown.append(records)
@@ -107,7 +110,7 @@ def views() -> Views:
 def pump(loop: Loop, views: Views) -> RecordPump:
     return RecordPump(
         views.apply, views.fold_ahead, schedule=loop.schedule, soon=loop.soon.append,
-        run=loop.run, closed=lambda: loop.closed, clock=lambda: loop.now,
+        run=loop.run, closed=lambda: loop.closed, hold_frames=views.holds.append, clock=lambda: loop.now,
     )
 
 
@@ -293,6 +296,64 @@ async def test_the_end_of_a_stream_is_shown_at_once_during_a_flood(pump: RecordP
     assert loop.armed == [] and len(loop.soon) == 1
     await flush_now(loop)
     assert views.shown == [[last, end]] and not views.folded
+
+
+def echo() -> list[Any]:
+    """What pi sends back for a prompt before the reply's first content."""
+    user = UserMessage(content=[TextContent(text="Hi")])
+    return [Response(command="prompt", success=True), AgentStart(), TurnStart(), MessageStart(message=user),
+            MessageEnd(message=user), MessageStart(message=AssistantMessage(content=[]))]
+
+
+async def test_a_prompt_s_echo_is_shown_at_once_in_frames_held_until_the_reply_s_first_content(
+    pump: RecordPump, loop: Loop, views: Views
+) -> None:
+    pump.hold_echo()
+    sent = echo()
+    pump.feed(sent[0])
+    assert views.holds == [HOLD], "frames held from the echo's first record"
+    await flush_now(loop)
+    for record in sent[1:]:
+        pump.feed(record)
+        await flush_now(loop)
+    assert [record for batch in views.shown for record in batch] == sent, "the echo goes into the views at once"
+    assert views.holds == [HOLD], "and the frames stay held"
+    first = delta()
+    pump.feed(first)
+    assert not loop.armed and loop.soon, "the reply's first delta is shown at once, not a frame later"
+    await flush_now(loop)
+    assert views.shown[-1] == [first] and views.holds == [HOLD, 0], "frames again once it is in the views"
+    pump.feed(AgentStart())
+    await flush_now(loop)
+    assert views.holds == [HOLD, 0], "one hold a prompt"
+
+
+async def test_the_hold_ends_with_the_flush_that_takes_the_reply_s_start(pump: RecordPump, loop: Loop, views: Views) -> None:
+    """What ends the hold mid-flush is shown by the flush right after it, then frames come again."""
+    pump.hold_echo()
+    views.gate = asyncio.Event()
+    for record in echo():
+        pump.feed(record)
+    loop.run_soon()
+    await asyncio.sleep(0)
+    pump.feed(delta())
+    pump.feed(AgentSettled())
+    assert views.holds == [HOLD]
+    views.gate.set()
+    await loop.finish_flushes()
+    assert [len(batch) for batch in views.shown] == [len(echo()), 2] and views.holds == [HOLD, 0]
+
+
+@pytest.mark.parametrize("first", [Response(command="prompt", success=False, error="no model"), TurnStart()])
+async def test_no_hold_for_a_refused_prompt_nor_without_one(pump: RecordPump, loop: Loop, views: Views, first: Any) -> None:
+    if isinstance(first, Response):
+        pump.hold_echo()
+    pump.feed(first)
+    assert loop.soon and not views.holds
+    await flush_now(loop)
+    pump.feed(AgentStart())
+    await flush_now(loop)
+    assert not views.holds and len(views.shown) == 2
 
 
 async def test_nothing_is_queued_or_flushed_once_closed(pump: RecordPump, loop: Loop, views: Views) -> None:
