@@ -37,6 +37,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from widgets.grows_in_place import GrowsInPlace
+from widgets.kept_strip import KeptStrip
 from widgets.markdown_chunks import MarkdownChunker
 from widgets.selection_marks import mark_selection
 
@@ -281,7 +282,7 @@ class StreamingText(GrowsInPlace, Widget):
         """`text`'s lines, after a blank line unless it is the first chunk."""
         lines = self._render_chunk(text)
         if lines and not first:
-            lines.insert(0, Strip.blank(self._width, self._style))
+            lines.insert(0, KeptStrip.blank(self._width, self._style))
         return lines
 
     def _render_chunk(self, chunk: str) -> list[Strip]:
@@ -305,7 +306,7 @@ class StreamingText(GrowsInPlace, Widget):
         """Lines as strips on the widget's style, without blank lines at either end. Rich
         leaves its padding unstyled and its code and rules without the widget's colours:
         Textual's line filters (NO_COLOR, dim) expect every segment to have them."""
-        strips = [Strip(Segment.apply_style(line, self._style), self._width) for line in lines]
+        strips: list[Strip] = [KeptStrip(Segment.apply_style(line, self._style), self._width) for line in lines]
         while strips and not strips[0].text.strip():
             strips.pop(0)
         while strips and not strips[-1].text.strip():

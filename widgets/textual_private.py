@@ -28,6 +28,10 @@ Besides these names, Textual's private attributes are used where there is no pub
 - app/hotkeys_table.py: `TextArea._merged_bindings`, the editor's keys for /hotkeys.
 - widgets/readline_area.py: `_merged_bindings` and `_bindings`, to drop TextArea's keys
   that pi's editor gives other meanings.
+- widgets/kept_strip.py: `Strip`'s slots (`_segments`, `_cell_length`, its seven `_*_cache`
+  caches, `_render_cache`, `_link_ids`, `_cell_count`), set by a subclass whose caches are
+  one shared no-op, so that the lines a transcript keeps are not seven objects more each
+  for the garbage collector (no public way to make a strip without its caches).
 - widgets/grows_in_place.py: `_size_updated`, `_scroll_update`, `_dirty_regions` and
   `_styles_cache`, to keep a growing widget's painted rows when only its height changes.
 """

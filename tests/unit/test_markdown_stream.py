@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import gc
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.style import Style
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 from textual.strip import Strip
 
 from widgets.markdown_chunks import MAX_TAIL, MarkdownChunker
@@ -247,3 +252,33 @@ async def test_a_delta_renders_again_only_the_tail_lines_it_changed() -> None:
         await pilot.pause()
         assert widget.size.height == height
         assert sorted(set(rendered)) == [height - 1], f"the paragraph's other lines were rendered again: {rendered}"
+
+
+def _tracked_objects_of(strip: Strip) -> int:
+    """Objects the garbage collector tracks that this strip alone holds (its own caches and
+    the strips in them; not what is shared, as the segments' styles)."""
+    seen: set[int] = set()
+    todo: list[object] = [strip]
+    while todo:
+        held = gc.get_referents(todo.pop())
+        for each in held:
+            if (gc.is_tracked(each) and id(each) not in seen and sys.getrefcount(each) <= 4  # (held here, in the loop and by the call: held nowhere else)
+                    and not isinstance(each, (type, Style))):
+                seen.add(id(each))
+                todo.append(each)
+    return len(seen)
+
+
+async def test_rendered_lines_keep_no_caches_of_their_own() -> None:
+    # A 3,000-token reply kept some 19,000 objects for the collector to walk after every
+    # run, 10,000 of them the seven caches of each of its lines' strips and the copies in them.
+    widget = StreamingText("".join(f"Paragraph {i} with **bold** and `code` words.\n\n" for i in range(40)))
+    async with Host(widget).run_test(size=(60, 100)) as pilot:
+        await pilot.pause()
+        await pilot.pause()  # drawn: the frames have used the lines
+        lines = [line for chunk in widget._chunks for line in chunk.lines or ()]
+        assert len(lines) >= 60
+        held = [_tracked_objects_of(line) for line in lines]
+        assert max(held) <= 2, held  # its segments' list (and a segment's tuple at most)
+        drawn = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))  # as a frame does
+        assert [line.text.rstrip() for line in drawn if line.text.strip()][-1] == "Paragraph 39 with bold and code words."
