@@ -6,13 +6,16 @@ import argparse
 import gc
 import os
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from app.pi.launch import LaunchError, build_launch, refuse
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
 from app.served_page import served_in_browser, tell_server_how_to_resume
 from protocol.numbers import parse_int
 from protocol.wire.protocol_log import default_log_path
+
+if TYPE_CHECKING:
+    from app.pideck_app import PideckApp
 
 DESCRIPTION = """\
 A full-screen terminal front-end for the pi coding agent. pideck starts a
@@ -154,6 +157,12 @@ def not_a_terminal() -> str | None:
     return None
 
 
+def _app_class() -> type[PideckApp]:
+    from app.pideck_app import PideckApp
+
+    return PideckApp
+
+
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     if given[:1] in (["view"], ["replay"]):  # a headless run or a recording, shown read-only (app/view_cli.py)
@@ -183,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         print("pideck: interrupted", file=sys.stderr)
         return 130
     from app.pi.checkpoint_launch import with_checkpoints
-    from app.pi.early_start import start_pi
+    from app.pi.early_start import behind_pi, start_pi
 
     config = with_checkpoints(config)
     runner, client = start_pi(config)  # pi boots while the UI is imported
@@ -198,11 +207,11 @@ def main(argv: list[str] | None = None) -> int:
             # collections, 35 ms of the imports alone). The app collects again, with what
             # start-up made frozen, once its first frame is drawn (app/gc_pause.py).
             gc.disable()
-            from app.pideck_app import PideckApp
+            app_class = behind_pi(_app_class)  # (behind pi: app/pi/early_start.py)
             from app.terminal.colors import query_terminal_colors
 
             answers = query_terminal_colors(fd) if (fd := stdin_fd()) is not None else None
-            app = PideckApp(config, client=client, terminal_colors=answers[:2] if answers else (None, None),
+            app = app_class(config, client=client, terminal_colors=answers[:2] if answers else (None, None),
                             type_ahead=answers.typed if answers else b"", restore=others)
             code = app.run_app(signals, runner)
         finally:
