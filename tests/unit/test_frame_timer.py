@@ -4,7 +4,7 @@ apart; never on Textual's grid, a frame late after a pause."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from types import SimpleNamespace
 
 import pytest
@@ -119,60 +119,53 @@ async def test_textual_s_own_timer_draws_it_a_frame_late(clock: Clock) -> None:
     assert second - first > 1.5 * PERIOD
 
 
-async def test_a_refresh_while_it_waits_is_drawn_once(clock: Clock) -> None:
+@pytest.fixture
+async def started(clock: Clock) -> AsyncIterator[tuple[Screen, FrameTimer]]:
+    """A screen and its FrameTimer, running."""
     screen = Screen(clock)
     timer = FrameTimer(screen, PERIOD)  # type: ignore[arg-type]
     screen.timer = timer
     timer._start()
-    try:
-        await refresh_at(screen, 100.0)
-        assert screen.frames == [pytest.approx(100.0 + PERIOD)], "the first a frame's time after, as Textual's"
-        timer.resume()
-        timer.resume()
-        await settle()
-        assert screen.frames == [pytest.approx(100.0 + PERIOD), pytest.approx(100.0 + 2 * PERIOD)]
-    finally:
-        timer.stop()
+    yield screen, timer
+    timer.stop()
 
 
-async def test_held_frames_wait_for_the_release(clock: Clock) -> None:
-    screen = Screen(clock)
-    timer = FrameTimer(screen, PERIOD)  # type: ignore[arg-type]
-    screen.timer = timer
-    timer._start()
-    try:
-        await refresh_at(screen, 100.0)
-        drawn = len(screen.frames)
-        timer.hold(60.0)
-        await refresh_at(screen, 101.0)
-        await refresh_at(screen, 101.001)
-        assert len(screen.frames) == drawn, "no frame while held"
-        timer.release()
-        await settle()
-        assert screen.frames[drawn:] == [pytest.approx(101.001)], "one frame for what came meanwhile, at the release"
-    finally:
-        timer.stop()
+async def test_a_refresh_while_it_waits_is_drawn_once(started: tuple[Screen, FrameTimer]) -> None:
+    screen, timer = started
+    await refresh_at(screen, 100.0)
+    assert screen.frames == [pytest.approx(100.0 + PERIOD)], "the first a frame's time after, as Textual's"
+    timer.resume()
+    timer.resume()
+    await settle()
+    assert screen.frames == [pytest.approx(100.0 + PERIOD), pytest.approx(100.0 + 2 * PERIOD)]
 
 
-async def test_a_hold_ends_by_itself(clock: Clock) -> None:
-    screen = Screen(clock)
-    timer = FrameTimer(screen, PERIOD)  # type: ignore[arg-type]
-    screen.timer = timer
-    timer._start()
-    try:
-        await refresh_at(screen, 100.0)
-        drawn = len(screen.frames)
-        clock.now = 101.0
-        timer.hold(0.01)  # (waited on the loop's clock: the fake one stays)
-        await refresh_at(screen, 101.0)
-        assert len(screen.frames) == drawn
-        for _ in range(500):
-            if len(screen.frames) > drawn:
-                break
-            await asyncio.sleep(0.01)
-        assert len(screen.frames) == drawn + 1, "drawn once the hold ran out, with no release"
-        timer.hold(0)
-        await refresh_at(screen, 102.0)
-        assert len(screen.frames) == drawn + 2, "a hold of 0 holds nothing"
-    finally:
-        timer.stop()
+async def test_held_frames_wait_for_the_release(started: tuple[Screen, FrameTimer]) -> None:
+    screen, timer = started
+    await refresh_at(screen, 100.0)
+    drawn = len(screen.frames)
+    timer.hold(60.0)
+    await refresh_at(screen, 101.0)
+    await refresh_at(screen, 101.001)
+    assert len(screen.frames) == drawn, "no frame while held"
+    timer.release()
+    await settle()
+    assert screen.frames[drawn:] == [pytest.approx(101.001)], "one frame for what came meanwhile, at the release"
+
+
+async def test_a_hold_ends_by_itself(clock: Clock, started: tuple[Screen, FrameTimer]) -> None:
+    screen, timer = started
+    await refresh_at(screen, 100.0)
+    drawn = len(screen.frames)
+    clock.now = 101.0
+    timer.hold(0.01)  # (waited on the loop's clock: the fake one stays)
+    await refresh_at(screen, 101.0)
+    assert len(screen.frames) == drawn
+    for _ in range(500):
+        if len(screen.frames) > drawn:
+            break
+        await asyncio.sleep(0.01)
+    assert len(screen.frames) == drawn + 1, "drawn once the hold ran out, with no release"
+    timer.hold(0)
+    await refresh_at(screen, 102.0)
+    assert len(screen.frames) == drawn + 2, "a hold of 0 holds nothing"
