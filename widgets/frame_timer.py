@@ -76,6 +76,8 @@ class FrameTimer(Timer):
                     await asyncio.wait_for(self._free.wait(), held)
                 except TimeoutError:
                     self.release()
+                if not self._active.is_set():
+                    continue  # a layout drew the frame meanwhile
             if (wait := self.delay(_time.get_time())) > 0:
                 await _time.sleep(wait)
                 if not self._active.is_set():

@@ -169,3 +169,15 @@ async def test_a_hold_ends_by_itself(clock: Clock, started: tuple[Screen, FrameT
     timer.hold(0)
     await refresh_at(screen, 102.0)
     assert len(screen.frames) == drawn + 2, "a hold of 0 holds nothing"
+
+
+async def test_a_frame_drawn_during_a_hold_is_not_drawn_again_at_its_end(started: tuple[Screen, FrameTimer]) -> None:
+    screen, timer = started
+    await refresh_at(screen, 100.0)
+    drawn = len(screen.frames)
+    timer.hold(60.0)
+    await refresh_at(screen, 101.0)
+    timer.pause()  # a layout drew the frame meanwhile (Textual's pauses the timer)
+    timer.release()
+    await settle()
+    assert len(screen.frames) == drawn, "a tick with nothing left to draw"
