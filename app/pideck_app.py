@@ -31,7 +31,7 @@ from app.attachments import Attachments
 from app.gc_pause import StreamingGC
 from app.terminal.signals import ExitSignals
 from app.terminal.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_driver, watch_hangup
-from app.terminal.keys import install_alt_arrows, install_alt_keys
+from app.terminal.keys import install_alt_keys, install_key_reads
 from app.keybindings import pi_keymap
 from app.pi.launch import LaunchConfig
 from app.commands.login import run_in_foreground
@@ -116,7 +116,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         super().__init__()
         use_safe_dim_filter(self._filters)  # TEXTUAL_FILTERS=dim with the terminal's own colours
         install_alt_keys()
-        install_alt_arrows()
+        install_key_reads()
         install_hangup_guards()
         if client is None:
             config = with_checkpoints(config)

@@ -45,6 +45,10 @@ class KeysInOrder(Widget):
                     event.prevent_default()
                     return
 
+    def is_bound(self, key: str) -> bool:
+        """Whether a binding of the screen's chain (the app's too) takes `key`."""
+        return any(key in bindings.key_to_bindings for _, bindings in self.screen._modal_binding_chain)
+
 
 class OrderedInput(KeysInOrder, Input):
     pass

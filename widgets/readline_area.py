@@ -26,6 +26,7 @@ from textual.widgets import TextArea
 from textual.widgets.text_area import EditResult, Location
 
 from widgets.keys_in_order import KeysInOrder
+from widgets.textual_private import character_to_key
 
 KILL_RING_SIZE = 30
 
@@ -225,5 +226,11 @@ class ReadlineTextArea(KeysInOrder, TextArea):
             # Alt+letter arrives as Esc + the letter, which TextArea would type: it is a
             # chord, for the bindings (the event still bubbles up to the app, which runs them)
             event.prevent_default()
+            if getattr(event, "escape_first", False) and not self.is_bound(event.key):
+                # no chord of that name: Esc pressed, then the character, read at once (the
+                # Esc aborts the run: never lost; app/terminal/keys.py)
+                event.stop()
+                await self.on_event(events.Key("escape", "\x1b"))
+                await self.on_event(events.Key(character_to_key(event.character), event.character))
             return
         await super()._on_key(event)

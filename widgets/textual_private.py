@@ -32,11 +32,19 @@ Besides these names, Textual's private attributes are used where there is no pub
   caches, `_render_cache`, `_link_ids`, `_cell_count`), set by a subclass whose caches are
   one shared no-op, so that the lines a transcript keeps are not seven objects more each
   for the garbage collector (no public way to make a strip without its caches).
+- widgets/keys_in_order.py: `Screen._modal_binding_chain`, to run a key's bindings when the
+  widget reads it and to know whether any takes it (no public way to ask).
+- app/terminal/keys.py, through `escape_now` here: the parser's `_timeout_time`, to end its
+  wait for what follows an Esc when the next read shows that nothing does (no public way).
 - widgets/grows_in_place.py: `_size_updated`, `_scroll_update`, `_dirty_regions` and
   `_styles_cache`, to keep a growing widget's painted rows when only its height changes.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.message import Message
 
 # The clock and sleep of Textual's timers, which the frame timer keeps to (widgets/frame_timer.py).
 from textual import _time as textual_time
@@ -63,8 +71,17 @@ from textual.widgets._footer import FooterKey
 
 TEXTUAL_CHECKED = "8.2.8"
 
+
+def escape_now(parser: XTermParser) -> Iterable[Message]:
+    """What `parser` holds while it waits to see whether an ESC starts a sequence, read now
+    as if that wait had ended (a lone ESC: the Esc key)."""
+    if parser._timeout_time is None:
+        return ()
+    parser._timeout_time = 0.0
+    return parser.tick()
+
 __all__ = [
     "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "Compositor", "CompositorUpdate", "FooterKey", "LayoutUpdate", "ReflowResult",
     "TEXTUAL_CHECKED",
-    "WriterThread", "XTermParser", "character_to_key", "textual_time",
+    "WriterThread", "XTermParser", "character_to_key", "escape_now", "textual_time",
 ]

@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.pi_harness import Fake, TmuxPideck
 from textual._xterm_parser import XTermParser
 
-from app.terminal.keys import install_alt_arrows
+from app.terminal.keys import install_key_reads
 
 
 def keys(sequence: str) -> list[str]:
@@ -19,7 +19,7 @@ def keys(sequence: str) -> list[str]:
 
 
 def test_xterm_parser_reads_both_alt_up_encodings() -> None:
-    install_alt_arrows()
+    install_key_reads()
     assert keys("\x1b[1;3A") == ["alt+up"]  # xterm, tmux
     assert keys("\x1b\x1b[A") == ["alt+up"]  # ESC-prefixing terminals, which Textual read as Esc, Up
     assert keys("\x1b\x1bOB") == ["alt+down"]

@@ -49,3 +49,28 @@ def sent_after(term: TmuxPideck, fake: Fake, count: int) -> list[tuple[str, str 
 
     term.wait(settled, "the messages sent", timeout=60)
     return sent()
+
+
+@pytest.mark.parametrize("keys", [("Escape", "C-c"), ("Escape", "n"), ("Escape", "next"), ("Escape",), ("Escape", "then n")],
+                         ids=["esc-ctrl+c", "esc-n", "esc-text", "esc", "esc-then-n"])
+def test_esc_with_a_key_right_after_it_still_aborts(tmp_path: Path, keys: tuple[str, ...]) -> None:
+    """Textual reads ESC and a key within 100 ms (in one write, or the next read) as that key
+    with Alt, or as the key alone: the abort was lost, and the letter too."""
+    fake = Fake(tmp_path, "--stop-after", "3")  # the run streams on until an abort
+    with TmuxPideck(fake) as term:
+        term.wait_started()
+        term.send("Write a long answer slowly.")
+        term.wait(lambda: "working" in term.screen(), "the run shown")
+        if keys[-1] == "then n":  # two writes: the ESC ends one read of the terminal, n begins the next
+            term.keys("Escape")
+            term.keys("n")
+            typed = "n"
+        else:
+            term.keys(*keys)  # one write
+            typed = {"n": "n", "next": "next"}.get(keys[-1], "")
+        term.wait(lambda: "abort" in fake.kinds(), "the abort")
+        assert fake.kinds().count("clear_queue") == 1
+        if typed:
+            term.wait(lambda: f"│ {typed} " in term.screen(), "the key after Esc typed in the prompt")
+        if keys[-1] == "C-c":  # (on the empty prompt)
+            term.wait(lambda: "Press ctrl+c again" in term.screen(), "Ctrl+C read too")

@@ -7,7 +7,7 @@ from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from app.terminal.keys import install_alt_keys
+from app.terminal.keys import install_alt_keys, install_key_reads
 from widgets.prompt_editor import PromptEditor
 from widgets.readline_area import KillRing, ReadlineTextArea
 
@@ -16,6 +16,7 @@ async def terminal_sends(pilot: Pilot[None], data: str) -> None:
     """Keys as a terminal sends them (Alt+D is Esc then "d"), read by Textual's parser with
     pideck's additions."""
     install_alt_keys()
+    install_key_reads()
     parser = XTermParser()
     for event in [*parser.feed(data), *parser.feed("")]:
         pilot.app.post_message(event)
@@ -26,6 +27,37 @@ async def terminal_sends(pilot: Pilot[None], data: str) -> None:
 class Host(App[None]):
     def compose(self) -> ComposeResult:
         yield ReadlineTextArea()
+
+
+class Aborts(App[None]):
+    """An editor under a screen whose Esc aborts, as pideck's does."""
+
+    BINDINGS = [("escape", "abort", "Abort")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.aborts = 0
+
+    def compose(self) -> ComposeResult:
+        yield ReadlineTextArea()
+
+    def action_abort(self) -> None:
+        self.aborts += 1
+
+
+async def test_esc_and_a_letter_read_at_once_abort_and_type_the_letter_unless_alt_has_a_key_of_that_name() -> None:
+    app = Aborts()
+    async with app.run_test() as pilot:
+        editor = app.query_one(ReadlineTextArea)
+        await terminal_sends(pilot, "ab\x1bn")  # no Alt+N: Esc, then n
+        assert (app.aborts, editor.text) == (1, "abn")
+        await terminal_sends(pilot, "\x1bN")
+        assert (app.aborts, editor.text) == (2, "abnN")
+        await terminal_sends(pilot, "\x1bd")  # Alt+D kills the word after the cursor (none here): no Esc
+        assert (app.aborts, editor.text) == (2, "abnN")
+        editor.move_cursor((0, 0))
+        await terminal_sends(pilot, "\x1bd")
+        assert (app.aborts, editor.text) == (2, "")
 
 
 def test_kill_ring_joins_kills_in_a_row_and_cycles_back_from_the_newest() -> None:
