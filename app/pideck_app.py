@@ -679,8 +679,9 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         if self.selection.copy():
             return
         editor = self.main.editor
-        if editor.text:
+        if editor.text:  # a press that clears is not the first of two that quit
             editor.load("")
+            self._last_ctrl_c = 0.0
             return
         now = time.monotonic()
         if now - self._last_ctrl_c < QUIT_WINDOW:

@@ -160,6 +160,22 @@ async def test_ctrl_c_clears_then_quits_and_ctrl_d(tmp_path: Path) -> None:
         assert len(exits) == 2
 
 
+async def test_ctrl_c_that_clears_text_is_not_the_first_of_two_that_quit(tmp_path: Path) -> None:
+    async with Fake(tmp_path).run() as pilot:
+        app = pilot.app
+        exits: list[Any] = []
+        app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
+        editor = app.query_one(PromptEditor)
+        await pilot.press("ctrl+c")  # warns; then text comes back (Esc gives the queue back), and is cleared
+        editor.load("steer")
+        await pilot.press("ctrl+c")
+        assert editor.text == ""
+        await pilot.press("ctrl+c")
+        assert not exits, "the press that cleared the editor counted as the first of two"
+        await pilot.press("ctrl+c")
+        assert len(exits) == 1
+
+
 async def test_bash_and_bash_excluded(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
