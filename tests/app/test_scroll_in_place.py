@@ -16,6 +16,7 @@ from tests.pi_harness import Fake, send, wait_until
 from tests.unit.test_unchanged_lines import Grid
 from widgets.rows_compositor import RowsCompositor, ScrolledUpdate
 from widgets.scroll_in_place import Scroll
+from widgets.side_panes import SPINNER
 from widgets.textual_private import CompositorUpdate, LayoutUpdate
 
 
@@ -48,9 +49,18 @@ class Terminal:
         chops = compositor._render_chops(whole, lambda y: True)
         repaint.feed(TerminalLines().render(LayoutUpdate([chop.values() for chop in chops], whole), app.console,
                                             compositor.size))
-        differ = [y for y, (a, b) in enumerate(zip(repaint.rows(), self.grid.rows())) if a != b]
+        status = screen.status.region.y
+        differ = [y for y, (a, b) in enumerate(zip(repaint.rows(), self.grid.rows()))
+                  if a != b and not (y == status and spun(a) == spun(b))]
         if [y for y in differ if not pending(compositor, y)]:
             self.wrong.append((self.frames, repaint.rows(), self.grid.rows()))
+
+
+def spun(row: str) -> str:
+    """The status line without its spinner's glyph, which the clock picks on whichever frame
+    comes: in about 1 of 10 runs on a loaded machine the repaint here drew the step after
+    the one the frame drew, with nothing of the line waiting to be repainted."""
+    return row.translate({ord(glyph): "*" for glyph in SPINNER})
 
 
 def pending(compositor: RowsCompositor, y: int) -> bool:
