@@ -22,6 +22,7 @@ from textual.widgets.text_area import Location
 from widgets.completion import Candidate, CompletionMenu
 from widgets.paste_markers import Pastes, cleaned, is_large
 from widgets.readline_area import ReadlineTextArea
+from widgets.textual_private import textual_time
 
 Completer = Callable[[str], tuple[int, list[Candidate]]]
 PasteHandler = Callable[[str], Awaitable[bool]]  # True: the paste was taken (e.g. image paths)
@@ -73,6 +74,7 @@ class PromptEditor(ReadlineTextArea):
         self.pastes = Pastes()  # large pastes, shown as markers (widgets/paste_markers.py)
         self._completion_start: Location = (0, 0)
         self.hardware_cursor = False  # the terminal shows its cursor at this one's (Textual puts it there)
+        self._given_back: tuple[float, str] | None = None  # when text given back came, and the text then
 
     @property
     def _draw_cursor(self) -> bool:
@@ -85,6 +87,8 @@ class PromptEditor(ReadlineTextArea):
         return self.keymapped
 
     async def _on_key(self, event: events.Key) -> None:
+        if self._given_back is not None:
+            self._apart_from_given_back(event)
         if self.take_jump(event):
             return
         key = event.key
@@ -236,4 +240,17 @@ class PromptEditor(ReadlineTextArea):
         """`texts` in front of what the editor holds, a blank line between each (text given
         back: a message sent from here as it was typed, another large one as a marker)."""
         texts = [self.pastes.given_back(text) for text in texts]
-        self.load("\n\n".join([*texts, self.text] if self.text.strip() else texts))
+        draft = bool(self.text.strip())
+        self.load("\n\n".join([*texts, self.text] if draft else texts))
+        self._given_back = None if draft else (textual_time.get_time(), self.text)
+
+    def _apart_from_given_back(self, event: events.Key) -> None:
+        """A character typed before the text given back was in the editor (Esc and the next
+        message typed at once: the Esc's queue came back in between) is a new paragraph
+        after it, not the end of its last line."""
+        at, given = self._given_back or (0.0, "")
+        if event.time >= at:
+            self._given_back = None  # typed with the text in sight
+        elif event.is_printable and self.text == given and self.cursor_location == self.document.end:
+            self._given_back = None
+            self.insert("\n\n")

@@ -230,7 +230,9 @@ class ReadlineTextArea(KeysInOrder, TextArea):
                 # no chord of that name: Esc pressed, then the character, read at once (the
                 # Esc aborts the run: never lost; app/terminal/keys.py)
                 event.stop()
-                await self.on_event(events.Key("escape", "\x1b"))
-                await self.on_event(events.Key(character_to_key(event.character), event.character))
+                escape, typed = events.Key("escape", "\x1b"), events.Key(character_to_key(event.character), event.character)
+                escape.time = typed.time = event.time  # (pressed when the chord came, not once the Esc is done)
+                await self.on_event(escape)
+                await self.on_event(typed)
             return
         await super()._on_key(event)

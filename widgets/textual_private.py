@@ -46,7 +46,8 @@ from collections.abc import Iterable
 
 from textual.message import Message
 
-# The clock and sleep of Textual's timers, which the frame timer keeps to (widgets/frame_timer.py).
+# The clock and sleep of Textual's timers, which the frame timer keeps to (widgets/frame_timer.py),
+# and the clock of its events' times (widgets/prompt_editor.py: was a key typed before text came back).
 from textual import _time as textual_time
 
 # The frame Textual hands its driver, looked into to leave out what the terminal shows already;

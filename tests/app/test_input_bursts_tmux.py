@@ -74,3 +74,25 @@ def test_esc_with_a_key_right_after_it_still_aborts(tmp_path: Path, keys: tuple[
             term.wait(lambda: f"│ {typed} " in term.screen(), "the key after Esc typed in the prompt")
         if keys[-1] == "C-c":  # (on the empty prompt)
             term.wait(lambda: "Press ctrl+c again" in term.screen(), "Ctrl+C read too")
+
+
+@pytest.mark.parametrize("keys", [("Escape", "next"), ("Escape", "-l", "next")], ids=["one write", "two writes"])
+def test_text_typed_right_after_esc_is_a_paragraph_of_its_own_after_the_queue_it_gives_back(
+        tmp_path: Path, keys: tuple[str, ...]) -> None:
+    """Esc waits for pi's answer to clear_queue before the keys after it are read: they went
+    on the last line of what came back ("Then summarize.next")."""
+    fake = Fake(tmp_path, "--stop-after", "10", "--queue-on-prompt", stream="steer_abort.jsonl")
+    with TmuxPideck(fake) as term:
+        term.wait_started()
+        term.send("start the run")
+        term.wait(lambda: "working" in term.screen(), "the run shown")  # the fake queued two messages with the prompt
+        if len(keys) == 2:
+            term.keys(*keys)
+        else:
+            term.keys("Escape")
+            term.keys(*keys[1:])
+        term.wait(lambda: "abort" in fake.kinds(), "the abort")
+        term.wait(lambda: "│ next " in term.screen(), "the text typed")
+        rows = [row.strip("│ ▏") for row in term.screen().splitlines()]
+        at = rows.index("next")
+        assert rows[at - 4 : at + 1] == ["Actually, be brief.", "", "Then summarize.", "", "next"]
