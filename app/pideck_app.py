@@ -31,7 +31,7 @@ from app.attachments import Attachments
 from app.gc_pause import StreamingGC
 from app.terminal.signals import ExitSignals
 from app.terminal.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_driver, watch_hangup
-from app.terminal.keys import install_alt_keys, install_key_reads
+from app.terminal.keys import install_alt_keys, install_key_reads, use_alt_ctrl_chords
 from app.keybindings import pi_keymap
 from app.pi.launch import LaunchConfig
 from app.commands.login import run_in_foreground
@@ -267,6 +267,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         editor = [binding for _, binding in PromptEditor._merged_bindings if binding.id is not None]  # not TextArea's
         self.keys = pi_keymap(agent_dir(self.config.env), [*ours, *editor])
         self.set_keymap(self.keys.keymap)
+        use_alt_ctrl_chords(key for keys in self.keys.keymap.values() for key in keys.split(","))
         for slot in self.slots:
             if slot.main.is_mounted:
                 slot.main.editor.use_keymap(self.keys.keymap)

@@ -60,8 +60,18 @@ def install_alt_keys() -> None:
     for digit in "0123456789":  # (Textual types WezTerm-on-macOS's Option characters for these: "¡" for Alt+1)
         ANSI_SEQUENCES_KEYS[f"\x1b{digit}"] = (_Key(f"alt+{digit}"),)  # type: ignore[assignment]
     ANSI_SEQUENCES_KEYS["\x1b\x1d"] = (_Key("alt+ctrl+right_square_bracket"),)  # type: ignore[assignment]
+    use_alt_ctrl_chords(())
+
+
+def use_alt_ctrl_chords(keys: Iterable[str]) -> None:
+    """ESC and a control character are Esc, then that control key, but Ctrl+Alt and that key
+    where pi's keybindings.json gives it to an action (`keys`: every key bound)."""
+    chords = {key for key in keys if key.startswith("alt+ctrl+")}
     for control in _AFTER_ESCAPE:
-        ANSI_SEQUENCES_KEYS[f"\x1b{control}"] = (_Key("escape"), *ANSI_SEQUENCES_KEYS[control])  # type: ignore[misc]
+        plain = ANSI_SEQUENCES_KEYS[control]
+        chord = f"alt+{plain[0].value}"  # type: ignore[union-attr]
+        keys_read = (_Key(chord),) if chord in chords else (_Key("escape"), *plain)
+        ANSI_SEQUENCES_KEYS[f"\x1b{control}"] = keys_read  # type: ignore[assignment]
 
 
 class _Reads:

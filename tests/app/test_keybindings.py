@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.pi_harness import Fake, notes, send, type_text, wait_until
+from textual._xterm_parser import XTermParser
 from textual.widgets._footer import FooterKey
 
 from app.keybindings import textual_key
@@ -195,3 +196,16 @@ async def test_ctrl_q_is_free_as_in_pi(tmp_path: Path) -> None:
         await pilot.press("ctrl+q")
         await wait_until(pilot, lambda: fake.commands("prompt"), what="Ctrl+Q sent the follow-up")
         assert app.is_running and fake.commands("prompt")[0]["message"] == "queue me"
+
+
+async def test_a_ctrl_alt_key_in_keybindings_json_arrives_as_that_key_and_not_as_esc(tmp_path: Path) -> None:
+    """A terminal sends Ctrl+Alt+O as ESC and Ctrl+O, which pideck reads as Esc then Ctrl+O
+    (app/terminal/keys.py) unless a binding takes Ctrl+Alt+O."""
+    env = agent_with(tmp_path, {"app.tools.expand": "ctrl+alt+o"})
+    fake = Fake(tmp_path)
+    async with fake.run(fake.app(env)) as pilot:
+        app = pilot.app
+        parser = XTermParser()
+        for event in [*parser.feed("\x1b\x0f"), *parser.feed("")]:
+            app.post_message(event)
+        await wait_until(pilot, lambda: app.main._tools_expanded, what="Ctrl+Alt+O expanded the tools")

@@ -9,7 +9,7 @@ import pytest
 from textual import events
 from textual._xterm_parser import XTermParser
 
-from app.terminal.keys import install_alt_keys, install_key_reads
+from app.terminal.keys import install_alt_keys, install_key_reads, use_alt_ctrl_chords
 
 
 @pytest.fixture(autouse=True)
@@ -82,3 +82,14 @@ def test_an_alt_key_read_with_the_next_key_is_still_marked() -> None:
     parsed = [*parser.feed("\x1bn"), *parser.feed("x")]  # the ESC's wait ended by the next read
     keys = [event for event in [*parsed, *parser.feed("")] if isinstance(event, events.Key)]
     assert [key.key for key in keys] == ["alt+n", "x"] and getattr(keys[0], "escape_first", False)
+
+
+def test_a_ctrl_alt_key_given_an_action_in_pis_keybindings_is_that_chord() -> None:
+    try:
+        use_alt_ctrl_chords(["alt+ctrl+t", "ctrl+x", "alt+ctrl+backslash"])
+        assert names("\x1b\x14") == ["alt+ctrl+t"]
+        assert names("\x1b\x1c") == ["alt+ctrl+backslash"]
+        assert names("\x1b\x03") == ["escape", "ctrl+c"]  # not bound: Esc, then Ctrl+C
+    finally:
+        use_alt_ctrl_chords([])
+    assert names("\x1b\x14") == ["escape", "ctrl+t"]
