@@ -23,7 +23,8 @@ control character as that control alone, so Esc then Ctrl+C quickly (or keys bun
 tmux or an ssh link) was a lone Ctrl+C: the abort lost. So:
 - ESC and a control character that no terminal sends for a key pideck knows (ESC and
   Ctrl+C, Ctrl+L, ...; not Alt+Enter, Alt+Backspace as ESC ^H, ESC Tab (Shift+Tab),
-  Ctrl+Alt+]) are read as Esc, then that key;
+  Ctrl+Alt+]) are read as Esc, then that key: a Ctrl+Alt key, which terminals send
+  so, only where pi's keybindings.json gives it an action (`use_alt_ctrl_chords`);
 - an ESC that ended one read of the terminal, followed in the next read by anything
   that does not continue an escape sequence, is Esc, then what follows: a terminal
   sends an Alt key in one write, which comes in one read;
