@@ -1,9 +1,10 @@
 """Text given back to the prompt (Esc's queue, a refused message) and keys typed around it:
 a key pressed before it came is a new paragraph after it; one pressed once it was there
-edits it, as typing does."""
+edits it, as typing does; one typed onto a draft goes on the draft."""
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 from textual.app import App, ComposeResult
 
@@ -15,41 +16,24 @@ class Host(App[None]):
         yield PromptEditor()
 
 
-def key(character: str, time: float) -> events.Key:
-    pressed = events.Key(character, character)
-    pressed.time = time
-    return pressed
-
-
-async def test_keys_pressed_before_the_text_came_back_go_after_it_as_a_paragraph() -> None:
+@pytest.mark.parametrize("draft, pressed, expected", [
+    ("", "before", "steer one\n\nfollow one\n\nno"),  # read after the text came, pressed before it
+    ("", "after", "steer one\n\nfollow oneno"),
+    ("draft", "before", "steer one\n\nfollow one\n\ndraftno"),
+])
+async def test_keys_around_text_given_back(draft: str, pressed: str, expected: str) -> None:
     app = Host()
     async with app.run_test() as pilot:
         editor = app.query_one(PromptEditor)
-        before = [key("n", 0.0), key("o", 0.0)]  # pressed before the text came, read after it
+        editor.load(draft)
+        keys = [events.Key("n", "n"), events.Key("o", "o")]
+        if pressed == "before":
+            for key in keys:
+                key.time = 0.0
         editor.put_before(["steer one", "follow one"])
-        for event in before:
-            editor.post_message(event)
+        if pressed == "after":
+            keys = [events.Key(key.key, key.character) for key in keys]  # made now: after the text came
+        for key in keys:
+            editor.post_message(key)
         await pilot.pause()
-        assert editor.text == "steer one\n\nfollow one\n\nno"
-
-
-async def test_keys_pressed_once_it_was_there_edit_it() -> None:
-    app = Host()
-    async with app.run_test() as pilot:
-        editor = app.query_one(PromptEditor)
-        editor.put_before(["follow one"])
-        editor.post_message(events.Key("s", "s"))  # made now: after the text came
-        await pilot.pause()
-        assert editor.text == "follow ones"
-
-
-async def test_a_draft_keeps_what_is_typed_before_the_text_came_back() -> None:
-    app = Host()
-    async with app.run_test() as pilot:
-        editor = app.query_one(PromptEditor)
-        editor.load("draft")
-        early = key("x", 0.0)
-        editor.put_before(["steer one"])
-        editor.post_message(early)
-        await pilot.pause()
-        assert editor.text == "steer one\n\ndraftx"
+        assert editor.text == expected
