@@ -36,6 +36,7 @@ tmux or an ssh link) was a lone Ctrl+C: the abort lost. So:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any, NamedTuple
 
 from textual import events
@@ -111,15 +112,14 @@ def install_key_reads() -> None:
     def feed_keys(self: XTermParser, data: str) -> Iterable[Any]:
         state = reads(self)
         if not data:  # the end of input
-            yield from _marked(state, feed(self, data))
-            return
+            return _marked(state, feed(self, data))
         if "\x1b\x1b" in data:
             for meta, xterm in _META_ARROWS.items():
                 data = data.replace(meta, xterm)
-        if state.escape_ended and data[0] not in _CONTINUES and not state.pasting:
-            yield from escape_now(self)
+        escaped = escape_now(self) if state.escape_ended and data[0] not in _CONTINUES and not state.pasting else ()
         state.read(data)
-        yield from _marked(state, feed(self, data))
+        parsed = _marked(state, feed(self, data))  # (Textual's own, untouched, for a read without an ESC)
+        return chain(escaped, parsed) if escaped else parsed
 
     def tick_keys(self: XTermParser) -> Iterable[Any]:
         return _marked(reads(self), tick(self))  # (an Alt key comes once the wait for a longer sequence ends)
@@ -131,8 +131,13 @@ def install_key_reads() -> None:
 
 def _marked(state: _Reads, parsed: Iterable[Any]) -> Iterable[Any]:
     """`parsed` with the Alt keys that came as ESC and the character marked `escape_first`."""
-    for event in parsed:
-        if (isinstance(event, events.Key) and event.key.startswith("alt+") and event.character
-                and f"\x1b{event.character}" in state.last):
-            event.escape_first = True  # type: ignore[attr-defined]
-        yield event
+    if "\x1b" not in state.last:
+        return parsed
+    return (_mark(event, state.last) for event in parsed)
+
+
+def _mark(event: Any, read: str) -> Any:
+    if (isinstance(event, events.Key) and event.key.startswith("alt+") and event.character
+            and f"\x1b{event.character}" in read):
+        event.escape_first = True
+    return event
