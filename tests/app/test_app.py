@@ -326,7 +326,9 @@ async def test_markup_and_escape_sequences_render_literally(tmp_path: Path) -> N
         assert "[bold]x[/]" in text and "[link=http://e]y[/]" in text and "[@click=app.quit]z[/]" in text
         assert "RED clip done" in text
         assert "\x1b" not in text and "aGVsbG8" not in text and "evil title" not in text
-        rows = [str(app.query_one(ToolLog).get_option_at_index(i).prompt) for i in range(2)]
+        tool_log = app.query_one(ToolLog)  # (refreshed after the transcript, in the same step)
+        await wait_until(pilot, lambda: tool_log.option_count >= 2, what="the tool log's rows")
+        rows = [str(tool_log.get_option_at_index(i).prompt) for i in range(2)]
         assert all("\x1b" not in row for row in rows)
         # clicking around the rendered text must not run the [@click] action
         await pilot.click(Transcript)
