@@ -27,7 +27,8 @@ class Demo:
     def _lines(self, way: str) -> list[dict[str, Any]]:
         if not self.record.exists():
             return []
-        entries = (json.loads(line) for line in self.record.read_text().splitlines())
+        written = self.record.read_text().split("\n")[:-1]  # (the last line may be half written)
+        entries = (json.loads(line) for line in written)
         return [json.loads(entry[way]) for entry in entries if way in entry]
 
     def prompts(self) -> list[tuple[str, str | None]]:
