@@ -122,9 +122,9 @@ async def test_escape_cancels(request_: DialogRequest) -> None:
 async def test_timeout_dismisses_with_none(request_: DialogRequest) -> None:
     app = DialogApp(dialog_for(type(request_)(id="t", title="soon", timeout=300)))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(1.0)
+        await wait_until(pilot, lambda: app.results, what="the dialog's timeout")
         assert app.results == [None]
-        assert app.screen is not app.dialog
+        await wait_until(pilot, lambda: app.screen is not app.dialog, what="the dialog gone")
 
 
 async def test_countdown_ticks(monkeypatch: pytest.MonkeyPatch) -> None:
