@@ -87,8 +87,7 @@ class PromptEditor(ReadlineTextArea):
         return self.keymapped
 
     async def _on_key(self, event: events.Key) -> None:
-        if self._given_back is not None:
-            self._apart_from_given_back(event)
+        self._apart_from_given_back(event.time, typed=event.is_printable)
         if self.take_jump(event):
             return
         key = event.key
@@ -132,6 +131,7 @@ class PromptEditor(ReadlineTextArea):
             event.stop()
             event.prevent_default()
             return
+        self._apart_from_given_back(event.time, typed=bool(event.text))
         text = cleaned(event.text)
         if is_large(text):
             event.stop()
@@ -244,13 +244,16 @@ class PromptEditor(ReadlineTextArea):
         self.load("\n\n".join([*texts, self.text] if draft else texts))
         self._given_back = None if draft else (textual_time.get_time(), self.text)
 
-    def _apart_from_given_back(self, event: events.Key) -> None:
-        """A character typed before the text given back was in the editor (Esc and the next
-        message typed at once: the Esc's queue came back in between) is a new paragraph
-        after it, not the end of its last line."""
-        at, given = self._given_back or (0.0, "")
-        if event.time >= at:
+    def _apart_from_given_back(self, pressed: float, typed: bool) -> None:
+        """What is typed or pasted before the text given back was in the editor (Esc and the
+        next message typed at once: the Esc's queue came back in between) is a new paragraph
+        after it, not the end of its last line. `pressed`: the key's or the paste's time;
+        `typed`: it puts text in."""
+        if self._given_back is None:
+            return
+        at, given = self._given_back
+        if pressed >= at:
             self._given_back = None  # typed with the text in sight
-        elif event.is_printable and self.text == given and self.cursor_location == self.document.end:
+        elif typed and self.text == given and self.cursor_location == self.document.end:
             self._given_back = None
             self.insert("\n\n")

@@ -1,5 +1,5 @@
 """Text given back to the prompt (Esc's queue, a refused message) and keys typed around it:
-a key pressed before it came is a new paragraph after it; one pressed once it was there
+a key pressed or a paste made before it came is a new paragraph after it; one pressed once it was there
 edits it, as typing does; one typed onto a draft goes on the draft."""
 
 from __future__ import annotations
@@ -37,3 +37,15 @@ async def test_keys_around_text_given_back(draft: str, pressed: str, expected: s
             editor.post_message(key)
         await pilot.pause()
         assert editor.text == expected
+
+
+async def test_a_paste_made_before_the_text_came_back_goes_after_it_as_a_paragraph() -> None:
+    app = Host()
+    async with app.run_test() as pilot:
+        editor = app.query_one(PromptEditor)
+        paste = events.Paste("pasted")
+        paste.time = 0.0
+        editor.put_before(["follow one"])
+        app.post_message(paste)  # (as the terminal's reader hands it over)
+        await pilot.pause()
+        assert editor.text == "follow one\n\npasted"
