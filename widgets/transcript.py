@@ -3,12 +3,17 @@
 It stays anchored to the bottom while the stream grows; scrolling up releases the
 anchor and scrolling back to the end restores it (Textual's `anchor`). Output that comes
 meanwhile shows "↓ new output" at the foot of the transcript.
-Only the newest `MAX_VIEWS` items are mounted; older ones load when search, the tool log
-or Ctrl+Up goes to one (`reveal`). Ctrl+Home at the top shows the session's first
+Only the newest `MAX_VIEWS` items are mounted; older ones load when a scroll reaches the
+top of those mounted (`LOAD_STEP` at a time, the view kept where it was), or when search,
+the tool log or Ctrl+Up goes to one (`reveal`). Ctrl+Home at the top shows the session's first
 `START_VIEWS` items instead of the newest (a window: Page Down at its foot brings the next
 ones, dropping the first beyond `MAX_VIEWS`; Ctrl+End goes back to the newest `START_VIEWS`), so the
 views mounted, and the memory they hold, stay bounded however long the session. Views are trimmed back only while the user follows the
 end, never under what they are reading.
+
+Every layout places every widget mounted, off screen too (Textual's full map): a reply in a
+session of 400 views took 80 to 110 ms from Enter to the screen where one of 40 took 35. So
+the bound is a few screens of scrollback, not the whole session.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from textual import events
 from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
 from textual.layout import DockArrangeResult
-from textual.scrollbar import ScrollBar
+from textual.scrollbar import ScrollBar, ScrollTo, ScrollUp
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -35,8 +40,9 @@ from widgets.message_views import BannerView, MessageView, ToolCallBlock, tool_s
 from widgets.strip_scrollbar import use_strip_scrollbar
 from widgets.tool_output import output_preview
 
-MAX_VIEWS = 400
-START_VIEWS = 100  # Ctrl+Home shows the session's first items, this many (Page Down at their foot brings more)
+MAX_VIEWS = 120
+START_VIEWS = 60  # Ctrl+Home shows the session's first items, this many (Page Down at their foot brings more)
+LOAD_STEP = 40  # items mounted above the first one shown when a scroll reaches the top
 WHEEL_LINES = 2  # lines a wheel step scrolls (Textual's own)
 WHEEL_MAX = 6  # ... and at most, as steps come quicker (pi's "auto" wheel speed)
 WHEEL_QUICK = 0.05  # seconds between two steps of a fast spin
@@ -99,8 +105,10 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self.new_output = NewOutputMarker(id="new-output")  # docked at the foot, shown by apply
         self._arranged: DockArrangeResult | None = None  # the views' last arrangement
         self._keep: tuple[Widget, int, DockArrangeResult] | None = None  # a view kept at its offset on screen, the arrangement before
+        self._keep_until: Widget | None = None  # ... in the first arrangement that places this view (one being mounted)
         self._unhighlighted: list[ToolCallBlock] = []  # blocks drawn plain, to highlight (the nearest last)
         self._highlight_timer: Timer | None = None
+        self._loading_above = False  # a scroll reached the top: earlier items are being mounted
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -239,7 +247,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         return f"… {self._hidden_after} later messages not shown (page down here moves on, ctrl+end goes to the end)"
 
     def _more_text(self) -> str:
-        return f"… {self._hidden_before} earlier messages not shown (ctrl+home at the top loads more)"
+        return f"… {self._hidden_before} earlier messages not shown (scrolling up loads them; ctrl+home here: the session's start)"
 
     def _more_marker(self) -> Static:
         return Static(self._more_text(), id="more-marker", classes="banner")
@@ -314,13 +322,41 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
                 parts.append(output_preview(run.output, expanded=False).plain)
         return "\n".join(parts)
 
-    async def load_earlier(self, count: int = 100) -> None:
-        """Mount up to `count` items before the oldest one shown."""
+    def _load_above(self) -> None:
+        """The user scrolled to the top of the views mounted (the wheel, Page Up, the
+        scrollbar; not Ctrl+Home, whose second press goes to the session's start): the
+        items before them come in, once the scroll is drawn."""
+        if self._hidden_before and not self._loading_above:
+            self._loading_above = True
+            self.call_after_refresh(self._load_above_in_place)
+
+    async def _load_above_in_place(self) -> None:
+        """LOAD_STEP items mounted above the first one shown, the view kept where it is (the
+        first layout after the mount scrolls by their height, before the frame is drawn)."""
+        try:
+            if not self._hidden_before or self.scroll_y > 0:
+                return
+            shown = self._views_shown()
+            keep = None
+            if shown and self._arranged is not None and not self.following:
+                top = next((p.region.y for p in self._arranged.placements if p.widget is shown[0]), None)
+                if top is not None:
+                    keep = (shown[0], top - round(self.scroll_y))
+            await self.load_earlier(LOAD_STEP, keep)
+        finally:
+            self._loading_above = False
+
+    async def load_earlier(self, count: int = 100, keep: tuple[Widget, int] | None = None) -> None:
+        """Mount up to `count` items before the oldest one shown; `keep`: a view and its
+        offset on screen, kept in the layout that places them."""
         if not self._hidden_before:
             return
         start = max(0, self._hidden_before - count)
         items = self.session.items[start : self._hidden_before]
         views = [view for item in items if (view := self._make_view(item.key)) is not None]
+        placed = next((view for view in views if view.display), None)  # (a hidden one is not placed)
+        if keep is not None and placed is not None and self._arranged is not None:
+            self._keep, self._keep_until = (*keep, self._arranged), placed
         self._hidden_before = start
         marker = self.more_marker
         assert marker is not None, "items are left out, so the marker that says so is shown"
@@ -339,6 +375,13 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         self._wheel_step(event, 1)
 
+    def on_scroll_to(self, message: ScrollTo) -> None:
+        if message.y is not None and message.y <= 0:  # the scrollbar dragged to the top
+            self._load_above()
+
+    def on_scroll_up(self, message: ScrollUp) -> None:  # a click on the scrollbar above its thumb
+        self._load_above()
+
     def _wheel_step(self, event: events.MouseScrollUp | events.MouseScrollDown, direction: int) -> None:
         """Scroll WHEEL_LINES a step, up to WHEEL_MAX as a spin speeds up (or `wheel_lines`),
         five times as far with Alt (as pi's wheel). Up stops following the stream; the end
@@ -356,12 +399,15 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         lines = self.wheel_lines or lines
         target = self.scroll_target_y + direction * lines * (WHEEL_ALT if event.meta else 1)
         self.scroll_to(y=target, animate=False, immediate=True)  # the next step goes on from there
+        if direction < 0:
+            self._load_above()
 
     def page(self, pages: int) -> None:
         """Up (< 0) or down a page; moving up stops following the stream until the end is
         reached again."""
         if pages < 0:
             self.scroll_page_up(animate=False)
+            self._load_above()
         elif self._hidden_after and self.scroll_y >= self.max_scroll_y:
             self.call_later(self.load_later)
         else:
@@ -475,7 +521,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             if shown and self._arranged is not None:
                 top = next(p.region.y for p in self._arranged.placements if p.widget is shown[0])
                 rows = top - round(self.scroll_y)  # <= 0: the rows of the first view above the screen
-                self._keep = (shown[0], rows, self._arranged)
+                self._keep, self._keep_until = (shown[0], rows, self._arranged), None
         for block in on_screen:  # those on screen, from its top (or foot) on, until they fill it
             if rows < self.size.height:
                 block.expanded = expanded
@@ -500,7 +546,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         if self._keep is not None and tries > 1:
             self.call_after_refresh(self._expanded, tries - 1)
             return
-        self._keep = None
+        self._keep = self._keep_until = None
         self._start_highlighting()
 
     def _start_highlighting(self) -> None:
@@ -520,9 +566,11 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         after Ctrl+O scrolls to keep the message that was at the top of the screen there
         (as Textual's own anchor keeps the end, before the frame is drawn)."""
         result = self._arranged = super().arrange(size, optimal)
-        if self._keep is not None and result is not self._keep[2]:
+        if self._keep is not None and result is not self._keep[2] and (
+            self._keep_until is None or any(p.widget is self._keep_until for p in result.placements)
+        ):
             view, offset, _ = self._keep
-            self._keep = None
+            self._keep = self._keep_until = None
             top = next((p.region.y for p in result.placements if p.widget is view), None)
             if top is not None and not self.following:
                 y = max(0, top - offset)

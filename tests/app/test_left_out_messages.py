@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from tests.pi_harness import Fake, ready, transcript_text, wait_until
 from textual.widgets import Input, Static
 
@@ -15,7 +16,7 @@ from widgets.message_views import MessageView, ToolCallBlock
 from widgets.transcript import MAX_VIEWS, Transcript
 from widgets.transcript_search import SearchBar
 
-TURNS = 150  # x 4 messages = 600: the oldest 200 are left out
+TURNS = 150  # x 4 messages = 600: the oldest 480 are left out
 USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
 COMMON = {"api": "openai-completions", "provider": "scripted", "model": "scripted-demo", "usage": USAGE}
@@ -155,6 +156,60 @@ async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keep
         before = max(view.item.key for view in transcript.views.values()
                      if isinstance(view, MessageView) and view.item.role == "user" and view.item.key < first)
         await wait_until(pilot, lambda: in_view(transcript, transcript.views[before]), what="scrolled to it")
+
+
+def top_of_screen(transcript: Transcript) -> tuple[MessageView, int] | None:
+    """The topmost message view on screen and its row in the transcript, once the
+    layout of the scroll position is drawn (None before)."""
+    scroll = round(transcript.scroll_y)
+    shown = [view for view in transcript.views.values() if isinstance(view, MessageView) and view.display
+             and view.virtual_region.bottom > scroll]
+    if not shown:
+        return None
+    view = min(shown, key=lambda view: view.virtual_region.y)
+    row = view.virtual_region.y - scroll
+    return (view, row) if view.region.y == transcript.content_region.y + row else None
+
+
+@pytest.mark.parametrize("step", [40, 38])  # 38: the first item mounted is a tool result, shown in its call's block
+async def test_scrolling_up_to_the_top_of_the_views_brings_the_earlier_ones_and_keeps_the_view(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: int) -> None:
+    """Page Up, the wheel or the scrollbar at the top of the views mounted bring in the
+    LOAD_STEP items before them, and the message at the top of the screen stays on its row:
+    scrolling back through a long session goes on past the views mounted. A scroll of
+    pideck's own there (to a message shown) loads nothing."""
+    from tests.app.test_wheel import wheel
+    from textual.scrollbar import ScrollTo
+    import widgets.transcript as transcript_module
+
+    monkeypatch.setattr(transcript_module, "LOAD_STEP", step)
+    LOAD_STEP = step
+    fake = long_session(tmp_path)
+    async with fake.app().run_test(size=(100, 30)) as pilot:
+        transcript = await loaded(pilot, fake)
+        hidden = transcript.hidden_before
+        transcript.release_anchor()
+        for gesture in ("pideck's own", "pageup", "wheel", "scrollbar"):
+            transcript.scroll_to(y=0, animate=False, immediate=True)
+            shown = await wait_until(pilot, lambda: transcript.scroll_y == 0 and top_of_screen(transcript),
+                                     what="the top of the views, drawn")
+            view, row = shown
+            if gesture == "pideck's own":
+                await pilot.pause()
+                assert transcript.hidden_before == hidden, "a scroll of pideck's own loads nothing"
+                continue
+            if gesture == "pageup":
+                await pilot.press("pageup")
+            elif gesture == "wheel":
+                wheel(transcript, up=True)
+            else:
+                transcript.post_message(ScrollTo(y=0, animate=False))
+            await wait_until(pilot, lambda: transcript.hidden_before == hidden - LOAD_STEP,
+                             what=f"the earlier items mounted ({gesture})")
+            await wait_until(pilot, lambda: transcript.scroll_y > 0 and view.region.y == transcript.content_region.y + row
+                             and view.virtual_region.y - round(transcript.scroll_y) == row,
+                             what=f"the view kept on its row ({gesture})")
+            hidden = transcript.hidden_before
 
 
 async def test_ctrl_home_goes_to_the_start_of_the_session_with_the_views_bounded(tmp_path: Path) -> None:
