@@ -47,9 +47,9 @@ def _entry(kind_id: str, parent: str | None, stamp: int, message: dict[str, Any]
     return json.dumps({"type": "message", "id": kind_id, "parentId": parent, "timestamp": iso, "message": message})
 
 
-def write_session(path: Path, megabytes: float, cwd: Path) -> int:
-    """A session file of about `megabytes` MB; returns its message count. The last
-    assistant answer ends with `LAST`."""
+def write_session(path: Path, megabytes: float, cwd: Path, turns: int | None = None) -> int:
+    """A session file of about `megabytes` MB, or of `turns` turns; returns its message
+    count. The last assistant answer ends with `LAST`."""
     budget = int(megabytes * 1024 * 1024)
     stamp = 1_795_000_000_000
     header = {"type": "session", "version": 3, "id": "0195a1b2-0000-7000-8000-00000000beef",
@@ -60,7 +60,7 @@ def write_session(path: Path, megabytes: float, cwd: Path) -> int:
     with path.open("w", encoding="utf-8") as out:
         out.write(json.dumps(header) + "\n")
         while True:
-            last = written >= budget - 3 * RESULT_BYTES
+            last = turn == turns - 1 if turns else written >= budget - 3 * RESULT_BYTES
             line = f"turn {turn} line %04d: build output, a warning or two, paths and numbers\n"
             output = "".join(line % i for i in range(RESULT_BYTES // len(line % 0) + 1))[:RESULT_BYTES]
             call = f"call_{turn}"

@@ -5,7 +5,10 @@ pi's TUI as `node cli.js`, pideck as `.venv/bin/pideck --pi <the same command>`.
 turns, RUNS sessions each (`--runs N`, or PIDECK_BENCH_VERSUS_RUNS). One session: start,
 idle, a flood (3,000 deltas as fast as pi sends them), a reply at a model's pace (40 deltas
 over 4 s), five one-delta replies (a short answer: what Enter costs before it is on screen;
-their median), then the flood and the paced reply over a throttled link. Measured, medians, pideck / pi:
+their median), then the flood and the paced reply over a throttled link. Then each starts again
+on a long session (`--session`, a copy of a file of LONG_TURNS turns of a question, a tool call,
+its few KB of output and an answer: 400 messages) and answers five one-delta replies there.
+Measured, medians, pideck / pi:
 
 * start-up: from starting the program until the model's name is in its terminal output;
 * idle: bytes written to the terminal per second when nothing changes;
@@ -14,6 +17,7 @@ their median), then the flood and the paced reply over a throttled link. Measure
   output is quiet, and of it pi's process (pideck's pi child, against pi's TUI) and
   pideck's own (against what pi's TUI used less that child: pideck's share of the budget); bytes written from Enter until the last token; bytes after the last
   token until quiet; seconds from Enter until the last token is in the output;
+* the long session: the one-delta replies' CPU and Enter -> last token, as above;
 * throttled link (1 Mbit/s, 50 ms each way, relayed by this process): seconds from the
   model's last delta until the last token reaches the far end. Backpressure reaches the
   program through the pty, as over ssh.
@@ -52,6 +56,7 @@ from app.runtime import ensure_runtime
 from app.scripted_model.agent_dir import MODEL_ID, pi_model_args, write_agent_dir
 from app.scripted_model.server import Reply
 from benchmarks import harness as h
+from benchmarks.large_session import LAST, write_session
 from benchmarks.model_process import ModelProcess
 from benchmarks.table import Row
 
@@ -61,6 +66,7 @@ FLOOD = 3000
 PACED = 40
 PACED_DELAY = 0.1  # 40 deltas over 4 s
 SHORTS = 5  # one-delta replies a session, their median
+LONG_TURNS = 100  # turns of the long session (4 messages each)
 QUIET = 1.0  # seconds without output that count as quiet
 IDLE = 3.0  # seconds of idling measured
 LINK_BYTES_PER_SECOND = 1_000_000 / 8
@@ -276,6 +282,7 @@ class Shape:
     idle: float = IDLE
     quiet: float = QUIET
     throttled: bool = True
+    long_turns: int = LONG_TURNS  # 0: no long session
 
 
 def reply(model: ModelProcess, deltas: tuple[str, ...], delay: float) -> None:
@@ -310,6 +317,20 @@ def one_reply(term: Terminal, model: ModelProcess, deltas: tuple[str, ...], dela
         "to_token": arrived - entered,
         "from_model": arrived - model_done,
     }
+
+
+def long_session(name: str, argv: list[str], env: dict[str, str], cwd: Path, model: ModelProcess, run: int,
+                 shape: Shape) -> dict[str, float]:
+    """The one-delta replies' figures in a long session (`argv` opens a copy of it)."""
+    term = Terminal(argv, env, cwd)
+    try:
+        term.wait_for(LAST, timeout=120)  # its last answer on screen
+        term.wait_quiet(shape.quiet)
+        replies = [one_reply(term, model, paced_deltas(1, tag), 0.0, tag, shape.quiet)
+                   for tag in (f"{name}{run}long{i}" for i in range(shape.shorts))]
+        return {f"long short {key}": h.median([reply[key] for reply in replies]) for key in ("cpu", "own cpu", "to_token")}
+    finally:
+        term.close()
 
 
 def session(name: str, argv: list[str], env: dict[str, str], cwd: Path, model: ModelProcess, run: int,
@@ -359,8 +380,9 @@ def setting() -> Iterator[tuple[list[str], dict[str, str], Path, ModelProcess]]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def commands(pi: list[str], cwd: Path, pideck: list[str]) -> dict[str, list[str]]:
-    pi_args = [*pi_model_args(), "--no-session"]
+def commands(pi: list[str], cwd: Path, pideck: list[str], session: Path | None = None) -> dict[str, list[str]]:
+    """Each program's command: on no session, or on the session file `session`."""
+    pi_args = [*pi_model_args(), *(("--session", str(session)) if session is not None else ("--no-session",))]
     return {
         "pi": [*pi, *pi_args],
         "pideck": [*pideck, "--pi", shlex.join(pi), "--cwd", str(cwd), "--protocol-log", os.devnull, "--", *pi_args],
@@ -373,9 +395,17 @@ def measure(runs: int = RUNS, shape: Shape = Shape(), pideck: tuple[str, ...] = 
     h.compiled()
     with setting() as (pi, env, cwd, model):
         programs = commands(pi, cwd, list(pideck))
+        original = cwd.parent / "long.jsonl"
+        if shape.long_turns:
+            write_session(original, 0, cwd, turns=shape.long_turns)
         for run in range(runs):
             for name, argv in programs.items():
-                results[name].append(session(name, argv, env, cwd, model, run, shape))
+                results[name].append(figures := session(name, argv, env, cwd, model, run, shape))
+                if shape.long_turns:
+                    copy = cwd.parent / f"long-{name}{run}.jsonl"  # pi adds to the file it opens
+                    shutil.copyfile(original, copy)
+                    figures.update(long_session(name, commands(pi, cwd, list(pideck), copy)[name], env, cwd, model,
+                                                run, shape))
     return results
 
 
@@ -408,6 +438,16 @@ def rows(results: dict[str, list[dict[str, float]]]) -> list[Row]:
             row(f"{label}: bytes to the terminal until the last token", f"direct {kind} bytes", "KB", 1 / 1000),
             row(f"{label}: bytes after the last token", f"direct {kind} after", "KB", 1 / 1000),
             row(f"{label}: Enter -> last token in the output", f"direct {kind} to_token", "s"),
+        ]
+    if "long short cpu" in keys:
+        label = f"a one-delta reply in a session of {LONG_TURNS * 4} messages"
+        pideck_own, pi_tui = h.median([r["long short own cpu"] for r in results["pideck"]]), h.median([r["long short cpu"] for r in results["pi"]])
+        child = h.median([r["long short cpu"] - r["long short own cpu"] for r in results["pideck"]])
+        table += [
+            row(f"{label}: CPU, whole process tree", "long short cpu", "s"),
+            Row(f"{label}: CPU of pideck's own process", pideck_own, "s", "pi's TUI less pideck's pi child",
+                max(0.0, round(pi_tui - child, 6))),
+            row(f"{label}: Enter -> last token in the output", "long short to_token", "s"),
         ]
     for kind, label in names.items():
         if f"throttled {kind} from_model" in keys:
