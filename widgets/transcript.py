@@ -109,6 +109,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self._unhighlighted: list[ToolCallBlock] = []  # blocks drawn plain, to highlight (the nearest last)
         self._highlight_timer: Timer | None = None
         self._loading_above = False  # a scroll reached the top: earlier items are being mounted
+        self._trim_due = False  # back at the end with more views than MAX_VIEWS mounted
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -137,6 +138,9 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             self._highlight_shown()
         if self.new_output.display and self.following:
             self.new_output.display = False
+        if self.following and len(self.views) > MAX_VIEWS and not self._trim_due:
+            self._trim_due = True  # (the views read up there go now, not in the next reply's frame)
+            self.call_after_refresh(self._trim_at_end)
 
     async def apply(self, changes: Changes) -> None:
         """Bring the views up to date with the model."""
@@ -269,6 +273,10 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         else:
             self.more_marker = self._more_marker()
             await self.mount(self.more_marker, before=0)
+
+    async def _trim_at_end(self) -> None:
+        self._trim_due = False
+        await self.trim()
 
     @property
     def hidden_before(self) -> int:

@@ -136,13 +136,17 @@ async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keep
         assert len(transcript.views) == views + 1
         assert block.is_attached and transcript.hidden_before == 1
 
-        await pilot.press("f4", "ctrl+end")  # back at the end: the next change trims again
+        await pilot.press("f4", "ctrl+end")  # back at the end: trimmed back at once, and at each change after
         await wait_until(pilot, lambda: transcript.scroll_y >= transcript.max_scroll_y > 0, what="at the end")
+        await wait_until(pilot, lambda: len(transcript.views) == MAX_VIEWS and not block.is_attached,
+                         what="trimmed back")  # (the views are dropped at once, their widgets removed after)
+        assert transcript.hidden_before == TURNS * 4 + 1 - MAX_VIEWS
         fake.inject({"type": "message_end", "message": {**COMMON, "role": "assistant", "stopReason": "stop",
                                                         "timestamp": 1795952999001,
                                                         "content": [{"type": "text", "text": "Another."}]}})
-        await wait_until(pilot, lambda: len(transcript.views) == MAX_VIEWS and not block.is_attached,
-                         what="trimmed back")  # (the views are dropped at once, their widgets removed after)
+        await wait_until(pilot, lambda: len(app.session.items) == TURNS * 4 + 2 and app.pump.idle,
+                         what="another message applied")
+        await wait_until(pilot, lambda: len(transcript.views) == MAX_VIEWS, what="trimmed again")
         assert transcript.hidden_before == TURNS * 4 + 2 - MAX_VIEWS
         assert transcript.hidden_before > shown
 
@@ -210,6 +214,11 @@ async def test_scrolling_up_to_the_top_of_the_views_brings_the_earlier_ones_and_
                              and view.virtual_region.y - round(transcript.scroll_y) == row,
                              what=f"the view kept on its row ({gesture})")
             hidden = transcript.hidden_before
+        assert len(transcript.views) > MAX_VIEWS
+        await pilot.press("ctrl+end")  # back at the end: the views read up there go, before any reply
+        await wait_until(pilot, lambda: transcript.following and len(transcript.views) == MAX_VIEWS,
+                         what="trimmed back at the end")
+        assert transcript.hidden_before == TURNS * 4 - MAX_VIEWS
 
 
 async def test_ctrl_home_goes_to_the_start_of_the_session_with_the_views_bounded(tmp_path: Path) -> None:
