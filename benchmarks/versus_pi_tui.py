@@ -5,7 +5,8 @@ pi's TUI as `node cli.js`, pideck as `.venv/bin/pideck --pi <the same command>`.
 turns, RUNS sessions each (`--runs N`, or PIDECK_BENCH_VERSUS_RUNS). One session: start,
 idle, a flood (3,000 deltas as fast as pi sends them), a reply at a model's pace (40 deltas
 over 4 s), five one-delta replies (a short answer: what Enter costs before it is on screen;
-their median), then the flood and the paced reply over a throttled link. Then each starts again
+their median), a reply that waits WAIT seconds between its two deltas (a slow model, or the
+spinner while a tool runs: what waiting costs), then the flood and the paced reply over a throttled link. Then each starts again
 on a long session (`--session`, a copy of a file of LONG_TURNS turns of a question, a tool call,
 its few KB of output and an answer: 400 messages) and answers five one-delta replies there.
 Measured, medians, pideck / pi:
@@ -67,6 +68,7 @@ PACED = 40
 PACED_DELAY = 0.1  # 40 deltas over 4 s
 SHORTS = 5  # one-delta replies a session, their median
 LONG_TURNS = 100  # turns of the long session (4 messages each)
+WAIT = 6.0  # seconds between the two deltas of the reply that waits
 QUIET = 1.0  # seconds without output that count as quiet
 IDLE = 3.0  # seconds of idling measured
 LINK_BYTES_PER_SECOND = 1_000_000 / 8
@@ -283,6 +285,7 @@ class Shape:
     quiet: float = QUIET
     throttled: bool = True
     long_turns: int = LONG_TURNS  # 0: no long session
+    wait: float = WAIT  # 0: no reply that waits
 
 
 def reply(model: ModelProcess, deltas: tuple[str, ...], delay: float) -> None:
@@ -345,12 +348,15 @@ def session(name: str, argv: list[str], env: dict[str, str], cwd: Path, model: M
         result["idle"] = term.bytes_between(start, time.monotonic()) / shape.idle
         for link in ("direct", "throttled") if shape.throttled else ("direct",):
             term.throttled = link == "throttled"
-            for kind in ("flood", "paced", "short") if link == "direct" else ("flood", "paced"):
+            kinds = ("flood", "paced", "short", *(("wait",) if shape.wait else ()))
+            for kind in kinds if link == "direct" else ("flood", "paced"):
                 tag = f"{name}{run}{kind}{link}"
                 if kind == "flood":
                     plays = [(h.long_reply_deltas(shape.flood, tag), 0.0, tag)]
                 elif kind == "paced":
                     plays = [(paced_deltas(shape.paced, tag), shape.paced_delay, tag)]
+                elif kind == "wait":
+                    plays = [(("A first word, ", f"then {h.last_token(tag)}"), shape.wait, tag)]
                 else:  # several: pi itself takes 0.1 s more now and then (its GC), a short reply 0.01 s
                     plays = [(paced_deltas(1, f"{tag}{i}"), 0.0, f"{tag}{i}") for i in range(shape.shorts)]
                 replies = [one_reply(term, model, deltas, delay, each, shape.quiet) for deltas, delay, each in plays]
@@ -424,6 +430,8 @@ def rows(results: dict[str, list[dict[str, float]]]) -> list[Row]:
              row("idle: bytes to the terminal", "idle", "B/s")]
     names = {"flood": f"{FLOOD:,} deltas at once", "paced": f"{PACED} deltas over {PACED * PACED_DELAY:.0f} s",
              "short": "a one-delta reply"}
+    if "direct wait cpu" in keys:
+        names["wait"] = f"a reply waiting {WAIT:.0f} s between two deltas"
     for kind, label in names.items():
         tree, own = f"direct {kind} cpu", f"direct {kind} own cpu"
         child = h.median([r[tree] - r[own] for r in results["pideck"]])  # pideck's pi child

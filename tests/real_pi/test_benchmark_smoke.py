@@ -35,13 +35,14 @@ def where_it_stopped(app: Any) -> str:
 
 
 def test_the_benchmark_against_pis_tui_runs_one_short_round(pi_runtime: PiRuntime) -> None:
-    shape = versus_pi_tui.Shape(flood=60, paced=5, paced_delay=0.02, shorts=2, idle=0.5, quiet=0.5, long_turns=3)
+    shape = versus_pi_tui.Shape(flood=60, paced=5, paced_delay=0.02, shorts=2, idle=0.5, quiet=0.5, long_turns=3,
+                                wait=0.3)
     results = versus_pi_tui.measure(1, shape)
     for program in ("pi", "pideck"):
         (figures,) = results[program]
         assert figures["startup"] > 0 and figures["idle"] >= 0
-        for reply in ("direct flood", "direct paced", "direct short", "throttled flood", "throttled paced"):
+        for reply in ("direct flood", "direct paced", "direct short", "direct wait", "throttled flood", "throttled paced"):
             assert figures[f"{reply} bytes"] > 0 and figures[f"{reply} to_token"] > 0, (program, reply, figures)
             assert figures[f"{reply} cpu"] >= figures[f"{reply} own cpu"] >= 0 and figures[f"{reply} after"] >= 0
         assert figures["long short to_token"] > 0 and figures["long short cpu"] >= figures["long short own cpu"] >= 0
-    assert len(versus_pi_tui.rows(results)) == 25
+    assert len(versus_pi_tui.rows(results)) == 31
