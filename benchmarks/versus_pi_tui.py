@@ -5,8 +5,8 @@ pi's TUI as `node cli.js`, pideck as `.venv/bin/pideck --pi <the same command>`.
 turns, RUNS sessions each (`--runs N`, or PIDECK_BENCH_VERSUS_RUNS). One session: start,
 idle, a flood (3,000 deltas as fast as pi sends them), a reply at a model's pace (40 deltas
 over 4 s), five one-delta replies (a short answer: what Enter costs before it is on screen;
-their median), a reply that waits WAIT seconds between its two deltas (a slow model, or the
-spinner while a tool runs: what waiting costs), then the flood and the paced reply over a throttled link. Then each starts again
+their median), a reply of two deltas WAIT seconds apart, the first WAIT seconds after Enter
+(a slow model, or the spinner while a tool runs: what waiting costs), then the flood and the paced reply over a throttled link. Then each starts again
 on a long session (`--session`, a copy of a file of LONG_TURNS turns of a question, a tool call,
 its few KB of output and an answer: 400 messages) and answers five one-delta replies there.
 Measured, medians, pideck / pi:
@@ -68,7 +68,7 @@ PACED = 40
 PACED_DELAY = 0.1  # 40 deltas over 4 s
 SHORTS = 5  # one-delta replies a session, their median
 LONG_TURNS = 100  # turns of the long session (4 messages each)
-WAIT = 6.0  # seconds between the two deltas of the reply that waits
+WAIT = 6.0  # seconds before each of the two deltas of the reply that waits
 QUIET = 1.0  # seconds without output that count as quiet
 IDLE = 3.0  # seconds of idling measured
 LINK_BYTES_PER_SECOND = 1_000_000 / 8
@@ -431,7 +431,7 @@ def rows(results: dict[str, list[dict[str, float]]]) -> list[Row]:
     names = {"flood": f"{FLOOD:,} deltas at once", "paced": f"{PACED} deltas over {PACED * PACED_DELAY:.0f} s",
              "short": "a one-delta reply"}
     if "direct wait cpu" in keys:
-        names["wait"] = f"a reply waiting {WAIT:.0f} s between two deltas"
+        names["wait"] = f"a reply of two deltas, {WAIT:.0f} s before each"
     for kind, label in names.items():
         tree, own = f"direct {kind} cpu", f"direct {kind} own cpu"
         child = h.median([r[tree] - r[own] for r in results["pideck"]])  # pideck's pi child
