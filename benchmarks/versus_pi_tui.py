@@ -425,6 +425,15 @@ def rows(results: dict[str, list[dict[str, float]]]) -> list[Row]:
         pideck, pi = pair(key)
         return Row(label, pideck * scale, unit, "pi's TUI", pi * scale, ratio=pideck / pi if pi else None)
 
+    def child_cpu(tree: str, own: str) -> float:
+        """pideck's pi child: its tree less its own process."""
+        return h.median([r[tree] - r[own] for r in results["pideck"]])
+
+    def own_row(label: str, tree: str, own: str) -> Row:
+        pideck_own, pi_tui = h.median([r[own] for r in results["pideck"]]), h.median([r[tree] for r in results["pi"]])
+        return Row(f"{label}: CPU of pideck's own process", pideck_own, "s", "pi's TUI less pideck's pi child",
+                   max(0.0, round(pi_tui - child_cpu(tree, own), 6)))  # (none where pi's child alone used pi's TUI's or more)
+
     keys = results["pideck"][0].keys()
     table = [row(f"start -> model name on screen (median of {runs})", "startup", "s"),
              row("idle: bytes to the terminal", "idle", "B/s")]
@@ -434,27 +443,21 @@ def rows(results: dict[str, list[dict[str, float]]]) -> list[Row]:
         names["wait"] = f"a reply of two deltas, {WAIT:.0f} s before each"
     for kind, label in names.items():
         tree, own = f"direct {kind} cpu", f"direct {kind} own cpu"
-        child = h.median([r[tree] - r[own] for r in results["pideck"]])  # pideck's pi child
-        pideck_own, pi_tui = h.median([r[own] for r in results["pideck"]]), h.median([r[tree] for r in results["pi"]])
-        pi_own = h.median([r[own] for r in results["pi"]])
+        child, pi_own = child_cpu(tree, own), h.median([r[own] for r in results["pi"]])
         table += [
             row(f"{label}: CPU, whole process tree", tree, "s"),
             Row(f"{label}: CPU of pi's process (pideck's: its pi --mode rpc child)", child, "s", "pi's TUI",
                 pi_own, ratio=child / pi_own if pi_own else None),
-            Row(f"{label}: CPU of pideck's own process", pideck_own, "s", "pi's TUI less pideck's pi child",
-                max(0.0, round(pi_tui - child, 6))),  # (none where pi's child alone used pi's TUI's or more)
+            own_row(label, tree, own),
             row(f"{label}: bytes to the terminal until the last token", f"direct {kind} bytes", "KB", 1 / 1000),
             row(f"{label}: bytes after the last token", f"direct {kind} after", "KB", 1 / 1000),
             row(f"{label}: Enter -> last token in the output", f"direct {kind} to_token", "s"),
         ]
     if "long short cpu" in keys:
         label = f"a one-delta reply in a session of {LONG_TURNS * 4} messages"
-        pideck_own, pi_tui = h.median([r["long short own cpu"] for r in results["pideck"]]), h.median([r["long short cpu"] for r in results["pi"]])
-        child = h.median([r["long short cpu"] - r["long short own cpu"] for r in results["pideck"]])
         table += [
             row(f"{label}: CPU, whole process tree", "long short cpu", "s"),
-            Row(f"{label}: CPU of pideck's own process", pideck_own, "s", "pi's TUI less pideck's pi child",
-                max(0.0, round(pi_tui - child, 6))),
+            own_row(label, "long short cpu", "long short own cpu"),
             row(f"{label}: Enter -> last token in the output", "long short to_token", "s"),
         ]
     for kind, label in names.items():

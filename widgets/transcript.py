@@ -104,8 +104,9 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self._texts: dict[int, tuple[str, str]] = {}  # searchable text of items left out, and lowered
         self.new_output = NewOutputMarker(id="new-output")  # docked at the foot, shown by apply
         self._arranged: DockArrangeResult | None = None  # the views' last arrangement
-        self._keep: tuple[Widget, int, DockArrangeResult] | None = None  # a view kept at its offset on screen, the arrangement before
-        self._keep_until: Widget | None = None  # ... in the first arrangement that places this view (one being mounted)
+        # A view kept at its offset on screen by the next arrangement (not the one before, the
+        # third), or by the first that places the fourth (a view being mounted; None: any).
+        self._keep: tuple[Widget, int, DockArrangeResult, Widget | None] | None = None
         self._unhighlighted: list[ToolCallBlock] = []  # blocks drawn plain, to highlight (the nearest last)
         self._highlight_timer: Timer | None = None
         self._loading_above = False  # a scroll reached the top: earlier items are being mounted
@@ -344,13 +345,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         try:
             if not self._hidden_before or self.scroll_y > 0:
                 return
-            shown = self._views_shown()
-            keep = None
-            if shown and self._arranged is not None and not self.following:
-                top = next((p.region.y for p in self._arranged.placements if p.widget is shown[0]), None)
-                if top is not None:
-                    keep = (shown[0], top - round(self.scroll_y))
-            await self.load_earlier(LOAD_STEP, keep)
+            await self.load_earlier(LOAD_STEP, None if self.following else self._top_on_screen())
         finally:
             self._loading_above = False
 
@@ -364,7 +359,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         views = [view for item in items if (view := self._make_view(item.key)) is not None]
         placed = next((view for view in views if view.display), None)  # (a hidden one is not placed)
         if keep is not None and placed is not None and self._arranged is not None:
-            self._keep, self._keep_until = (*keep, self._arranged), placed
+            self._keep = (*keep, self._arranged, placed)
         self._hidden_before = start
         marker = self.more_marker
         assert marker is not None, "items are left out, so the marker that says so is shown"
@@ -526,10 +521,9 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         else:
             at = order.get(shown[0], 0) if shown else 0
             on_screen = [block for block in blocks if block.parent in shown]
-            if shown and self._arranged is not None:
-                top = next(p.region.y for p in self._arranged.placements if p.widget is shown[0])
-                rows = top - round(self.scroll_y)  # <= 0: the rows of the first view above the screen
-                self._keep, self._keep_until = (shown[0], rows, self._arranged), None
+            if (top := self._top_on_screen()) is not None and self._arranged is not None:
+                rows = top[1]  # <= 0: the rows of the first view above the screen
+                self._keep = (*top, self._arranged, None)
         for block in on_screen:  # those on screen, from its top (or foot) on, until they fill it
             if rows < self.size.height:
                 block.expanded = expanded
@@ -554,7 +548,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         if self._keep is not None and tries > 1:
             self.call_after_refresh(self._expanded, tries - 1)
             return
-        self._keep = self._keep_until = None
+        self._keep = None
         self._start_highlighting()
 
     def _start_highlighting(self) -> None:
@@ -569,16 +563,25 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         placements = self._arranged.get_visible_placements(window)
         return [p.widget for p in sorted(placements, key=lambda p: p.region.y) if isinstance(p.widget, MessageView)]
 
+    def _top_on_screen(self) -> tuple[Widget, int] | None:
+        """The first view on screen in the last layout, and the rows from the screen's top
+        to its own (<= 0: its rows above the screen)."""
+        shown = self._views_shown()
+        if not shown or self._arranged is None:
+            return None
+        top = next((p.region.y for p in self._arranged.placements if p.widget is shown[0]), None)
+        return None if top is None else (shown[0], top - round(self.scroll_y))
+
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         """Textual's arrangement of the views, kept for `_views_shown`; the first layout
         after Ctrl+O scrolls to keep the message that was at the top of the screen there
         (as Textual's own anchor keeps the end, before the frame is drawn)."""
         result = self._arranged = super().arrange(size, optimal)
         if self._keep is not None and result is not self._keep[2] and (
-            self._keep_until is None or any(p.widget is self._keep_until for p in result.placements)
+            (placed := self._keep[3]) is None or any(p.widget is placed for p in result.placements)
         ):
-            view, offset, _ = self._keep
-            self._keep = self._keep_until = None
+            view, offset, _, _ = self._keep
+            self._keep = None
             top = next((p.region.y for p in result.placements if p.widget is view), None)
             if top is not None and not self.following:
                 y = max(0, top - offset)
