@@ -81,6 +81,7 @@ def escape_now(parser: XTermParser) -> Iterable[Message]:
     parser._timeout_time = 0.0
     return parser.tick()
 
+
 __all__ = [
     "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "Compositor", "CompositorUpdate", "FooterKey", "LayoutUpdate", "ReflowResult",
     "TEXTUAL_CHECKED",

@@ -47,7 +47,6 @@ class Demo:
         return kinds.count("agent_end") if settled else 0
 
 
-
 def test_a_steer_and_a_follow_up_typed_in_one_burst_with_a_prompt_naming_a_file_reach_pi(
     tmp_path: Path, pi_runtime: PiRuntime
 ) -> None:
