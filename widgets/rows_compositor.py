@@ -17,10 +17,13 @@ A layout that only scrolled the transcript renders only what the scroll does not
 (widgets/scroll_in_place.py): its update is a `ScrolledUpdate`, and the terminal moves
 the rows, when `scroller` says it can.
 
-A layout also keeps the map of every widget it made. Textual's reflow leaves the map
-marked stale when a refresh before it had marked it so (a widget mounted since the last
-frame), and the first widget to ask for its region after the layout, in the same frame,
-had every widget laid out again: a message sent or begun was laid out twice, 1 to 3 ms.
+A layout places only the widgets in view, as Textual's scroll does (`reflow_visible`):
+Textual's places every widget mounted, and a long session's transcript keeps about a
+thousand, most of them far above the screen, so a one-line reply there took 9 ms to
+place them, where one in a new session took 4. The map of every widget is made only when
+something asks where a widget out of view is (Textual's `full_map`, made when asked).
+A widget that only went out of view is not told it is hidden (Textual's Hide blurs it):
+only one taken off the screen or out of the display is.
 """
 
 from __future__ import annotations
@@ -28,12 +31,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
+from textual.errors import NoWidget
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 from widgets.grows_in_place import GrowsInPlace
 from widgets.scroll_in_place import Placement, Scroll, plan
-from widgets.textual_private import ChopsUpdate, Compositor, ReflowResult
+from widgets.textual_private import ChopsUpdate, Compositor, MapGeometry, ReflowResult
 
 Spans = Mapping[int, list[tuple[int, int]]]  # row -> the columns (x, end) it repaints
 
@@ -56,6 +60,16 @@ def kept_rows(widget: Widget, old: Region, new: Region) -> int:
     return 0
 
 
+def displayed(widget: Widget, root: Widget) -> bool:
+    """Whether `widget` is still on `root` and displayed (out of the last layout only out of view)."""
+    node: object = widget
+    while node is not root:
+        if not isinstance(node, Widget) or not node.is_mounted or not node.display:
+            return False
+        node = node.parent
+    return True
+
+
 class RowsCompositor(Compositor):
     scroller: Callable[[Scroll], bool] | None = None
     """Whether the terminal can move rows itself, and the next update goes to it (the app's)."""
@@ -72,16 +86,47 @@ class RowsCompositor(Compositor):
         self._earlier = None
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
-        """Textual's; the map it made of every widget is the full map (it is `full_map`'s own
-        arrangement, `visible_only=False`)."""
+        """Textual's `reflow`, of the widgets in view only: what changed, was hidden, shown or
+        resized, against what the last layout placed."""
         if self._earlier is None:
             self._earlier = self._dirty_regions.copy()
         else:  # a second layout before an update: what changed between them is drawn as Textual would
             self._drawn = None
-        result = super().reflow(parent, size)
-        self._full_map_invalidated = False
+        self._cuts = self._layers = self._layers_visible = self._visible_widgets = None
+        self.root, self.size = parent, size
+        old_map = self._visible_map if self._visible_map is not None else self._full_map
+        new_map, widgets = self._arrange_root(parent, size, visible_only=True)
+        hidden = {widget for widget in self.widgets - widgets if not displayed(widget, parent)}
+        self._visible_map, self.widgets, self._full_map_invalidated = new_map, widgets, True
+        changes = new_map.items() ^ old_map.items()
+        if size.region not in self._dirty_regions:
+            self._dirty_regions.update(
+                region for region in (geometry.clip.intersection(geometry.region) for _, geometry in changes) if region)
+        resized = {widget for widget, (region, *_) in changes
+                   if widget in old_map and widget in new_map and old_map[widget].region.size != region.size}
         self._marked = self._dirty_regions.copy()
-        return result
+        return ReflowResult(hidden=hidden, shown=new_map.keys() - old_map.keys(), resized=resized)
+
+    def find_widget(self, widget: Widget) -> MapGeometry:
+        """Textual's, but the map of every widget is not made to look for one the last layout
+        placed nowhere: the map could not have it either."""
+        if self._full_map_invalidated and self._visible_map is not None and self._placed_nowhere(widget):
+            raise NoWidget("Widget is not in layout")
+        return super().find_widget(widget)
+
+    def _placed_nowhere(self, widget: Widget) -> bool:
+        """Whether the last layout placed `widget` nowhere, off screen included: its branch
+        left the arrangement of the nearest widget in view (mounted since, as a reply's first
+        delta refreshes its block before the layout, or out of the display, as the completion
+        menu), or it is the scrollbar of one in view, placed with it if shown at all."""
+        visible = cast("Mapping[Widget, MapGeometry]", self._visible_map)
+        node: object = widget
+        below: Widget | None = None
+        while node not in visible:
+            if not isinstance(node, Widget) or not node.display:
+                return True  # off its screen, or on a branch out of the display
+            node, below = node.parent, node
+        return below is not None and below not in self.widgets  # (what that layout arranged)
 
     def reflow_visible(self, parent: Widget, size: Size) -> set[Widget]:
         self._drawn = self._earlier = None  # (a scroll of the user's: drawn as Textual does)

@@ -22,8 +22,10 @@ Besides these names, Textual's private attributes are used where there is no pub
   (`_dirty_regions`, `_regions_to_spans`, `cuts`), to render only what a frame repaints;
   `reflow_visible` and the dirty regions before and after `reflow`, to draw a layout that
   scrolled the transcript as a scroll of the terminal's rows;
-  `Compositor.reflow` and `_full_map_invalidated`, so that the map a layout made is not
-  made again in the same frame (no public way).
+  `Compositor.reflow` and `find_widget`, with `_arrange_root`, `_visible_map`,
+  `_full_map_invalidated` and the caches a reflow resets (`_cuts`, `_layers`,
+  `_layers_visible`, `_visible_widgets`), so that a layout places only the widgets in view
+  and the map of every widget is made only to find one out of view (no public way).
 - app/toasts.py: `App._unnotify`, to take one toast off (no public way).
 - app/hotkeys_table.py: `TextArea._merged_bindings`, the editor's keys for /hotkeys.
 - widgets/readline_area.py: `_merged_bindings` and `_bindings`, to drop TextArea's keys
@@ -52,7 +54,7 @@ from textual import _time as textual_time
 
 # The frame Textual hands its driver, looked into to leave out what the terminal shows already;
 # the compositor, whose partial frames render only the rows they repaint (widgets/rows_compositor.py).
-from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate, ReflowResult
+from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, LayoutUpdate, MapGeometry, ReflowResult
 
 # Textual's key table and parser: Alt+Enter, Ctrl+Alt+] and Alt+arrows arrive as one key
 # only if taught there (app/terminal/keys.py); type-ahead read before the App runs is
@@ -83,7 +85,8 @@ def escape_now(parser: XTermParser) -> Iterable[Message]:
 
 
 __all__ = [
-    "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "Compositor", "CompositorUpdate", "FooterKey", "LayoutUpdate", "ReflowResult",
+    "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "Compositor", "CompositorUpdate", "FooterKey", "LayoutUpdate", "MapGeometry",
+    "ReflowResult",
     "TEXTUAL_CHECKED",
     "WriterThread", "XTermParser", "character_to_key", "escape_now", "textual_time",
 ]

@@ -514,7 +514,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         blocks = list(self.query(ToolCallBlock))
         shown = self._views_shown()
         order: dict[Widget, int] = {view: index for index, (_, view) in enumerate(sorted(self.views.items()))}
-        rows = 0
+        rows, keep = 0, None
         if self.following:  # the screen keeps to the end: the last blocks fill it
             at = len(order)
             on_screen = [block for block in reversed(blocks) if block.parent in shown]
@@ -523,7 +523,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             on_screen = [block for block in blocks if block.parent in shown]
             if (top := self._top_on_screen()) is not None and self._arranged is not None:
                 rows = top[1]  # <= 0: the rows of the first view above the screen
-                self._keep = (*top, self._arranged, None)
+                keep = (*top, self._arranged, None)
         for block in on_screen:  # those on screen, from its top (or foot) on, until they fill it
             if rows < self.size.height:
                 block.expanded = expanded
@@ -533,6 +533,8 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             if block.expanded != expanded:
                 block.expanded = expanded
                 block.refresh_view(highlight=False)
+        if keep is not None:  # now: a block asked for its size above arranged the views with some grown
+            self._keep = keep
         pending = [block for block in blocks if block.highlight_pending]
         pending.sort(key=lambda block: abs(order.get(block.parent, 0) - at), reverse=True)  # nearest last
         self._unhighlighted = pending
