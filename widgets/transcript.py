@@ -111,6 +111,10 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self._highlight_timer: Timer | None = None
         self._loading_above = False  # a scroll reached the top: earlier items are being mounted
         self._trim_due = False  # back at the end with more views than MAX_VIEWS mounted
+        # The more marker's count changed while it was out of view, the view following the end:
+        # told when the view leaves the end (a refresh of a widget out of view had the
+        # compositor place every widget, to find where it is: 8 to 20 ms a reply in a long session).
+        self._more_due = False
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -139,6 +143,8 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             self._highlight_shown()
         if self.new_output.display and self.following:
             self.new_output.display = False
+        if self._more_due and (new_value < old_value or not self.following):
+            self._update_more()
         if self.following and len(self.views) > MAX_VIEWS and not self._trim_due:
             self._trim_due = True  # (the views read up there go now, not in the next reply's frame)
             self.call_after_refresh(self._trim_at_end)
@@ -255,7 +261,13 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         return f"… {self._hidden_before} earlier messages not shown (scrolling up loads them; ctrl+home here: the session's start)"
 
     def _more_marker(self) -> Static:
+        self._more_due = False
         return Static(self._more_text(), id="more-marker", classes="banner")
+
+    def _update_more(self) -> None:
+        self._more_due = False
+        if self.more_marker is not None:
+            self.more_marker.update(self._more_text())
 
     async def trim(self, keep: int | None = None) -> None:
         """Keep at most `keep` (MAX_VIEWS) views mounted while the view follows the end; the
@@ -269,8 +281,8 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         gone = [self.views.pop(key) for key in sorted(self.views)[:excess]]
         self._hidden_before += excess
         await self.remove_children(gone)
-        if self.more_marker is not None:  # not a query: that walks every widget of a long transcript
-            self.more_marker.update(self._more_text())
+        if self.more_marker is not None:  # (kept: a query walks every widget of a long transcript)
+            self._more_due = True  # (the view follows the end: the marker is far above the screen)
         else:
             self.more_marker = self._more_marker()
             await self.mount(self.more_marker, before=0)
@@ -368,7 +380,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             await marker.remove()
             self.more_marker = None
         else:
-            marker.update(self._more_text())
+            self._update_more()
 
     # --- moving around (pi's keys: PgUp/PgDn, Ctrl+Home/End, Ctrl+Shift+Up/Down) ------------
 
@@ -466,7 +478,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
                 await self.views.pop(key).remove()
             self._hidden_before += excess
             if self.more_marker is not None:
-                self.more_marker.update(self._more_text())
+                self._update_more()
             else:
                 self.more_marker = self._more_marker()
                 await self.mount(self.more_marker, before=0)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import Fake, ready, transcript_text, wait_until
+from tests.pi_harness import Fake, ready, send, transcript_text, wait_until
 from textual.widgets import Input, Static
 
 from widgets.message_views import MessageView, ToolCallBlock
@@ -219,6 +219,37 @@ async def test_scrolling_up_to_the_top_of_the_views_brings_the_earlier_ones_and_
         await wait_until(pilot, lambda: transcript.following and len(transcript.views) == MAX_VIEWS,
                          what="trimmed back at the end")
         assert transcript.hidden_before == TURNS * 4 - MAX_VIEWS
+
+
+async def test_a_reply_at_the_end_of_a_long_session_places_only_what_is_in_view(tmp_path: Path) -> None:
+    """A reply trims the oldest views; the marker above them, far out of view, is told its
+    count once the view leaves the end, so that the layouts of the reply place only what is
+    in view (a refresh of a widget out of view had every widget placed, to find it)."""
+    fake = long_session(tmp_path)
+    async with fake.app().run_test(size=(100, 30)) as pilot:
+        app = pilot.app
+        transcript = await loaded(pilot, fake)
+        compositor, hidden = app.main._compositor, transcript.hidden_before
+        arrange, whole = compositor._arrange_root, []
+
+        def counted(root, size, visible_only=True):  # noqa: ANN001, ANN202
+            whole.append(not visible_only)
+            return arrange(root, size, visible_only)
+
+        compositor._arrange_root = counted
+        try:
+            await send(pilot, "One more question")
+            await wait_until(pilot, lambda: transcript.hidden_before > hidden and not app.session.running
+                             and len(transcript.views) == MAX_VIEWS, what="the reply, and the oldest views trimmed")
+            await pilot.pause()
+        finally:
+            del compositor._arrange_root
+        assert whole and not any(whole), whole
+        marker = transcript.more_marker
+        assert marker is not None
+        await pilot.press("ctrl+home")  # the top of what is shown
+        await wait_until(pilot, lambda: in_view(transcript, marker), what="the marker in view")
+        assert f"{transcript.hidden_before} earlier messages not shown" in str(marker.render())
 
 
 async def test_ctrl_home_goes_to_the_start_of_the_session_with_the_views_bounded(tmp_path: Path) -> None:
