@@ -110,6 +110,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
         self._unhighlighted: list[ToolCallBlock] = []  # blocks drawn plain, to highlight (the nearest last)
         self._highlight_timer: Timer | None = None
         self._loading_above = False  # a scroll reached the top: earlier items are being mounted
+        self._rows_owed = 0  # the rows Page Up went past the top of the views mounted, while they load
         self._trim_due = False  # back at the end with more views than MAX_VIEWS mounted
         # The more marker's count changed while it was out of view, the view following the end:
         # told when the view leaves the end (a refresh of a widget out of view had the
@@ -353,13 +354,22 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
 
     async def _load_above_in_place(self) -> None:
         """LOAD_STEP items mounted above the first one shown, the view kept where it is (the
-        first layout after the mount scrolls by their height, before the frame is drawn)."""
+        first layout after the mount scrolls by their height, before the frame is drawn);
+        then the rows Page Up owes, from there."""
         try:
             if not self._hidden_before or self.scroll_y > 0:
+                self._rows_owed = 0
                 return
             await self.load_earlier(LOAD_STEP, None if self.following else self._top_on_screen())
         finally:
             self._loading_above = False
+        if self._rows_owed:
+            self.call_after_refresh(self._pay_rows_owed)
+
+    def _pay_rows_owed(self) -> None:
+        rows, self._rows_owed = self._rows_owed, 0
+        if rows and not self.following:
+            self._scroll_up(rows)
 
     async def load_earlier(self, count: int = 100, keep: tuple[Widget, int] | None = None) -> None:
         """Mount up to `count` items before the oldest one shown; `keep`: a view and its
@@ -418,19 +428,33 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             self._load_above()
 
     def page(self, pages: int) -> None:
-        """Up (< 0) or down a page; moving up stops following the stream until the end is
+        """Up (< 0) or down a page, on from where the last key left the view (Textual's page
+        keys scroll after the next frame, from where the view was: keys pressed faster than
+        frames moved it once); moving up stops following the stream until the end is
         reached again."""
+        height = self.scrollable_content_region.height
         if pages < 0:
-            self.scroll_page_up(animate=False)
-            self._load_above()
-        elif self._hidden_after and self.scroll_y >= self.max_scroll_y:
+            self._scroll_up(height)
+            return
+        self._rows_owed = 0
+        if self._hidden_after and self.scroll_y >= self.max_scroll_y:
             self.call_later(self.load_later)
         else:
-            self.scroll_page_down(animate=False)
+            self.scroll_to(y=self.scroll_y + height, animate=False, immediate=True)
+
+    def _scroll_up(self, rows: int) -> None:
+        """Up `rows` rows now; those past the top of the views mounted, once the items
+        before them are in."""
+        target = self.scroll_y - rows
+        self.scroll_to(y=target, animate=False, immediate=True)
+        if target <= 0 and self._hidden_before:  # the top: the items before come in
+            self._rows_owed += round(-target)
+            self._load_above()
 
     async def to_top(self) -> None:
         """The start of the transcript; from there, the start of the session: its first
         MAX_VIEWS items instead of the newest."""
+        self._rows_owed = 0
         if self.scroll_y <= 0 and self._hidden_before:
             self.release_anchor()
             await self._show_window(0, min(len(self.session.items), START_VIEWS))
@@ -438,6 +462,7 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
 
     def to_bottom(self) -> None:
         """The end, following the stream again (the newest items, from a window away from it)."""
+        self._rows_owed = 0
         if self._hidden_after:
             self.call_later(self._back_to_end)
             return
@@ -498,8 +523,8 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             target = max((y for y in tops if y < here), default=None)
         else:
             target = min((y for y in tops if y > here), default=None)
-        if target is not None:
-            self.scroll_to(y=target, animate=False)
+        if target is not None:  # now: the next press goes on from there
+            self.scroll_to(y=target, animate=False, immediate=True)
         elif direction > 0:
             self.to_bottom()
         else:

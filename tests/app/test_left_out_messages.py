@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import Fake, ready, send, transcript_text, wait_until
+from tests.pi_harness import Fake, burst, ready, send, transcript_text, wait_until
 from textual.widgets import Input, Static
 
 from widgets.message_views import MessageView, ToolCallBlock
@@ -179,9 +179,10 @@ def top_of_screen(transcript: Transcript) -> tuple[MessageView, int] | None:
 async def test_scrolling_up_to_the_top_of_the_views_brings_the_earlier_ones_and_keeps_the_view(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: int) -> None:
     """Page Up, the wheel or the scrollbar at the top of the views mounted bring in the
-    LOAD_STEP items before them, and the message at the top of the screen stays on its row:
-    scrolling back through a long session goes on past the views mounted. A scroll of
-    pideck's own there (to a message shown) loads nothing."""
+    LOAD_STEP items before them, and the message at the top of the screen stays on its row
+    (Page Up's a page below it: the page goes on up once they are in; pressed three times
+    faster than frames, three pages): scrolling back through a long session goes on past
+    the views mounted. A scroll of pideck's own there (to a message shown) loads nothing."""
     from tests.app.test_wheel import wheel
     from textual.scrollbar import ScrollTo
     import widgets.transcript as transcript_module
@@ -193,26 +194,32 @@ async def test_scrolling_up_to_the_top_of_the_views_brings_the_earlier_ones_and_
         transcript = await loaded(pilot, fake)
         hidden = transcript.hidden_before
         transcript.release_anchor()
-        for gesture in ("pideck's own", "pageup", "wheel", "scrollbar"):
-            transcript.scroll_to(y=0, animate=False, immediate=True)
-            shown = await wait_until(pilot, lambda: transcript.scroll_y == 0 and top_of_screen(transcript),
+        page = transcript.scrollable_content_region.height
+        for gesture in ("pideck's own", "pageup", "pageups", "wheel", "scrollbar"):
+            start = page if gesture == "pageups" else 0
+            transcript.scroll_to(y=start, animate=False, immediate=True)
+            shown = await wait_until(pilot, lambda: transcript.scroll_y == start and top_of_screen(transcript),
                                      what="the top of the views, drawn")
             view, row = shown
+            moved = {"pageup": page, "pageups": 2 * page}.get(gesture, 0)  # (beyond the view kept)
             if gesture == "pideck's own":
                 await pilot.pause()
                 assert transcript.hidden_before == hidden, "a scroll of pideck's own loads nothing"
                 continue
             if gesture == "pageup":
                 await pilot.press("pageup")
+            elif gesture == "pageups":  # a page to the top, two more once the items before are in
+                burst(pilot.app, "pageup", "pageup", "pageup")
             elif gesture == "wheel":
                 wheel(transcript, up=True)
             else:
                 transcript.post_message(ScrollTo(y=0, animate=False))
             await wait_until(pilot, lambda: transcript.hidden_before == hidden - LOAD_STEP,
                              what=f"the earlier items mounted ({gesture})")
-            await wait_until(pilot, lambda: transcript.scroll_y > 0 and view.region.y == transcript.content_region.y + row
-                             and view.virtual_region.y - round(transcript.scroll_y) == row,
-                             what=f"the view kept on its row ({gesture})")
+            at = row + page if gesture == "pageups" else row  # (the view's row before the first press)
+            await wait_until(pilot, lambda: transcript.scroll_y > 0 and view.region.y == transcript.content_region.y + at + moved
+                             and view.virtual_region.y - round(transcript.scroll_y) == at + moved,
+                             what=f"the view kept on its row, and moved as pressed ({gesture})")
             hidden = transcript.hidden_before
         assert len(transcript.views) > MAX_VIEWS
         await pilot.press("ctrl+end")  # back at the end: the views read up there go, before any reply

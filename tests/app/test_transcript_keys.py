@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tests.pi_harness import Fake, TmuxPideck, start_run, wait_until
+from tests.pi_harness import Fake, TmuxPideck, burst, start_run, wait_until
 
 from widgets.message_views import MessageView
 from widgets.prompt_editor import PromptEditor
@@ -58,6 +58,32 @@ async def test_transcript_keys_work_from_the_prompt(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: len(user_tops(transcript)) == 4 and not app.session.running, what="answer")
         await wait_until(pilot, lambda: transcript.scroll_y == transcript.max_scroll_y > user_tops(transcript)[-1],
                          what="following the new answer")
+
+
+async def test_keys_pressed_faster_than_frames_each_move_the_view(tmp_path: Path) -> None:
+    """Page Up and Ctrl+Up pressed together (held down, or typed ahead over ssh) each move
+    the view on from where the last one left it: none is lost to a scroll not yet drawn."""
+    fake = Fake(tmp_path)
+    async with fake.run(size=(80, 24)) as pilot:
+        app = pilot.app
+        transcript = app.query_one(Transcript)
+        for turn in range(4):
+            await start_run(pilot, fake, f"question {turn}", running=False)
+            await wait_until(pilot, lambda: not app.session.running and len(user_tops(transcript)) == turn + 1,
+                             what="the answer")
+        await wait_until(pilot, lambda: 0 < transcript.max_scroll_y == transcript.scroll_y, what="at the end")
+        end, page = transcript.max_scroll_y, transcript.scrollable_content_region.height
+        assert end > 4 * page, "answers longer than four screens"
+
+        burst(app, "pageup", "pageup", "pageup")
+        await wait_until(pilot, lambda: transcript.scroll_y == end - 3 * page, what="three pages up")
+        burst(app, "pagedown", "pagedown")
+        await wait_until(pilot, lambda: transcript.scroll_y == end - page, what="two pages down")
+
+        tops = [y for y in user_tops(transcript) if y < transcript.scroll_y]
+        assert len(tops) >= 3
+        burst(app, "ctrl+up", "ctrl+up", "ctrl+up")
+        await wait_until(pilot, lambda: transcript.scroll_y == tops[-3], what="the third prompt above")
 
 
 async def test_a_new_prompt_follows_its_answer_and_new_output_below_is_marked(tmp_path: Path) -> None:
