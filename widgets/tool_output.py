@@ -24,6 +24,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from widgets.markdown_lines import _one_cell_each
+from widgets.page_keys import PagesAtOnce
 from widgets.safe_text import SEQUENCE_LIMIT, clean_lines, one_row, spanning
 from widgets.selection_marks import mark_selection
 
@@ -171,7 +172,7 @@ RowStyler = Callable[[int, str], Text]
 STYLED_ROWS = 2000  # styled rows kept; scrolling far away styles them again
 
 
-class LargeTextView(ScrollView, can_focus=True):
+class LargeTextView(PagesAtOnce, ScrollView, can_focus=True):
     """Read-only text of any size, its lines wrapped at the view's width: only the rows in
     view are cleaned and rendered (each line is measured once per width). With `styler`,
     a row in view is styled by `styler(line index, line as shown)` (once: the result is

@@ -37,6 +37,7 @@ from protocol.wire.messages import CustomMessage, ToolResultMessage
 from protocol.state.session_model import Banner, Changes, MessageItem, SessionModel
 from widgets.grows_in_place import GrowsInPlace
 from widgets.message_views import BannerView, MessageView, ToolCallBlock, tool_summary
+from widgets.page_keys import PagesAtOnce
 from widgets.strip_scrollbar import use_strip_scrollbar
 from widgets.tool_output import output_preview
 
@@ -82,10 +83,11 @@ class NewOutputMarker(Widget):
             self.parent.to_bottom()
 
 
-class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
+class Transcript(PagesAtOnce, GrowsInPlace, VerticalScroll, can_focus=True):
     DEFAULT_CSS = "\n".join(  # its own rules, then those of the views it shows (widgets/message_views.py)
         Path(__file__).with_name(sheet).read_text() for sheet in ("transcript.tcss", "message_views.tcss"))
     FOCUS_ON_CLICK = False  # a click or a drag (selecting text) leaves the prompt focused, to type on
+    page_animate = False  # (a page is there at once: an animation would race the stream's end)
 
     def __init__(self, session: SessionModel, wheel_lines: int | None = None, **kwargs: object) -> None:
         """`wheel_lines`: lines a wheel step scrolls (pi's `fullscreenWheelScrollLines`);
@@ -428,24 +430,22 @@ class Transcript(GrowsInPlace, VerticalScroll, can_focus=True):
             self._load_above()
 
     def page(self, pages: int) -> None:
-        """Up (< 0) or down a page, on from where the last key left the view (Textual's page
-        keys scroll after the next frame, from where the view was: keys pressed faster than
-        frames moved it once); moving up stops following the stream until the end is
+        """Up (< 0) or down a page, from the prompt (pi's keys) or here, on from where the
+        last press left the view; moving up stops following the stream until the end is
         reached again."""
-        height = self.scrollable_content_region.height
         if pages < 0:
-            self._scroll_up(height)
+            self._scroll_up(self.scrollable_content_region.height)
             return
         self._rows_owed = 0
         if self._hidden_after and self.scroll_y >= self.max_scroll_y:
             self.call_later(self.load_later)
         else:
-            self.scroll_to(y=self.scroll_y + height, animate=False, immediate=True)
+            super().page(pages)
 
     def _scroll_up(self, rows: int) -> None:
         """Up `rows` rows now; those past the top of the views mounted, once the items
         before them are in."""
-        target = self.scroll_y - rows
+        target = self.scroll_target_y - rows
         self.scroll_to(y=target, animate=False, immediate=True)
         if target <= 0 and self._hidden_before:  # the top: the items before come in
             self._rows_owed += round(-target)

@@ -180,8 +180,8 @@ async def test_scrolling_up_to_the_top_of_the_views_brings_the_earlier_ones_and_
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: int) -> None:
     """Page Up, the wheel or the scrollbar at the top of the views mounted bring in the
     LOAD_STEP items before them, and the message at the top of the screen stays on its row
-    (Page Up's a page below it: the page goes on up once they are in; pressed three times
-    faster than frames, three pages): scrolling back through a long session goes on past
+    (Page Up's a page below it, from the prompt or in the transcript: the page goes on up
+    once they are in; pressed three times faster than frames, three pages): scrolling back through a long session goes on past
     the views mounted. A scroll of pideck's own there (to a message shown) loads nothing."""
     from tests.app.test_wheel import wheel
     from textual.scrollbar import ScrollTo
@@ -195,13 +195,13 @@ async def test_scrolling_up_to_the_top_of_the_views_brings_the_earlier_ones_and_
         hidden = transcript.hidden_before
         transcript.release_anchor()
         page = transcript.scrollable_content_region.height
-        for gesture in ("pideck's own", "pageup", "pageups", "wheel", "scrollbar"):
+        for gesture in ("pideck's own", "pageup", "pageups", "pageup here", "wheel", "scrollbar"):
             start = page if gesture == "pageups" else 0
             transcript.scroll_to(y=start, animate=False, immediate=True)
             shown = await wait_until(pilot, lambda: transcript.scroll_y == start and top_of_screen(transcript),
                                      what="the top of the views, drawn")
             view, row = shown
-            moved = {"pageup": page, "pageups": 2 * page}.get(gesture, 0)  # (beyond the view kept)
+            moved = {"pageup": page, "pageups": 2 * page, "pageup here": page}.get(gesture, 0)  # (beyond the view kept)
             if gesture == "pideck's own":
                 await pilot.pause()
                 assert transcript.hidden_before == hidden, "a scroll of pideck's own loads nothing"
@@ -210,6 +210,10 @@ async def test_scrolling_up_to_the_top_of_the_views_brings_the_earlier_ones_and_
                 await pilot.press("pageup")
             elif gesture == "pageups":  # a page to the top, two more once the items before are in
                 burst(pilot.app, "pageup", "pageup", "pageup")
+            elif gesture == "pageup here":  # the transcript focused (Tab): its own page key
+                transcript.focus()
+                await wait_until(pilot, lambda: transcript.has_focus, what="the transcript focused")
+                await pilot.press("pageup")
             elif gesture == "wheel":
                 wheel(transcript, up=True)
             else:

@@ -62,7 +62,8 @@ async def test_transcript_keys_work_from_the_prompt(tmp_path: Path) -> None:
 
 async def test_keys_pressed_faster_than_frames_each_move_the_view(tmp_path: Path) -> None:
     """Page Up and Ctrl+Up pressed together (held down, or typed ahead over ssh) each move
-    the view on from where the last one left it: none is lost to a scroll not yet drawn."""
+    the view on from where the last one left it, from the prompt or in the transcript: none
+    is lost to a scroll not yet drawn."""
     fake = Fake(tmp_path)
     async with fake.run(size=(80, 24)) as pilot:
         app = pilot.app
@@ -84,6 +85,11 @@ async def test_keys_pressed_faster_than_frames_each_move_the_view(tmp_path: Path
         assert len(tops) >= 3
         burst(app, "ctrl+up", "ctrl+up", "ctrl+up")
         await wait_until(pilot, lambda: transcript.scroll_y == tops[-3], what="the third prompt above")
+
+        transcript.focus()  # (Tab): the transcript's own page keys, a page each too
+        await wait_until(pilot, lambda: transcript.has_focus, what="the transcript focused")
+        burst(app, "pagedown", "pagedown")
+        await wait_until(pilot, lambda: transcript.scroll_y == min(end, tops[-3] + 2 * page), what="two pages down, focused")
 
 
 async def test_a_new_prompt_follows_its_answer_and_new_output_below_is_marked(tmp_path: Path) -> None:

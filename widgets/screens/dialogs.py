@@ -16,7 +16,7 @@ from typing import ClassVar, Generic, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from rich.console import Group
 from rich.text import Text
@@ -32,13 +32,14 @@ from protocol.wire.extension_ui import (
     as_text,
 )
 from widgets.keys_in_order import OrderedInput, OrderedOptionList, OrderedTextArea
+from widgets.page_keys import PagedScroll
 from widgets.safe_text import clean, safe
 from widgets.screens.session_picker import one_line
 
 RequestT = TypeVar("RequestT", bound=DialogRequest)
 
 
-class TextBox(VerticalScroll):
+class TextBox(PagedScroll):
     """Foreign text that may be long: scrolls, and takes focus only when it overflows."""
 
     def __init__(self, text: str, *, id: str) -> None:

@@ -9,9 +9,11 @@ from __future__ import annotations
 from rich.console import RenderableType
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
+
+from widgets.page_keys import PagedScroll
 
 
 class InfoScreen(ModalScreen[None]):
@@ -29,7 +31,7 @@ class InfoScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="info"):
             yield Static(self.title_text, id="info-title", markup=False)
-            with VerticalScroll(id="info-body"):
+            with PagedScroll(id="info-body"):
                 yield Static(self.body, id="info-content")
             yield Static("↑↓ PgUp PgDn scroll · Esc close", id="info-hint")
         yield Footer()

@@ -8,13 +8,14 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from protocol.state.reverts import Plan
 from widgets import palette
 from widgets.key_footer import KeyFooter
+from widgets.page_keys import PagedScroll
 from widgets.safe_text import clean
 
 MAX_LINES = 2000  # of each version or diff shown; the rest is counted
@@ -73,7 +74,7 @@ class RevertDialog(ModalScreen[bool]):
                     for title, data in ((first, before), ("as pi left it", left), ("now", now)):
                         with Vertical(classes="revert-version"):
                             yield Static(Text(title, "bold"), classes="revert-version-title")
-                            with VerticalScroll():
+                            with PagedScroll():
                                 yield Static(version_text(data))
                 yield Static(Text("What will be written, from now:", "bold"))
             else:
@@ -81,6 +82,6 @@ class RevertDialog(ModalScreen[bool]):
                 question = (f"{clean(self.title_text)}, and {clean(plan.label)} are put back. This writes:" if self.title_text
                             else f"{clean(plan.label)}: {action}? This writes:")
                 yield Static(Text(question, "bold"), id="revert-title")
-            with VerticalScroll(id="revert-diff"):
+            with PagedScroll(id="revert-diff"):
                 yield Static(diff_text(plan.lines) if plan.lines else Text("(no change to the file)", palette.style("muted")))
         yield KeyFooter()

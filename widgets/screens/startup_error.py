@@ -7,10 +7,10 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from widgets.page_keys import PagedScroll
 from widgets.safe_text import clean
 from widgets import palette
 
@@ -55,7 +55,7 @@ class StartupErrorScreen(ModalScreen[None]):
         self.config = config
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="startup-error"):
+        with PagedScroll(id="startup-error"):
             yield Static(Text("pi could not start", palette.style("error", "bold")), id="startup-title")
             yield Static(Text(clean(self.reason)), id="startup-reason")
             yield Static(Text("pi's last words (stderr):", "bold"))
