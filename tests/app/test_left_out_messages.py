@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.app.test_rows_compositor import whole_maps
 from tests.pi_harness import Fake, burst, ready, send, transcript_text, wait_until
 from textual.widgets import Input, Static
 
@@ -241,21 +242,12 @@ async def test_a_reply_at_the_end_of_a_long_session_places_only_what_is_in_view(
         app = pilot.app
         transcript = await loaded(pilot, fake)
         compositor, hidden = app.main._compositor, transcript.hidden_before
-        arrange, whole = compositor._arrange_root, []
-
-        def counted(root, size, visible_only=True):  # noqa: ANN001, ANN202
-            whole.append(not visible_only)
-            return arrange(root, size, visible_only)
-
-        compositor._arrange_root = counted
-        try:
+        with whole_maps(compositor) as made:
             await send(pilot, "One more question")
             await wait_until(pilot, lambda: transcript.hidden_before > hidden and not app.session.running
                              and len(transcript.views) == MAX_VIEWS, what="the reply, and the oldest views trimmed")
             await pilot.pause()
-        finally:
-            del compositor._arrange_root
-        assert whole and not any(whole), whole
+        assert made and not any(made), made
         marker = transcript.more_marker
         assert marker is not None
         await pilot.press("ctrl+home")  # the top of what is shown

@@ -4,6 +4,8 @@ repaints (widgets/rows_compositor.py): its frames are the ones Textual's own wou
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from pathlib import Path
 
@@ -27,6 +29,23 @@ def frame(compositor: Compositor, regions: list[Region], chops_of, console: Cons
         rows.setdefault(y, []).append((x1, x2))
     chops = chops_of(crop, rows.__contains__, rows)
     return TerminalLines._chops_pieces(ChopsUpdate(chops, spans, [cuts[1:] for cuts in compositor.cuts]), console)
+
+
+@contextmanager
+def whole_maps(compositor: Compositor) -> Iterator[list[bool]]:
+    """The arrangements `compositor` makes inside the block, in order: True for a map of
+    every widget, False for one of the widgets in view."""
+    arrange, made = compositor._arrange_root, []
+
+    def counted(root, size, visible_only=True):  # noqa: ANN001, ANN202
+        made.append(not visible_only)
+        return arrange(root, size, visible_only)
+
+    compositor._arrange_root = counted
+    try:
+        yield made
+    finally:
+        del compositor._arrange_root
 
 
 async def replied(pilot: Any) -> RowsCompositor:
@@ -118,8 +137,8 @@ async def test_a_layout_places_only_the_widgets_in_view(tmp_path: Path) -> None:
             await replied(pilot)
         assert transcript.virtual_size.height > 2 * transcript.size.height
         inside = set(transcript.query("*"))
-        placed, hidden, whole = [], set(), [0]
-        reflow, arrange = compositor.reflow, compositor._arrange_root
+        placed, hidden = [], set()
+        reflow = compositor.reflow
 
         def counted_reflow(parent, size):  # noqa: ANN001, ANN202
             result = reflow(parent, size)
@@ -128,16 +147,13 @@ async def test_a_layout_places_only_the_widgets_in_view(tmp_path: Path) -> None:
             hidden.update(result.hidden)
             return result
 
-        def counted_arrange(root, size, visible_only=True):  # noqa: ANN001, ANN202
-            whole[0] += not visible_only
-            return arrange(root, size, visible_only)
-
-        compositor.reflow, compositor._arrange_root = counted_reflow, counted_arrange
+        compositor.reflow = counted_reflow
         try:
-            await replied(pilot)  # a message sent, a reply mounted and streamed
+            with whole_maps(compositor) as made:
+                await replied(pilot)  # a message sent, a reply mounted and streamed
         finally:
-            del compositor.reflow, compositor._arrange_root
-        assert placed and all(0 < laid < mounted / 2 for laid, mounted in placed) and whole == [0], (placed, whole)
+            del compositor.reflow
+        assert placed and all(0 < laid < mounted / 2 for laid, mounted in placed) and not any(made), (placed, made)
         left = inside - set(compositor._visible_map)
         assert left and not hidden & inside, hidden & inside
         first = next(iter(transcript.views.values()))
@@ -156,22 +172,15 @@ async def test_a_widget_mounted_since_the_layout_is_not_looked_for_in_a_map_of_e
         compositor, screen = app.main._compositor, app.main
         await replied(pilot)
         view = list(app.main.transcript.views.values())[-1]
-        arrange, whole = compositor._arrange_root, []
-
-        def counted(root, size, visible_only=True):  # noqa: ANN001, ANN202
-            whole.append(not visible_only)
-            return arrange(root, size, visible_only)
-
-        compositor._arrange_root = counted
-        screen._refresh_layout = lambda *args, **kwargs: None  # no layout until the block has asked
-        try:
-            block = TextBlock("a first delta")
-            await view.mount(block)
-            block.refresh(layout=True)
-            assert block.is_mounted and block.region == Region() and not any(whole), whole
-        finally:
-            del screen._refresh_layout
-        screen.refresh(layout=True)
-        await wait_until(pilot, lambda: block in compositor.visible_widgets, what="the block laid out")
-        del compositor._arrange_root
-        assert block.region.height >= 1 and block.region.y >= view.region.y and not any(whole), whole
+        with whole_maps(compositor) as made:
+            screen._refresh_layout = lambda *args, **kwargs: None  # no layout until the block has asked
+            try:
+                block = TextBlock("a first delta")
+                await view.mount(block)
+                block.refresh(layout=True)
+                assert block.is_mounted and block.region == Region() and not any(made), made
+            finally:
+                del screen._refresh_layout
+            screen.refresh(layout=True)
+            await wait_until(pilot, lambda: block in compositor.visible_widgets, what="the block laid out")
+        assert block.region.height >= 1 and block.region.y >= view.region.y and not any(made), made
