@@ -87,7 +87,8 @@ class RowsCompositor(Compositor):
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
         """Textual's `reflow`, of the widgets in view only: what changed, was hidden, shown or
-        resized, against what the last layout placed."""
+        resized, against what the last layout placed (so a widget back in view is shown, and
+        resized if it was: Textual's showed a widget once, when first placed)."""
         if self._earlier is None:
             self._earlier = self._dirty_regions.copy()
         else:  # a second layout before an update: what changed between them is drawn as Textual would
