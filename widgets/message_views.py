@@ -250,7 +250,9 @@ class MessageStatic(GrowsInPlace, Static):
 
 
 class MessageView(GrowsInPlace, Vertical):
-    """A transcript message: a header line, its blocks, and a stop-reason footer."""
+    """A transcript message: a header line, its blocks, and a stop-reason footer, mounted
+    only when there is one to say (most messages have none: a widget fewer to mount and
+    lay out for each)."""
 
     def __init__(self, session: SessionModel, item: MessageItem) -> None:
         super().__init__(classes=f"message role-{item.role}")
@@ -271,7 +273,8 @@ class MessageView(GrowsInPlace, Vertical):
             if widget is not None:
                 self.block_widgets[index] = widget
                 yield widget
-        yield MessageStatic(self._footer(), classes="message-footer")
+        if footer := message_footer(self.item):
+            yield MessageStatic(footer, classes="message-footer")
 
     def _header(self) -> Text:
         text = message_label(self.item)
@@ -283,10 +286,10 @@ class MessageView(GrowsInPlace, Vertical):
             text.append("  " + time.strftime("%H:%M:%S", time.localtime(stamp / 1000)), palette.style("muted"))
         return text
 
-    def _footer(self) -> Text:
-        text = message_footer(self.item)
-        self.set_class(bool(text), "-has-footer")
-        return text
+    @property
+    def _footer_static(self) -> MessageStatic | None:
+        footer = self.children[-1] if self.children else None
+        return footer if isinstance(footer, MessageStatic) and footer.has_class("message-footer") else None
 
     def _block_widget(self, block: Block) -> Any:
         if block.kind == "thinking":
@@ -332,10 +335,9 @@ class MessageView(GrowsInPlace, Vertical):
             self.block_widgets[index] = widget
             later = [i for i in self.block_widgets if i > index and i != index]
             anchor = self.block_widgets[min(later)] if later else None
-            if anchor is not None and anchor.is_mounted:
-                await self.mount(widget, before=anchor)
-            else:
-                await self.mount(widget, before=self.query_one(".message-footer"))
+            if anchor is None or not anchor.is_mounted:
+                anchor = self._footer_static
+            await self.mount(widget, before=anchor)
             return
         if isinstance(widget, StreamingText):
             widget.replace(block.text)
@@ -347,10 +349,16 @@ class MessageView(GrowsInPlace, Vertical):
 
     async def refresh_item(self) -> None:
         """Header and footer again (message replaced, finished, stop reason known)."""
-        for selector, text in ((".message-header", self._header()), (".message-footer", self._footer())):
-            static = self.query_one(selector, Static)
-            if static.content != text:  # unchanged at most message ends: no new layout
-                static.update(text)
+        header, text = self.query_one(".message-header", Static), self._header()
+        if header.content != text:  # unchanged at most message ends: no new layout
+            header.update(text)
+        footer, text = self._footer_static, message_footer(self.item)
+        if footer is not None:
+            if footer.content != text:
+                footer.update(text)
+                footer.display = bool(text)
+        elif text:
+            await self.mount(MessageStatic(text, classes="message-footer"))
         for index in list(self.block_widgets):
             if index not in self.item.blocks:
                 await self.block_widgets.pop(index).remove()

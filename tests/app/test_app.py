@@ -24,7 +24,7 @@ from tests.pi_harness import (
 )
 
 from app.terminal.keys import install_alt_keys
-from widgets.message_views import ToolCallBlock
+from widgets.message_views import MessageView, ToolCallBlock
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine, ToolLog
 from widgets.transcript import Transcript
@@ -46,6 +46,26 @@ async def test_esc_clears_queue_then_aborts_and_restores_texts(tmp_path: Path) -
         text = app.query_one(PromptEditor).text
         assert "Actually, be brief." in text and "Then summarize." in text
         await wait_until(pilot, lambda: "aborted" in transcript_text(app).lower(), what="aborted mark")
+
+
+async def test_a_message_has_a_footer_widget_only_once_there_is_something_to_say(tmp_path: Path) -> None:
+    """Most messages end with nothing to say: no footer is mounted for them (a widget fewer
+    each to mount and lay out). An aborted reply gets one at its end, after its blocks."""
+    fake = Fake(tmp_path, "--stop-after", "10", "--queue-on-prompt", stream="steer_abort.jsonl")
+    async with fake.run() as pilot:
+        app = pilot.app
+        await start_run(pilot, fake)
+        await wait_until(pilot, lambda: app.session.steering, what="queue")
+        views = list(app.query(MessageView))
+        assert views and not any(view.query(".message-footer") for view in views)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.session.running and "aborted" in transcript_text(app).lower(),
+                         what="aborted mark")
+        ended = [view for view in app.query(MessageView) if view.query(".message-footer")]
+        assert len(ended) == 1 and ended[0].item.role == "assistant"
+        footer = ended[0].children[-1]
+        assert footer.has_class("message-footer") and "aborted" in str(footer.render()).lower()
+        assert all(not view.query(".message-footer") for view in app.query(MessageView) if view is not ended[0])
 
 
 async def test_enter_idle_sends_prompt(tmp_path: Path) -> None:
