@@ -197,9 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     config = with_checkpoints(config)
     runner, client = start_pi(config)  # pi boots while the UI is imported
     others = other_launches(config, saved[1:])
-    from app.exit_output import print_exit_output
     from app.terminal.signals import exit_signals, release_interrupt_key
-    from app.terminal.hangup import HANGUP_EXIT, stdin_fd
 
     with exit_signals(restore=argv is not None) as signals:  # None: run as the command, which ends here
         try:
@@ -207,8 +205,11 @@ def main(argv: list[str] | None = None) -> int:
             # collections, 35 ms of the imports alone). The app collects again, with what
             # start-up made frozen, once its first frame is drawn (app/gc_pause.py).
             gc.disable()
-            app_class = behind_pi(_app_class)  # (behind pi: app/pi/early_start.py)
+            # Behind pi (app/pi/early_start.py): Textual and every module that imports it come
+            # after, or they would be imported here, at pi's priority.
+            app_class = behind_pi(_app_class)
             from app.terminal.colors import query_terminal_colors
+            from app.terminal.hangup import HANGUP_EXIT, stdin_fd
 
             answers = query_terminal_colors(fd) if (fd := stdin_fd()) is not None else None
             app = app_class(config, client=client, terminal_colors=answers[:2] if answers else (None, None),
@@ -220,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         sessions = app.sessions_at_exit()
         save_sessions(sessions, args, os.environ)  # (after a hang-up too: --restore brings them back)
         if code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
+            from app.exit_output import print_exit_output
+
             try:
                 shown = app.slots.index(app.current) if app.current in app.slots else 0
                 print_exit_output(app.session, args, app.current.config, sys.stdout,

@@ -6,7 +6,9 @@ Side by side on two cores they share one too few: pi's boot takes some 1.3 cores
 (Node compiles on threads of its own), the UI's imports one. pi answered 0.38 s after its
 spawn where alone it takes 0.26 s, and the model's name, which only pi's answer tells, came
 with it. So the imports run behind pi, in a thread of lower priority (`behind_pi`): they
-take what pi leaves, and are done when pi answers all the same."""
+take what pi leaves, and are done when pi answers all the same. (Where the kernel shares the
+CPU between sessions first, Linux's autogroup, pi in its session of its own has half of it
+whatever the thread's priority: there the two share the cores evenly.)"""
 
 from __future__ import annotations
 

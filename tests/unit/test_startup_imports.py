@@ -58,24 +58,26 @@ def test_the_ui_is_imported_without_the_garbage_collector_and_without_markdown()
     assert markdown == "-", "imported before anything was shown"
 
 
-# The priority the UI's imports ran at (read as app.pideck_app starts to be imported), and the
-# main thread's before and after, with a pi that does nothing.
+# Where Textual was first imported (its thread, that thread's priority, whether the garbage
+# collector ran), and the main thread's priority before and after, with a pi that does nothing.
 PRIORITY_PROBE = """
-import os, sys, app.cli as cli, app.terminal.colors as colors, app.terminal.hangup as hangup
+import gc, os, sys, threading, app.cli as cli, app.pi.early_start as early
 cli.not_a_terminal = lambda: None
-hangup.stdin_fd = lambda: 0
 seen = []
 class Watch:
     def find_spec(self, name, path=None, target=None):
-        if name == "app.pideck_app":
-            seen.append(os.getpriority(os.PRIO_PROCESS, 0))
+        if name == "textual" and not seen:
+            seen.append((threading.current_thread().name, os.getpriority(os.PRIO_PROCESS, 0), gc.isenabled()))
         return None
 sys.meta_path.insert(0, Watch())
 before = os.getpriority(os.PRIO_PROCESS, 0)
-def imported(fd):
-    print(before, seen[0], os.getpriority(os.PRIO_PROCESS, 0))
+behind = early.behind_pi
+def imported(work):
+    behind(work)
+    thread, priority, collecting = seen[0]
+    print(thread, before, priority, collecting, os.getpriority(os.PRIO_PROCESS, 0))
     raise SystemExit(0)
-colors.query_terminal_colors = imported
+early.behind_pi = imported
 cli.main(['--pi', 'cat', '--protocol-log', '/dev/null'])
 """
 
@@ -83,12 +85,16 @@ cli.main(['--pi', 'cat', '--protocol-log', '/dev/null'])
 def test_the_ui_is_imported_behind_pi_at_a_lower_priority() -> None:
     """On two cores pi's boot (some 1.3 cores) and the UI's imports (one) shared the CPU, and
     pi answered 0.38 s after its spawn where alone it takes 0.26 s. The imports run in a thread
-    of lower priority; the app's own thread keeps the priority it had."""
+    of lower priority, Textual's first of all (the exit output and the hang-up guards, imported
+    by the main thread, had brought it in at pi's priority); the app's own thread keeps the
+    priority it had."""
     done = subprocess.run([sys.executable, "-c", PRIORITY_PROBE], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    before, importing, after = map(int, done.stdout.split())
-    assert importing > before, "the UI was imported at pi's priority"
-    assert after == before
+    thread, before, importing, collecting, after = done.stdout.split()
+    assert thread == "ui-imports", f"Textual was imported by the {thread} thread"
+    assert int(importing) > int(before), "the UI was imported at pi's priority"
+    assert collecting == "False", "collected while the UI was imported"
+    assert int(after) == int(before)
 
 
 def test_an_import_error_behind_pi_reaches_the_caller() -> None:
