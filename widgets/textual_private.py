@@ -1,4 +1,4 @@
-"""Every name pideck takes from Textual's private modules, in one place, each with the reason
+"""Every name pideck takes from Textual's private modules (and Rich's, as Textual uses it), in one place, each with the reason
 there is no public way. Checked on Textual 8.2.8; `tests/unit/test_textual_private.py` fails
 on another Textual so that each is checked again, and fails if any other module imports a
 private Textual module.
@@ -69,6 +69,11 @@ from textual.drivers._writer_thread import WriterThread
 # pi's key names to Textual's (`-` is `minus`): the mapping Textual itself uses for bindings.
 from textual.keys import _character_to_key as character_to_key
 
+# Where a Static's line wraps: the cuts Textual's Content wraps at (it calls this function of
+# Rich's), for search to bring the row of a match in a long wrapped line on screen
+# (widgets/transcript_search.py); `Content.wrap` gives the wrapped lines without their offsets.
+from rich._wrap import divide_line
+
 # One key of the Footer, measured so that only keys that fit whole are shown (widgets/key_footer.py).
 from textual.widgets._footer import FooterKey
 
@@ -88,5 +93,5 @@ __all__ = [
     "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "Compositor", "CompositorUpdate", "FooterKey", "LayoutUpdate", "MapGeometry",
     "ReflowResult",
     "TEXTUAL_CHECKED",
-    "WriterThread", "XTermParser", "character_to_key", "escape_now", "textual_time",
+    "WriterThread", "XTermParser", "character_to_key", "divide_line", "escape_now", "textual_time",
 ]

@@ -16,6 +16,7 @@ match shown mounts them down to the newest that does.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -31,6 +32,7 @@ from textual.widgets import Input, Static
 
 from widgets.markdown_stream import StreamingText
 from widgets.message_views import MessageView
+from widgets.textual_private import divide_line
 from widgets.transcript import Transcript
 
 
@@ -255,13 +257,27 @@ class SearchBar(Horizontal):
     def _scroll_to(self, match: Match) -> None:
         transcript = self.transcript
         if transcript is not None and match.widget.is_attached:
-            transcript.scroll_to(y=max(0, self._y(match) - transcript.scrollable_content_region.height // 3), animate=False)
+            y = self._y(match, wrapped=True)
+            transcript.scroll_to(y=max(0, y - transcript.scrollable_content_region.height // 3), animate=False)
 
-    def _y(self, match: Match) -> int:
-        """The match's line in the transcript's scrolled content (a wrapped plain line: its
-        widget's line at most)."""
+    def _y(self, match: Match, wrapped: bool = False) -> int:
+        """The match's row in the transcript's scrolled content. In a Static, whose lines
+        wrap, that is the row of its line's start, or with `wrapped` the row it wraps to
+        (the row of a word at the end of a long pasted line, not the line's first)."""
         transcript = self.transcript
         assert transcript is not None
         widget = match.widget
         top = widget.content_region.y - transcript.scrollable_content_region.y + round(transcript.scroll_y)
-        return top + min(match.line, max(0, widget.content_region.height - 1))
+        row = match.line
+        if wrapped and isinstance(widget, Static) and not isinstance(widget, StreamingText):
+            row = wrapped_row(str(widget.visual).split("\n"), match.line, match.start, widget.content_region.width)
+        return top + min(row, max(0, widget.content_region.height - 1))
+
+
+def wrapped_row(lines: list[str], line: int, column: int, width: int) -> int:
+    """The row of `column` in `lines[line]` once every line is wrapped at `width`, as a Static
+    wraps them (from the line's start, for a match in a long line)."""
+    if width <= 0 or line >= len(lines):
+        return line
+    row = sum(len(divide_line(text, width)) + 1 for text in lines[:line])
+    return row + bisect_right(divide_line(lines[line], width), column)

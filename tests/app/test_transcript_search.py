@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.pi_harness import Fake, start_run, wait_until
+from tests.pi_harness import Fake, ready, start_run, wait_until
+from textual.geometry import Region
 from textual.widgets import Input, Static
 
 from widgets.message_views import MessageView, TextBlock
@@ -82,3 +83,32 @@ async def test_search_steps_through_matches_and_esc_gives_the_prompt_back(tmp_pa
         assert not bar.display and not selected(app)
         assert app.query_one(PromptEditor).has_focus
         assert app.session.running is False and "abort" not in fake.kinds(), "Esc closed the search, nothing else"
+
+
+async def test_a_match_at_the_end_of_a_long_wrapped_line_is_scrolled_to_its_own_row(tmp_path: Path) -> None:
+    """A pasted line of many screens wraps in its message: search shows the row the match
+    wraps to, not the line's first row (the match was off screen, many rows below)."""
+    fake = Fake(tmp_path)
+    async with fake.run(size=(100, 30)) as pilot:
+        app = pilot.app
+        await ready(pilot, fake)
+        transcript = app.query_one(Transcript)
+        line = " ".join(f"word{i}" for i in range(1200)) + " NEEDLE at the end"
+        message = {"role": "user", "content": [{"type": "text", "text": line}], "timestamp": 1795952999000}
+        fake.inject({"type": "message_start", "message": message}, {"type": "message_end", "message": message},
+                    {"type": "message_start", "message": {**message, "content": [{"type": "text", "text": "short"}]}},
+                    {"type": "message_end", "message": {**message, "content": [{"type": "text", "text": "short"}]}})
+        await wait_until(pilot, lambda: len(app.session.items) == 2 and app.pump.idle, what="the messages shown")
+        (long_view, _) = [view for view in transcript.views.values() if isinstance(view, MessageView)]
+        assert long_view.region.height > 3 * transcript.scrollable_content_region.height, "many screens tall"
+        await pilot.press("ctrl+home")  # the view at the message's top: the match is far below
+        await wait_until(pilot, lambda: transcript.scroll_y == 0, what="at the top")
+        await pilot.press("ctrl+s", *"NEEDLE")
+        await wait_until(pilot, lambda: count(app) == "1/1", what="found")
+        (widget,) = selected(app)
+        rows = [strip.text for strip in widget.render_lines(Region(0, 0, *widget.content_region.size))]
+        (row,) = [y for y, text in enumerate(rows) if "NEEDLE" in text]  # as Textual draws it, many rows down
+        assert row > transcript.scrollable_content_region.height
+        view = transcript.scrollable_content_region
+        await wait_until(pilot, lambda: view.y <= widget.content_region.y + row < view.bottom,
+                         what="the match's row on screen")
