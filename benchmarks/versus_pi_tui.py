@@ -9,7 +9,9 @@ their median), a reply of two deltas WAIT seconds apart, the first WAIT seconds 
 (a slow model, or the spinner while a tool runs: what waiting costs), then the flood and the paced reply over a throttled link. Then each starts again
 on a long session (`--session`, a copy of a file of LONG_TURNS turns of a question, a tool call,
 its few KB of output and an answer: 400 messages) and answers five one-delta replies there.
-Measured, medians, pideck / pi:
+After each pair, a bare Textual app (benchmarks/_bare_textual.py: one Static) starts in the same
+pty and shows the same paced reply and one-token replies without pi or a model: the floor
+Textual itself sets under pideck, beside what pi's TUI leaves pideck. Measured, medians, pideck / pi:
 
 * start-up: from starting the program until the model's name is in its terminal output;
 * idle: bytes written to the terminal per second when nothing changes;
@@ -57,6 +59,7 @@ from app.runtime import ensure_runtime
 from app.scripted_model.agent_dir import MODEL_ID, pi_model_args, write_agent_dir
 from app.scripted_model.server import Reply
 from benchmarks import harness as h
+from benchmarks._bare_textual import READY, token
 from benchmarks.large_session import LAST, write_session
 from benchmarks.model_process import ModelProcess
 from benchmarks.table import Row
@@ -367,6 +370,34 @@ def session(name: str, argv: list[str], env: dict[str, str], cwd: Path, model: M
         term.close()
 
 
+BARE_APP = Path(__file__).with_name("_bare_textual.py")
+
+
+def bare_session(env: dict[str, str], cwd: Path, shape: Shape) -> dict[str, float]:
+    """The bare Textual app's start-up, the CPU of the paced reply's words drawn one by one,
+    and its one-token replies' CPU and key -> token."""
+    term = Terminal([sys.executable, str(BARE_APP), "--paced", str(shape.paced), str(shape.paced_delay)], env, cwd)
+    try:
+        seen, _ = term.wait_for(READY, timeout=60)
+        result = {"startup": seen - term.started}
+        term.wait_quiet(shape.quiet)
+        shown: list[dict[str, float]] = []
+        for count, key in enumerate((b"p", *(b"\r",) * shape.shorts), start=1):
+            before = term.length
+            cpu, _ = tree_cpu(term.process.pid)
+            entered = time.monotonic()
+            term.press(key)
+            arrived, _ = term.wait_for(token(count), before)
+            term.wait_quiet(shape.quiet)
+            shown.append({"cpu": tree_cpu(term.process.pid)[0] - cpu, "to_token": arrived - entered})
+        result["paced cpu"] = shown[0]["cpu"]
+        for key in ("cpu", "to_token"):
+            result[f"short {key}"] = h.median([reply[key] for reply in shown[1:]])
+        return result
+    finally:
+        term.close()
+
+
 @contextmanager
 def setting() -> Iterator[tuple[list[str], dict[str, str], Path, ModelProcess]]:
     """pi's command, the environment and working directory both programs get, and the model."""
@@ -397,7 +428,7 @@ def commands(pi: list[str], cwd: Path, pideck: list[str], session: Path | None =
 
 def measure(runs: int = RUNS, shape: Shape = Shape(), pideck: tuple[str, ...] = (str(PIDECK),)) -> dict[str, list[dict[str, float]]]:
     """Each program's sessions, alternating pi's TUI and pideck (`pideck` runs it)."""
-    results: dict[str, list[dict[str, float]]] = {"pi": [], "pideck": []}
+    results: dict[str, list[dict[str, float]]] = {"pi": [], "pideck": [], "bare": []}
     h.compiled()
     with setting() as (pi, env, cwd, model):
         programs = commands(pi, cwd, list(pideck))
@@ -412,6 +443,7 @@ def measure(runs: int = RUNS, shape: Shape = Shape(), pideck: tuple[str, ...] = 
                     shutil.copyfile(original, copy)
                     figures.update(long_session(name, commands(pi, cwd, list(pideck), copy)[name], env, cwd, model,
                                                 run, shape))
+            results["bare"].append(bare_session(env, cwd, shape))
     return results
 
 
@@ -460,11 +492,34 @@ def rows(results: dict[str, list[dict[str, float]]]) -> list[Row]:
             own_row(label, "long short cpu", "long short own cpu"),
             row(f"{label}: Enter -> last token in the output", "long short to_token", "s"),
         ]
+    if results.get("bare"):
+        table += bare_rows(results, child_cpu)
     for kind, label in names.items():
         if f"throttled {kind} from_model" in keys:
             table.append(row(f"{label}, 1 Mbit/s 50 ms link: model's last delta -> last token at the far end",
                              f"throttled {kind} from_model", "s"))
     return table
+
+
+def bare_rows(results: dict[str, list[dict[str, float]]], child_cpu: Callable[[str, str], float]) -> list[Row]:
+    """The bare Textual app beside what pi's TUI leaves pideck: its start-up against pi's
+    TUI's, its CPU for the paced reply's words against pideck's share of that budget."""
+    def bare(key: str) -> float:
+        return h.median([r[key] for r in results["bare"]])
+
+    def pi(key: str) -> float:
+        return h.median([r[key] for r in results["pi"]])
+
+    paced = f"{PACED} words over {PACED * PACED_DELAY:.0f} s"
+    budget = max(0.0, round(pi("direct paced cpu") - child_cpu("direct paced cpu", "direct paced own cpu"), 6))
+    return [
+        Row("bare Textual app (one Static): start -> first frame", bare("startup"), "s", "pi's TUI: start -> model name",
+            pi("startup")),
+        Row(f"bare Textual app: {paced}, each drawn: CPU", bare("paced cpu"), "s",
+            f"pi's TUI less pideck's pi child, {PACED} deltas", budget),
+        Row("bare Textual app: a key -> its token in the output", bare("short to_token"), "s",
+            "pi's TUI: a one-delta reply", pi("direct short to_token")),
+    ]
 
 
 def run(runs: int | None = None) -> list[Row]:

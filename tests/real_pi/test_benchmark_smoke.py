@@ -45,4 +45,6 @@ def test_the_benchmark_against_pis_tui_runs_one_short_round(pi_runtime: PiRuntim
             assert figures[f"{reply} bytes"] > 0 and figures[f"{reply} to_token"] > 0, (program, reply, figures)
             assert figures[f"{reply} cpu"] >= figures[f"{reply} own cpu"] >= 0 and figures[f"{reply} after"] >= 0
         assert figures["long short to_token"] > 0 and figures["long short cpu"] >= figures["long short own cpu"] >= 0
-    assert len(versus_pi_tui.rows(results)) == 31
+    (bare,) = results["bare"]  # the bare Textual app, the floor under pideck
+    assert bare["startup"] > 0 and bare["paced cpu"] >= 0 and bare["short to_token"] > 0, bare
+    assert len(versus_pi_tui.rows(results)) == 34
