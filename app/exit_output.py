@@ -79,10 +79,10 @@ def _body(model: SessionModel, item: MessageItem, hyperlinks: bool) -> Iterator[
     markdown = item.role in MARKDOWN_ROLES
     from widgets.safe_markdown import SafeMarkdown  # (markdown-it: at exit, not at start-up)
 
-    for _, block in item.ordered_blocks():
+    for index, block in item.ordered_blocks():
         call = block.tool_call
         if call is not None:
-            run = model.tools.get(call.id)
+            run = model.run_at(item.key, index)
             line = Text.assemble(run_mark(run), kind_of(call.name).title(Call(call.name, call.arguments, run, model.cwd)))
             yield Group(line, *_output(run.output if run is not None else ""))
         elif block.kind == "text" and block.text.strip():

@@ -46,6 +46,7 @@ from protocol.wire.commands import Abort, AbortBash, Bash, Command, Prompt
 from protocol.wire.responses import BashResult, CommandInfo
 from protocol.state.desk import SessionLine
 from protocol.state.session_model import Changes
+from protocol.state.tool_runs import call_place
 from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
 from widgets.crash_bar import CrashBar
@@ -616,15 +617,15 @@ class MainScreen(Screen[None]):
 
     @on(ToolLog.Selected)
     async def jump_to_tool(self, event: ToolLog.Selected) -> None:
-        await self.show_tool_call(event.tool_call_id)
+        await self.show_tool_call(event.run_key)
 
-    async def show_tool_call(self, tool_call_id: str) -> None:
-        """To the tool call in the transcript, mounting it first if it was left out."""
+    async def show_tool_call(self, key: str) -> None:
+        """To a tool run's call in the transcript (`tool_runs.run_key`), mounting it first if it was left out."""
         transcript = self.transcript
-        view = transcript.view_for_tool(tool_call_id)
-        key = self.session.call_item(tool_call_id)
-        if view is None and key is not None and await transcript.reveal(key):
-            view = transcript.view_for_tool(tool_call_id)
+        view = transcript.view_for_tool(key)
+        place = call_place(key)
+        if view is None and place is not None and await transcript.reveal(place[0]):
+            view = transcript.view_for_tool(key)
         if view is not None:
             transcript.show_view(view)
             view.add_class("-flash")
@@ -632,7 +633,7 @@ class MainScreen(Screen[None]):
 
     @on(ShowToolOutput)
     def show_tool_output(self, event: ShowToolOutput) -> None:
-        run = self.session.tools.get(event.tool_call_id)
+        run = self.session.tools.get(event.run_key)
         if run is None or not run.output:
             self.context.say("This tool has printed nothing yet.")
             return

@@ -98,7 +98,8 @@ async def load_and_open_full(app: Any, pilot: Any, messages: list[Any], timeout:
 
     loaded = await load(app, messages, timeout)
     await pilot.pause()
-    full = await until_painted(app, " characters", lambda: app.main.post_message(ShowToolOutput("call_0")), timeout)
+    first = app.session.tool_runs()[0].key
+    full = await until_painted(app, " characters", lambda: app.main.post_message(ShowToolOutput(first)), timeout)
     await pilot.pause()
     return loaded, full
 

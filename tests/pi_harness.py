@@ -406,6 +406,17 @@ def transcript_text(app: PideckApp) -> str:
     return drawn_text(app.main)
 
 
+def tool_run(session: Any, call_id: str) -> Any:
+    """The latest run of the tool call `call_id` (None: none yet); tests name their calls uniquely."""
+    return next((run for run in reversed(session.tool_runs()) if run.tool_call_id == call_id), None)
+
+
+def call_view(app: Any, call_id: str) -> Any:
+    """The transcript's block of the latest call `call_id` (None: not shown)."""
+    run = tool_run(app.session, call_id)
+    return app.main.transcript.view_for_tool(run.key) if run is not None else None
+
+
 def drawn_text(screen: Any) -> str:
     """The text of a session's transcript as its screen has it drawn (shown or not)."""
     parts = []

@@ -22,6 +22,7 @@ from protocol.state.formatting import duration, tokens
 from protocol.files.images import describe
 from protocol.wire.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ImageContent, ToolResultMessage
 from protocol.state.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
+from protocol.state.tool_runs import run_key
 from widgets import palette
 from widgets.ansi_text import ansi_text
 from widgets.code_lines import unhighlighted
@@ -94,20 +95,17 @@ class ToolCallBlock(Static):
     """A tool call drawn by its kind (`tool_kinds`): a title line and a body from its
     arguments and its run (the model's ToolRun), collapsed or expanded (Ctrl+O)."""
 
-    def __init__(self, session: SessionModel, block: Block) -> None:
+    def __init__(self, session: SessionModel, block: Block, key: str) -> None:
         super().__init__(classes="tool-call")
         self.session = session
         self.block = block
+        self.run_key = key  # its run's (tool_runs.run_key)
         self.expanded = False
         self._body_key: tuple[Any, ...] = ()
         self._body = Text()
         self.highlight_pending = False  # its body shows its code plain, to be highlighted (`highlight`)
         self._shown = Text()  # what it shows
         self._height: tuple[int, int] | None = None  # its content's rows at a width, when each line fits
-
-    @property
-    def tool_call_id(self) -> str:
-        return self.block.tool_call.id if self.block.tool_call else ""
 
     def on_mount(self) -> None:
         self.refresh_view()
@@ -116,7 +114,7 @@ class ToolCallBlock(Static):
         """Draw it again; with `highlight` False, a body made anew shows its code plain
         (`highlight` later colours it, its rows unchanged)."""
         block_call = self.block.tool_call
-        run = self.session.tools.get(self.tool_call_id)
+        run = self.session.tools.get(self.run_key)
         name = block_call.name if block_call else "tool"
         args = block_call.arguments if block_call and block_call.arguments else (run.args if run else None)
         call = Call(name, args, run, self.session.cwd)
@@ -181,8 +179,7 @@ class ToolCallBlock(Static):
 
     def on_click(self) -> None:
         """Open everything the tool printed (the block shows only part of a long output)."""
-        if self.tool_call_id:
-            self.post_message(ShowToolOutput(self.tool_call_id))
+        self.post_message(ShowToolOutput(self.run_key))
 
 
 def message_label(item: MessageItem) -> Text:
@@ -269,7 +266,7 @@ class MessageView(GrowsInPlace, Vertical):
     def compose(self) -> ComposeResult:
         yield MessageStatic(self._header(), classes="message-header")
         for index, block in self.item.ordered_blocks():
-            widget = self._block_widget(block)
+            widget = self._block_widget(index, block)
             if widget is not None:
                 self.block_widgets[index] = widget
                 yield widget
@@ -291,11 +288,11 @@ class MessageView(GrowsInPlace, Vertical):
         footer = self.children[-1] if self.children else None
         return footer if isinstance(footer, MessageStatic) and footer.has_class("message-footer") else None
 
-    def _block_widget(self, block: Block) -> Any:
+    def _block_widget(self, index: int, block: Block) -> Any:
         if block.kind == "thinking":
             return ThinkingBlock(block.text)
         if block.kind == "toolCall":
-            return ToolCallBlock(self.session, block)
+            return ToolCallBlock(self.session, block, run_key(self.item.key, index))
         if block.kind == "text" and self.item.role in MARKDOWN_ROLES:
             return TextBlock(block.text)
         return MessageStatic(self._plain_content(block), classes="plain image" if block.kind == "image" else "plain")
@@ -329,7 +326,7 @@ class MessageView(GrowsInPlace, Vertical):
         if block is None:
             return
         if widget is None:
-            widget = self._block_widget(block)
+            widget = self._block_widget(index, block)
             if widget is None:
                 return
             self.block_widgets[index] = widget

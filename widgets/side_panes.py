@@ -86,7 +86,7 @@ class ToolLog(OptionList):
 
     @dataclass
     class Selected(Message):
-        tool_call_id: str
+        run_key: str
 
     def __init__(self, session: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -105,8 +105,8 @@ class ToolLog(OptionList):
         chosen = self.get_option_at_index(highlighted).id if highlighted is not None else None
         self.clear_options()  # scrolls to the top
         width = max(12, self.size.width - 12)
-        self.add_options(Option(tool_row(run, self._title(run, width), width), id=run.tool_call_id) for run in runs)
-        for gone in self._titles.keys() - {run.tool_call_id for run in runs}:
+        self.add_options(Option(tool_row(run, self._title(run, width), width), id=run.key) for run in runs)
+        for gone in self._titles.keys() - {run.key for run in runs}:
             del self._titles[gone]
         if self._following:
             if chosen is not None:
@@ -114,16 +114,16 @@ class ToolLog(OptionList):
             self.scroll_end(animate=False, immediate=True)
         else:
             if chosen is not None and runs:
-                ids = [run.tool_call_id for run in runs]
+                ids = [run.key for run in runs]
                 self.highlighted = ids.index(chosen) if chosen in ids else min(highlighted or 0, len(runs) - 1)
             self.scroll_to(y=scroll_y, animate=False, immediate=True)
         self.border_subtitle = f"{len(self.session.tools)}"
 
     def _title(self, run: ToolRun, width: int) -> Text:
         key = (run.done, run.is_error, len(run.output), width, self.session.cwd, palette.generation)
-        known = self._titles.get(run.tool_call_id)
+        known = self._titles.get(run.key)
         if known is None or known[0] != key or known[1] is not run.result:
-            known = self._titles[run.tool_call_id] = (key, run.result, tool_title(run, width, self.session.cwd))
+            known = self._titles[run.key] = (key, run.result, tool_title(run, width, self.session.cwd))
         return known[2]
 
     def on_show(self) -> None:

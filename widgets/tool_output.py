@@ -38,9 +38,9 @@ STYLED_LINE_ROWS = 10  # a line split into more rows than this shows plain in th
 
 @dataclass
 class ShowToolOutput(Message):
-    """Open the full output of a tool call."""
+    """Open the full output of a tool run (by its key, tool_runs.run_key)."""
 
-    tool_call_id: str
+    run_key: str
 
 
 _SGR = re.compile(r"(?:\x1b\[|\x9b)[0-9;:]*m")

@@ -35,6 +35,7 @@ from textual.widgets import Static
 
 from protocol.wire.messages import CustomMessage, ToolResultMessage
 from protocol.state.session_model import Banner, Changes, MessageItem, SessionModel
+from protocol.state.tool_runs import call_place
 from widgets.grows_in_place import GrowsInPlace
 from widgets.message_views import BannerView, MessageView, ToolCallBlock, tool_summary
 from widgets.page_keys import PagesAtOnce
@@ -64,7 +65,7 @@ def hidden_in_transcript(session: SessionModel, item: MessageItem) -> bool:
     """Tool results show inside their call; hidden custom messages stay hidden."""
     message = item.message
     if isinstance(message, ToolResultMessage):
-        return session.call_item(message.tool_call_id) is not None
+        return session.shown_in_call(item)
     return isinstance(message, CustomMessage) and not message.display
 
 
@@ -221,9 +222,9 @@ class Transcript(PagesAtOnce, GrowsInPlace, VerticalScroll, can_focus=True):
     def _hidden(self, item: MessageItem) -> bool:
         return hidden_in_transcript(self.session, item)
 
-    def refresh_tools(self, ids: set[str]) -> None:
-        for tool_call_id in ids:
-            if (widget := self.view_for_tool(tool_call_id)) is not None:
+    def refresh_tools(self, keys: set[str]) -> None:
+        for key in keys:
+            if (widget := self.view_for_tool(key)) is not None:
                 widget.refresh_view()
 
     async def rebuild(self, count: int = MAX_VIEWS) -> None:
@@ -335,13 +336,13 @@ class Transcript(PagesAtOnce, GrowsInPlace, VerticalScroll, can_focus=True):
         if self._hidden(item):
             return ""
         parts = [getattr(item.message, "command", None) or ""]  # a !command's
-        for _, block in item.ordered_blocks():
+        for index, block in item.ordered_blocks():
             call = block.tool_call
             if call is None:
                 parts.append(block.text)
                 continue
             parts.append(f"{call.name}  {tool_summary(call.name, call.arguments)}")
-            run = self.session.tools.get(call.id)
+            run = self.session.run_at(item.key, index)
             if run is not None and run.output:
                 parts.append(output_preview(run.output, expanded=False).plain)
         return "\n".join(parts)
@@ -647,13 +648,10 @@ class Transcript(PagesAtOnce, GrowsInPlace, VerticalScroll, can_focus=True):
                 block.highlight()
         self._start_highlighting()
 
-    def view_for_tool(self, tool_call_id: str) -> ToolCallBlock | None:
-        """The shown block of a tool call, found through the model rather than a walk of
-        every widget (tool updates arrive every frame while a tool runs)."""
-        key = self.session.call_item(tool_call_id)
-        view = self.views.get(key) if key is not None else None
-        if isinstance(view, MessageView):
-            for widget in view.block_widgets.values():
-                if isinstance(widget, ToolCallBlock) and widget.tool_call_id == tool_call_id:
-                    return widget
-        return None
+    def view_for_tool(self, key: str) -> ToolCallBlock | None:
+        """The shown block of a tool run's call (`tool_runs.run_key`), found from its place
+        rather than a walk of every widget (tool updates arrive every frame while a tool runs)."""
+        place = call_place(key)
+        view = self.views.get(place[0]) if place is not None else None
+        widget = view.block_widgets.get(place[1]) if isinstance(view, MessageView) and place is not None else None
+        return widget if isinstance(widget, ToolCallBlock) else None

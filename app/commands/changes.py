@@ -1,7 +1,9 @@
-"""`/diff` (F9): the Changes view, the files this session changed through pi's `edit` and
-`write` tools with their diffs; Enter on a change shows its tool call in the transcript;
-`r`/`R` revert a hunk or a file (app/commands/file_reverts.py), and when the view closes, the
-prompt editor holds a note to pi of what was reverted, for the user to finish and send."""
+"""`/diff` (F9): the Changes view, the files this session changed through pi's `edit`,
+`write` and `bash` tools with their diffs, from the calls of the session's branch (pi's
+entries, each call named by where it is: tool call ids may repeat); Enter on a change shows
+its tool call in the transcript; `r`/`R` revert a hunk or a file
+(app/commands/file_reverts.py), and when the view closes, the prompt editor holds a note to pi
+of what was reverted, for the user to finish and send."""
 
 from __future__ import annotations
 
@@ -9,18 +11,32 @@ import asyncio
 
 from app.commands.context import CommandContext, SlashCommand
 from app.commands.file_reverts import reverts_of
+from protocol.state.branch_calls import BranchCall, branch, branch_calls, run_call, with_runs
 from protocol.state.file_changes import file_changes
+from protocol.wire.client import RpcError
+from protocol.wire.commands import GetEntries
 from widgets.screens.changes_screen import ChangesScreen, revert_change
+
+FILE_TOOLS = ("edit", "write", "bash")
+
 
 async def diff_command(ctx: CommandContext, args: str) -> None:
     reverts = reverts_of(ctx)
-    runs = ctx.session.tool_runs()
-    bash = [run.tool_call_id for run in runs if run.name == "bash" and run.done]
-    calls = [run.tool_call_id for run in runs if run.name in ("edit", "write", "bash") and run.done]
+    try:
+        listing = await ctx.client.call(GetEntries())
+    except RpcError:
+        calls = [run_call(run) for run in ctx.session.tool_runs()]  # (a JSON stream viewed)
+        reverts.session_entries([])
+    else:
+        calls = branch_calls(branch(listing.entries, listing.leaf_id))
+        with_runs(calls, ctx.session.tool_runs())
+        reverts.session_entries(listing.entries)
+    changing = [call for call in calls if call.name in FILE_TOOLS and call.done]
+    bash = [call.key for call in changing if call.name == "bash"]
 
     def read() -> tuple[list, str]:  # the checkpoints: on pi's host, over ssh, all in one connection
-        reverts.prefetch(calls)
-        return file_changes(runs, str(reverts.cwd()), reverts.bash_files), reverts.bash_note(bash)
+        reverts.prefetch([call.key for call in changing])
+        return file_changes(changing, str(reverts.cwd()), reverts.bash_files), reverts.bash_note(bash)
 
     files, note = await asyncio.to_thread(read)
     by_path = {file.path: file for file in files}
@@ -28,12 +44,13 @@ async def diff_command(ctx: CommandContext, args: str) -> None:
         if (file := by_path.get(done.plan.label)) is not None:
             file.changes.append(revert_change(done.plan))
     since = len(reverts.done)
-    tool_call_id = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, note=note))
+    chosen = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, note=note))
     if note := reverts.note(since):
         editor = ctx.editor
         editor.load(f"{editor.text.rstrip()}\n\n{note}" if editor.text.strip() else note)
-    if tool_call_id:
-        await ctx.show_tool_call(tool_call_id)
+    call: BranchCall | None = next((call for call in calls if call.key == chosen), None)
+    if call is not None and call.run_key:
+        await ctx.show_tool_call(call.run_key)
 
 
 COMMANDS = (

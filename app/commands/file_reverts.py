@@ -14,7 +14,7 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 from weakref import WeakKeyDictionary
@@ -22,8 +22,10 @@ from weakref import WeakKeyDictionary
 from app.pi.checkpoint_launch import checkpoint_root, remote_files
 from app.commands.context import CommandContext
 from app.pi.remote_files import Changed
+from protocol.state.branch_calls import BranchCall, CallKey, unique_ids
 from protocol.state.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore, Files, LocalFiles
 from protocol.state.file_changes import BashFile, Change, FileChanges, display_path
+from protocol.wire.entries import Entry
 from protocol.state.reverts import Hunk, NotExact, Plan, file_patch, file_plan, hunk_plan, replay
 
 UNKNOWN = object()  # a version pideck has no copy of
@@ -81,6 +83,15 @@ class LocalWrites(LocalFiles):
         write_file(path, data)
 
 
+@dataclass(slots=True)
+class Reverted:
+    """The reverts written in one pi session: `done` the latest last (`u` undoes it), `left`
+    what the last of them left in each file, by path."""
+
+    done: list[Done] = field(default_factory=list)
+    left: dict[str, bytes | None] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, slots=True)
 class Rewound:
     """A rewind, to undo: the files it wrote and the session pi left for the fork."""
@@ -90,17 +101,37 @@ class Rewound:
 
 
 class FileReverts:
-    """Reverts of one pideck: `store()` gives the session's checkpoints (None without them),
-    `cwd()` pi's working directory."""
+    """Reverts of one pideck session: `store()` gives the checkpoints of the pi session open
+    (None without them), `session()` its id, `cwd()` pi's working directory. What was reverted
+    is kept per pi session (a /new or a switch shows none of another's); the last rewind, which
+    leaves one pi session for another, across them."""
 
     def __init__(self, store: Callable[[], CheckpointStore | None], cwd: Callable[[], Path],
-                 files: Writable | None = None) -> None:
-        self._store, self._cwd = store, cwd
+                 files: Writable | None = None, session: Callable[[], str] = lambda: "") -> None:
+        self._store, self._cwd, self._session = store, cwd, session
         self.files: Writable = files or LocalWrites()
         self.off = "pideck's checkpoints are off"  # why there are none, when there are none
-        self.done: list[Done] = []  # reverts written, the latest last (`u` undoes it)
-        self._left: dict[str, bytes | None] = {}  # what the last revert left in a file, by path
+        self._reverted: dict[str, Reverted] = {}  # by pi session id
         self.rewound: Rewound | None = None  # the last rewind, while it can be undone
+        self._legacy: frozenset[str] = frozenset()  # ids only one call of the branch has (CheckpointStore.get)
+
+    @property
+    def done(self) -> list[Done]:
+        """The reverts written in the pi session open, the latest last."""
+        return self._reverted.setdefault(self._session(), Reverted()).done
+
+    @property
+    def _left(self) -> dict[str, bytes | None]:
+        return self._reverted.setdefault(self._session(), Reverted()).left
+
+    def session_entries(self, entries: Sequence[Entry]) -> None:
+        """The entries of the session whose checkpoints are read next: a call whose id no other
+        call has may find a record named by that id alone (before records were named by place)."""
+        self._legacy = unique_ids(entries)
+
+    def _get(self, key: CallKey, path: str = "") -> Checkpoint | None:
+        store = self._store()
+        return store.get(key, path, legacy=key.tool_call_id in self._legacy) if store is not None else None
 
     def _read(self, path: str) -> bytes | None:
         """The file's bytes (None: no file); OSError when it cannot be read or is too big."""
@@ -109,17 +140,16 @@ class FileReverts:
     def cwd(self) -> Path:
         return self._cwd()
 
-    def prefetch(self, tool_call_ids: Sequence[str]) -> None:
+    def prefetch(self, keys: Sequence[CallKey]) -> None:
         """Read these calls' checkpoints at once (from pi's host: one connection, not one a file)."""
         store = self._store()
         if store is not None:
-            store.prefetch(tool_call_ids)
+            store.prefetch(keys, self._legacy)
 
     def _checkpoint(self, change: Change, file: FileChanges) -> Checkpoint | None:
-        store = self._store()
-        if store is None:
-            return None
-        return store.get(change.tool_call_id, os.path.join(self._cwd(), file.path) if change.tool == "bash" else "")
+        if not isinstance(change.call, CallKey):
+            return None  # a revert pideck made
+        return self._get(change.call, os.path.join(self._cwd(), file.path) if change.tool == "bash" else "")
 
     def _as_cwd_spells_it(self, path: str) -> str:
         """`path` under pideck's cwd as pideck spells it, when it is inside it once symbolic
@@ -129,10 +159,9 @@ class FileReverts:
         inside = os.path.relpath(real, real_cwd)
         return path if inside == ".." or inside.startswith(".." + os.sep) else os.path.join(cwd, inside)
 
-    def bash_files(self, tool_call_id: str) -> list[BashFile]:
+    def bash_files(self, key: CallKey) -> list[BashFile]:
         """The files a bash call changed, from its checkpoint (for protocol.state.file_changes)."""
-        store = self._store()
-        checkpoint = store.get(tool_call_id) if store is not None else None
+        checkpoint = self._get(key)
         if checkpoint is None or checkpoint.tool != "bash":
             return []
         found = []
@@ -146,16 +175,15 @@ class FileReverts:
             found.append(BashFile(self._as_cwd_spells_it(file.path), versions[0], versions[1], note))  # type: ignore[arg-type]
         return found
 
-    def bash_note(self, tool_call_ids: Sequence[str]) -> str:
+    def bash_note(self, keys: Sequence[CallKey]) -> str:
         """Why some bash calls' changes are not shown ("" when all are): the first reason, and how many."""
-        store = self._store()
-        if not tool_call_ids:
+        if not keys:
             return ""
-        if store is None:
+        if self._store() is None:
             return f"Files changed by bash commands are not shown: {self.off}."
         reasons = []
-        for call_id in tool_call_ids:
-            checkpoint = store.get(call_id)
+        for key in keys:
+            checkpoint = self._get(key)
             if checkpoint is None:
                 reasons.append("pideck has no checkpoint of it")
             elif checkpoint.skipped or checkpoint.more:
@@ -268,16 +296,18 @@ class FileReverts:
         self._left[plan.path] = plan.old
         return plan
 
-    def plan_calls(self, calls: Sequence[tuple[str, str]], current: dict[str, bytes | None | OSError] | None = None,
+    def plan_calls(self, calls: Sequence[BranchCall], current: dict[str, bytes | None | OSError] | None = None,
                    ) -> list[Plan]:
-        """Every file the calls (tool call id, the path pi was given) changed, put back as it
-        was before the first of them; a file without a checkpoint of each call cannot be.
-        `current`: what files hold now, by path, read once for several plans (filled in here)."""
-        store, cwd = self._store(), str(self._cwd())
+        """Every file the calls changed, put back as it was before the first of them; a file
+        without a checkpoint of each call cannot be. `current`: what files hold now, by path,
+        read once for several plans (filled in here)."""
+        cwd = str(self._cwd())
         groups: dict[str, list[Checkpoint | None]] = {}
         plans = []
-        for call_id, given in calls:
-            checkpoint = store.get(call_id) if store is not None else None
+        for call in calls:
+            checkpoint = self._get(call.key)
+            given = call.args.get("path") if isinstance(call.args, dict) and call.name != "bash" else ""
+            given = given if isinstance(given, str) else ""
             if checkpoint is not None and checkpoint.tool == "bash":
                 if checkpoint.skipped or checkpoint.more:
                     plans.append(Plan("", "a bash command", "its changes", None, None,
@@ -321,7 +351,6 @@ class FileReverts:
             except OSError as exc:
                 failed.append(f"{plan.label}: {exc.strerror or exc}")
                 continue
-            self._left[plan.path] = plan.new
             written.append(plan)
         self.rewound = Rewound(written, session_file)
         return failed
@@ -342,8 +371,6 @@ class FileReverts:
                 continue
             except OSError as exc:
                 left.append(f"{plan.label} ({exc.strerror or exc})")
-                continue
-            self._left[plan.path] = plan.old
         return rewound, left
 
     def note(self, since: int) -> str:
@@ -376,7 +403,11 @@ def reverts_of(ctx: CommandContext) -> FileReverts:
             """pi's folder: on its host, the one its checkpoints recorded."""
             there = (found := store()) is not None and files is not None and found.cwd()
             return Path(there) if there else ctx.cwd
-        reverts = _reverts[ctx] = FileReverts(store, cwd, files)
+        def session() -> str:
+            state = ctx.session.state
+            return state.session_id if state is not None else ""
+
+        reverts = _reverts[ctx] = FileReverts(store, cwd, files, session)
         if (ctx.config.remote is not None and checkpoint_root(ctx.config) is None
                 and ctx.config.env.get("PIDECK_CHECKPOINTS") != "off"):
             reverts.off = (f"pideck could not put its checkpoint extension on {ctx.config.remote} when pi started "

@@ -19,7 +19,7 @@ from app.commands.file_reverts import reverts_of
 from protocol.wire.commands import Fork, GetEntries, GetForkMessages, SwitchSession
 from protocol.state.reverts import Plan
 from protocol.state.rewind import rewind_points
-from widgets.screens.revert_dialog import RevertDialog
+from widgets.screens.revert_dialog import RewindConfirm, RewindDialog
 from widgets.screens.rewind_picker import RewindChoice, RewindPicker
 from widgets.safe_text import clean
 from widgets.screens.session_picker import one_line
@@ -48,13 +48,12 @@ async def rewind(ctx: CommandContext, args: str) -> None:
     if not points:
         ctx.say("There is no user message to rewind to yet.")
         return
-    paths = {run.tool_call_id: run.args.get("path") for run in ctx.session.tool_runs() if isinstance(run.args, dict)}
+    reverts.session_entries(listing.entries)
 
     def plan_all() -> list[list[Plan]]:
-        reverts.prefetch(points[0].calls)  # each point's calls are the first's last ones
+        reverts.prefetch([call.key for call in points[0].calls])  # each point's calls are the first's last ones
         current: dict[str, bytes | None | OSError] = {}  # the files, read once (over ssh: one connection)
-        return [reverts.plan_calls([(call, p if isinstance(p := paths.get(call), str) else "") for call in point.calls],
-                                   current) for point in points]
+        return [reverts.plan_calls(point.calls, current) for point in points]
 
     plans = await asyncio.to_thread(plan_all)  # reads every file changed since the first message
     choices = [RewindChoice(point.entry_id, point.text, sum(1 for p in each if not p.problem and p.lines),
@@ -69,14 +68,14 @@ async def rewind(ctx: CommandContext, args: str) -> None:
     for plan in chosen:
         if plan.problem or not plan.lines:
             continue
-        if plan.conflict is not None and not await ctx.ask(RevertDialog(plan)):
+        if plan.conflict is not None and not await ctx.ask(RewindDialog(plan)):
             inexact.append(Plan(plan.path, plan.label, plan.what, plan.old, plan.old, problem="left as it is, as asked"))
             continue
         writes.append(plan)
     summary = Plan("", f"{len(writes)} file{'s' * (len(writes) != 1)}", "to before the message", None, None,
-                   lines=[line for plan in writes for line in (f"@@ {plan.label} @@", *plan.lines)] or ["(no file to put back)"])
+                   lines=[line for plan in writes for line in (f"@@ {plan.label} @@", *plan.lines)])
     title = f"Rewind to before “{one_line(point.text)[:60]}”: pi forks from just before it"
-    if not await ctx.ask(RevertDialog(summary, title=title)):
+    if not await ctx.ask(RewindConfirm(summary, title=title)):
         return
     state = ctx.session.state
     session_file = state.session_file if state is not None else None

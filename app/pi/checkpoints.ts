@@ -9,11 +9,15 @@
  * Layout, one folder per pi session:
  *   <root>/<session id>/session.json       {"sessionFile", "cwd", "parent"} (pruning; a fork's
  *       parent is the session it was forked from, whose checkpoints its earlier calls have)
- *   <root>/<session id>/calls/<sha256(tool call id)>.json
- *       {"v": 1, "tool", "path" (absolute), "before": V, "after": V}
+ *   <root>/<session id>/calls/at-<sha256(entry id + "\0" + content index)>.json
+ *       {"v": 1, "tool", "path" (absolute), "before": V, "after": V, "call": {"id", "entry", "index"}}
  *       V: {"sha": hex, "size": n} | {"absent": true} | {"skipped": why}
- *   <root>/<session id>/calls/<sha256(tool call id)>.json of a `bash` call:
- *       {"v": 1, "tool": "bash", "files": [{"path", "before": V, "after": V}], "more": n} | {..., "skipped": why}
+ *   the same of a `bash` call:
+ *       {"v": 1, "tool": "bash", "files": [{"path", "before": V, "after": V}], "more": n, "call"} | {..., "skipped": why}
+ *     A call is named by where it is in the session, the entry of the assistant message that
+ *     holds it and its block's content index: tool call ids are the provider's and may repeat
+ *     (`call_0` on every turn). A call not in that message (one another tool made) is named by
+ *     its id, `calls/<sha256(tool call id)>.json`, as every call was before.
  *   <root>/<session id>/blobs/<sha256 of the bytes>
  *   <root>/<session id>/git/      a git object store and index of its own, for bash calls
  *
@@ -193,6 +197,36 @@ async function treeChanges(dir: string, before: Tree, after: Tree, cwd: string):
 	return { files, more };
 }
 
+/** Where the call is: the latest assistant message on the branch (pi has appended it before
+ * `tool_call`) and the content index of its block; the nth call of one id in a message is its
+ * nth block of that id. Null for a call the message does not hold. */
+type Seen = { entry: string; counts: Map<string, number> }; // calls of each id named so far in the latest message
+
+function callPlace(ctx: any, toolCallId: string, seen: Seen): { entry: string; index: number } | null {
+	const branch: any[] = ctx.sessionManager.getBranch();
+	for (let at = branch.length - 1; at >= 0; at--) {
+		const entry = branch[at];
+		if (entry?.type !== "message" || entry.message?.role !== "assistant") continue;
+		const content: any[] = Array.isArray(entry.message.content) ? entry.message.content : [];
+		const indexes = content.flatMap((part, index) => (part?.type === "toolCall" && part.id === toolCallId ? [index] : []));
+		if (!indexes.length || typeof entry.id !== "string") return null;
+		if (seen.entry !== entry.id) {
+			seen.entry = entry.id;
+			seen.counts.clear();
+		}
+		const nth = seen.counts.get(toolCallId) ?? 0;
+		seen.counts.set(toolCallId, nth + 1);
+		return { entry: entry.id, index: indexes[Math.min(nth, indexes.length - 1)] };
+	}
+	return null;
+}
+
+/** The record's file for a call at `place`, and what the record says of where the call is. */
+function callFile(dir: string, toolCallId: string, place: { entry: string; index: number } | null): { file: string; call: Record<string, unknown> } {
+	const name = place ? `at-${sha256(`${place.entry}\0${place.index}`)}` : sha256(toolCallId);
+	return { file: path.join(dir, "calls", `${name}.json`), call: { id: toolCallId, ...place } };
+}
+
 const EPHEMERAL_DAYS = 2; // as protocol/state/checkpoints.py's prune, which does this for a local pi
 
 /** Remove the checkpoints of sessions whose file is gone, and of sessions without a file older than EPHEMERAL_DAYS. */
@@ -220,7 +254,9 @@ function prune(root: string): void {
 export default function (pi: any) {
 	pi.registerFlag("pideck-checkpoints", { description: "Where pideck's checkpoints go (pideck sets it)", type: "string" });
 	let root: string | undefined = process.env.PIDECK_CHECKPOINTS; // the flag's value is known from session_start on
-	const pending = new Map<string, { file: string; record: Record<string, unknown> }>();
+	// By tool call id, oldest first: a message may hold two calls of one id; pi answers each before the next message.
+	const pending = new Map<string, { file: string; record: Record<string, unknown> }[]>();
+	const seen: Seen = { entry: "", counts: new Map() };
 	const shared = globalThis as { __pideckCheckpointsLeft?: string }; // outlives this instance: pi reloads extensions on a switch
 	let parent: string | null = null;
 
@@ -258,15 +294,32 @@ export default function (pi: any) {
 		}
 	});
 
-	const trees = new Map<string, { file: string; tree: Tree }>();
+	const trees = new Map<string, { file: string; call: Record<string, unknown>; tree: Tree }[]>();
+
+	function queue<T>(map: Map<string, T[]>, id: string, value: T): void {
+		map.set(id, [...(map.get(id) ?? []), value]);
+	}
+
+	function unqueue<T>(map: Map<string, T[]>, id: string): T | undefined {
+		const values = map.get(id);
+		const value = values?.shift();
+		if (!values?.length) map.delete(id);
+		return value;
+	}
 
 	pi.on("tool_call", async (event: any, ctx: any) => {
 		if (!root) return;
+		let place: { entry: string; index: number } | null = null;
+		try {
+			place = callPlace(ctx, String(event.toolCallId), seen); // every call counted: the nth of an id in a message
+		} catch {
+			// named by its id
+		}
 		if (event.toolName === "bash") {
 			try {
 				const dir = sessionDir(ctx);
-				const name = path.join(dir, "calls", `${sha256(String(event.toolCallId))}.json`);
-				trees.set(String(event.toolCallId), { file: name, tree: await snapshotTree(dir, ctx.cwd) });
+				const { file, call } = callFile(dir, String(event.toolCallId), place);
+				queue(trees, String(event.toolCallId), { file, call, tree: await snapshotTree(dir, ctx.cwd) });
 			} catch {
 				// as below
 			}
@@ -277,11 +330,11 @@ export default function (pi: any) {
 		if (typeof given !== "string" || !given) return;
 		try {
 			const dir = sessionDir(ctx);
-			const file = resolvePath(given, ctx.cwd);
-			const record = { v: 1, tool: event.toolName, path: file, before: snapshot(dir, file) };
-			const name = path.join(dir, "calls", `${sha256(String(event.toolCallId))}.json`);
-			writeAtomic(name, JSON.stringify(record));
-			pending.set(String(event.toolCallId), { file: name, record });
+			const target = resolvePath(given, ctx.cwd);
+			const { file, call } = callFile(dir, String(event.toolCallId), place);
+			const record = { v: 1, tool: event.toolName, path: target, before: snapshot(dir, target), call };
+			writeAtomic(file, JSON.stringify(record));
+			queue(pending, String(event.toolCallId), { file, record });
 		} catch {
 			// a checkpoint that cannot be written never stops the tool: its revert says so
 		}
@@ -289,21 +342,19 @@ export default function (pi: any) {
 
 	pi.on("tool_result", async (event: any, ctx: any) => {
 		if (!root) return;
-		const bash = trees.get(String(event.toolCallId));
+		const bash = unqueue(trees, String(event.toolCallId));
 		if (bash) {
-			trees.delete(String(event.toolCallId));
 			try {
 				const dir = sessionDir(ctx);
 				const changes = await treeChanges(dir, bash.tree, await snapshotTree(dir, ctx.cwd), ctx.cwd);
-				writeAtomic(bash.file, JSON.stringify({ v: 1, tool: "bash", ...changes }));
+				writeAtomic(bash.file, JSON.stringify({ v: 1, tool: "bash", ...changes, call: bash.call }));
 			} catch {
 				// as below
 			}
 			return;
 		}
-		const entry = pending.get(String(event.toolCallId));
+		const entry = unqueue(pending, String(event.toolCallId));
 		if (!entry) return;
-		pending.delete(String(event.toolCallId));
 		try {
 			const dir = sessionDir(ctx);
 			const record = { ...entry.record, after: snapshot(dir, entry.record.path as string), failed: !!event.isError };

@@ -1,5 +1,6 @@
-"""The checkpoints pideck's pi extension (app/pi/checkpoints.ts) takes around each `edit` and
-`write`: what the file held before the call and after it, by tool call id.
+"""The checkpoints pideck's pi extension (app/pi/checkpoints.ts) takes around each `edit`,
+`write` and `bash`: what the files held before the call and after it, named by where the call
+is in the session (`CallKey`: its message's entry id and content index; tool call ids may repeat).
 
 They live under pideck's state directory, outside the project, one folder per pi session
 (its id). Reads are bounded: a record over `MAX_RECORD` bytes or a blob over `MAX_BLOB`
@@ -16,7 +17,10 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # (imported where pi is launched: no msgspec before it is spawned)
+    from protocol.state.branch_calls import CallKey
 
 MAX_RECORD = 64 * 1024
 MAX_BLOB = 32 * 1024 * 1024 + 1  # the extension copies files up to 32 MiB
@@ -132,7 +136,7 @@ class CheckpointStore:
         self.files: Files = files or LocalFiles()
         self._chain: list[Path] | None = None
         self._found: dict[str, Path] = {}  # the folder each blob was found in
-        self._done: dict[str, tuple[Path, Checkpoint]] = {}  # finished calls' records, which do not change
+        self._done: dict[CallKey, tuple[Path, Checkpoint]] = {}  # finished calls' records, which do not change
         self._meta: dict[Path, object] = {}
 
     def cwd(self) -> str | None:
@@ -149,26 +153,30 @@ class CheckpointStore:
                 return None  # not written yet: looked for again next time
         return self._meta[folder]
 
-    def prefetch(self, tool_call_ids: Iterable[str]) -> None:
+    def prefetch(self, keys: Iterable[CallKey], legacy: frozenset[str] = frozenset()) -> None:
         """Read the records of these calls and the copies they name at once (one connection
-        to a remote host each; on this machine, reads wait until they are needed)."""
+        to a remote host each; on this machine, reads wait until they are needed).
+        `legacy`: the tool call ids whose records may be named by id alone (see `get`)."""
         if isinstance(self.files, LocalFiles):
             return
         folders = self._folders()
-        names = {tool_call_id: _call_name(tool_call_id) for tool_call_id in tool_call_ids if tool_call_id not in self._done}
+        names = {key: record_names(key, legacy) for key in keys if key not in self._done}
         for folder in folders:
             if not names:
                 return
-            found = self.files.read_many([str(folder / "calls" / f"{name}.json") for name in names.values()], MAX_RECORD)
-            for tool_call_id, name in list(names.items()):
-                try:
-                    record = _json(found.get(str(folder / "calls" / f"{name}.json")))
-                except (OSError, ValueError):
-                    continue
-                del names[tool_call_id]
-                checkpoint = self._checkpoint(record)
-                if checkpoint is not None and checkpoint.after is not None:
-                    self._done[tool_call_id] = (folder, checkpoint)
+            paths = [str(folder / "calls" / f"{name}.json") for each in names.values() for name in each]
+            found = self.files.read_many(paths, MAX_RECORD)
+            for key, each in list(names.items()):
+                for name in each:
+                    try:
+                        record = _json(found.get(str(folder / "calls" / f"{name}.json")))
+                    except (OSError, ValueError):
+                        continue
+                    del names[key]
+                    checkpoint = self._checkpoint(record, key)
+                    if checkpoint is not None and checkpoint.after is not None:
+                        self._done[key] = (folder, checkpoint)
+                    break
         blobs = {}
         for folder, checkpoint in self._done.values():
             for each in (checkpoint, *checkpoint.files):
@@ -193,34 +201,48 @@ class CheckpointStore:
             self._chain = chain
         return self._chain
 
-    def get(self, tool_call_id: str, path: str = "") -> Checkpoint | None:
-        """The call's checkpoint; of a bash call, with `path`, that file's (None when it did not change it)."""
-        name = _call_name(tool_call_id)
-        for folder in self._folders():
-            if tool_call_id in self._done:
-                folder, checkpoint = self._done[tool_call_id]
-            else:
-                try:
-                    record = _read_json(folder / "calls" / f"{name}.json", self.files)
-                except (OSError, ValueError):
-                    continue
-                checkpoint = self._checkpoint(record)
-                if checkpoint is not None and checkpoint.after is not None:
-                    self._done[tool_call_id] = (folder, checkpoint)
-            if checkpoint is not None and path and checkpoint.tool == "bash":
-                realpath = self.files.realpath
-                real = realpath(path)  # pi's cwd may be the resolved path of pideck's
-                checkpoint = next((file for file in checkpoint.files if realpath(file.path) == real), None)
-            for each in (checkpoint, *(checkpoint.files if checkpoint is not None else ())):
-                for version in (each.before, each.after) if each is not None else ():
-                    if version is not None and version.sha:
-                        self._found[version.sha] = folder
-            return checkpoint
-        return None
+    def get(self, key: CallKey, path: str = "", legacy: bool = False) -> Checkpoint | None:
+        """The call's checkpoint; of a bash call, with `path`, that file's (None when it did not
+        change it). `legacy`: the call's id is the only one of its kind in the session, so a
+        record named by the id alone (as pideck named them before) is this call's too."""
+        found = self._done.get(key)
+        if found is None:
+            for folder in self._folders():
+                for name in record_names(key, frozenset({key.tool_call_id}) if legacy else frozenset()):
+                    try:
+                        record = _read_json(folder / "calls" / f"{name}.json", self.files)
+                    except (OSError, ValueError):
+                        continue
+                    checkpoint = self._checkpoint(record, key)
+                    if checkpoint is not None:
+                        found = (folder, checkpoint)
+                        if checkpoint.after is not None:
+                            self._done[key] = found
+                    break
+                if found is not None:
+                    break
+        if found is None:
+            return None
+        folder, checkpoint = found
+        if path and checkpoint.tool == "bash":
+            realpath = self.files.realpath
+            real = realpath(path)  # pi's cwd may be the resolved path of pideck's
+            file = next((file for file in checkpoint.files if realpath(file.path) == real), None)
+            checkpoint = file  # type: ignore[assignment]
+        for each in (checkpoint, *(checkpoint.files if checkpoint is not None else ())):
+            for version in (each.before, each.after) if each is not None else ():
+                if version is not None and version.sha:
+                    self._found[version.sha] = folder
+        return checkpoint
 
     @staticmethod
-    def _checkpoint(record: object) -> Checkpoint | None:
+    def _checkpoint(record: object, key: CallKey) -> Checkpoint | None:
+        """The record's checkpoint, if it is one and of this call (a record that says where its
+        call is must say `key`'s place)."""
         if not isinstance(record, dict) or record.get("v") != 1:
+            return None
+        call = record.get("call")
+        if isinstance(call, dict) and "entry" in call and (call.get("entry"), call.get("index")) != (key.entry_id, key.index):
             return None
         if record.get("tool") == "bash":
             files = record.get("files")
@@ -259,8 +281,15 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _call_name(tool_call_id: str) -> str:
-    return sha256_hex(tool_call_id.encode("utf-8", "surrogatepass"))
+def record_names(key: CallKey, legacy: frozenset[str] = frozenset()) -> list[str]:
+    """The names a call's record may have (under `calls/`, with `.json`): by its place, as
+    app/pi/checkpoints.ts names it, then by its id alone when in `legacy`."""
+    place = sha256_hex(f"{key.entry_id}\0{key.index}".encode("utf-8", "surrogatepass"))
+    names = [f"at-{place}"]
+    if key.tool_call_id in legacy:
+        names.append(sha256_hex(key.tool_call_id.encode("utf-8", "surrogatepass")))
+    return names
+
 
 def prune(root: Path, now: float | None = None) -> int:
     """Remove the checkpoints of sessions whose file is gone (deleted, trashed) and of

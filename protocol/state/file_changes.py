@@ -1,7 +1,8 @@
 """The files a session changed through pi's `edit` and `write` tools, for the Changes
 view (`/diff`), read from its tool runs (live or loaded from the session file).
 
-An edit's change is pi's unified patch of the file (`details.patch`,
+The calls come from the session's branch (protocol/state/branch_calls.py), each named by
+where it is (`CallKey`), since tool call ids may repeat. An edit's change is pi's unified patch of the file (`details.patch`,
 `dist/core/tools/edit-diff.js`: `--- path`, `+++ path`, then hunks with 4 lines of
 context). A write is the file's new content, all added, or its diff against what the
 last write of the same file in this session wrote, when nothing changed it since. Failed
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from difflib import unified_diff
 from typing import Any
 
+from protocol.state.branch_calls import BranchCall, CallKey
 from protocol.state.tool_diffs import detail
 
 CONTEXT_LINES = 4  # as pi's patches have
@@ -40,7 +42,7 @@ class BashFile:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    tool_call_id: str
+    call: CallKey | str  # where its tool call is; a revert pideck made: "pideck-revert-N"
     tool: str  # "edit", "write" or "bash"
     lines: tuple[str, ...]  # hunk lines, no file headers
     added: int
@@ -76,18 +78,18 @@ def display_path(path: str, cwd: str) -> str:
     return os.path.relpath(full, base) if inside else full
 
 
-def file_changes(runs: Iterable[Any], cwd: str,
-                 bash: Callable[[str], Sequence[BashFile]] | None = None) -> list[FileChanges]:
-    """The files changed by the finished, successful `edit` and `write` runs (given in
-    order), and by finished `bash` runs (their files from `bash(tool_call_id)`), in the
-    order they were last changed, the latest last."""
+def file_changes(calls: Iterable[BranchCall], cwd: str,
+                 bash: Callable[[CallKey], Sequence[BashFile]] | None = None) -> list[FileChanges]:
+    """The files changed by the finished, successful `edit` and `write` calls (given in
+    order), and by finished `bash` calls (their files from `bash(key)`), in the order they
+    were last changed, the latest last."""
     files: dict[str, FileChanges] = {}
     written: dict[str, str] = {}  # a file's content as the last change (a write or bash) left it
-    for run in runs:
+    for run in calls:
         if run.name == "bash" and run.done and bash is not None:
-            for changed in bash(run.tool_call_id):
+            for changed in bash(run.key):
                 key = display_path(changed.path, cwd)
-                change = _bash(run.tool_call_id, changed)
+                change = _bash(run.key, changed)
                 if changed.after is not None and not changed.note:
                     written[key] = changed.after.decode("utf-8", "replace")
                 else:
@@ -102,15 +104,14 @@ def file_changes(runs: Iterable[Any], cwd: str,
         if not isinstance(path, str) or not path:
             continue
         key = display_path(path, cwd)
-        details = run.result.details if run.result is not None else None
         if run.name == "edit":
-            change = _edit(run.tool_call_id, details, run.args)
+            change = _edit(run.key, run.details, run.args)
             written.pop(key, None)
         else:
             content = run.args.get("content")
             if not isinstance(content, str):
                 continue
-            change = _write(run.tool_call_id, written.get(key), content)
+            change = _write(run.key, written.get(key), content)
             written[key] = content
         entry = files.pop(key, None) or FileChanges(key)
         entry.changes.append(change)
@@ -143,21 +144,21 @@ def _counts(lines: list[str]) -> tuple[int, int]:
     return added, sum(1 for line in lines if line.startswith("-"))
 
 
-def _edit(call_id: str, details: Any, args: dict[str, Any]) -> Change:
+def _edit(call: CallKey, details: Any, args: dict[str, Any]) -> Change:
     patch = detail(details, "patch")
     lines, text = _hunk_text(patch) if patch is not None else (None, "")
     if lines is not None:
         added, removed = (text.count("\n" + mark) + text.startswith(mark) for mark in "+-")
-        return Change(call_id, "edit", tuple(lines), added, removed)
+        return Change(call, "edit", tuple(lines), added, removed)
     asked = [edit for edit in _edits(args) if isinstance(edit.get("oldText"), str) and isinstance(edit.get("newText"), str)]
     if not asked:
-        return Change(call_id, "edit", (), 0, 0, patch=False, note="pi sent no diff for this edit")
+        return Change(call, "edit", (), 0, 0, patch=False, note="pi sent no diff for this edit")
     lines = []
     for number, edit in enumerate(asked, 1):
         lines.append(f"@@ edit {number} of {len(asked)} @@")
         lines.extend("-" + line for line in edit["oldText"].split("\n"))
         lines.extend("+" + line for line in edit["newText"].split("\n"))
-    return Change(call_id, "edit", tuple(lines), *_counts(lines), patch=False,
+    return Change(call, "edit", tuple(lines), *_counts(lines), patch=False,
                   note="pi sent no diff: the text the edit replaced and its replacement")
 
 
@@ -172,28 +173,28 @@ def _edits(args: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-def _write(call_id: str, before: str | None, content: str) -> Change:
+def _write(call: CallKey, before: str | None, content: str) -> Change:
     if before is None:
         new = _split(content)
         lines = [f"@@ -0,0 +1,{len(new)} @@", *_marked("+", new)] if new else []
-        return Change(call_id, "write", tuple(lines), len(new), 0, created=True)
+        return Change(call, "write", tuple(lines), len(new), 0, created=True)
     lines = []
     for line in unified_diff(_split(before), _split(content), n=CONTEXT_LINES, lineterm=""):
         if line.startswith(("---", "+++")) and not lines:
             continue
         lines.append(line)
-    return Change(call_id, "write", tuple(_newline_notes(lines)), *_counts(lines))
+    return Change(call, "write", tuple(_newline_notes(lines)), *_counts(lines))
 
 
-def _bash(call_id: str, changed: BashFile) -> Change:
+def _bash(call: CallKey, changed: BashFile) -> Change:
     if changed.note:
-        return Change(call_id, "bash", (), 0, 0, patch=False, note=changed.note)
+        return Change(call, "bash", (), 0, 0, patch=False, note=changed.note)
     if b"\0" in (changed.before or b"")[:65536] or b"\0" in (changed.after or b"")[:65536]:
-        return Change(call_id, "bash", (), 0, 0, patch=False, note="a binary file: no diff shown")
+        return Change(call, "bash", (), 0, 0, patch=False, note="a binary file: no diff shown")
     before = changed.before.decode("utf-8", "replace") if changed.before is not None else None
-    write = _write(call_id, before, changed.after.decode("utf-8", "replace") if changed.after is not None else "")
+    write = _write(call, before, changed.after.decode("utf-8", "replace") if changed.after is not None else "")
     note = "removed" if changed.after is None else ""
-    return Change(call_id, "bash", write.lines, write.added, write.removed, created=write.created, note=note)
+    return Change(call, "bash", write.lines, write.added, write.removed, created=write.created, note=note)
 
 
 def _split(text: str) -> list[str]:

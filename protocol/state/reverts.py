@@ -111,7 +111,8 @@ def apply(text: str, chosen: Sequence[Hunk], *, reverse: bool = False) -> str:
         near = max(0, start - 1) + shift if src else start + shift
         at = _find(lines, src, near)
         if at is None:
-            raise NotExact(f"the lines of the change at line {start} are no longer there as it left them")
+            where = lines_named(*hunk.new_lines) if reverse else f"line {start}"
+            raise NotExact(f"the change at {where} is no longer there as it left it")
         lines[at:at + len(src)] = dst
         shift += len(dst) - len(src)
     return "".join(lines)
@@ -230,9 +231,13 @@ def file_plan(label: str, path: str, before: bytes | None, expected: bytes | Non
     return plan
 
 
+def lines_named(first: int, last: int) -> str:
+    """"line 4" or "lines 4–6"."""
+    return f"line {first}" if first == last else f"lines {first}–{last}"
+
+
 def hunk_plan(label: str, path: str, hunk: Hunk, expected: bytes | None, now: bytes | None) -> Plan:
-    first, last = hunk.new_lines
-    what = f"line {first}" if first == last else f"lines {first}–{last}"
+    what = lines_named(*hunk.new_lines)
     if now is None:
         return Plan(path, label, what, None, None, problem=f"{label} is not there any more")
     try:

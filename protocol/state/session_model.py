@@ -77,6 +77,7 @@ from protocol.wire.extension_ui import (
     UnknownUIRequest,
 )
 from protocol.state.formatting import tokens
+from protocol.state.tool_runs import ToolRun, ToolRuns, call_place, run_key
 from protocol.state.joined_text import CleanedText, JoinedText
 from protocol.wire.messages import (
     AssistantMessage,
@@ -169,27 +170,6 @@ class Banner:
     detail: str = ""
     outcome: str = ""
     active: bool = True
-
-
-@dataclass
-class ToolRun:
-    tool_call_id: str
-    name: str
-    args: Any
-    started: float
-    order: int
-    output: str = ""
-    result: ToolResult | None = None
-    is_error: bool = False
-    done: bool = False
-    duration_ms: float | None = None
-
-    def elapsed_ms(self, now: float | None = None) -> float | None:
-        """How long it ran, or has run so far; None if it ended without saying (a run
-        loaded from a session file with no `durationMs`)."""
-        if self.duration_ms is not None or self.done:
-            return self.duration_ms
-        return ((now or time.monotonic()) - self.started) * 1000
 
 
 @dataclass
@@ -321,7 +301,8 @@ class SessionModel:
         self._by_key: dict[int, MessageItem | Banner] = {}
         self._next_key = 0
         self._open: MessageItem | None = None
-        self.tools: dict[str, ToolRun] = {}
+        self._runs = ToolRuns()
+        self.tools: dict[str, ToolRun] = self._runs.runs  # by run key (tool_runs.run_key)
         self.steering: list[str] = []
         self.follow_up: list[str] = []
         self.running = False
@@ -345,7 +326,7 @@ class SessionModel:
         self.odd_records = 0  # readable but out of place: a duplicate message_end, a delta after its block ended
         self._bash: dict[str, MessageItem] = {}
         self._bash_ended: dict[str, None] = {}  # recent ended `!command` ids: their late updates are dropped
-        self._call_items: dict[str, int] = {}  # tool call id -> key of the message holding the call
+        self._in_call: set[int] = set()  # keys of the toolResult messages shown inside their call
         self.image_names: dict[str, str] = {}  # images.image_key -> file name, for images pideck sent
         self.life = LifeCycle()
         self.changes = Changes()
@@ -377,15 +358,16 @@ class SessionModel:
     def item(self, key: int) -> MessageItem | Banner | None:
         return self._by_key.get(key)
 
-    def call_item(self, tool_call_id: str) -> int | None:
-        """The key of the message whose toolCall block has this id (where its result shows)."""
-        return self._call_items.get(tool_call_id)
+    def shown_in_call(self, item: MessageItem) -> bool:
+        """A toolResult message whose result shows inside its call's block."""
+        return item.key in self._in_call
 
-    def _call_args(self, tool_call_id: str) -> dict[str, Any] | None:
-        """The arguments of a tool call shown earlier, for its result loaded without them."""
-        item = self._by_key.get(self._call_items.get(tool_call_id, -1))
-        blocks = item.blocks.values() if isinstance(item, MessageItem) else ()
-        return next((b.tool_call.arguments for b in blocks if b.tool_call is not None and b.tool_call.id == tool_call_id), None)
+    def _call(self, key: str) -> ToolCall | None:
+        """The call of a run's key (None: a run without a call shown)."""
+        place = call_place(key)
+        item = self._by_key.get(place[0]) if place is not None else None
+        block = item.blocks.get(place[1]) if isinstance(item, MessageItem) and place is not None else None
+        return block.tool_call if block is not None else None
 
     @property
     def busy(self) -> bool:
@@ -408,9 +390,9 @@ class SessionModel:
         return bool(self._bash)
 
     def _note_calls(self, item: MessageItem) -> None:
-        for block in item.blocks.values():
+        for index, block in item.blocks.items():
             if block.tool_call is not None:
-                self._call_items[block.tool_call.id] = item.key
+                self._runs.note(item.key, index, block.tool_call.id)
         message = item.message
         if not item.streaming and isinstance(message, AssistantMessage) and message.stop_reason in ("aborted", "error"):
             self._end_calls_not_run(item, "Operation aborted" if message.stop_reason == "aborted"
@@ -419,12 +401,12 @@ class SessionModel:
     def _end_calls_not_run(self, item: MessageItem, reason: str) -> None:
         """pi runs no call of a reply that was aborted or failed: each ends as an error
         with the reason, as pi's TUI shows it (instead of waiting to start for ever)."""
-        for block in item.blocks.values():
-            call = block.tool_call
-            if call is not None and call.id not in self.tools:
-                self.tools[call.id] = ToolRun(call.id, call.name, call.arguments, time.monotonic(), len(self.tools),
-                                              output=reason, is_error=True, done=True)
-                self.changes.tools.append(call.id)
+        for index, block in item.blocks.items():
+            call, key = block.tool_call, run_key(item.key, index)
+            if call is not None and key not in self.tools:
+                self._runs.close(key)
+                self._runs.add_call(key, call.id, call.name, call.arguments, output=reason, is_error=True, done=True)
+                self.changes.tools.append(key)
 
     def _add(self, item: MessageItem | Banner) -> None:
         self.items.append(item)
@@ -441,14 +423,27 @@ class SessionModel:
         self._note_calls(item)
         if isinstance(message, AssistantMessage):
             item.usage = message.usage
-        elif isinstance(message, ToolResultMessage) and message.tool_call_id not in self.tools:
-            self.tools[message.tool_call_id] = ToolRun(
-                message.tool_call_id, message.tool_name, self._call_args(message.tool_call_id), time.monotonic(), len(self.tools),
-                output=text_of(message.content), is_error=message.is_error, done=True,
-                duration_ms=message.duration_ms, result=ToolResult(content=message.content, details=message.details),
-            )
+        elif isinstance(message, ToolResultMessage):
+            self._answer(item, message)
         self._add(item)
         return item
+
+    def _answer(self, item: MessageItem, message: ToolResultMessage) -> None:
+        """A toolResult message: the run of the call it answers, made from it when pi ran it
+        unseen (a loaded session)."""
+        key, run = self._runs.answer(message.tool_call_id)
+        if key is not None:
+            self._in_call.add(item.key)
+        if run is not None:
+            return
+        values = dict(output=text_of(message.content), is_error=message.is_error, done=True,
+                      duration_ms=message.duration_ms, result=ToolResult(content=message.content, details=message.details))
+        if key is None:
+            run = self._runs.add_answered(message.tool_call_id, message.tool_name, None, **values)
+        else:
+            call = self._call(key)
+            run = self._runs.add_call(key, message.tool_call_id, message.tool_name, call.arguments if call else None, **values)
+        self.changes.tools.append(run.key)
 
     def banner(self, kind: str, title: str, detail: str = "", *, active: bool = False) -> Banner:
         banner = Banner(self._key(), kind, title, detail, active=active)
@@ -510,7 +505,7 @@ class SessionModel:
         elif kind is ToolCallStart:
             block = item.blocks.setdefault(index, Block("toolCall"))
             block.tool_call = block.tool_call or ToolCall(id=update.id, name=update.tool_name)
-            self._call_items[block.tool_call.id] = item.key
+            self._runs.note(item.key, index, block.tool_call.id)
             self.changes.replaced.add((item.key, index))
         elif kind is ToolCallDelta:
             block = item.blocks.setdefault(index, Block("toolCall"))
@@ -522,7 +517,7 @@ class SessionModel:
             block.tool_call = update.tool_call
             block.text = ""
             block.done = True
-            self._call_items[update.tool_call.id] = item.key
+            self._runs.note(item.key, index, update.tool_call.id)
             self.changes.replaced.add((item.key, index))
         elif kind is UnknownAssistantEvent:
             self.unknown_records += 1
@@ -586,7 +581,7 @@ class SessionModel:
                 run.duration_ms = run.elapsed_ms()
                 run.done = True
                 run.is_error = run.is_error or event.aborted
-                self.changes.tools.append(run.tool_call_id)
+                self.changes.tools.append(run.key)
         for banner in (self.retry, self.compaction):
             if banner is not None and banner.active:
                 banner.active = False
@@ -600,34 +595,25 @@ class SessionModel:
         self.changes.run = True
 
     def _tool_start(self, event: ToolExecutionStart) -> None:
-        run = self.tools.get(event.tool_call_id)
-        if run is None:
-            run = ToolRun(event.tool_call_id, event.tool_name, event.args, time.monotonic(), len(self.tools))
-            self.tools[event.tool_call_id] = run
-        self.changes.tools.append(event.tool_call_id)
+        run = self._runs.start(event.tool_call_id, event.tool_name, event.args)
+        self.changes.tools.append(run.key)
 
     def _tool_update(self, event: ToolExecutionUpdate) -> None:
-        run = self.tools.get(event.tool_call_id)
-        if run is None:
-            self._tool_start(ToolExecutionStart(tool_call_id=event.tool_call_id, tool_name=event.tool_name, args=event.args))
-            run = self.tools[event.tool_call_id]
+        run = self._runs.running(event.tool_call_id) or self._runs.start(event.tool_call_id, event.tool_name, event.args)
         if run.done:
             return
         run.result = event.partial_result
         run.output = _result_text(event.partial_result)
-        self.changes.tools.append(event.tool_call_id)
+        self.changes.tools.append(run.key)
 
     def _tool_end(self, event: ToolExecutionEnd) -> None:
-        run = self.tools.get(event.tool_call_id)
-        if run is None:
-            self._tool_start(ToolExecutionStart(tool_call_id=event.tool_call_id, tool_name=event.tool_name))
-            run = self.tools[event.tool_call_id]
+        run = self._runs.running(event.tool_call_id) or self._runs.start(event.tool_call_id, event.tool_name, None)
         run.result = event.result
         run.output = _result_text(event.result)
         run.is_error = event.is_error
         run.done = True
         run.duration_ms = event.duration_ms if event.duration_ms is not None else run.elapsed_ms()
-        self.changes.tools.append(event.tool_call_id)
+        self.changes.tools.append(run.key)
 
     def _queue(self, event: QueueUpdate) -> None:
         self.steering = list(event.steering)
@@ -866,9 +852,9 @@ class SessionModel:
         self.items.clear()
         self._by_key.clear()
         self._open = None
-        self.tools.clear()
+        self._runs.clear()
         self._bash.clear()
-        self._call_items.clear()
+        self._in_call.clear()
         self.totals = Totals()
         # the views are built afresh; what else is pending still is (a dialog, the new state)
         self.changes = replace(self.changes, added=[], appended={}, replaced=set(), items=set(), tools=[], reset=True)
@@ -880,7 +866,11 @@ class SessionModel:
         self.changes.added.clear()  # reset covers them
 
     def tool_runs(self) -> list[ToolRun]:
-        return sorted(self.tools.values(), key=lambda run: run.order)
+        return self._runs.ordered()
+
+    def run_at(self, item_key: int, index: int) -> ToolRun | None:
+        """The run of the toolCall block at content `index` of message `item_key`."""
+        return self.tools.get(run_key(item_key, index))
 
 
 def compaction_outcome(result: CompactionResult) -> str:

@@ -12,6 +12,7 @@ from tests.screen_app import ScreenApp
 
 import protocol.state.tool_diffs as tool_diffs
 import widgets.screens.changes_screen as changes_screen
+from protocol.state.branch_calls import run_call
 from protocol.state.file_changes import file_changes
 from protocol.wire.messages import ToolResult
 from protocol.state.session_model import ToolRun
@@ -73,7 +74,7 @@ def test_an_edit_of_a_huge_diff_reads_only_the_rows_it_shows(made: dict[str, int
 
 
 async def test_the_changes_view_of_a_huge_diff_makes_rows_as_they_are_drawn(made: dict[str, int]) -> None:
-    files = file_changes([edit_run()], "/p")
+    files = file_changes([run_call(edit_run())], "/p")
     assert (files[0].added, files[0].removed) == (LINES // 10, LINES // 10)
     app = ScreenApp(ChangesScreen(files, copy=lambda text: None))
     async with app.run_test(size=(100, 30)) as pilot:

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from rich.style import Style
-from tests.pi_harness import SESSIONS, Fake, fixture_entries, send, wait_until
+from tests.pi_harness import SESSIONS, Fake, call_view, fixture_entries, send, wait_until
 from tests.screen_app import ScreenApp
 from tests.snapshot_plugin import settle
 
 from protocol.wire.entries import MessageEntry
 from app.scripted_model.scenarios import CHANGES_GREETER
+from protocol.state.branch_calls import run_call
 from protocol.state.file_changes import file_changes
 from protocol.state.reverts import file_patch
 from protocol.wire.messages import ToolResult
@@ -123,7 +124,7 @@ async def test_enter_on_a_hunk_jumps_to_its_tool_call(tmp_path: Path) -> None:
         view.move_to(target + 2)
         await pilot.press("enter")
         await wait_until(pilot, lambda: not isinstance(pilot.app.screen, ChangesScreen), what="closed")
-        tool = transcript.view_for_tool("call_write_notes")
+        tool = call_view(pilot.app, "call_write_notes")
         assert tool is not None
         await wait_until(pilot, lambda: transcript.region.y <= tool.region.y < transcript.region.bottom,
                          what="the call in view")
@@ -157,7 +158,7 @@ async def test_edits_without_pis_details_show_what_they_asked_for(tmp_path: Path
 def test_changes_view_snapshot(snap_compare: Any) -> None:
     session = SessionModel()
     session.load_messages(entry.message for entry in fixture_entries("changes.jsonl") if isinstance(entry, MessageEntry))
-    screen = ChangesScreen(file_changes(session.tool_runs(), "/home/ada/p"), copy=lambda text: None)
+    screen = ChangesScreen(file_changes(map(run_call, session.tool_runs()), "/home/ada/p"), copy=lambda text: None)
 
     async def run_before(pilot: Any) -> None:
         await wait_until(pilot, lambda: screen.query_one(DiffView).size.height > 0, what="the diff")
@@ -170,7 +171,7 @@ def test_changes_view_snapshot(snap_compare: Any) -> None:
 async def test_a_large_diff_draws_only_the_rows_in_view() -> None:
     big = "".join(f"line {i}\n" for i in range(10_000))
     run = ToolRun("call_big", "write", {"path": "big.txt", "content": big}, 0.0, 0, result=ToolResult(), done=True)
-    screen = ChangesScreen(file_changes([run], "/p"), copy=lambda text: None)
+    screen = ChangesScreen(file_changes([run_call(run)], "/p"), copy=lambda text: None)
     async with ScreenApp(screen).run_test(size=(100, 30)) as pilot:
         view = await wait_until(pilot, lambda: screen.is_mounted and screen.query_one(DiffView), what="the view")
         await wait_until(pilot, lambda: view.size.height > 0 and view._strips, what="drawn")

@@ -76,7 +76,7 @@ async def test_ctrl_o_highlights_the_blocks_on_screen_at_once_and_every_block_in
             shown = block.content
             block._body_key = ()  # noqa: SLF001 - to draw it anew
             block.refresh_view()
-            assert block.content == shown, block.tool_call_id
+            assert block.content == shown, block.block.tool_call.id
             size = transcript.size
             for width in (24, 60, block.content_region.width, 400):  # its rows counted as Textual wraps them
                 assert block.get_content_height(size, size, width) == Static.get_content_height(block, size, size, width)

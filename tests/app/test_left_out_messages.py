@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from tests.app.test_rows_compositor import whole_maps
-from tests.pi_harness import Fake, burst, ready, send, transcript_text, wait_until
+from tests.pi_harness import Fake, burst, call_view, ready, send, transcript_text, wait_until
 from textual.widgets import Input, Static
 
 from widgets.message_views import MessageView, ToolCallBlock
@@ -121,7 +121,7 @@ async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keep
         shown = transcript.hidden_before
 
         await pilot.press("f3", "home", "enter")  # the first tool run, left out
-        block = await wait_until(pilot, lambda: transcript.view_for_tool("call_0"), what="the first call mounted")
+        block = await wait_until(pilot, lambda: call_view(pilot.app, "call_0"), what="the first call mounted")
         assert isinstance(block, ToolCallBlock) and transcript.hidden_before == 1, "mounted down to its message"
         await wait_until(pilot, lambda: in_view(transcript, block), what="the first call scrolled to")
 

@@ -9,6 +9,7 @@ import pytest
 from rich.text import Text
 from textual.strip import Strip
 
+from protocol.state.branch_calls import run_call
 from protocol.state.file_changes import file_changes
 from protocol.wire.messages import TextContent, ToolResult
 from protocol.state.session_model import ToolRun
@@ -101,7 +102,7 @@ async def test_the_full_output_view_draws_each_kind_row_by_row(run: ToolRun) -> 
 
 
 async def test_the_changes_view_draws_odd_names_and_lines_on_their_rows() -> None:
-    screen = ChangesScreen(file_changes([edit_run()], "/p"), copy=lambda text: None)
+    screen = ChangesScreen(file_changes([run_call(edit_run())], "/p"), copy=lambda text: None)
     async with ScreenApp(screen).run_test(size=(100, 30)) as pilot:
         view = await wait_until(pilot, lambda: screen.is_mounted and screen.query_one(DiffView), what="the view")
         await wait_until(pilot, lambda: view.size.height > 0, what="drawn")

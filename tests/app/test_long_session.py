@@ -13,7 +13,7 @@ from typing import Any
 from textual.app import App
 from textual.errors import NoWidget
 from textual.widget import Widget
-from tests.pi_harness import SIZE, Fake, ready, wait_until
+from tests.pi_harness import SIZE, Fake, call_view, ready, wait_until
 
 from protocol.wire.spawn import PIPE_SIZE
 from widgets.message_views import MessageView, ToolCallBlock
@@ -98,7 +98,7 @@ async def test_two_thousand_messages_and_fifty_megabytes_of_tool_output(tmp_path
         blocks = list(app.query(ToolCallBlock))
         assert blocks and len(blocks) <= MAX_VIEWS // 2
         last = blocks[-1]
-        assert last.tool_call_id == f"call_{TURNS - 1}"
+        assert last.block.tool_call.id == f"call_{TURNS - 1}"
         shown = str(last.render())
         assert "LAST LINE OF TURN 499" in shown and len(shown) < 5_000
 
@@ -118,9 +118,9 @@ async def test_two_thousand_messages_and_fifty_megabytes_of_tool_output(tmp_path
                          what="the start of the session")
         assert len(transcript.views) <= MAX_VIEWS
         await pilot.press("ctrl+end")  # back to the newest
-        await wait_until(pilot, lambda: not transcript.hidden_after and transcript.view_for_tool(f"call_{TURNS - 1}"),
+        await wait_until(pilot, lambda: not transcript.hidden_after and call_view(app, f"call_{TURNS - 1}"),
                          timeout=60, what="the newest messages again")
-        last = transcript.view_for_tool(f"call_{TURNS - 1}")
+        last = call_view(app, f"call_{TURNS - 1}")
         assert last is not None
 
         last.scroll_visible(animate=False)  # applied after the next refresh

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from protocol.state.branch_calls import run_call
 from protocol.state.file_changes import file_changes
 from protocol.wire.messages import TextContent, ToolResult
 from protocol.state.session_model import ToolRun
@@ -35,7 +36,7 @@ async def test_diff_of_a_hunk_header_with_huge_numbers_opens() -> None:
     patch = f"--- a/x.py\n+++ b/x.py\n@@ -{HUGE},2 +{HUGE},2 @@\n same\n-old\n+new\n"
     run = ToolRun("call_edit", "edit", {"path": "/p/x.py", "edits": [{"oldText": "old", "newText": "new"}]}, 0.0, 0,
                   output="ok", result=ToolResult(content=[TextContent(text="ok")], details={"patch": patch}), done=True)  # fmt: skip
-    screen = ChangesScreen(file_changes([run], "/p"), copy=lambda text: None)
+    screen = ChangesScreen(file_changes([run_call(run)], "/p"), copy=lambda text: None)
     async with ScreenApp(screen).run_test(size=(100, 30)) as pilot:
         view = await wait_until(pilot, lambda: screen.is_mounted and screen.query_one(DiffView), what="the view")
         await wait_until(pilot, lambda: view.size.height > 0, what="drawn")

@@ -37,7 +37,7 @@ def at_top(tool_call_id: str) -> Any:
         if app.main.side.display:
             await pilot.press("f2")
         await wait_until(pilot, lambda: not app.main.side.display, what="the side panes hidden")
-        block = await wait_until(pilot, lambda: next((b for b in app.query(ToolCallBlock) if b.tool_call_id == tool_call_id), None),
+        block = await wait_until(pilot, lambda: next((b for b in app.query(ToolCallBlock) if b.block.tool_call.id == tool_call_id), None),
                                  what=tool_call_id)  # fmt: skip
         await pilot.pause()
         app.main.transcript.scroll_to_widget(block.parent, top=True, animate=False, immediate=True)
@@ -56,7 +56,7 @@ def test_edit_in_the_full_output_view(snap_compare: Any, tmp_path: Path) -> None
 
     async def steps(pilot: Any) -> None:
         await at_top("tour_edit")(pilot)
-        block = next(b for b in pilot.app.query(ToolCallBlock) if b.tool_call_id == "tour_edit")
+        block = next(b for b in pilot.app.query(ToolCallBlock) if b.block.tool_call.id == "tour_edit")
         block.on_click()
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ToolOutputScreen), what="the full view")
 

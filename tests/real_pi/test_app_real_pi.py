@@ -18,6 +18,7 @@ from tests.pi_harness import (
     send,
     started,
     stats_text,
+    tool_run,
     transcript_text,
     wait_until,
 )
@@ -48,7 +49,7 @@ async def test_prompt_with_tool_call(pi_harness: PiHarness) -> None:
         await wait_until(pilot, lambda: "All done." in transcript_text(app) and not app.session.running, what="answer")
         text = transcript_text(app)
         assert "alpha note from the file" in text
-        run = app.session.tools["call_app_read"]
+        run = tool_run(app.session, "call_app_read")
         assert run.done and not run.is_error
 
         def rows() -> list[str]:

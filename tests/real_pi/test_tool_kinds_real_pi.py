@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
-from tests.pi_harness import SIZE, PiHarness, has_role, quiesce, send, transcript_text, wait_until
+from tests.pi_harness import SIZE, PiHarness, has_role, quiesce, send, tool_run, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
 from app.scripted_model.scenarios import tool_tour, write_tour_project
@@ -30,7 +30,7 @@ SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def blocks(app: PideckApp) -> dict[str, Text]:
-    return {block.tool_call_id: block.content for block in app.query(ToolCallBlock) if isinstance(block.content, Text)}
+    return {block.block.tool_call.id: block.content for block in app.query(ToolCallBlock) if isinstance(block.content, Text)}
 
 
 def row(text: Text, start: str) -> tuple[int, str]:
@@ -114,13 +114,13 @@ def check_tour(app: PideckApp, project: str, *, live: bool) -> None:
     assert ls.plain.split("\n")[0].startswith(f"✓ ls {project} · 4 entries")
     at, name = row(ls, "big.py")
     assert has_role(style_at(ls, at), "toolPath")
-    assert not app.session.tools["tour_grep"].is_error, "pi's grep needs ripgrep on the PATH (.ci/run installs it)"
+    assert not tool_run(app.session, "tour_grep").is_error, "pi's grep needs ripgrep on the PATH (.ci/run installs it)"
     grep = shown["tour_grep"]
     assert "· 11 matches" in grep.plain.split("\n")[0]
     at, match = row(grep, "long.py:40: ")
     assert has_role(style_at(grep, at), "toolPath") and has_role(style_at(grep, at + len("long.py")), "lineNumber")
     find = shown["tour_find"]
-    if app.session.tools["tour_find"].is_error:  # pi needs fd 9 or later; Debian's is 8: pi's error, drawn as one
+    if tool_run(app.session, "tour_find").is_error:  # pi needs fd 9 or later; Debian's is 8: pi's error, drawn as one
         assert find.plain.startswith("✗ find") and has_role(style_at(find, find.plain.index("\n") + 1), "error"), find.plain
     else:
         assert "· 3 files" in find.plain.split("\n")[0], find.plain
@@ -151,7 +151,7 @@ async def test_each_tool_drawn_by_kind_live_and_after_resume(pi_harness: PiHarne
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: "… 9,992 more lines" in blocks(app)["tour_write_big"].plain, what="collapsed")
 
-        big = next(block for block in app.query(ToolCallBlock) if block.tool_call_id == "tour_write_big")
+        big = next(block for block in app.query(ToolCallBlock) if block.block.tool_call.id == "tour_write_big")
         app.main.transcript.show_view(big)
         await pilot.pause()
         await pilot.click(big)

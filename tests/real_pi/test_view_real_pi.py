@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pi_harness import PiHarness, SIZE, quiesce, send, started, stats_text, transcript_text, wait_until
+from tests.pi_harness import PiHarness, SIZE, quiesce, send, started, stats_text, tool_run, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
 from app.replay_app import ReplayApp
@@ -67,7 +67,7 @@ async def test_a_live_json_mode_pipe_streams_and_settles(pi_harness: PiHarness, 
             copying = asyncio.create_task(tee())
             await wait_until(pilot, lambda: app.session.running and app.session.tools, timeout=30, what="the tool running")
             await wait_until(pilot, lambda: "step 1" in transcript_text(app), timeout=30, what="its output streaming")
-            assert not app.session.tools["call_loop"].done  # seen while it ran
+            assert not tool_run(app.session, "call_loop").done  # seen while it ran
             await wait_until(pilot, lambda: "run settled" in str(app.main.status.render()), timeout=30, what="the end")
             await copying
             assert await pi.wait() == 0

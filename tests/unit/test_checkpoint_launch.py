@@ -58,32 +58,56 @@ def test_checkpoints_go_when_their_session_file_is_gone_or_an_unsaved_session_is
 def test_checkpoint_records_are_checked_and_forks_find_their_parents_copies(tmp_path: Path) -> None:
     import hashlib
 
-    from protocol.state.checkpoints import CheckpointStore, Version
+    from protocol.state.branch_calls import CallKey
+    from protocol.state.checkpoints import CheckpointStore, Version, record_names
 
-    def put(session: str, call: str, record: object, meta: dict[str, object] | None = None) -> None:
+    def key(name: str, index: int = 0) -> CallKey:
+        return CallKey(f"entry-{name}", index, "call_0")  # the provider's id, the same for every call
+
+    def put(session: str, call: CallKey | str, record: dict[str, object], meta: dict[str, object] | None = None) -> None:
         folder = tmp_path / session
         (folder / "calls").mkdir(parents=True, exist_ok=True)
         (folder / "blobs").mkdir(exist_ok=True)
-        name = hashlib.sha256(call.encode()).hexdigest()
+        if isinstance(call, CallKey):  # named by place, as the extension names them
+            name = "at-" + hashlib.sha256(f"{call.entry_id}\0{call.index}".encode()).hexdigest()
+            assert record_names(call) == [name]
+            record = {**record, "call": {"id": call.tool_call_id, "entry": call.entry_id, "index": call.index}}
+        else:  # by the id alone, as pideck named them before
+            name = hashlib.sha256(call.encode()).hexdigest()
         (folder / "calls" / f"{name}.json").write_text(json.dumps(record))
         (folder / "session.json").write_text(json.dumps(meta or {"sessionFile": None}))
 
     data = b"old\n"
     sha = hashlib.sha256(data).hexdigest()
-    put("parent", "c1", {"v": 1, "tool": "edit", "path": "/p/a.py", "before": {"sha": sha, "size": 4}, "after": {"absent": True}})
+    put("parent", key("c1"), {"v": 1, "tool": "edit", "path": "/p/a.py", "before": {"sha": sha, "size": 4}, "after": {"absent": True}})
     (tmp_path / "parent" / "blobs" / sha).write_bytes(data)
-    put("parent", "bad", {"v": 1, "tool": "edit", "path": "relative", "before": {"absent": True}})
-    put("parent", "bash", {"v": 1, "tool": "bash", "files": [
+    put("parent", key("bad"), {"v": 1, "tool": "edit", "path": "relative", "before": {"absent": True}})
+    put("parent", key("bash", 2), {"v": 1, "tool": "bash", "files": [
         {"path": "/p/b.txt", "before": {"absent": True}, "after": {"sha": sha}}, {"path": 3}, "junk"], "more": 2})
-    put("child", "c2", {"v": 2}, {"sessionFile": None, "parent": "parent"})
+    put("child", key("c2"), {"v": 2}, {"sessionFile": None, "parent": "parent"})
     store = CheckpointStore(tmp_path, "child")
-    edit = store.get("c1")
+    edit = store.get(key("c1"))
     assert edit is not None and edit.before == Version(sha=sha) and edit.after == Version(absent=True)
     assert store.read(edit.before) == data  # found in the parent's folder
-    assert store.get("bad") is None and store.get("c2") is None and store.get("missing") is None
-    bash = store.get("bash")
+    assert store.get(key("c1", 1)) is None, "another block of the same message"
+    assert store.get(key("bad")) is None and store.get(key("c2")) is None and store.get(key("missing")) is None
+    bash = store.get(key("bash", 2))
     assert bash is not None and [f.path for f in bash.files] == ["/p/b.txt"] and bash.more == 2
-    assert store.get("bash", "/p/b.txt") == bash.files[0] and store.get("bash", "/p/other") is None
+    assert store.get(key("bash", 2), "/p/b.txt") == bash.files[0] and store.get(key("bash", 2), "/p/other") is None
     (tmp_path / "parent" / "blobs" / sha).write_bytes(b"tampered")
     assert store.read(edit.before) is None  # a copy whose bytes do not match is not used
-    assert CheckpointStore(tmp_path, "../etc").get("c1") is None
+    assert CheckpointStore(tmp_path, "../etc").get(key("c1")) is None
+
+    # a record named by place that says it is another call's is not used
+    put("other", key("moved"), {"v": 1, "tool": "write", "path": "/p/c", "before": {"absent": True}, "after": {"absent": True}})
+    moved = tmp_path / "other" / "calls"
+    [record] = moved.iterdir()
+    record.rename(moved / ("at-" + hashlib.sha256(b"entry-elsewhere\x000").hexdigest() + ".json"))
+    assert CheckpointStore(tmp_path, "other").get(CallKey("entry-elsewhere", 0, "call_0")) is None
+
+    # a record named by the id alone (pideck's before) is used only for a call whose id is the session's only one
+    put("legacy", "call_once", {"v": 1, "tool": "write", "path": "/p/d", "before": {"absent": True}, "after": {"absent": True}})
+    once = CallKey("entry-x", 1, "call_once")
+    assert CheckpointStore(tmp_path, "legacy").get(once) is None
+    found = CheckpointStore(tmp_path, "legacy").get(once, legacy=True)
+    assert found is not None and found.path == "/p/d"

@@ -13,11 +13,10 @@ import pytest
 from tests.pi_harness import fixture_entries
 
 from app.scripted_model.scenarios import CHANGES_GREETER
-from protocol.wire.entries import MessageEntry
+from protocol.state.branch_calls import BranchCall, CallKey, branch, branch_calls
 from protocol.state.file_changes import NO_NEWLINE, display_path, file_changes, patch_lines
 from protocol.state.reverts import NotExact, file_patch, replay
-from protocol.wire.messages import ToolResult
-from protocol.state.session_model import SessionModel, ToolRun
+from protocol.wire.messages import ToolResultMessage
 
 CWD = "/home/ada/p"
 
@@ -25,35 +24,35 @@ CWD = "/home/ada/p"
 _ORDER = count()
 
 
-def run(name: str, args: Any, details: Any = None, *, is_error: bool = False, done: bool = True) -> ToolRun:
+def run(name: str, args: Any, details: Any = None, *, is_error: bool = False, done: bool = True) -> BranchCall:
     order = next(_ORDER)
-    return ToolRun(f"call{order}", name, args, 0.0, order, result=ToolResult(details=details), is_error=is_error, done=done)
+    result = ToolResultMessage(tool_call_id=f"call{order}", tool_name=name, details=details, is_error=is_error)
+    return BranchCall(CallKey(f"entry{order}", 0, f"call{order}"), name, args, result if done else None)
 
 
-def recorded() -> SessionModel:
-    session = SessionModel()
-    session.load_messages(entry.message for entry in fixture_entries("changes.jsonl") if isinstance(entry, MessageEntry))
-    return session
+def recorded() -> list[BranchCall]:
+    entries = fixture_entries("changes.jsonl")
+    return branch_calls(branch(entries, entries[-1].id))
 
 
 def test_a_recorded_session_lists_files_in_order_of_last_change_with_their_changes() -> None:
-    files = file_changes(recorded().tool_runs(), CWD)
+    files = file_changes(recorded(), CWD)
     assert [f.path for f in files] == ["notes.txt", "greeter.py"]  # ./greeter.py changed last
     notes, greeter = files
-    assert [c.tool_call_id for c in greeter.changes] == ["call_write_greeter", "call_edit_greeter", "call_edit_main"]
+    assert [c.call.tool_call_id for c in greeter.changes] == ["call_write_greeter", "call_edit_greeter", "call_edit_main"]
     assert [(c.added, c.removed) for c in greeter.changes] == [(6, 0), (2, 2), (1, 1)]
     assert (greeter.added, greeter.removed) == (9, 3)
     assert greeter.changes[1].lines[0] == "@@ -1,6 +1,6 @@"
     assert '-    return "hello " + name' in greeter.changes[1].lines
     # the failed edit of notes.txt is left out; the second write is a diff against the first
-    assert [c.tool_call_id for c in notes.changes] == ["call_write_notes", "call_rewrite_notes"]
+    assert [c.call.tool_call_id for c in notes.changes] == ["call_write_notes", "call_rewrite_notes"]
     rewrite = notes.changes[1]
     assert rewrite.lines == ("@@ -1,3 +1,4 @@", " one", "-two", "+2", " three", "+four", NO_NEWLINE)
     assert (rewrite.added, rewrite.removed) == (2, 1)
 
 
 def test_one_patch_of_all_of_a_files_changes_rebuilds_it(tmp_path: Path) -> None:
-    greeter = file_changes(recorded().tool_runs(), CWD)[1]
+    greeter = file_changes(recorded(), CWD)[1]
     replayed = replay(greeter.changes, None)  # a write made it: forward from there
     expected = CHANGES_GREETER.replace('"hello " + name', 'f"Hello, {name}!"').replace('"world"', '"pideck"')
     expected = expected.replace("def main():", "def main() -> None:")

@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from app.pi.remote_files import RemoteFiles
-from protocol.state.checkpoints import CheckpointStore, Version
+from protocol.state.branch_calls import BranchCall, CallKey
+from protocol.state.checkpoints import CheckpointStore, Version, record_names
+
+
+def put(folder: Path, key: CallKey, record: dict[str, object]) -> None:
+    call = {"id": key.tool_call_id, "entry": key.entry_id, "index": key.index}
+    (folder / "calls" / f"{record_names(key)[0]}.json").write_text(json.dumps({**record, "call": call}))
 
 
 class CountedFiles(RemoteFiles):
@@ -32,14 +38,14 @@ def test_the_view_reads_all_it_needs_in_three_calls_and_copies_once(tmp_path: Pa
     (folder / "calls").mkdir(parents=True)
     (folder / "blobs").mkdir()
     (folder / "session.json").write_text(json.dumps({"sessionFile": None, "cwd": "/work/project"}))
-    calls = [f"call_{n}" for n in range(20)]
+    calls = [CallKey(f"entry{n}", 1, "call_0") for n in range(20)]
     for n, call in enumerate(calls):
         before, after = f"before {n}\n".encode(), f"after {n}\n".encode()
         for data in (before, after):
             (folder / "blobs" / hashlib.sha256(data).hexdigest()).write_bytes(data)
         record = {"v": 1, "tool": "write", "path": f"/work/project/f{n}.txt",
                   "before": {"sha": hashlib.sha256(before).hexdigest()}, "after": {"sha": hashlib.sha256(after).hexdigest()}}
-        (folder / "calls" / f"{hashlib.sha256(call.encode()).hexdigest()}.json").write_text(json.dumps(record))
+        put(folder, call, record)
     files = CountedFiles()
     store = CheckpointStore(tmp_path, "session", files)
     store.prefetch(calls)
@@ -69,12 +75,13 @@ def test_rewinds_points_read_the_hosts_files_once(tmp_path: Path) -> None:
             (folder / "blobs" / hashlib.sha256(data).hexdigest()).write_bytes(data)
         record = {"v": 1, "tool": "write", "path": str(path), "before": {"sha": hashlib.sha256(b"before\n").hexdigest()},
                   "after": {"sha": hashlib.sha256(b"pi's\n").hexdigest()}}
-        (folder / "calls" / f"{hashlib.sha256(f'c{n}'.encode()).hexdigest()}.json").write_text(json.dumps(record))
-        calls.append((f"c{n}", path.name))
+        key = CallKey(f"entry{n}", 0, "call_0")
+        put(folder, key, record)
+        calls.append(BranchCall(key, "write", {"path": path.name}))
     files = CountedFiles()
     store = CheckpointStore(tmp_path / "checkpoints", "session", files)
     reverts = FileReverts(lambda: store, lambda: tmp_path, files)
-    reverts.prefetch([call for call, _ in calls])
+    reverts.prefetch([call.key for call in calls])
     before = files.calls
     current: dict[str, bytes | None | OSError] = {}
     plans = [reverts.plan_calls(calls[start:], current) for start in range(10)]  # ten points, as /rewind plans them
@@ -98,11 +105,12 @@ def test_a_file_changed_while_the_question_was_open_is_not_written(tmp_path: Pat
         (folder / "blobs" / hashlib.sha256(data).hexdigest()).write_bytes(data)
     record = {"v": 1, "tool": "write", "path": str(path), "before": {"sha": hashlib.sha256(b"before\n").hexdigest()},
               "after": {"sha": hashlib.sha256(b"pi's\n").hexdigest()}}
-    (folder / "calls" / f"{hashlib.sha256(b'c1').hexdigest()}.json").write_text(json.dumps(record))
+    key = CallKey("entry1", 0, "c1")
+    put(folder, key, record)
     files = CountedFiles() if where == "on the host" else LocalWrites()
     store = CheckpointStore(tmp_path / "checkpoints", "session", files)
     reverts = FileReverts(lambda: store, lambda: tmp_path, files)
-    (plan,) = reverts.plan_calls([("c1", "a.txt")])
+    (plan,) = reverts.plan_calls([BranchCall(key, "write", {"path": "a.txt"})])
     assert plan.new == b"before\n" and plan.conflict is None
     path.write_bytes(b"the user's, while the question was open\n")
     with pytest.raises(Changed):

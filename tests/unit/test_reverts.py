@@ -84,24 +84,35 @@ def test_a_file_that_changed_since_pi_left_it_is_a_conflict_with_its_three_versi
 
 
 def test_rewind_points_are_the_branchs_user_messages_with_the_file_changes_after_each() -> None:
+    """Each call is named by where it is: the provider's ids repeat (`call_0` every turn)."""
     from protocol.wire.entries import MessageEntry
-    from protocol.wire.messages import ToolResultMessage, UserMessage
+    from protocol.wire.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
     from protocol.wire.responses import ForkMessage
     from protocol.state.rewind import rewind_points
 
     def entry(id: str, parent: str | None, message: object) -> MessageEntry:
         return MessageEntry(id=id, parent_id=parent, message=message)
 
+    def calls(*names: str) -> AssistantMessage:
+        return AssistantMessage(content=[ToolCall(id="call_0", name=name) for name in names], stop_reason="toolUse")
+
+    def result(name: str, is_error: bool = False) -> ToolResultMessage:
+        return ToolResultMessage(tool_call_id="call_0", tool_name=name, is_error=is_error)
+
     entries = [
         entry("u1", None, UserMessage(content="one")),
-        entry("t1", "u1", ToolResultMessage(tool_call_id="c1", tool_name="write")),
+        entry("a1", "u1", calls("write")),
+        entry("t1", "a1", result("write")),
         entry("u2", "t1", UserMessage(content="two")),
-        entry("t2", "u2", ToolResultMessage(tool_call_id="c2", tool_name="edit", is_error=True)),
-        entry("t3", "t2", ToolResultMessage(tool_call_id="c3", tool_name="read")),
-        entry("t4", "t3", ToolResultMessage(tool_call_id="c4", tool_name="edit")),
+        entry("a2", "u2", calls("edit", "read", "edit")),
+        entry("t2", "a2", result("edit", is_error=True)),
+        entry("t3", "t2", result("read")),
+        entry("t4", "t3", result("edit")),
         entry("x", "u1", UserMessage(content="another branch")),
     ]
     messages = [ForkMessage(entry_id=i, text=t) for i, t in (("u1", "one"), ("x", "another branch"), ("u2", "two"))]
     points = rewind_points(entries, "t4", messages)
-    assert [(p.entry_id, p.calls) for p in points] == [("u1", ("c1", "c4")), ("u2", ("c4",))]  # not the failed edit
+    placed = [(p.entry_id, [(call.key.entry_id, call.key.index) for call in p.calls]) for p in points]
+    assert placed == [("u1", [("a1", 0), ("a2", 2)]), ("u2", [("a2", 2)])]  # not the failed edit, not the read
+    assert [call.result_entry_id for call in points[0].calls] == ["t1", "t4"]
     assert rewind_points(entries, "missing", messages) == []

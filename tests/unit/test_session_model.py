@@ -4,10 +4,14 @@ streamed text."""
 from __future__ import annotations
 
 from protocol import decode
-from protocol.wire.events import AgentSettled, AgentStart, AutoRetryEnd, AutoRetryStart, BashExecutionUpdate, MessageEnd, MessageStart, MessageUpdate, ToolCallEnd
-from protocol.wire.messages import AssistantMessage, BashExecutionMessage, ToolCall, ToolResultMessage, UserMessage
+from protocol.wire.events import (AgentSettled, AgentStart, AutoRetryEnd, AutoRetryStart, BashExecutionUpdate, MessageEnd,
+                                   MessageStart, MessageUpdate, ToolCallEnd, ToolExecutionEnd, ToolExecutionStart,
+                                   ToolExecutionUpdate)
+from protocol.wire.messages import (AssistantMessage, BashExecutionMessage, TextContent, ToolCall, ToolResult, ToolResultMessage,
+                                    UserMessage)
 from protocol.wire.responses import BashResult
 from protocol.state.session_model import Block, MessageItem, SessionModel
+from protocol.state.tool_runs import ToolRun, call_place
 from tests.fixtures.record_streams import STREAMS_DIR, stream_lines
 
 
@@ -17,36 +21,90 @@ def streamed(name: str) -> SessionModel:
     return model
 
 
-def test_call_item_finds_the_message_that_holds_each_tool_call() -> None:
+def run_of(model: SessionModel, call_id: str) -> ToolRun:
+    """The latest run of `call_id` (ids may repeat: the tests name unique ones)."""
+    return next(run for run in reversed(model.tool_runs()) if run.tool_call_id == call_id)
+
+
+def holder_of(model: SessionModel, call_id: str) -> MessageItem | None:
+    """The message whose toolCall block has this id, as the model keys its run."""
+    for run in model.tool_runs():
+        if run.tool_call_id == call_id and (place := call_place(run.key)) is not None:
+            item = model.item(place[0])
+            return item if isinstance(item, MessageItem) else None
+    return None
+
+
+def test_each_run_is_keyed_by_the_place_of_its_call() -> None:
     model = streamed("thinking_tools")
-    keys = {call_id: model.call_item(call_id) for call_id in ("call_bash_1", "call_read_1")}
-    assert keys["call_bash_1"] is not None and keys["call_bash_1"] == keys["call_read_1"]
-    holder = model.item(keys["call_bash_1"])
-    assert isinstance(holder, MessageItem) and holder.role == "assistant"
+    holder = holder_of(model, "call_bash_1")
+    assert holder is not None and holder is holder_of(model, "call_read_1") and holder.role == "assistant"
     assert {b.tool_call.id for b in holder.blocks.values() if b.tool_call} == {"call_bash_1", "call_read_1"}
+    for run in model.tool_runs():
+        place = call_place(run.key)
+        assert place is not None and holder.blocks[place[1]].tool_call.id == run.tool_call_id
+        assert model.run_at(*place) is run
     results = [i for i in model.items if isinstance(i, MessageItem) and isinstance(i.message, ToolResultMessage)]
-    assert len(results) == 2 and all(model.call_item(r.message.tool_call_id) == holder.key for r in results)
-    assert model.call_item("no-such-call") is None
+    assert len(results) == 2 and all(model.shown_in_call(result) for result in results)
 
 
-def test_call_item_is_known_while_the_call_streams_and_reset_by_a_load() -> None:
+def test_a_call_is_known_while_it_streams_and_forgotten_by_a_load() -> None:
     model = SessionModel()
     lines = stream_lines(STREAMS_DIR / "thinking_tools.jsonl")
     for raw in lines:
         model.apply(decode(raw))
-        if model.call_item("call_bash_1") is not None:
-            break  # toolcall_start seen: the message is still streaming
-    holder = model.item(model.call_item("call_bash_1") or -1)
-    assert isinstance(holder, MessageItem) and holder.streaming
+        if model.tool_runs():
+            break  # the tool started: its message has ended
+    holder = holder_of(model, "call_bash_1")
+    assert isinstance(holder, MessageItem)
 
     call = ToolCall(id="call_loaded", name="read", arguments={"path": "a"})
-    model.load_messages([UserMessage(content="hi"), AssistantMessage(content=[call], stop_reason="toolUse")])
-    assert model.call_item("call_bash_1") is None, "a load forgets the calls of the session before"
-    loaded = model.item(model.call_item("call_loaded") or -1)
+    model.load_messages([UserMessage(content="hi"), AssistantMessage(content=[call], stop_reason="toolUse"),
+                         ToolResultMessage(tool_call_id="call_loaded", tool_name="read", content=[])])
+    assert holder_of(model, "call_bash_1") is None, "a load forgets the calls of the session before"
+    loaded = holder_of(model, "call_loaded")
     assert isinstance(loaded, MessageItem) and loaded.role == "assistant"
 
-    model.apply(MessageEnd(message=AssistantMessage(content=[ToolCall(id="call_ended", name="ls")])))
-    assert model.call_item("call_ended") == model.items[-1].key  # a message_end without a start
+
+def test_a_provider_that_reuses_tool_call_ids_gets_one_run_per_call() -> None:
+    """Some OpenAI-compatible servers send `call_0` on every turn (and pi passes it on): each
+    call has its own run, events and results go to the call they are about, live and loaded."""
+    def call(path: str) -> ToolCall:
+        return ToolCall(id="call_0", name="edit", arguments={"path": path})
+
+    def result(text: str) -> ToolResultMessage:
+        return ToolResultMessage(tool_call_id="call_0", tool_name="edit", content=[TextContent(text=text)])
+
+    live = SessionModel()
+    for path in ("f.txt", "g.txt"):
+        live.apply(MessageStart(message=AssistantMessage()))
+        live.apply(MessageUpdate(assistant_message_event=ToolCallEnd(content_index=0, tool_call=call(path))))
+        live.apply(MessageEnd(message=AssistantMessage(content=[call(path)], stop_reason="toolUse")))
+        live.apply(ToolExecutionStart(tool_call_id="call_0", tool_name="edit", args={"path": path}))
+        live.apply(ToolExecutionUpdate(tool_call_id="call_0", tool_name="edit", partial_result=ToolResult(
+            content=[TextContent(text=f"editing {path}")])))
+        live.apply(ToolExecutionEnd(tool_call_id="call_0", tool_name="edit", result=ToolResult(
+            content=[TextContent(text=f"edited {path}")])))
+        live.apply(MessageStart(message=result(f"edited {path}")))
+        live.apply(MessageEnd(message=result(f"edited {path}")))
+    loaded = SessionModel()
+    loaded.load_messages([AssistantMessage(content=[call("f.txt")], stop_reason="toolUse"),
+                          result("edited f.txt"),
+                          AssistantMessage(content=[TextContent(text="again"), call("g.txt"), call("h.txt")],
+                                           stop_reason="toolUse"),
+                          result("edited g.txt"), result("edited h.txt")])
+    for model, paths in ((live, ["f.txt", "g.txt"]), (loaded, ["f.txt", "g.txt", "h.txt"])):
+        runs = model.tool_runs()
+        assert [run.args["path"] for run in runs] == paths
+        assert [run.output for run in runs] == [f"edited {path}" for path in paths]
+        assert len({run.key for run in runs}) == len(paths)
+        for run in runs:
+            place = call_place(run.key)
+            assert place is not None
+            block = model.item(place[0]).blocks[place[1]]
+            assert block.tool_call.arguments["path"] == run.args["path"]
+        results = [i for i in model.items if isinstance(i, MessageItem) and isinstance(i.message, ToolResultMessage)]
+        assert all(model.shown_in_call(item) for item in results)
 
 
 def test_bash_running_lasts_from_begin_to_end() -> None:
@@ -138,10 +196,10 @@ def test_a_loaded_tool_run_has_its_calls_arguments_and_no_made_up_duration() -> 
         ToolResultMessage(tool_call_id="call_loaded", tool_name="bash", content=[], is_error=False),
         ToolResultMessage(tool_call_id="call_timed", tool_name="bash", content=[], is_error=False, duration_ms=1500),
     ])
-    run = model.tools["call_loaded"]
+    run = run_of(model, "call_loaded")
     assert run.args == {"command": "make all"}, "the tool log shows what the call ran"
     assert run.done and run.elapsed_ms() is None, "not the time since the session was loaded"
-    assert model.tools["call_timed"].args is None and model.tools["call_timed"].elapsed_ms() == 1500
+    assert run_of(model, "call_timed").args is None and run_of(model, "call_timed").elapsed_ms() == 1500
 
 
 def test_a_loaded_tool_run_keeps_its_details_for_the_views() -> None:
@@ -153,7 +211,7 @@ def test_a_loaded_tool_run_keeps_its_details_for_the_views() -> None:
         AssistantMessage(content=[call], stop_reason="toolUse"),
         ToolResultMessage(tool_call_id="call_edit", tool_name="edit", content=[], details=details),
     ])
-    result = model.tools["call_edit"].result
+    result = run_of(model, "call_edit").result
     assert result is not None and result.details == details
 
 
@@ -166,18 +224,18 @@ def test_a_call_of_an_aborted_or_failed_reply_ends_as_an_error_instead_of_waitin
         AssistantMessage(content=[ToolCall(id="c2", name="read")], stop_reason="error", error_message="overloaded"),
         AssistantMessage(content=[ToolCall(id="c3", name="read")], stop_reason="toolUse"),
     ])
-    assert (model.tools["c1"].done, model.tools["c1"].is_error, model.tools["c1"].output) == (True, True, "Operation aborted")
-    assert model.tools["c2"].output == "overloaded" and model.tools["c2"].is_error
-    assert "c3" not in model.tools, "a call pi is about to run waits for it"
+    assert (run_of(model, "c1").done, run_of(model, "c1").is_error, run_of(model, "c1").output) == (True, True, "Operation aborted")
+    assert run_of(model, "c2").output == "overloaded" and run_of(model, "c2").is_error
+    assert all(run.tool_call_id != "c3" for run in model.tool_runs()), "a call pi is about to run waits for it"
 
     model.apply(MessageStart(message=AssistantMessage()))
     model.apply(MessageEnd(message=AssistantMessage(content=[ToolCall(id="c4", name="ls")], stop_reason="aborted")))
-    assert model.tools["c4"].is_error and "c4" in model.changes.tools
+    assert run_of(model, "c4").is_error and run_of(model, "c4").key in model.changes.tools
 
     model.apply(MessageStart(message=AssistantMessage()))
     model.apply(MessageUpdate(assistant_message_event=ToolCallEnd(content_index=0, tool_call=ToolCall(id="c5", name="ls"))))
     model.apply(AgentSettled(aborted=True))
-    assert model.tools["c5"].output == "Operation aborted"
+    assert run_of(model, "c5").output == "Operation aborted"
 
 
 def test_a_retry_banner_says_how_it_ended_not_what_it_was_waiting_for() -> None:

@@ -33,6 +33,7 @@ from textual.strip import Strip
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from protocol.state.branch_calls import CallKey
 from protocol.state.file_changes import Change, FileChanges
 from protocol.numbers import parse_int
 from protocol.state.reverts import Hunk, NotExact, Plan, hunks
@@ -55,7 +56,7 @@ class Row:
     kind: str
     text: str
     file: int  # index of its file
-    call_id: str  # the tool call of its change (a file's title: its latest change)
+    call: CallKey | str  # its change's (`Change.call`; a file's title: its latest change's)
     number: int | None = None  # the line's number in the file (the old file's for a removed line)
     hunk: int = -1  # which hunk of its change it is in (-1: none, e.g. the change's header)
 
@@ -84,14 +85,14 @@ def _line_rows(change: Change, file: int, start: int, stop: int, old: int | None
             if match := _HUNK.match(line):
                 old, new = parse_int(match[1]), parse_int(match[2])  # a number too long to be one: no numbers
             hunk += 1
-            rows.append(Row(HUNK, line, file, change.tool_call_id, hunk=hunk))
+            rows.append(Row(HUNK, line, file, change.call, hunk=hunk))
         elif kind in (ADDED, REMOVED, CONTEXT):
             number = old if kind == REMOVED else new
-            rows.append(Row(kind, text, file, change.tool_call_id, number or None, hunk))
+            rows.append(Row(kind, text, file, change.call, number or None, hunk))
             old = old + (kind != ADDED) if old is not None else None
             new = new + (kind != REMOVED) if new is not None else None
         else:  # "\ No newline at end of file"
-            rows.append(Row(NOTE, line, file, change.tool_call_id, hunk=hunk))
+            rows.append(Row(NOTE, line, file, change.call, hunk=hunk))
     return rows
 
 
@@ -128,14 +129,14 @@ class DiffRows(Sequence[Row]):
         self.parts: list[_Part] = []
         row = 0
         for index, file in enumerate(files):
-            head = [Row(GAP, "", index, file.changes[-1].tool_call_id)] if index else []
-            head.append(Row(FILE, file.path, index, file.changes[-1].tool_call_id))
+            head = [Row(GAP, "", index, file.changes[-1].call)] if index else []
+            head.append(Row(FILE, file.path, index, file.changes[-1].call))
             self.parts.append(_Part(row, head, index, None))
             row += len(head)
             for change in file.changes:
-                head = [Row(CHANGE, "", index, change.tool_call_id)]
+                head = [Row(CHANGE, "", index, change.call)]
                 if change.note:
-                    head.append(Row(NOTE, change.note, index, change.tool_call_id))
+                    head.append(Row(NOTE, change.note, index, change.call))
                 self.parts.append(_Part(row, head, index, change))
                 row += len(head) + len(change.lines)
         self._length = row
@@ -223,7 +224,7 @@ class DiffView(ScrollView, can_focus=True):
 
     @dataclass
     class Jump(Message):
-        tool_call_id: str
+        call: CallKey | str
 
     def __init__(self, files: list[FileChanges], **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -236,7 +237,7 @@ class DiffView(ScrollView, can_focus=True):
         self.rows = diff_rows(files)
         self.cursor = min(self.cursor, max(0, len(self.rows) - 1))
         self._starts = self.rows.file_starts()
-        self._changes = {(index, change.tool_call_id): change  # one bash call changes several files
+        self._changes = {(index, change.call): change  # one bash call changes several files
                          for index, file in enumerate(files) for change in file.changes}
         number, width = self.rows.widest()
         self._gutter = len(str(number)) if number else 0
@@ -251,7 +252,7 @@ class DiffView(ScrollView, can_focus=True):
         self._styles = None
 
     def change_of(self, row: Row) -> Change | None:
-        return self._changes.get((row.file, row.call_id))
+        return self._changes.get((row.file, row.call))
 
     @property
     def row(self) -> Row | None:
@@ -289,7 +290,7 @@ class DiffView(ScrollView, can_focus=True):
             return Text.assemble(path, "  ", counts(file.added, file.removed),
                                  (f" · {_plural(len(file.changes), 'change')}", palette.style("muted")))
         if kind == CHANGE:
-            change = self._changes[row.file, row.call_id]
+            change = self._changes[row.file, row.call]
             what = ("new content" if change.created else "its diff" if change.tool == "write"
                     else "by pideck, u undoes the last" if change.tool == REVERT else "")
             return Text.assemble("  ", (change.tool, palette.style("toolTitle")), " ", counts(change.added, change.removed),
@@ -330,7 +331,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def action_jump(self) -> None:
         if self.row is not None:
-            self.post_message(self.Jump(self.row.call_id))
+            self.post_message(self.Jump(self.row.call))
 
     def on_click(self, event: events.Click) -> None:
         self.move_to(self.scroll_offset.y + event.y)
@@ -356,8 +357,8 @@ def revert_change(plan: Plan) -> Change:
                   sum(1 for line in lines if line.startswith("-")))
 
 
-class ChangesScreen(Screen[str | None]):
-    """Dismissed with the tool call id to show in the transcript, or None. `reverts` None:
+class ChangesScreen(Screen[CallKey | None]):
+    """Dismissed with the tool call to show in the transcript, or None. `reverts` None:
     reverting is not offered (`why_not` says why)."""
 
     CSS_PATH = "changes_screen.tcss"
@@ -434,8 +435,8 @@ class ChangesScreen(Screen[str | None]):
 
     @on(DiffView.Jump)
     def _jump(self, event: DiffView.Jump) -> None:
-        if not event.tool_call_id.startswith("pideck-revert-"):
-            self.dismiss(event.tool_call_id)
+        if isinstance(event.call, CallKey):
+            self.dismiss(event.call)
 
     def selected(self) -> FileChanges | None:
         """The file of the diff's cursor (which the list follows)."""

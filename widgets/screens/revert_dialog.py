@@ -50,27 +50,46 @@ def version_text(data: bytes | None) -> Text:
 
 
 class RevertDialog(ModalScreen[bool]):
+    """A revert's question. Over a file that changed since pi left it, only `y` writes: Enter
+    (typed ahead, or by habit) does nothing there."""
+
     CSS_PATH = "revert_dialog.tcss"
     BINDINGS = [
-        Binding("y,enter", "dismiss(True)", "Write it"),
+        Binding("y", "dismiss(True)", "Write it"),
+        Binding("enter", "enter", "Write it", show=False),
         Binding("n,escape", "dismiss(False)", "Leave the file"),
     ]
+    FIRST = "before this session"  # the first of a conflict's three versions, for a whole file
 
     def __init__(self, plan: Plan, title: str = "") -> None:
         super().__init__()
         self.plan = plan
         self.title_text = title  # instead of the plan's own question
 
+    def action_enter(self) -> None:
+        if self.plan.conflict is None:
+            self.dismiss(True)
+        else:
+            self.notify("The file changed since pi left it: y writes over it, n leaves it.", title="Enter writes nothing here")
+
+    def conflict_question(self) -> str:
+        plan = self.plan
+        return (f"{clean(plan.label)} changed since pi left it. Revert {plan.what} anyway? "
+                "y writes over what it holds now, n leaves it.")
+
+    def question(self) -> str:
+        plan = self.plan
+        action = "remove it" if plan.new is None else f"revert {plan.what}"
+        return f"{clean(plan.label)}: {action}? This writes:"
+
     def compose(self) -> ComposeResult:
         plan = self.plan
         with Vertical(id="revert"):
             if plan.conflict is not None:
                 before, left, now = plan.conflict
-                yield Static(Text(f"{clean(plan.label)} changed since pi left it. Revert {plan.what} anyway? "
-                                  "y writes over what it holds now, n leaves it.", palette.style("warning", "bold")),
-                             id="revert-title")
+                yield Static(Text(self.conflict_question(), palette.style("warning", "bold")), id="revert-title")
                 with Horizontal(id="revert-versions"):
-                    first = "before this session" if plan.what == "the whole file" else "after the revert"
+                    first = self.FIRST if plan.what == "the whole file" else "after the revert"
                     for title, data in ((first, before), ("as pi left it", left), ("now", now)):
                         with Vertical(classes="revert-version"):
                             yield Static(Text(title, "bold"), classes="revert-version-title")
@@ -78,10 +97,37 @@ class RevertDialog(ModalScreen[bool]):
                                 yield Static(version_text(data))
                 yield Static(Text("What will be written, from now:", "bold"))
             else:
-                action = "remove it" if plan.new is None else f"revert {plan.what}"
-                question = (f"{clean(self.title_text)}, and {clean(plan.label)} are put back. This writes:" if self.title_text
-                            else f"{clean(plan.label)}: {action}? This writes:")
-                yield Static(Text(question, "bold"), id="revert-title")
+                yield Static(Text(self.question(), "bold"), id="revert-title")
             with PagedScroll(id="revert-diff"):
                 yield Static(diff_text(plan.lines) if plan.lines else Text("(no change to the file)", palette.style("muted")))
         yield KeyFooter()
+
+
+class RewindDialog(RevertDialog):
+    """`/rewind`'s questions: a file that changed since pi left it (`n` leaves it and the rewind
+    goes on), and the rewind itself with every file it puts back (`n` cancels all of it)."""
+
+    BINDINGS = [
+        Binding("y", "dismiss(True)", "Put it back"),
+        Binding("enter", "enter", "Put it back", show=False),
+        Binding("n,escape", "dismiss(False)", "Leave the file"),
+    ]
+    FIRST = "before the message"
+
+    def conflict_question(self) -> str:
+        return (f"{clean(self.plan.label)} changed since pi left it. Put it back as it was before the message anyway? "
+                "y writes over what it holds now, n leaves it as it is (the rewind goes on).")
+
+
+class RewindConfirm(RevertDialog):
+    """The rewind: pi forks from just before the message and the files are put back."""
+
+    BINDINGS = [
+        Binding("y,enter", "dismiss(True)", "Rewind"),
+        Binding("n,escape", "dismiss(False)", "Cancel: nothing changes"),
+    ]
+
+    def question(self) -> str:
+        files = self.plan.label
+        return (f"{clean(self.title_text)}, and {files} are put back. This writes:" if self.plan.lines
+                else f"{clean(self.title_text)}; no file needs putting back.")
