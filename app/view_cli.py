@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from app.pi.launch import LaunchConfig
+from protocol.numbers import parse_float
 from protocol.files.headless_files import NotPiOutput, head_type, kind_of
 from protocol.wire.protocol_log import ProtocolLog, default_log_path
 from protocol.wire.recording import NotARecording, read_recording
@@ -41,8 +42,10 @@ SNIFF_BYTES = 1 << 20
 
 
 class _Parser(argparse.ArgumentParser):
+    """Its errors name its own subcommand (`prog`)."""
+
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"pideck view: {message}; see pideck view --help\n")
+        self.exit(2, f"{self.prog}: {message}; see {self.prog} --help\n")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -163,6 +166,18 @@ def main(argv: list[str], *, restore_signals: bool = False) -> int:
     return code
 
 
+MAX_SPEED = 10_000.0
+
+
+def speed(text: str) -> float:
+    """--speed's value: a plain decimal from 0 to MAX_SPEED (not `inf`, `nan` or `1e3`)."""
+    value = parse_float(text, low=0.0, high=MAX_SPEED)
+    if value is None:
+        raise argparse.ArgumentTypeError(
+            f"{text[:40]!r}: give 0 (as fast as possible) or a positive number up to {MAX_SPEED:,.0f}")
+    return value
+
+
 REPLAY_DESCRIPTION = """\
 Play a recording made with `pideck --record FILE` (or `pideck serve --record FILE`) back
 into pideck's UI, read-only, at the pace it was recorded: what pi sent, as pideck showed
@@ -173,7 +188,7 @@ def replay_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="pideck replay", usage="pideck replay [--speed N] FILE", description=REPLAY_DESCRIPTION,
                 formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
     p.add_argument("file", metavar="FILE", help="a recording made with --record")
-    p.add_argument("--speed", metavar="N", type=float, default=1.0,
+    p.add_argument("--speed", metavar="N", type=speed, default=1.0,
                    help="how many times faster than recorded (default: 1; 0: as fast as it can be shown)")
     p.add_argument("--protocol-log", metavar="PATH", default=str(default_log_path()),
                    help="where recorded lines that are not valid records are logged (default: %(default)s)")
@@ -185,10 +200,6 @@ def replay_main(argv: list[str], *, restore_signals: bool = False) -> int:
         args = replay_parser().parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 0
-    if not args.speed >= 0 or args.speed == float("inf"):
-        print(f"pideck replay: --speed {args.speed:g}: give 0 (as fast as possible) or a positive number",
-              file=sys.stderr)
-        return 2
     try:
         header, steps = read_recording(Path(args.file).expanduser())
     except OSError as exc:

@@ -72,6 +72,14 @@ def test_replay_refuses_what_is_not_a_recording(tmp_path: Path, capsys: pytest.C
     assert "give 0 (as fast as possible) or a positive number" in refusal(capsys, "replay", "--speed", "-2", "x")
 
 
+@pytest.mark.parametrize("given", ["abc", "nan", "inf", "1e999", "\u0663", "1_0"])
+def test_replay_names_itself_in_its_errors(capsys: pytest.CaptureFixture[str], given: str) -> None:
+    said = refusal(capsys, "replay", "--speed", given, "x")
+    assert said.startswith("pideck replay: argument --speed") and "pideck view" not in said
+    assert "see pideck replay --help" in said and said.count("\n") == 1
+    assert refusal(capsys, "replay").startswith("pideck replay: the following arguments are required: FILE")
+
+
 def test_record_is_a_flag_of_pideck_and_of_serve(tmp_path: Path) -> None:
     args = parse_args(["--record", str(tmp_path / "r.jsonl"), "--", "--no-session"])
     assert args.record == str(tmp_path / "r.jsonl") and args.pi_args == ["--no-session"]
