@@ -14,6 +14,7 @@ from app.view_app import ViewApp
 from protocol.wire.responses import MessageList, Response, SessionState, SessionStats
 from protocol.state.run_summary import view_stats
 from protocol.files.view_client import ReplayClient, StreamEnded
+from protocol.wire.recording import Skipped
 
 
 class ReplayApp(ViewApp):
@@ -37,13 +38,16 @@ class ReplayApp(ViewApp):
         client = self.view
         assert isinstance(client, ReplayClient)
         pace = "as fast as possible" if client.speed <= 0 else f"×{client.speed:g}"
+        skipped = f" · {client.skipped:,} {'line' if client.skipped == 1 else 'lines'} skipped" if client.skipped else ""
         if client.ended is None:
-            return f"replay of {client.source} · playing {pace}"
-        return f"replay of {client.source} · finished"
+            return f"replay of {client.source} · playing {pace}{skipped}"
+        return f"replay of {client.source} · {'stopped' if client.failure else 'finished'}{skipped}"
 
     async def fold_records(self, records: list[Any]) -> None:
         """The records in order, pi's recorded answers taken where they come."""
         segment: list[Any] = []
+        if any(isinstance(record, Skipped) for record in records):
+            self._say_notice()  # (the count of lines skipped)
         for record in records:
             if isinstance(record, Response):
                 if segment:
@@ -73,4 +77,15 @@ class ReplayApp(ViewApp):
         client = self.view
         assert isinstance(client, ReplayClient)
         code = "" if client.exit_code is None else f"; pi exited then (code {client.exit_code})"
-        self.tell.say(f"The recording {client.source} has been played to its end{code}", title="Replay")
+        skipped = ""
+        if client.skipped:
+            where = client.protocol_log.where if client.protocol_log is not None else "nowhere"
+            skipped = (f"; {client.skipped:,} {'line' if client.skipped == 1 else 'lines'} of it could not be played "
+                       f"and {'was' if client.skipped == 1 else 'were'} passed over (logged: {where})")
+        if client.failure is not None:
+            self.session.banner("error", f"The replay of {client.source} stopped", client.failure)
+            self.tell.fail(f"The replay of {client.source} stopped: {client.failure}{skipped}", title="Replay")
+        elif client.skipped:
+            self.tell.warn(f"The recording {client.source} has been played to its end{code}{skipped}", title="Replay")
+        else:
+            self.tell.say(f"The recording {client.source} has been played to its end{code}", title="Replay")

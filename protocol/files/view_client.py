@@ -27,7 +27,7 @@ from protocol.wire.events import AgentSettled, AgentStart
 from protocol.wire.codec import ProtocolError
 from protocol.files.headless_files import MAX_LINE, NotPiOutput, kind_of, read_header
 from protocol.wire.protocol_log import ProtocolLog
-from protocol.wire.recording import Step
+from protocol.wire.recording import Skipped, Step
 from protocol.wire.responses import Response
 
 READ_CHUNK = 1 << 20
@@ -192,14 +192,18 @@ _WHAT = {
 class ReplayClient(ViewClient):
     """A recording (protocol/wire/recording.py) played back: pi's lines handed to the listeners at
     their recorded times divided by `speed` (0: as fast as they can be shown), as pi's stdout
-    is read; pideck's own commands in it are counted, not sent."""
+    is read; pideck's own commands in it are counted, not sent. A line of the recording that is
+    no step is counted (`skipped`), logged, handed on as its `Skipped` and passed over; one
+    that cannot be read ends the replay (`failure` says why)."""
 
-    def __init__(self, source: str, steps: Iterator[Step], *, speed: float = 1.0,
+    def __init__(self, source: str, steps: Iterator[Step | Skipped], *, speed: float = 1.0,
                  protocol_log: ProtocolLog | None = None) -> None:
         super().__init__(source, protocol_log=protocol_log)
         self.steps = steps
         self.speed = speed
         self.exit_code: int | None = None  # pi's, when the recording says it exited
+        self.skipped = 0
+        self.failure: str | None = None
 
     async def start(self) -> None:
         if self._reader is None:
@@ -208,17 +212,27 @@ class ReplayClient(ViewClient):
     async def _play(self) -> None:
         loop = asyncio.get_running_loop()
         begun = loop.time()
-        for count, step in enumerate(self.steps):
-            if self.speed > 0:
-                delay = begun + step.at / self.speed - loop.time()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-            elif count % 200 == 0:
-                await asyncio.sleep(0)  # as fast as possible, the keys still read
-            if step.read is not None:
-                self._handle_line(step.read)
-            elif step.exited:  # (pideck's own commands are not sent again: nothing would answer them)
-                self.exit_code = step.exit
+        count = 0
+        try:
+            for step in self.steps:
+                count += 1
+                if isinstance(step, Skipped):
+                    self.skipped += 1
+                    self._log("bad-step", step.line, f"a line of the recording passed over: {step.reason}")
+                    self._emit(step)
+                    continue
+                if self.speed > 0:
+                    delay = begun + step.at / self.speed - loop.time()
+                    if delay > 0:
+                        await asyncio.sleep(delay)
+                elif count % 200 == 0:
+                    await asyncio.sleep(0)  # as fast as possible, the keys still read
+                if step.read is not None:
+                    self._handle_line(step.read)
+                elif step.exited:  # (pideck's own commands are not sent again: nothing would answer them)
+                    self.exit_code = step.exit
+        except OSError as exc:
+            self.failure = f"the recording could not be read on: {exc.strerror or exc}"
         self.ended = StreamEnded(settled=self.settled)
         self._emit(self.ended)
 

@@ -23,11 +23,15 @@ from typing import Any, BinaryIO
 
 import msgspec
 
+from protocol.numbers import parse_float, parse_int
 from protocol.wire.redact import Redactor
 
 HEADER_KEY = "pideck_recording"
 VERSION = 1
 MAX_TRIES = 1000
+MAX_AT = 10 * 366 * 24 * 3600.0  # seconds: a step's time `t` past this is not a recording's
+MAX_STEP = 2 * 512 * 1024 * 1024  # bytes of a step's line: pi's longest line (512 MiB), JSON-escaped or base64
+SHOWN = 65536  # bytes of a skipped line kept to say what it was
 
 
 class Recorder:
@@ -101,13 +105,35 @@ class Step:
     exited: bool = False
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """A line of the recording that is no step pideck can play (its start, and why): passed over."""
+
+    line: bytes
+    reason: str
+
+
 class NotARecording(Exception):
     pass
 
 
-def read_recording(path: Path) -> tuple[dict[str, Any], Iterator[Step]]:
+class _Entry(msgspec.Struct):
+    """A step's line; its numbers kept as written, for protocol.numbers to read."""
+
+    t: msgspec.Raw = msgspec.Raw(b"0")
+    read: str | None = msgspec.field(default=None, name="in")
+    read64: str | None = msgspec.field(default=None, name="in64")
+    out: str | None = None
+    exit: msgspec.Raw = msgspec.Raw(b"")  # b"": no exit; b"null": pi exited with no code
+
+
+_entry = msgspec.json.Decoder(_Entry)
+
+
+def read_recording(path: Path) -> tuple[dict[str, Any], Iterator[Step | Skipped]]:
     """The header and the steps of a recording, read as they are iterated. NotARecording when the
-    file does not start with a recording's header; unreadable lines after it are passed over."""
+    file does not start with a recording's header; a line after it that is no step (not JSON, a
+    time or an exit code out of range, longer than MAX_STEP) comes as a `Skipped`."""
     handle = path.open("rb")
     first = handle.readline(1 << 20)
     try:
@@ -120,22 +146,38 @@ def read_recording(path: Path) -> tuple[dict[str, Any], Iterator[Step]]:
     return header, _steps(handle)
 
 
-def _steps(handle: BinaryIO) -> Iterator[Step]:
+def _steps(handle: BinaryIO) -> Iterator[Step | Skipped]:
     with handle:
-        for raw in handle:
-            try:
-                entry = msgspec.json.decode(raw)
-                at = float(entry.get("t", 0.0))
-            except (msgspec.DecodeError, AttributeError, TypeError, ValueError):
-                continue
-            if "in" in entry and isinstance(entry["in"], str):
-                yield Step(at, read=entry["in"].encode("utf-8"))
-            elif "in64" in entry:
-                try:
-                    yield Step(at, read=base64.b64decode(entry["in64"]))
-                except (TypeError, ValueError):
-                    continue
-            elif "out" in entry and isinstance(entry["out"], str):
-                yield Step(at, sent=entry["out"].encode("utf-8"))
-            elif "exit" in entry:
-                yield Step(at, exit=entry["exit"] if isinstance(entry["exit"], int) else None, exited=True)
+        while raw := handle.readline(MAX_STEP + 1):
+            if len(raw) > MAX_STEP:
+                while (rest := handle.readline(MAX_STEP)) and not rest.endswith(b"\n"):
+                    pass  # the rest of a line too long to play, read and let go a piece at a time
+                yield Skipped(raw[:SHOWN], f"a line longer than {MAX_STEP:,} bytes")
+            elif raw.strip():
+                yield _step(raw.rstrip(b"\r\n"))
+
+
+def _step(raw: bytes) -> Step | Skipped:
+    try:
+        entry = _entry.decode(raw)
+    except (msgspec.DecodeError, RecursionError) as exc:
+        return Skipped(raw[:SHOWN], f"not a step: {exc}")
+    at = parse_float(bytes(entry.t).decode("utf-8", "replace"), low=0.0, high=MAX_AT, exponent=True)
+    if at is None:
+        return Skipped(raw[:SHOWN], f"its time `t` is not a number of seconds from 0 to {MAX_AT:,.0f}")
+    if entry.read is not None:
+        return Step(at, read=entry.read.encode())
+    if entry.read64 is not None:
+        try:
+            return Step(at, read=base64.b64decode(entry.read64, validate=True))
+        except ValueError:
+            return Skipped(raw[:SHOWN], "its `in64` is not base64")
+    if entry.out is not None:
+        return Step(at, sent=entry.out.encode())
+    if entry.exit:
+        code = bytes(entry.exit).decode("utf-8", "replace")
+        exit_code = None if code == "null" else parse_int(code, low=-255, high=255, signed=True)
+        if exit_code is None and code != "null":
+            return Skipped(raw[:SHOWN], "its exit code is not a number from -255 to 255")
+        return Step(at, exit=exit_code, exited=True)
+    return Skipped(raw[:SHOWN], "no `in`, `in64`, `out` or `exit`: not a step of this version")

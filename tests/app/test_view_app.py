@@ -12,6 +12,7 @@ from tests.pi_harness import SIZE, stats_text, transcript_text, type_text, wait_
 from app.pi.launch import LaunchConfig
 from app.replay_app import ReplayApp
 from app.view_app import ViewApp
+from protocol.wire.protocol_log import ProtocolLog
 from protocol.wire.recording import Recorder, read_recording
 from protocol.wire.redact import Redactor
 from protocol.files.view_client import ReplayClient, ViewClient
@@ -137,6 +138,32 @@ async def test_a_recording_plays_back_as_fast_as_possible(tmp_path: Path) -> Non
         await pilot.pause()
         assert "now **adds**" in transcript_text(app)
         assert app.session.unknown_records == 0 and not app.session.running
+
+
+async def test_a_step_that_cannot_be_played_is_skipped_and_said_and_the_replay_goes_on(tmp_path: Path) -> None:
+    lines = (JSON_RUNS / "json_tools.jsonl").read_bytes().splitlines()[1:]
+    recorder = Recorder.create(tmp_path / "rec.jsonl", ["pi"], Redactor([]))
+    for line in lines[:5]:
+        recorder.read(line)
+    recorder.close()
+    with (tmp_path / "rec.jsonl").open("a") as out:
+        out.write('{"t": ' + "4" * 400 + ', "in": "{}"}\n')  # float() of it: OverflowError
+    recorder = Recorder.create(tmp_path / "more.jsonl", ["pi"], Redactor([]))
+    for line in lines[5:]:
+        recorder.read(line)
+    recorder.close()
+    with (tmp_path / "rec.jsonl").open("a") as out:
+        out.writelines((tmp_path / "more.jsonl").read_text().splitlines(keepends=True)[1:])
+    _, steps = read_recording(tmp_path / "rec.jsonl")
+    app = ReplayApp(config(tmp_path), ReplayClient("rec.jsonl", steps, speed=0, protocol_log=ProtocolLog(tmp_path / "p.log")))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "finished" in str(app.main.status.render()), what="the end of the replay")
+        await wait_until(pilot, lambda: app.pump.idle)
+        await pilot.pause()
+        assert "now **adds**" in transcript_text(app)  # what came after the bad step
+        assert "1 line skipped" in str(app.main.status.render())
+        assert any("1 line of it could not be played" in n.message for n in app.toasts.center.entries)
+        assert "bad-step" in (tmp_path / "p.log").read_text()
 
 
 async def test_a_replay_keeps_the_recorded_pace(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from protocol.wire.recording import NotARecording, Recorder, read_recording
+from protocol.wire import recording
+from protocol.wire.recording import NotARecording, Recorder, Skipped, Step, read_recording
 from protocol.wire.redact import Redactor
 
 SECRET = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
@@ -69,3 +70,42 @@ def test_a_file_that_is_not_a_recording_is_refused(tmp_path: Path) -> None:
     path.write_text('{"type":"session","id":"x"}\n')
     with pytest.raises(NotARecording, match="not a pideck recording"):
         read_recording(path)
+
+
+def test_a_line_that_is_no_step_comes_as_skipped_and_the_rest_plays(tmp_path: Path) -> None:
+    """Every number of a step is read through protocol.numbers: a time of 400 digits, `1e999`, a
+    negative one or an exit code out of range is no step; nor is a line that is not JSON."""
+    path = tmp_path / "r.jsonl"
+    lines = [
+        '{"pideck_recording": 1}',
+        '{"t": 0.5, "in": "first"}',
+        '{"t": ' + "9" * 400 + ', "in": "huge time"}',
+        '{"t": 1e999, "in": "infinite time"}',
+        '{"t": -1, "in": "negative time"}',
+        '{"t": "1", "in": "time as text"}',
+        "not json",
+        '{"t": 1, "in64": "%%%"}',
+        '{"t": 1, "exit": 1' + "0" * 30 + "}",
+        "",
+        '{"t": 2, "in": "last"}',
+        '{"t": 2.5, "exit": null}',
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    _, steps = read_recording(path)
+    played = list(steps)
+    assert [step.read for step in played if isinstance(step, Step)] == [b"first", b"last", None]
+    skipped = [step for step in played if isinstance(step, Skipped)]
+    assert len(skipped) == 7
+    assert "time `t`" in skipped[0].reason and skipped[0].line.startswith(b'{"t": 999')
+    assert "exit code" in skipped[-1].reason
+    assert played[-1] == Step(2.5, exit=None, exited=True)
+
+
+def test_a_line_too_long_to_play_is_skipped_and_read_a_piece_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recording, "MAX_STEP", 100)
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"pideck_recording": 1}\n{"t": 0, "in": "' + "x" * 1000 + '"}\n{"t": 1, "in": "after"}\n')
+    _, steps = read_recording(path)
+    played = list(steps)
+    assert isinstance(played[0], Skipped) and "longer than 100 bytes" in played[0].reason
+    assert played[1] == Step(1.0, read=b"after") and len(played) == 2
