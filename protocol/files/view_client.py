@@ -31,6 +31,7 @@ from protocol.wire.recording import Skipped, Step
 from protocol.wire.responses import Response
 
 READ_CHUNK = 1 << 20
+LOGGED = 65536  # bytes of a line too long to keep that the protocol log gets
 FILE_POLL = 0.25  # seconds between looks at a file pi is still writing
 
 Answer = Callable[[Command], Any]  # the command's data (or an awaitable of it)
@@ -70,6 +71,7 @@ class ViewClient(RpcClient):
         self.ended: StreamEnded | None = None
         self._reader: asyncio.Task[None] | None = None
         self._pipe: asyncio.ReadTransport | None = None
+        self._dropping = False  # the rest of a line too long to keep is let go, up to its LF
 
     @property
     def following(self) -> bool:
@@ -98,7 +100,6 @@ class ViewClient(RpcClient):
         fd = os.open(path, os.O_RDONLY)
         try:
             os.lseek(fd, offset, os.SEEK_SET)
-            framer = self._stdout_framer
             while not self.settled:
                 chunk = os.read(fd, READ_CHUNK)
                 if not chunk:
@@ -106,8 +107,7 @@ class ViewClient(RpcClient):
                         break  # truncated or rewritten: not the run that was shown
                     await asyncio.sleep(FILE_POLL)
                     continue
-                for line in framer.feed(chunk):
-                    self._handle_line(line)
+                self._take(chunk)
                 await asyncio.sleep(0)  # a long stretch written at once: the keys still read
         finally:
             os.close(fd)
@@ -128,12 +128,26 @@ class ViewClient(RpcClient):
                 self.ended = StreamEnded(settled=self.settled)
                 self._emit(self.ended)
                 return
-            for line in framer.feed(chunk):
-                self._handle_line(line)
-            if framer.pending > MAX_LINE:
-                size = framer.pending
-                head = (framer.flush() or b"")[:65536]
-                self._handle_record(head, ProtocolError(raw=head, error=f"line longer than {size:,} bytes; dropped"))
+            self._take(chunk)
+
+    def _take(self, chunk: bytes) -> None:
+        """A chunk of the stream or the growing file: its complete lines handled. A line that
+        grows past MAX_LINE is dropped and counted (a protocol error), and the rest of it, up
+        to its LF, let go as it comes: memory stays bounded whatever the writer writes."""
+        framer = self._stdout_framer
+        if self._dropping:
+            end = chunk.find(b"\n")
+            if end < 0:
+                return
+            self._dropping = False
+            chunk = chunk[end + 1 :]
+        for line in framer.feed(chunk):
+            self._handle_line(line)
+        if framer.pending > MAX_LINE:
+            size = framer.pending
+            head = framer.drop(LOGGED)
+            self._dropping = True
+            self._handle_record(head, ProtocolError(raw=head, error=f"line longer than {size:,} bytes; dropped"))
 
     def _handle_line(self, line: bytes) -> None:
         if not line.strip():

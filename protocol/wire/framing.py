@@ -43,3 +43,10 @@ class LineFramer:
         self._buffer.clear()
         self._scanned = 0
         return rest[:-1] if rest.endswith(b"\r") else rest
+
+    def drop(self, keep: int) -> bytes:
+        """Let go of the unterminated line held (one too long to keep); its first `keep` bytes."""
+        head = bytes(self._buffer[:keep])
+        self._buffer.clear()
+        self._scanned = 0
+        return head

@@ -212,3 +212,10 @@ def test_many_small_lines_in_one_chunk_are_each_scanned_once() -> None:
     assert len(lines) == 10_000
     assert buffer.scanned == len(data)
     assert buffer.finds == 10_001
+
+
+def test_drop_lets_go_of_the_line_held_and_keeps_its_start() -> None:
+    framer = LineFramer()
+    assert framer.feed(b"done\nabcdefgh") == [b"done"]
+    assert framer.drop(3) == b"abc" and framer.pending == 0
+    assert framer.feed(b"next\n") == [b"next"]
