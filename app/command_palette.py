@@ -68,7 +68,8 @@ class PideckCommands(_Provider):
     """pideck's own `/` commands."""
 
     def entries(self) -> list[tuple[str, str, Callable[[], object]]]:
-        return [(f"/{c.name}", c.description, self._runner(c)) for c in sorted(REGISTRY.values(), key=lambda c: c.name)]
+        commands = self.deck.command_context.commands  # (a read-only view's are fewer)
+        return [(f"/{c.name}", c.description, self._runner(c)) for c in sorted(commands.values(), key=lambda c: c.name)]
 
     def _runner(self, command: SlashCommand) -> Callable[[], object]:
         app, ctx = self.app, self.deck.command_context

@@ -85,6 +85,7 @@ KEY_COMMANDS: dict[str, Handler] = {
 
 
 class MainScreen(Screen[None]):
+    prompt_class: type[PromptEditor] = PromptEditor  # the editor under the transcript
     BINDINGS = [
         Binding("ctrl+l", "run('model')", "Model", tooltip="Select a model (/model)", id="app.model.select"),
         Binding("ctrl+p", "run('cycle_model')", "Next model", show=False, tooltip="Next model (pi's cycle_model)",
@@ -196,7 +197,7 @@ class MainScreen(Screen[None]):
                 yield Vertical(id="widgets-above", classes="extension-widgets")
                 yield CompletionMenu(id="completion")
                 yield AttachmentBar(id="attachments")
-                yield PromptEditor(id="editor")
+                yield self.prompt_class(id="editor")
                 yield Vertical(id="widgets-below", classes="extension-widgets")
             with Vertical(id="side"):
                 yield StatsPane(self.session, id="stats")
@@ -238,8 +239,16 @@ class MainScreen(Screen[None]):
         editor = self.editor
         editor.focus()
         editor.use_keymap(self._keymap())
-        editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
         editor.menu = self.query_one(CompletionMenu)
+        self.set_up_prompt(editor)
+        self.search_bar.transcript = self.transcript
+        self._fit_side(self.app.size.width)
+        self.refresh_panes()
+        self.follow_display()
+
+    def set_up_prompt(self, editor: PromptEditor) -> None:
+        """The prompt's title, its completions, what a paste may attach and what Enter may send."""
+        editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
         editor.completer = lambda before: complete(
             before, self._commands(), self.context.cwd,
             lambda query, limit: self.files.search(self.context.cwd, query, limit),
@@ -248,10 +257,6 @@ class MainScreen(Screen[None]):
             editor.completer = without_local_files(editor.completer, host, lambda text: self.context.warn(text, "@"))
         editor.paste_handler = self.context.attachments.paste
         editor.submit_check = self._can_send
-        self.search_bar.transcript = self.transcript
-        self._fit_side(self.app.size.width)
-        self.refresh_panes()
-        self.follow_display()
 
     def follow_display(self) -> None:
         """pi's display settings (at start-up and on /reload); one pi would not take is

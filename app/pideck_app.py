@@ -15,7 +15,7 @@ import math
 import sys
 import time
 from pathlib import Path
-from collections.abc import Coroutine, Iterable
+from collections.abc import Coroutine, Iterable, Mapping
 from typing import Any
 
 from rich.console import RenderableType
@@ -47,7 +47,8 @@ from protocol.state.desk import Mark, SessionLine
 from app.terminal.progress import TerminalProgress
 from app.themes import Themes
 from app.terminal.unchanged_lines import TerminalLines, UnchangedLeftOut
-from app.commands.context import CommandContext
+from app.commands.context import CommandContext, SlashCommand
+from app.commands.registry import REGISTRY
 from app.terminal.dim_filter import use_safe_dim_filter
 from app.pi.checkpoint_launch import with_checkpoints
 from app.pi.problem_monitor import ProblemMonitor
@@ -88,6 +89,8 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
     COMMAND_PALETTE_BINDING = "f1"  # pi's Ctrl+P cycles models
     COMMANDS = App.COMMANDS | {PideckCommands, PiCommands, KeyActions}
     session_class: type[PiSession] = PiSession
+    screen_class: type[MainScreen] = MainScreen  # each session's screen
+    slash_commands: Mapping[str, SlashCommand] = REGISTRY  # pideck's `/` commands (the palette's too)
     # Each session's screen is in a Textual mode of its own; the first mode, the first
     # session's, starts on `get_default_screen` (its mode is added once the app runs).
     DEFAULT_MODE = FIRST_MODE

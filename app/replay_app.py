@@ -15,6 +15,7 @@ from protocol.wire.responses import MessageList, Response, SessionState, Session
 from protocol.state.run_summary import view_stats
 from protocol.files.view_client import ReplayClient, StreamEnded
 from protocol.wire.recording import Skipped
+from widgets.side_panes import ViewLine
 
 
 class ReplayApp(ViewApp):
@@ -31,23 +32,26 @@ class ReplayApp(ViewApp):
     def _stats(self) -> Any:
         return self.recorded_stats if self.recorded_stats is not None else view_stats(self.session, None, None)
 
-    def _say_notice(self) -> None:
-        self.session.say(self._notice(), "accent")
+    def _from_view(self) -> bool:
+        return self.recorded_state is None  # (pi's own answer, once the recording gives one)
 
-    def _notice(self) -> str:
+    def _view_line(self) -> ViewLine:
         client = self.view
         assert isinstance(client, ReplayClient)
         pace = "as fast as possible" if client.speed <= 0 else f"×{client.speed:g}"
-        skipped = f" · {client.skipped:,} {'line' if client.skipped == 1 else 'lines'} skipped" if client.skipped else ""
+        lines = f"{client.skipped:,} {'line' if client.skipped == 1 else 'lines'}"
+        skipped = f" · {lines} skipped" if client.skipped else ""
         if client.ended is None:
-            return f"replay of {client.source} · playing {pace}{skipped}"
-        return f"replay of {client.source} · {'stopped' if client.failure else 'finished'}{skipped}"
+            return ViewLine("replay of", client.source, f"playing {pace}{skipped}", live=True)
+        if client.failure is not None:
+            return ViewLine("replay of", client.source, f"stopped{skipped}", "error")
+        return ViewLine("replay of", client.source, f"finished{skipped}")
 
     async def fold_records(self, records: list[Any]) -> None:
         """The records in order, pi's recorded answers taken where they come."""
         segment: list[Any] = []
         if any(isinstance(record, Skipped) for record in records):
-            self._say_notice()  # (the count of lines skipped)
+            self._refresh_view_line()  # (the count of lines skipped)
         for record in records:
             if isinstance(record, Response):
                 if segment:

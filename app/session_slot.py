@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -27,7 +27,7 @@ from app.selection_copy import SelectionCopy
 from app.themes import Themes
 
 from app.attachments import Attachments
-from app.commands.context import CommandContext
+from app.commands.context import CommandContext, SlashCommand
 from app.commands.registry import REGISTRY
 from app.main_screen import MainScreen
 from app.pi.launch import LaunchConfig
@@ -77,6 +77,8 @@ class Desk(Protocol):
     """What a session asks of the app that keeps the sessions (the App is one)."""
 
     session_class: type[PiSession]
+    screen_class: type[MainScreen]
+    slash_commands: Mapping[str, SlashCommand]  # pideck's `/` commands its sessions offer
     themes: Themes
     selection: SelectionCopy
     keys: PiKeymap
@@ -177,9 +179,10 @@ class SessionSlot:
         self.title: str | None = None  # an extension's setTitle
         self.pi: PiSession = app.session_class(config, self, client)
         self.attachments = Attachments(app, self.pi.model.image_names, lambda: self.pi.cwd, lambda: self.main)
-        self.context = CommandContext(self.pi, self, attachments=self.attachments, themes=app.themes, commands=REGISTRY)
-        self.main = MainScreen(self.context, app.selection, commands=self.all_commands, keymap=lambda: app.keys.keymap,
-                               id=f"session-{serial}")
+        self.context = CommandContext(self.pi, self, attachments=self.attachments, themes=app.themes,
+                                      commands=app.slash_commands)
+        self.main = app.screen_class(self.context, app.selection, commands=self.all_commands,
+                                     keymap=lambda: app.keys.keymap, id=f"session-{serial}")
         self.alerts = RunAlerts(app.write_to_terminal, notify_setting(config.env), focused=lambda: self.shown and app.app_focus,
                                 title=lambda: app.title, env=config.env, shown=lambda: self.shown,
                                 label=lambda: self.name if len(app.slots) > 1 else "")
@@ -217,7 +220,8 @@ class SessionSlot:
 
     def all_commands(self) -> list[CommandInfo]:
         """pideck's own `/` commands, then pi's (extensions, prompt templates, skills)."""
-        own = [CommandInfo(name=c.name, description=c.description, source="pideck") for c in REGISTRY.values()]
+        own = [CommandInfo(name=c.name, description=c.description, source="pideck")
+               for c in self.context.commands.values()]
         return [*own, *(c for c in self.pi.commands if c.name not in REGISTRY)]
 
     def show(self, shown: bool) -> None:

@@ -2,11 +2,13 @@
 transcript, with no pi child.
 
 The app is pideck's own, over a `ViewClient` instead of pi's: the same session model,
-transcript, tool renderers, search, Changes view, copy and themes. A file is loaded as a
-session is: a session file's active branch through `load_messages` (as `/resume`), a
-JSON-mode file's records folded into the model as the record pump folds them, at once. A
+transcript, tool renderers, search, Changes view, copy and themes, on a screen with only
+what works without pi (app/view_screen.py). A file is loaded as a session is: a session
+file's active branch through `load_messages` (as `/resume`), a JSON-mode file's records
+folded into the model as the record pump folds them, at once. A
 stream (`-`, a FIFO) goes through the record pump as a live pi's records do, and says when
-its run settled and when its writer went away. Commands that need pi say it is a read-only view.
+its run settled and when its writer went away, on the status line (`_view_line`). The
+Session pane shows what the records said (`Said`, `view_state`), no defaults of a live pi's.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from app.pideck_app import PideckApp
 from app.pi.record_pump import fold_in_slices
 from app.pi.session import PiSession
 from app.session_slot import SessionSlot
+from app.view_screen import VIEW_COMMANDS, ViewScreen
 from app.runtime import ProvisionError
 from protocol.wire.client import ChildExited, RpcError
 from protocol.wire.commands import ExportHtml
@@ -32,10 +35,11 @@ from protocol.files.headless_files import SESSION_FILE, Loaded, NotPiOutput, Pro
 from protocol.wire.messages import TextContent
 from protocol.files.pi_colors import RGB
 from protocol.wire.responses import CommandList, ExportResult, LastAssistantText
-from protocol.state.run_summary import last_assistant, outcome, view_state, view_stats
+from protocol.state.run_summary import Said, last_assistant, outcome, view_state, view_stats
 from protocol.files.session_context import session_file_lines
 from protocol.state.session_model import MessageItem
 from protocol.files.view_client import NotPiStream, StreamEnded, ViewClient
+from widgets.side_panes import ViewLine
 
 
 class ViewSession(PiSession):
@@ -59,6 +63,8 @@ class ViewSession(PiSession):
 
 class ViewApp(PideckApp):
     session_class = ViewSession
+    screen_class = ViewScreen
+    slash_commands = VIEW_COMMANDS
 
     def __init__(self, config: LaunchConfig, client: ViewClient, *, path: Path | None = None,
                  others: tuple[str, ...] = (), terminal_colors: tuple[RGB | None, RGB | None] = (None, None)) -> None:
@@ -72,6 +78,7 @@ class ViewApp(PideckApp):
         self.loaded: Loaded | None = None
         self._follow_from: int | None = None  # where to go on reading a file whose run has not settled
         self.load_progress = Progress()
+        self.said = Said()  # the settings the stream's records said
         client.answers.update({
             "get_state": lambda _: self._state(),
             "get_session_stats": lambda _: self._stats(),
@@ -84,11 +91,12 @@ class ViewApp(PideckApp):
         return str(self.path) if self.path is not None else None
 
     def _state(self) -> Any:
-        loaded = self.loaded
+        loaded, said = self.loaded, self.said
         return view_state(
             self.session, self.view.header, self._file(), provider=loaded.provider if loaded else None,
-            model=loaded.model if loaded else None, thinking_level=loaded.thinking_level if loaded else None,
-            name=loaded.name if loaded else None)
+            model=loaded.model if loaded else None,
+            thinking_level=said.thinking_level or (loaded.thinking_level if loaded else None),
+            name=said.name if said.named else loaded.name if loaded else None)
 
     def _stats(self) -> Any:
         return view_stats(self.session, self.view.header, self._file())
@@ -135,6 +143,10 @@ class ViewApp(PideckApp):
                             writer_gone=self.view.ended is not None and not self.view.ended.settled)
         return ended.text, ended.severity
 
+    def _from_view(self) -> bool:
+        """The Session pane shows what the view read, not pi's answer (only what that holds)."""
+        return True
+
     # --- start-up -------------------------------------------------------------------------
 
     def start_session(self, slot: SessionSlot) -> None:
@@ -142,7 +154,7 @@ class ViewApp(PideckApp):
 
     def open_session(self, cwd: Path, pi_args: list[str] | None = None, pi_flag: str | None = None,
                      session: str | None = None) -> SessionSlot:
-        raise LaunchError("pideck view shows one run: /open starts a pi in pideck itself")
+        raise LaunchError(f"{self.view.program} starts no pi: /open starts one in pideck itself")
 
     async def _open_source(self) -> None:
         session = self.session
@@ -171,7 +183,7 @@ class ViewApp(PideckApp):
         await self.view.start()  # a stream's records come through the record pump from now on
         if self._follow_from is not None and self.path is not None:
             self.view.follow_file(str(self.path), self._follow_from)
-        self._say_notice()
+        self._refresh_view_line()
         await self._apply_changes()
         self.refresh_stats()
 
@@ -188,6 +200,7 @@ class ViewApp(PideckApp):
             session.load_messages(loaded.messages)
         else:
             session.load_messages([])
+            self.said.take(loaded.records)
             await fold_in_slices(loaded.records, session.apply_all)
         if session.running and self.path is not None:  # no agent_settled yet: pi may still be writing it
             self._follow_from = loaded.end  # once what it holds is shown
@@ -197,23 +210,31 @@ class ViewApp(PideckApp):
             session.banner("error", f"{loaded.skipped:,} lines could not be read and were left out",
                            "Lines longer than 512 MiB, or entries of the branch that are not valid JSON.")
 
-    def _say_notice(self) -> None:
-        """What the status line says of the view instead of "ready"."""
-        view = self.view
-        self.session.say(self._notice(), "error" if view.ended is not None and not view.ended.settled else "accent")
+    def _refresh_view_line(self) -> None:
+        """The status line again: what it says of the view (`_view_line`) may have changed."""
+        if self.main.is_mounted:
+            self.main.status.refresh_status()
 
-    def _notice(self) -> str:
+    def _view_line(self) -> ViewLine:
+        """What the status line says of the view instead of pi's state."""
         view = self.view
         if view.following:
-            return f"read-only view of {view.source} · following" + (" the file" if self.path is not None else "")
+            how = "following the file" if self.path is not None else "following"
+            return ViewLine("read-only view of", view.source, how, live=True)
         if view.ended is not None:
-            return f"read-only view of {view.source} · " + ("run settled" if view.ended.settled else "writer went away")
-        return f"read-only view of {view.source}"
+            gone = not view.ended.settled
+            return ViewLine("read-only view of", view.source, "writer went away" if gone else "run settled",
+                            "error" if gone else "accent")
+        return ViewLine("read-only view of", view.source)
 
     # --- a stream ---------------------------------------------------------------------------
 
     async def fold_records(self, records: list[Any]) -> None:
         """A flush of the stream's records, and what they say of the view."""
+        self.said.take(records)
+        header = self.view.header
+        if header is not None and header.cwd and self.session.cwd != header.cwd:
+            self.cwd = Path(header.cwd)  # the run's folder, as its header says (tool paths are shown from it)
         await PiSession.fold(self.pi, records)
         for record in records:
             if isinstance(record, NotPiStream):
@@ -223,7 +244,7 @@ class ViewApp(PideckApp):
         if ended is not None:
             self._stream_ended(ended)
         if ended is not None or any(isinstance(record, AgentSettled) for record in records):
-            self._say_notice()
+            self._refresh_view_line()
             await self._apply_changes()
         if any(isinstance(record, _NEW_FACTS) for record in records):
             self.session.set_state(self._state())  # what pi would answer now: the model, the counts
@@ -242,8 +263,12 @@ class ViewApp(PideckApp):
             self.tell.say(f"{self.view.source}: the run settled and its writer closed the stream", title="View")
 
     def on_ready(self) -> None:
-        self.main.stats.outcome = self._outcome  # (the panes are composed by now)
-        self.main.stats.refresh_stats()
+        main = self.main  # (its panes are composed by now)
+        main.stats.outcome = self._outcome
+        main.stats.from_view = self._from_view
+        main.status.viewing = self._view_line
+        main.stats.refresh_stats()
+        main.status.refresh_status()
         self.run_worker(self._open_source(), name="view", group="session", exclusive=True)
 
     def on_mount(self) -> None:  # (Textual calls PideckApp's on_mount and on_unmount after these)

@@ -25,9 +25,9 @@ from protocol.files.view_client import ReplayClient, ViewClient
 DESCRIPTION = """\
 Show a headless run of pi read-only, in pideck's transcript: the output of
 `pi -p --mode json "task"` (a file, or `-` for stdin, or a FIFO, followed live), or a
-pi session file (.jsonl; its active branch, as /resume shows it). No pi is started:
-search, the Changes view (F9), copy and themes work; prompts and commands that need pi
-say it is a read-only view."""
+pi session file (.jsonl; its active branch, as /resume shows it). No pi is started and
+nothing is sent: the prompt finds text in the transcript and runs the commands that work
+here (/copy, /export, /diff, /theme...); the Changes view (F9) and themes work."""
 
 EPILOG = """\
 examples:

@@ -22,7 +22,7 @@ from protocol.state.session_model import SessionModel, ToolRun
 from widgets.message_views import run_mark
 from protocol.state.formatting import model_key
 from widgets.safe_text import clean, one_row, spanning
-from widgets.status_where import fit, stats_parts
+from widgets.status_where import GAP, SEP, Part, fit, stats_parts
 from widgets.tool_kinds import Call, kind_of
 from widgets.tool_output import ShowToolOutput
 from widgets import palette
@@ -164,12 +164,13 @@ class QueuePane(Static):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.session = session
         self.border_title = "Queue"
+        self.empty = "empty — Enter while running steers, Alt+Enter queues a follow-up"  # (a view's says less)
 
     def refresh_queue(self) -> None:
         session = self.session
         text = Text()
         if not session.steering and not session.follow_up:
-            text.append("empty — Enter while running steers, Alt+Enter queues a follow-up", palette.style("muted"))
+            text.append(self.empty, palette.style("muted"))
         for label, style, items in (("steer", palette.style("warning", "bold"), session.steering), ("follow-up", palette.style("border", "bold"), session.follow_up)):
             for message in items:
                 if text:
@@ -203,14 +204,18 @@ class StatsPane(Static):
         self._made_of: tuple[object, ...] | None = None  # the figures the rows shown were made of
         # How the run ended, as (text, palette role), for a run read without pi (`pideck view`).
         self.outcome: Callable[[], tuple[str, str] | None] = lambda: None
+        # The state is what a read-only view read, not pi's answer: only the rows it holds show
+        # (no queue modes or auto-compaction: neither a stream nor a session file says them).
+        self.from_view: Callable[[], bool] = lambda: False
 
     def refresh_stats(self) -> None:
         session, state, stats = self.session, self.session.state, self.session.stats
         # What the rows are made of, as values (pi's state is changed in place, a field at a
         # time; the totals are added to): usage comes with every delta, and changes none of them.
+        viewed = self.from_view()
         made_of = (None if state is None else astuple(state), None if stats is None else astuple(stats),
                    field_values(session.totals), session.auto_retry,
-                   session.life.starting_since is not None, self.outcome(), palette.generation)
+                   session.life.starting_since is not None, self.outcome(), viewed, palette.generation)
         if made_of == self._made_of:
             return
         self._made_of = made_of
@@ -228,7 +233,14 @@ class StatsPane(Static):
         if state is None and waiting:
             for label in ("model", "thinking", "queue", "auto", "session", "id"):
                 row(label, "…", palette.style("muted"))
-        if state is not None:
+        if state is not None and viewed:
+            for label, value, style in (("model", model_key(state.model) if state.model else "", "bold"),
+                                        ("thinking", state.thinking_level, ""),
+                                        ("session", state.session_name or "", ""),
+                                        ("id", (state.session_id or "")[:18], palette.style("muted"))):
+                if value:
+                    row(label, value, style)
+        elif state is not None:
             row("model", model_key(state.model) if state.model else "none selected", "bold")
             row("thinking", state.thinking_level)
             row("queue", f"steer {_MODES.get(state.steering_mode, state.steering_mode)} · "
@@ -270,11 +282,56 @@ class StatsPane(Static):
                 and all(cell_len(line) <= width for line in (*old, *new)))
 
 
+def cut_middle(text: str, cells: int) -> str:
+    """`text` in at most `cells` cells: its start and its end with "…" between (a path keeps
+    the start of its folder and its file name)."""
+    if cell_len(text) <= cells:
+        return text
+    if cells < 2:
+        return "…"[: max(cells, 0)]
+    left, right = (cells - 1) // 2, cells - 1 - (cells - 1) // 2
+    start = used = 0
+    while start < len(text) and used + cell_len(text[start]) <= left:
+        used += cell_len(text[start])
+        start += 1
+    end, used = len(text), 0
+    while end > start and used + cell_len(text[end - 1]) <= right:
+        used += cell_len(text[end - 1])
+        end -= 1
+    return text[:start] + "…" + text[end:]
+
+
+@dataclass(frozen=True)
+class ViewLine:
+    """What the status line says of a read-only view (`pideck view`, `pideck replay`) in place
+    of pi's state: `what`, `source` and `how` (`read-only view of run.jsonl · following`); the
+    source, a path, is cut in its middle to fit. `live`: records still come (a spinner turns
+    while the run works)."""
+
+    what: str
+    source: str
+    how: str = ""
+    role: str = "accent"
+    live: bool = False
+
+
+SOURCE_CELLS = 16  # of a view's source, shown however little room the line has
+
+
 class StatusLine(Static):
     """One line: run state, protocol problems, extension statuses; on the right, while the
-    side panes are hidden, what pi's footer says of the session (widgets/status_where.py)."""
+    side panes are hidden, what pi's footer says of the session (widgets/status_where.py).
+    A read-only view's line (`viewing`) takes the run state's place."""
 
-    DEFAULT_CSS = "StatusLine { height: 1; padding: 0 1; background: $panel; }"
+    DEFAULT_CSS = """
+    StatusLine {
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+        text-wrap: nowrap;  /* (Textual ignores a Rich Text's no_wrap) */
+        text-overflow: ellipsis;
+    }
+    """
 
     def __init__(self, session: SessionModel, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -282,6 +339,7 @@ class StatusLine(Static):
         self.frame = 0
         self.spun_at = 0.0  # monotonic time of the spinner's last step
         self.with_stats = False  # the side panes are hidden: the right says what pi's footer does
+        self.viewing: Callable[[], ViewLine] | None = None  # a read-only view's (app/view_app.py)
         self._shown = Text()
 
     def on_resize(self) -> None:
@@ -291,15 +349,14 @@ class StatusLine(Static):
         session = self.session
         life = session.life
         text = Text(no_wrap=True, overflow="ellipsis")
-        if session.running:
-            if (now := time.monotonic()) - self.spun_at >= SPIN_EVERY:  # on whichever frame comes
-                self.frame, self.spun_at = self.frame + 1, now
-            text.append(f"{SPINNER[self.frame % len(SPINNER)]} working", palette.style("warning", "bold"))
-            text.append(f" · turn {session.turns}", palette.style("muted"))
-            if session.retry is not None:
-                text.append(f" · {clean(session.retry.title)}", palette.style("warning"))
-            if session.compaction is not None:
-                text.append(" · compacting", palette.style("warning"))
+        width = self.size.width - 2  # its padding
+        parts = stats_parts(session, viewed=self.viewing is not None) if self.with_stats else []
+        if self.viewing is not None and life.loading_since is None:
+            problems = cell_len(life.problems) + 4 if life.problems else 0
+            text = self._view_line(self.viewing(), width - problems, parts)
+        elif session.running:
+            text.append(f"{self._spin()} working", palette.style("warning", "bold"))
+            self._run_state(text)
             text.append(" · esc aborts", palette.style("muted"))
         elif session.compaction is not None:
             text.append("⟳ compacting the context", palette.style("warning", "bold"))
@@ -324,10 +381,44 @@ class StatusLine(Static):
             statuses.append("  │ ", palette.style("muted"))
             statuses.append(clean(value[:STATUS_CHARS]).replace("\n", " "), "")
             statuses.append(f" ({clean(key[:STATUS_CHARS])})", palette.style("muted"))
-        parts = stats_parts(session) if self.with_stats else []
-        width = self.size.width - 2  # its padding
         text = fit(text, statuses, parts, width) if width > 0 else text + statuses
         text.no_wrap, text.overflow = True, "ellipsis"
         if text != self._shown:  # a frame only when the line changed
             self._shown = text
             self.update(text, layout=False)  # one line, however long: the spinner never moves the layout
+
+    def _spin(self) -> str:
+        """The spinner's step, turned on whichever frame comes SPIN_EVERY after the last turn."""
+        if (now := time.monotonic()) - self.spun_at >= SPIN_EVERY:
+            self.frame, self.spun_at = self.frame + 1, now
+        return SPINNER[self.frame % len(SPINNER)]
+
+    def _run_state(self, text: Text) -> None:
+        """The run's turn, and its retry or compaction if one is on."""
+        session = self.session
+        text.append(f" · turn {session.turns}", palette.style("muted"))
+        if session.retry is not None:
+            text.append(f" · {clean(session.retry.title)}", palette.style("warning"))
+        if session.compaction is not None:
+            text.append(" · compacting", palette.style("warning"))
+
+    def _view_line(self, view: ViewLine, cells: int, parts: list[Part]) -> Text:
+        """A read-only view's line in `cells` cells: its source cut in its middle to fit what
+        and how it is and the `parts` on the right that fit beside SOURCE_CELLS of it (`fit`
+        shows those); never below SOURCE_CELLS (the rest is then cut at the end)."""
+        working = view.live and self.session.running
+        style = palette.style("warning" if working else view.role, "bold")
+        head = f"{self._spin() if working else '■'} {view.what} "
+        tail = Text(f" · {view.how}" if view.how else "", style)
+        if working:
+            self._run_state(tail)
+        room = cells - cell_len(head) - tail.cell_len
+        right = 0  # what the parts that fit take, with their gaps
+        for part in sorted(parts, key=lambda part: part.rank):
+            need = part.text.cell_len + (len(SEP) if right else GAP)
+            if SOURCE_CELLS + right + need <= room:
+                right += need
+        source = one_row(view.source).expandtabs(1)
+        room = max(SOURCE_CELLS, room - right)
+        text = Text(head + cut_middle(source, room), style, no_wrap=True, overflow="ellipsis")
+        return text.append_text(tail)

@@ -42,8 +42,9 @@ def where_label(session: SessionModel, *, branch: str | None, home: str | None, 
     return _cut_left(Text(clean(text).replace("\n", " "), palette.style("muted")), max(cells, 2))
 
 
-def stats_parts(session: SessionModel) -> list[Part]:
-    """What pi's footer says besides the folder, in the order it shows."""
+def stats_parts(session: SessionModel, viewed: bool = False) -> list[Part]:
+    """What pi's footer says besides the folder, in the order it shows; `viewed` (a read-only
+    view's records, no pi to answer): the context's use only as far as they said it."""
     state, stats, muted = session.state, session.stats, palette.style("muted")
     parts = []
     if stats is not None:
@@ -60,7 +61,8 @@ def stats_parts(session: SessionModel) -> list[Part]:
     window = (usage.context_window if usage is not None else 0) or (model.context_window if model is not None else 0) or 0
     level = footer_format.context_level(percent)
     auto = state.auto_compaction_enabled if state is not None else True
-    parts.append(Part(1, Text(footer_format.context(percent, window, auto), palette.style(level) if level else muted)))
+    if usage is not None or not viewed:
+        parts.append(Part(1, Text(footer_format.context(percent, window, auto), palette.style(level) if level else muted)))
     thinking = state.thinking_level if state is not None else "off"
     label = footer_format.model(clean(model.id) if model is not None else None,
                                 bool(model is not None and model.reasoning), thinking)

@@ -147,9 +147,14 @@ class SearchBar(Horizontal):
         yield Input(placeholder="search the transcript · enter/↓ next · ↑ previous · esc close", id="search-input")
         yield Static("", id="search-count")
 
-    async def open(self) -> None:
+    async def open(self, text: str | None = None) -> None:
+        """Show the bar, with `text` to find if given, and find."""
         self.display = True
-        self.query_one(Input).focus()
+        field = self.query_one(Input)
+        if text is not None:
+            with field.prevent(Input.Changed):  # (found once, here)
+                field.value = text
+        field.focus()
         await self._show(0)
 
     def action_close(self) -> None:

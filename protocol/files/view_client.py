@@ -49,8 +49,8 @@ class NotPiStream(msgspec.Struct, frozen=True):
     reason: str
 
 
-def read_only(what: str, source: str) -> str:
-    return (f"{source} is a read-only view: pideck view starts no pi, so {what} cannot run here. "
+def read_only(what: str, source: str, program: str) -> str:
+    return (f"{source} is a read-only view: {program} starts no pi, so {what} cannot run here. "
             f"To go on with a session, open its session file in pideck: pideck -- --session FILE")
 
 
@@ -60,6 +60,8 @@ def is_stream(fd: int) -> bool:
 
 
 class ViewClient(RpcClient):
+    program = "pideck view"  # (for messages)
+
     def __init__(self, source: str, *, fd: int | None = None, protocol_log: ProtocolLog | None = None) -> None:
         """`source` names what is viewed (for messages); `fd` is the stream to follow, if any."""
         super().__init__(["pideck-view", source], protocol_log=protocol_log)
@@ -179,13 +181,13 @@ class ViewClient(RpcClient):
 
     async def send(self, record: Command | ExtensionUIResponse) -> None:
         name = command_name(record) if isinstance(record, Command) else "an extension's answer"
-        raise RpcError(read_only(name, self.source))
+        raise RpcError(read_only(name, self.source, self.program))
 
     async def request(self, command: Command, timeout: float | None | bool = True) -> Response:
         name = command_name(command)
         answer = self.answers.get(name)
         if answer is None:
-            raise RpcError(read_only(_WHAT.get(name, name), self.source))
+            raise RpcError(read_only(_WHAT.get(name, name), self.source, self.program))
         data = answer(command)
         if inspect.isawaitable(data):
             data = await data  # (an answer that takes a while: /export runs pi's exporter)
@@ -209,6 +211,8 @@ class ReplayClient(ViewClient):
     is read; pideck's own commands in it are counted, not sent. A line of the recording that is
     no step is counted (`skipped`), logged, handed on as its `Skipped` and passed over; one
     that cannot be read ends the replay (`failure` says why)."""
+
+    program = "pideck replay"
 
     def __init__(self, source: str, steps: Iterator[Step | Skipped], *, speed: float = 1.0,
                  protocol_log: ProtocolLog | None = None) -> None:

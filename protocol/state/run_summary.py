@@ -7,9 +7,12 @@ the last assistant message's `stopReason` (and its error) rather than trusting t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from protocol.wire.entries import SessionHeader
+from protocol.wire.events import MessageEnd, SessionInfoChanged, ThinkingLevelChanged
 from protocol.wire.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from protocol.wire.responses import Model, SessionState, SessionStats, TokenTotals
 from protocol.state.session_model import MessageItem, SessionModel
@@ -31,14 +34,36 @@ def last_assistant(session: SessionModel) -> AssistantMessage | None:
     return None
 
 
+@dataclass
+class Said:
+    """The run's settings as its records said them, the latest of each: the thinking level
+    (`thinking_level_changed`, a reply's `thinkingLevel`) and the session's name
+    (`session_info_changed`; `named` once one came, its name None when it was cleared)."""
+
+    thinking_level: str | None = None
+    name: str | None = None
+    named: bool = False
+
+    def take(self, records: Iterable[Any]) -> None:
+        for record in records:
+            kind = type(record)
+            if kind is ThinkingLevelChanged and record.level:
+                self.thinking_level = record.level
+            elif kind is MessageEnd and isinstance(record.message, AssistantMessage) and record.message.thinking_level:
+                self.thinking_level = record.message.thinking_level
+            elif kind is SessionInfoChanged:
+                self.name, self.named = record.name, True
+
+
 def view_state(session: SessionModel, header: SessionHeader | None, path: str | None, *,
                provider: str | None = None, model: str | None = None, thinking_level: str | None = None,
                name: str | None = None) -> SessionState:
-    """pi's get_state for the viewed run: the model of its last reply (else the one given)."""
+    """pi's get_state for the viewed run, of what it said: the model of its last reply (else
+    the one given), the thinking level given (else its last reply's; "" when none said it)."""
     last = last_assistant(session)
     if last is not None and last.model:
         provider, model = last.provider, last.model
-    level = thinking_level or (last.thinking_level if last is not None else None) or "off"
+    level = thinking_level or (last.thinking_level if last is not None else None) or ""
     return SessionState(
         model=Model(id=model, name=model, provider=provider or "", api=last.api if last is not None else "")
         if model else None,

@@ -7,7 +7,9 @@ import asyncio
 import os
 from pathlib import Path
 
-from tests.pi_harness import SIZE, stats_text, transcript_text, type_text, wait_until
+from textual.widgets import OptionList
+
+from tests.pi_harness import SIZE, notes, stats_text, transcript_text, type_text, wait_until
 
 from app.pi.launch import LaunchConfig
 from app.replay_app import ReplayApp
@@ -17,6 +19,7 @@ from protocol.wire.recording import Recorder, read_recording
 from protocol.wire.redact import Redactor
 from protocol.files.view_client import ReplayClient, ViewClient
 from widgets.message_views import ToolCallBlock
+from widgets.screens.notification_list import NotificationList
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 JSON_RUNS = FIXTURES / "json_mode"
@@ -57,19 +60,60 @@ async def test_a_failed_model_call_says_so_in_the_stats(tmp_path: Path) -> None:
         assert "ended    error: 401" in stats_text(app)
 
 
-async def test_a_prompt_or_a_command_that_needs_pi_says_it_is_a_read_only_view(tmp_path: Path) -> None:
+def shown_keys(app: ViewApp) -> set[str]:
+    """The descriptions of the keys the footer offers (the prompt's and the screen's)."""
+    return {active.binding.description for active in app.screen.active_bindings.values() if active.binding.show}
+
+
+def status_row(app: ViewApp) -> str:
+    """The status line as it is drawn (one row)."""
+    return app.main.status.render_line(0).text
+
+
+async def test_a_view_offers_only_what_works_without_pi(tmp_path: Path) -> None:
     app = view(tmp_path, JSON_RUNS / "json_tools.jsonl")
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot, app)
-        await type_text(pilot, "go on please")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: "read-only view" in transcript_text(app), what="the refusal")
-        assert app.main.editor.text == "go on please"  # what was typed is kept
-        await type_text(pilot, "/model")  # (appended to the kept text: clear it first)
+        keys = shown_keys(app)
+        assert not keys & {"Send", "Follow-up", "Model", "Abort"} and {"Find or run", "Search"} <= keys
+        assert not {"app.model.select", "app.interrupt", "app.thinking.cycle"} & {b.id for _, b in app.key_bindings}
+        assert "nothing goes to pi" in str(app.main.editor.border_title)
+        assert str(app.main.queue.render()) == "empty"  # nothing of steering
+        await pilot.press("escape")  # no abort to offer
+        await type_text(pilot, "calc.py")
+        await pilot.press("enter")  # found in the transcript: the line is a search, never a prompt
+        await wait_until(pilot, lambda: app.main.searching, what="the search")
+        assert app.main.search_bar.query_one("#search-input").value == "calc.py" and app.main.editor.text == ""
+        assert "refused" not in transcript_text(app) and not any("refused" in note for note in notes(app))
+        await pilot.press("escape")
         app.main.editor.load("/model")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any("/model cannot run here" in n.message for n in app.toasts.center.entries),
-                         what="the /model refusal")
+        await wait_until(pilot, lambda: any("/model needs pi, and pideck view starts none" in note
+                                            for note in notes(app)), what="the /model refusal")
+        assert app.main.editor.text == "/model"  # what was typed is kept
+        assert "Here: /copy /export" in notes(app)[-1]
+
+
+async def test_a_refused_command_in_a_replay_keeps_its_text_and_its_toast_is_in_the_list(tmp_path: Path) -> None:
+    recorder = Recorder.create(tmp_path / "rec.jsonl", ["pi"], Redactor([]))
+    for line in (JSON_RUNS / "json_error.jsonl").read_bytes().splitlines()[1:]:
+        recorder.read(line)
+    recorder.close()
+    _, steps = read_recording(tmp_path / "rec.jsonl")
+    app = ReplayApp(config(tmp_path), ReplayClient("rec.jsonl", steps, speed=0))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "finished" in status_row(app), what="the end of the replay")
+        await type_text(pilot, "/open /tmp")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("/open needs pi, and pideck replay starts none" in note
+                                            for note in notes(app)), what="the refusal")
+        assert app.main.editor.text == "/open /tmp"
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: isinstance(app.screen, NotificationList), what="the list")
+        await pilot.pause()
+        listed = [str(option.prompt) for option in app.screen.query_one(OptionList).options]
+        assert any("/open needs pi" in text for text in listed)
+        assert not shown_keys(app) & {"Send", "Follow-up", "Model", "Abort"}
 
 
 async def test_copy_takes_the_last_answer_from_the_file(tmp_path: Path) -> None:
@@ -103,12 +147,41 @@ async def test_a_stream_is_followed_and_says_when_its_writer_went_away(tmp_path:
         await wait_until(pilot, lambda: "Let me look at the project." in transcript_text(app), what="the first reply")
         await wait_until(pilot, lambda: "ended    running" in stats_text(app), what="the stats")
         assert app.session.running and "scripted/scripted-demo" in stats_text(app)
+        row = status_row(app)
+        assert "read-only view of stdin · following · turn 1" in row and "working" not in row and "esc" not in row
+        assert app.session.cwd == "/tmp/pideck-fixture-json/json_tools/project"  # the run's, from its header
+        stats = stats_text(app)  # what the stream said (the first reply's thinking level), no defaults
+        assert "thinking medium" in stats and "queue" not in stats and "auto" not in stats and "session " not in stats
         os.write(write_end, b"".join(lines[cut : cut + 3]))
         await wait_until(pilot, lambda: app.session.tools, what="a tool starting")
         os.close(write_end)  # pi killed mid-run
         await wait_until(pilot, lambda: "went away before the run settled" in transcript_text(app), what="the banner")
         assert not app.session.running and "writer went away" in str(app.main.status.render())
         assert "ended    cut short" in stats_text(app) or "the writer went away" in stats_text(app)
+
+
+async def test_the_session_pane_shows_the_settings_the_stream_said(tmp_path: Path) -> None:
+    lines = (JSON_RUNS / "json_tools.jsonl").read_bytes().splitlines(keepends=True)
+    settled = next(i for i, line in enumerate(lines) if b'"agent_settled"' in line)
+    said = [b'{"type":"thinking_level_changed","level":"high"}\n',
+            b'{"type":"session_info_changed","name":"Fix add"}\n']
+    read_end, write_end = os.pipe()
+    app = ViewApp(config(tmp_path), ViewClient("stdin", fd=read_end))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app._session_ready, what="ready")
+        first_update = next(i for i, line in enumerate(lines) if b'"message_update"' in line)
+        os.write(write_end, b"".join(lines[:first_update]))
+        await wait_until(pilot, lambda: "scripted/scripted-demo" in stats_text(app), what="the reply's model")
+        assert "thinking" not in stats_text(app)  # not said yet (its message_end says it): no default
+        os.write(write_end, b"".join(lines[first_update:settled]))
+        await wait_until(pilot, lambda: "thinking medium" in stats_text(app), what="the replies' thinking level")
+        os.write(write_end, b"".join([*said, *lines[settled:]]))
+        await wait_until(pilot, lambda: "thinking high" in stats_text(app) and "session  Fix add" in stats_text(app),
+                         what="what the stream said last")
+        os.close(write_end)
+        await wait_until(pilot, lambda: "run settled" in status_row(app), what="settled")
+        stats = stats_text(app)
+        assert "thinking high" in stats and "session  Fix add" in stats and "queue" not in stats
 
 
 async def test_a_stream_that_settles_says_so(tmp_path: Path) -> None:
@@ -155,7 +228,8 @@ async def test_a_step_that_cannot_be_played_is_skipped_and_said_and_the_replay_g
     with (tmp_path / "rec.jsonl").open("a") as out:
         out.writelines((tmp_path / "more.jsonl").read_text().splitlines(keepends=True)[1:])
     _, steps = read_recording(tmp_path / "rec.jsonl")
-    app = ReplayApp(config(tmp_path), ReplayClient("rec.jsonl", steps, speed=0, protocol_log=ProtocolLog(tmp_path / "p.log")))
+    client = ReplayClient("rec.jsonl", steps, speed=0, protocol_log=ProtocolLog(tmp_path / "p.log"))
+    app = ReplayApp(config(tmp_path), client)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: "finished" in str(app.main.status.render()), what="the end of the replay")
         await wait_until(pilot, lambda: app.pump.idle)
@@ -222,6 +296,31 @@ async def test_given_several_files_the_first_is_shown_and_the_view_says_so(tmp_p
         await opened(pilot, app)
         assert any("only " + str(path) + " is shown (not b.jsonl, c.jsonl)" in n.message
                    for n in app.toasts.center.entries)
+
+
+async def test_the_status_line_shows_the_path_of_a_session_file_cut_in_its_middle(tmp_path: Path) -> None:
+    folder = tmp_path / ".pi" / "agent" / "sessions" / "--home-me-a-project-with-a-rather-long-name--\x1b[31mred"
+    folder.mkdir(parents=True)
+    path = folder / "2026-12-01T10-00-00-000Z_0191a2b3-c4d5-7e6f-8a9b-0c1d2e3f4a5b.jsonl"
+    path.write_bytes((FIXTURES / "sessions" / "branched.jsonl").read_bytes())
+    app = ViewApp(config(tmp_path), ViewClient(str(path)), path=path)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot, app)
+        await wait_until(pilot, lambda: "read-only view of" in status_row(app), what="the view's line")
+        row = status_row(app)
+        assert row.rstrip().endswith("0191a2b3-c4d5-7e6f-8a9b-0c1d2e3f4a5b.jsonl") and f" {tmp_path}"[:20] in row
+        assert "…" in row and "\x1b" not in row and len(row) <= SIZE[0]
+        await pilot.resize_terminal(60, SIZE[1])
+        await wait_until(pilot, lambda: "4a5b.jsonl  scripted-demo" in status_row(app), what="the line at 60 columns")
+
+
+async def test_with_the_side_panes_hidden_the_status_line_says_only_what_the_run_said(tmp_path: Path) -> None:
+    app = view(tmp_path, JSON_RUNS / "json_tools.jsonl")
+    async with app.run_test(size=(90, 30)) as pilot:
+        await opened(pilot, app)
+        await wait_until(pilot, lambda: "scripted-demo" in status_row(app), what="the model on the right")
+        row = status_row(app)
+        assert "↑360 ↓50" in row and "(auto)" not in row and "%/" not in row  # no context use: the run said none
 
 
 async def test_a_session_file_with_branches_shows_its_active_branch(tmp_path: Path) -> None:

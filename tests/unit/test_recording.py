@@ -101,7 +101,8 @@ def test_a_line_that_is_no_step_comes_as_skipped_and_the_rest_plays(tmp_path: Pa
     assert played[-1] == Step(2.5, exit=None, exited=True)
 
 
-def test_a_line_too_long_to_play_is_skipped_and_read_a_piece_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_line_too_long_to_play_is_skipped_and_read_a_piece_at_a_time(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(recording, "MAX_STEP", 100)
     path = tmp_path / "r.jsonl"
     path.write_text('{"pideck_recording": 1}\n{"t": 0, "in": "' + "x" * 1000 + '"}\n{"t": 1, "in": "after"}\n')

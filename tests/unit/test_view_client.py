@@ -53,7 +53,8 @@ async def feed_an_over_long_line(client: ViewClient, write: Any, seen: list[Any]
     assert isinstance(seen[0], AgentStart) and most <= CAP + view_client.READ_CHUNK
 
 
-async def test_a_followed_file_drops_a_line_over_the_cap_as_a_pipe_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_followed_file_drops_a_line_over_the_cap_as_a_pipe_does(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(view_client, "MAX_LINE", CAP)
     monkeypatch.setattr(view_client, "FILE_POLL", 0.01)
     path = tmp_path / "run.jsonl"
@@ -68,7 +69,7 @@ async def test_a_followed_file_drops_a_line_over_the_cap_as_a_pipe_does(tmp_path
     await client.close()
 
 
-async def test_a_pipe_drops_a_line_over_the_cap_and_lets_its_rest_go(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_pipe_drops_a_line_over_the_cap_and_lets_its_rest_go(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(view_client, "MAX_LINE", CAP)
     read_end, write_end = os.pipe()
     client = ViewClient("stdin", fd=read_end)
