@@ -34,7 +34,7 @@ from protocol.wire.events import AgentSettled, MessageEnd, MessageStart, ToolExe
 from protocol.files.headless_files import SESSION_FILE, Loaded, NotPiOutput, Progress, load_file
 from protocol.wire.messages import TextContent
 from protocol.files.pi_colors import RGB
-from protocol.wire.responses import CommandList, ExportResult, LastAssistantText
+from protocol.wire.responses import CommandList, EntryList, ExportResult, LastAssistantText
 from protocol.state.run_summary import Said, last_assistant, outcome, view_state, view_stats
 from protocol.files.session_context import session_file_lines
 from protocol.state.session_model import MessageItem
@@ -84,6 +84,7 @@ class ViewApp(PideckApp):
             "get_session_stats": lambda _: self._stats(),
             "get_last_assistant_text": lambda _: self._last_text(),
             "get_commands": lambda _: CommandList(commands=[]),
+            "get_entries": lambda _: self._entries(),
             "export_html": self._export,
         })
 
@@ -100,6 +101,13 @@ class ViewApp(PideckApp):
 
     def _stats(self) -> Any:
         return view_stats(self.session, self.view.header, self._file())
+
+    def _entries(self) -> EntryList:
+        """A session file's branch (for /diff); a JSON-mode run has no entries."""
+        loaded = self.loaded
+        if loaded is None or loaded.kind != SESSION_FILE:
+            raise RpcError("a JSON-mode run has no session entries")
+        return EntryList(entries=loaded.branch, leaf_id=loaded.branch[-1].id if loaded.branch else None)
 
     def _last_text(self) -> LastAssistantText:
         last = last_assistant(self.session)

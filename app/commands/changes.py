@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 
 from app.commands.context import CommandContext, SlashCommand
-from app.commands.file_reverts import reverts_of
+from app.commands.file_reverts import reverts_of, viewed_reverts
 from protocol.state.branch_calls import BranchCall, branch, branch_calls, run_call, with_runs
 from protocol.state.file_changes import file_changes
 from protocol.wire.client import RpcError
+from protocol.files.view_client import ViewClient
 from protocol.wire.commands import GetEntries
 from widgets.screens.changes_screen import ChangesScreen, revert_change
 
@@ -21,7 +22,8 @@ FILE_TOOLS = ("edit", "write", "bash")
 
 
 async def diff_command(ctx: CommandContext, args: str) -> None:
-    reverts = reverts_of(ctx)
+    read_only = isinstance(ctx.client, ViewClient)  # pideck view: nothing is written
+    reverts = viewed_reverts(ctx) if read_only else reverts_of(ctx)
     try:
         listing = await ctx.client.call(GetEntries())
     except RpcError:
@@ -44,7 +46,7 @@ async def diff_command(ctx: CommandContext, args: str) -> None:
         if (file := by_path.get(done.plan.label)) is not None:
             file.changes.append(revert_change(done.plan))
     since = len(reverts.done)
-    chosen = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, note=note))
+    chosen = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, note=note, read_only=read_only))
     if note := reverts.note(since):
         editor = ctx.editor
         editor.load(f"{editor.text.rstrip()}\n\n{note}" if editor.text.strip() else note)

@@ -23,7 +23,7 @@ from app.pi.checkpoint_launch import checkpoint_root, remote_files
 from app.commands.context import CommandContext
 from app.pi.remote_files import Changed
 from protocol.state.branch_calls import BranchCall, CallKey, unique_ids
-from protocol.state.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore, Files, LocalFiles
+from protocol.state.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore, Files, LocalFiles, default_root
 from protocol.state.file_changes import BashFile, Change, FileChanges, display_path
 from protocol.wire.entries import Entry
 from protocol.state.reverts import Hunk, NotExact, Plan, file_patch, file_plan, hunk_plan, replay
@@ -382,6 +382,26 @@ class FileReverts:
 
 
 _reverts: WeakKeyDictionary[CommandContext, FileReverts] = WeakKeyDictionary()  # one per app: `u` across openings
+
+
+def viewed_reverts(ctx: CommandContext) -> FileReverts:
+    """What a read-only view (`pideck view`) reads of the session it shows, never writing:
+    the checkpoints this machine keeps of it (where pideck ran it), for exact diffs and patches."""
+    chosen = ctx.config.env.get("PIDECK_CHECKPOINTS")
+    root = None if chosen == "off" else Path(chosen) if chosen else default_root()
+
+    def session() -> str:
+        state = ctx.session.state
+        return state.session_id if state is not None else ""
+
+    stores: dict[str, CheckpointStore] = {}
+
+    def store() -> CheckpointStore | None:
+        if root is None or not session():
+            return None
+        return stores.setdefault(session(), CheckpointStore(root, session()))
+
+    return FileReverts(store, lambda: ctx.cwd, session=session)
 
 
 def reverts_of(ctx: CommandContext) -> FileReverts:

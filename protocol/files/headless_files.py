@@ -143,6 +143,7 @@ class Loaded:
     header: SessionHeader | None
     records: list[Any] = field(default_factory=list)  # JSON mode: the records to fold, in order
     messages: list[Any] = field(default_factory=list)  # session file: the active branch's messages
+    branch: list[Any] = field(default_factory=list)  # session file: the active branch's entries, root first
     provider: str | None = None  # session file: the model in force at the branch's end
     model: str | None = None
     thinking_level: str | None = None
@@ -306,5 +307,5 @@ def _load_session(data: mmap.mmap, progress: Progress) -> Loaded:
         except (msgspec.DecodeError, RecursionError):
             pass
     provider, model, thinking = branch_settings(path)
-    return Loaded(SESSION_FILE, header, messages=branch_messages(path), provider=provider, model=model,
+    return Loaded(SESSION_FILE, header, messages=branch_messages(path), branch=path, provider=provider, model=model,
                   thinking_level=thinking, name=session_name(named), end=position, skipped=skipped, lines=lines)

@@ -188,3 +188,45 @@ async def test_reverts_belong_to_their_session_and_enter_never_writes_over_a_cha
         assert (project / "f.txt").read_text() == "the user's\n"
         await pilot.press("escape")
         await quiesce(pilot)
+
+
+async def test_a_view_of_a_session_pideck_ran_shows_its_changes_read_only(pi_harness: PiHarness, tmp_path: Path) -> None:
+    """`pideck view` on the session file: F9 finds the session's checkpoints (a bash command's
+    changes are shown) and offers no revert."""
+    from app.pi.launch import LaunchConfig
+    from app.view_app import ViewApp
+    from protocol.files.view_client import ViewClient
+
+    project = project_with(tmp_path / "project", {"f.txt": "f original\n", "s.txt": "sed me\n"})
+    pi_harness.reset_model()
+    pi_harness.model.queue(
+        Reply(tool_calls=(edit("f.txt", "f original", "f by pi"),)), Reply(text="Edited."),
+        Reply(tool_calls=(ToolCallSpec("bash", {"command": "sed -i 's/sed me/sed by pi/' s.txt"}, id="call_0"),)),
+        Reply(text="Ran sed."),
+    )
+    app = launch(pi_harness, tmp_path, project)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        await run_prompt(pilot, app, "Edit f.", "Edited.")
+        await run_prompt(pilot, app, "Run sed.", "Ran sed.")
+        session_file = Path(app.session.state.session_file)
+        await quiesce(pilot)
+
+    config = LaunchConfig(argv=("pideck", "view"), env={"PIDECK_CHECKPOINTS": str(tmp_path / "checkpoints"),
+                                                        "HOME": str(tmp_path)},
+                          cwd=project, demo=False, protocol_log=tmp_path / "protocol.log")
+    viewer = ViewApp(config, ViewClient(str(session_file)), path=session_file)
+    async with viewer.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: "Ran sed." in transcript_text(viewer), timeout=30, what="the session shown")
+        await pilot.press("f9")
+        screen = await wait_until(pilot, lambda: isinstance(viewer.screen, ChangesScreen) and viewer.screen,
+                                  what="the Changes view")
+        await wait_until(pilot, lambda: screen.is_mounted, what="mounted")
+        assert [f.path for f in screen.files] == ["f.txt", "s.txt"]  # the sed's change, from the checkpoints
+        assert not screen.query_one("#changes-note").display, "nothing said to be off"
+        keys = {binding.action for binding in (b.binding for b in screen.active_bindings.values()) if binding.show}
+        assert not keys & {"revert_hunk", "revert_file", "undo"} and "copy_patch" in keys
+        assert "read-only" in str(screen.query_one("#changes-title").render())
+        await pilot.press("R")
+        await pilot.pause()
+        assert viewer.screen is screen and (project / "s.txt").read_text() == "sed by pi\n"

@@ -372,14 +372,19 @@ class ChangesScreen(Screen[CallKey | None]):
     ]
 
     def __init__(self, files: list[FileChanges], copy: Callable[[str], None], reverts: Reverts | None = None,
-                 why_not: str = "", note: str = "") -> None:
+                 why_not: str = "", note: str = "", read_only: bool = False) -> None:
         super().__init__()
         self.note = note  # what the view leaves out (bash commands it has no changes of), if anything
         self.files = files
         self._copy = copy
         self.reverts = reverts
         self.why_not = why_not
+        self.read_only = read_only  # a read-only view's: `c` copies, nothing reverts
         self.busy = False  # a revert asked about or being written
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """In a read-only view the revert keys are not offered."""
+        return not (self.read_only and action in ("revert_hunk", "revert_file", "undo"))
 
     def compose(self) -> ComposeResult:
         files = self.files
@@ -398,7 +403,7 @@ class ChangesScreen(Screen[CallKey | None]):
 
     def _title(self) -> Text:
         files = self.files
-        title = Text("Changes", "bold")
+        title = Text("Changes" + " (read-only)" * self.read_only, "bold")
         if files:
             changes = sum(len(file.changes) for file in files)
             title.append(f"   {_plural(len(files), 'file')} · {_plural(changes, 'change')} · ")
