@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,8 @@ def _plan(body: dict[str, Any], prompt: str, round_index: int, scratch: Path | N
         )
         return Reply(reasoning=reasoning, text=text, chunk_chars=10, delay=0.02)
     text = _INTROS[round_index % len(_INTROS)].format(prompt=_escape(prompt)) + "\n".join(steps) + "\n"
+    # ids as some OpenAI-compatible servers give them: the same ones on every turn
+    calls = [replace(call, id=f"call_{index}") for index, call in enumerate(calls)]
     return Reply(reasoning=reasoning, text=text, tool_calls=tuple(calls), chunk_chars=10, delay=0.02)
 
 
