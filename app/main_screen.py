@@ -10,6 +10,7 @@ The keys that run `/` commands run the same functions with the command context.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -38,6 +39,7 @@ from app.pi.settings import (
     scrollbar_setting,
     wheel_lines,
 )
+from app.pi.checkpoint_launch import AFTER_USER_BASH, checkpoint_root
 from app.pi.remote import without_local_files
 from app.selection_copy import SelectionCopy
 from app.commands.registry import parse
@@ -466,6 +468,9 @@ class MainScreen(Screen[None]):
         except RpcError as exc:
             self.session.end_bash(request.id or "", None, str(exc))
         await self.pi.apply_changes()
+        if checkpoint_root(self.pi.config) is not None:  # the extension snapshots what it changed
+            with contextlib.suppress(RpcError):
+                await client.call(Prompt(message=f"/{AFTER_USER_BASH}"))
 
     # --- keys -----------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import asyncio
 
 from app.commands.context import CommandContext, SlashCommand
 from app.commands.file_reverts import reverts_of, viewed_reverts
-from protocol.state.branch_calls import BranchCall, branch, branch_calls, run_call, with_runs
+from protocol.state.branch_calls import USER_BASH, BranchCall, branch, branch_calls, run_call, with_runs
 from protocol.state.file_changes import file_changes
 from protocol.wire.client import RpcError
 from protocol.files.view_client import ViewClient
@@ -34,7 +34,8 @@ async def diff_command(ctx: CommandContext, args: str) -> None:
         with_runs(calls, ctx.session.tool_runs())
         reverts.session_entries(listing.entries)
     changing = [call for call in calls if call.name in FILE_TOOLS and call.done]
-    bash = [call.key for call in changing if call.name == "bash"]
+    # pi's bash calls whose changes are not shown are said (a !command is said nowhere: it may be from before pideck copied them)
+    bash = [call.key for call in changing if call.name == "bash" and call.key.index != USER_BASH]
 
     def read() -> tuple[list, str]:  # the checkpoints: on pi's host, over ssh, all in one connection
         reverts.prefetch([call.key for call in changing])

@@ -1,5 +1,6 @@
-"""pi started with pideck's checkpoint extension (app/checkpoints.ts), which copies what a
-file held before each `edit` and `write` so the Changes view can revert it exactly.
+"""pi started with pideck's checkpoint extension (app/pi/checkpoints.ts), which copies what a
+file held before each `edit`, `write`, `bash` and `!command` so the Changes view can revert it
+exactly. Once pi has answered a `!command`, pideck runs the extension's AFTER_USER_BASH.
 
 A local pi loads it from here, its checkpoints going to PIDECK_CHECKPOINTS when the
 environment sets it, else under pideck's state directory. A pi run through ssh loads a
@@ -21,6 +22,7 @@ from protocol.state.checkpoints import default_root, prune
 
 EXTENSION = Path(__file__).with_name("checkpoints.ts")
 REMOTE_FLAG = "--pideck-checkpoints="  # the host's checkpoint folder, for the extension there
+AFTER_USER_BASH = "pideck-checkpoint-bash"  # the extension's command, as app/pi/checkpoints.ts names it
 
 
 def with_checkpoints(config: LaunchConfig) -> LaunchConfig:

@@ -14,6 +14,8 @@
  *       V: {"sha": hex, "size": n} | {"absent": true} | {"skipped": why}
  *   the same of a `bash` call:
  *       {"v": 1, "tool": "bash", "files": [{"path", "before": V, "after": V}], "more": n, "call"} | {..., "skipped": why}
+ *   the same of a user's `!command`: {"v": 1, "tool": "bash", ..., "call": {"entry", "index": -1}}, named
+ *     by its bashExecution entry and -1; pideck runs AFTER_USER_BASH when pi has answered it.
  *     A call is named by where it is in the session, the entry of the assistant message that
  *     holds it and its block's content index: tool call ids are the provider's and may repeat
  *     (`call_0` on every turn). A call not in that message (one another tool made) is named by
@@ -227,6 +229,12 @@ function callFile(dir: string, toolCallId: string, place: { entry: string; index
 	return { file: path.join(dir, "calls", `${name}.json`), call: { id: toolCallId, ...place } };
 }
 
+/** The command pideck runs once pi has answered a `!command` (pideck filters it out of what it lists). */
+export const AFTER_USER_BASH = "pideck-checkpoint-bash";
+
+/** A `!command` run: the tree before it and, once it ended, its changes, until its entry is found. */
+type UserBash = { command: string; before: Tree; changes?: Record<string, unknown> };
+
 const EPHEMERAL_DAYS = 2; // as protocol/state/checkpoints.py's prune, which does this for a local pi
 
 /** Remove the checkpoints of sessions whose file is gone, and of sessions without a file older than EPHEMERAL_DAYS. */
@@ -359,6 +367,61 @@ export default function (pi: any) {
 			const dir = sessionDir(ctx);
 			const record = { ...entry.record, after: snapshot(dir, entry.record.path as string), failed: !!event.isError };
 			writeAtomic(entry.file, JSON.stringify(record));
+		} catch {
+			// as above
+		}
+	});
+
+	// A `!command` (user_bash) is snapshotted before pi runs it, and after once pideck says pi
+	// answered it (AFTER_USER_BASH); its record is named by its bashExecution entry, which pi
+	// appends when it ends (as the run settles, when one was going on).
+	const userBash: UserBash[] = [];
+
+	pi.on("user_bash", async (event: any, ctx: any) => {
+		if (!root) return undefined;
+		try {
+			userBash.push({ command: String(event.command), before: await snapshotTree(sessionDir(ctx), ctx.cwd) });
+		} catch {
+			// as below
+		}
+		return undefined; // pi (or another extension) runs it
+	});
+
+	function placeUserBash(ctx: any): void {
+		const dir = sessionDir(ctx);
+		const branch: any[] = ctx.sessionManager.getBranch();
+		for (const ran of userBash.filter((each) => each.changes)) {
+			for (let at = branch.length - 1; at >= 0; at--) {
+				const entry = branch[at];
+				if (entry?.type !== "message" || entry.message?.role !== "bashExecution" || entry.message.command !== ran.command) continue;
+				const { file, call } = callFile(dir, "", { entry: String(entry.id), index: -1 });
+				if (fs.existsSync(file)) continue;
+				writeAtomic(file, JSON.stringify({ v: 1, tool: "bash", ...ran.changes, call }));
+				userBash.splice(userBash.indexOf(ran), 1);
+				break;
+			}
+		}
+	}
+
+	pi.registerCommand(AFTER_USER_BASH, {
+		description: "pideck: pi answered a ! command (its checkpoints)",
+		handler: async (_args: string, ctx: any) => {
+			const ran = userBash.find((each) => !each.changes);
+			if (!root || !ran) return;
+			try {
+				const dir = sessionDir(ctx);
+				ran.changes = await treeChanges(dir, ran.before, await snapshotTree(dir, ctx.cwd), ctx.cwd);
+				placeUserBash(ctx);
+			} catch {
+				userBash.splice(userBash.indexOf(ran), 1);
+			}
+		},
+	});
+
+	pi.on("agent_settled", async (_event: any, ctx: any) => {
+		if (!root || !userBash.length) return;
+		try {
+			placeUserBash(ctx); // one that ended while a run went on: pi appends its entry as the run settles
 		} catch {
 			// as above
 		}

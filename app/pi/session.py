@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from app.notifier import Notifier
+from app.pi.checkpoint_launch import AFTER_USER_BASH
 from app.pi.crash_recovery import CrashRecovery
 from app.pi.early_start import pi_client
 from app.pi.launch import LaunchConfig, no_model_help
@@ -239,7 +240,8 @@ class PiSession:
         """pi's commands (extensions, prompt templates, skills), for completion and the
         palette; they stay as they were if pi does not answer."""
         try:
-            self.commands = (await self.client.call(GetCommands())).commands
+            commands = (await self.client.call(GetCommands())).commands
+            self.commands = [command for command in commands if command.name != AFTER_USER_BASH]  # pideck's own
         except RpcDataError as exc:
             self.problems.bad_answer(exc)
         except RpcError:

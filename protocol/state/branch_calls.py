@@ -1,5 +1,6 @@
 """The tool calls of a session's current branch, from pi's entries (`get_entries`, or a
-session file), each with where it is and its result.
+session file), each with where it is and its result; a user's `!command` is one too (a
+`bash` call at index -1 of its own entry, as pideck's checkpoint extension names it).
 
 pi's tool call ids are the provider's and may repeat (`call_0` on every turn), so a call
 is named by where it is (`CallKey`): the entry of the assistant message that holds it and
@@ -16,7 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.wire.entries import Entry, MessageEntry
-from protocol.wire.messages import AssistantMessage, ToolCall, ToolResultMessage
+from protocol.wire.messages import AssistantMessage, BashExecutionMessage, ToolCall, ToolResultMessage
+
+USER_BASH = -1  # the index of a `!command`'s call: its entry holds no other
 
 MAX_DEPTH = 1_000_000  # entries followed from the leaf to the root
 
@@ -89,6 +92,9 @@ def branch_calls(path: Sequence[Entry]) -> list[BranchCall]:
         elif isinstance(message, ToolResultMessage) and (waiting := open_calls.get(message.tool_call_id)):
             answered = waiting.pop(0)
             answered.result, answered.result_entry_id = message, entry.id
+        elif isinstance(message, BashExecutionMessage):
+            result = ToolResultMessage(tool_name="bash", is_error=message.exit_code not in (0, None))
+            calls.append(BranchCall(CallKey(entry.id, USER_BASH, ""), "bash", {"command": message.command}, result, entry.id))
     return calls
 
 

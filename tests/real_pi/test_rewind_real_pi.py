@@ -130,3 +130,47 @@ async def test_rewind_puts_back_what_a_bash_sed_changed(pi_harness: PiHarness, t
         await wait_until(pilot, lambda: (project / "gen.txt").exists(), timeout=30, what="the undo")
         assert "value_7 = seven\n" in (project / "app.py").read_text() and not (project / "keep.txt").exists()
         await quiesce(pilot)
+
+
+async def test_a_bang_commands_changes_show_and_are_put_back(pi_harness: PiHarness, tmp_path: Path) -> None:
+    """A `!command` of the user's in a git work tree: F9 shows what it changed, `R` reverts it,
+    and /rewind counts and puts back its files as it does pi's."""
+    from tests.real_pi.test_reverts_real_pi import answer, go_to, open_changes
+    from widgets.screens.changes_screen import ChangesScreen
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "app.py").write_text(APP)
+    (project / "notes.txt").write_text("notes\n")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    pi_harness.reset_model()
+    pi_harness.model.queue(edit("b_edit", "value_3 = 3\n", "value_3 = 'three'\n"), Reply(text="Edited."))
+    config = pi_harness.launch_config(session_dir=tmp_path / "sessions",
+                                      env={"PIDECK_CHECKPOINTS": str(tmp_path / "checkpoints")})
+    app = PideckApp(replace(config, cwd=project))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        await run_prompt(pilot, app, "Edit app.py.", "Edited.")
+        await send(pilot, "!sed -i 's/^value_9 = 9$/value_9 = nine/' app.py && echo more >> notes.txt && echo new > made.txt")
+        await wait_until(pilot, lambda: (project / "made.txt").exists() and not any(
+            worker.group == "bash" for worker in app.workers), timeout=30, what="the command and its snapshot")
+        screen = await open_changes(pilot)
+        assert sorted(f.path for f in screen.files) == ["app.py", "made.txt", "notes.txt"]
+        go_to(screen, "notes.txt")
+        await pilot.press("R")
+        await answer(pilot, "y")
+        assert (project / "notes.txt").read_text() == "notes\n"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ChangesScreen), what="closed")
+        app.main.editor.load("")
+
+        await send(pilot, "/rewind")
+        picker = await wait_until(pilot, lambda: isinstance(app.screen, RewindPicker) and app.screen, timeout=30,
+                                  what="the picker")
+        assert [(c.text, c.files) for c in picker.choices] == [("Edit app.py.", 2)]  # app.py and made.txt (notes.txt is back)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RevertDialog), what="the question")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "Edit app.py." in app.main.editor.text, timeout=30, what="the fork")
+        assert (project / "app.py").read_text() == APP and not (project / "made.txt").exists()
+        await quiesce(pilot)
