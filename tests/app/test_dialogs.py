@@ -3,6 +3,7 @@ and, over a fake pi, dialogs pideck cannot show and dialogs that wait their turn
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -349,3 +350,30 @@ async def test_a_dialog_closes_when_pis_timer_runs_out_however_late_it_is_shown(
         assert left <= 2, "1.2 s of its 3 s had gone before it was shown"
         await wait_until(pilot, lambda: app.screen is not dialog, what="the dialog closed")
         assert not fake.commands("extension_ui_response"), "pi answered it itself"
+
+
+async def test_the_prompt_keeps_its_height_after_a_dialog_of_a_session_not_shown(tmp_path: Path) -> None:
+    """The dialogs' stylesheet is the dialogs' alone: its `#editor` (the editor dialog's text)
+    made every prompt (also #editor) 8 rows tall once a session's screen was styled again
+    after a dialog had been shown, e.g. the session that needs you shown for its dialog."""
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    async with first.run() as pilot:
+        app = pilot.app
+        app.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready and app.screen is app.slots[1].main,
+                         what="the second session shown")
+        await pilot.press("alt+1")
+        second.inject(ui("confirm", "c-1", title="Deploy now?", message="It goes live."))
+        await wait_until(pilot, lambda: any("asks a question" in t for t in toasts(app)), what="the needs-you toast")
+        await pilot.press("alt+0")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="the dialog, its session shown")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: second.commands("extension_ui_response"), what="the answer")
+        editors = [slot.main.editor for slot in app.slots]
+        await wait_until(pilot, lambda: app.screen is app.slots[1].main, what="the dialog gone")
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: app.screen is app.slots[0].main, what="the first session shown")
+        assert [editor.outer_size.height for editor in editors] == [3, 3], "an empty prompt: one row and its border"
