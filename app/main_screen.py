@@ -57,6 +57,7 @@ from widgets.frame_timer import FrameTimer, start_frame_timer
 from protocol.state.file_index import FileCache, FileIndex, list_entries
 from widgets.key_footer import UNBOUND, KeyFooter
 from widgets.prompt_editor import PromptEditor
+from widgets.queue_lines import QueueLines
 from widgets.rows_compositor import RowsCompositor
 from widgets.scroll_in_place import Scroll
 from widgets.safe_text import clean
@@ -150,6 +151,7 @@ class MainScreen(Screen[None]):
     side = getters.query_one("#side", Vertical)
     stats = getters.query_one(StatsPane)
     queue = getters.query_one(QueuePane)
+    queue_lines = getters.query_one(QueueLines)
     tool_log = getters.query_one(ToolLog)
     widgets_above = getters.query_one("#widgets-above", Vertical)
     widgets_below = getters.query_one("#widgets-below", Vertical)
@@ -196,6 +198,7 @@ class MainScreen(Screen[None]):
                                  classes=f"-scrollbar-{scrollbar_setting(config)}")
                 yield SearchBar(id="search")
                 yield CrashBar(id="crash-bar")
+                yield QueueLines(self.session, id="queue-lines")
                 yield Vertical(id="widgets-above", classes="extension-widgets")
                 yield CompletionMenu(id="completion")
                 yield AttachmentBar(id="attachments")
@@ -309,6 +312,7 @@ class MainScreen(Screen[None]):
             self.files.changed()  # a tool may have written files
         if changes.queue:
             self.queue.refresh_queue()
+            self.queue_lines.refresh_queue()
         if changes.session or changes.usage or changes.status:  # (status: pi started, its rows filled)
             self.stats.refresh_stats()
         if changes.session or changes.reset:  # a session's folder or name
@@ -371,6 +375,7 @@ class MainScreen(Screen[None]):
     def refresh_panes(self) -> None:
         self.stats.refresh_stats()
         self.queue.refresh_queue()
+        self.queue_lines.refresh_queue()
         self.tool_log.refresh_runs()
         self.status.refresh_status()
 
@@ -595,8 +600,12 @@ class MainScreen(Screen[None]):
             self._show_side(width >= SIDE_MIN_WIDTH)
 
     def _show_side(self, shown: bool) -> None:
-        """The side panes shown or hidden; the status line says what they would while hidden."""
+        """The side panes shown or hidden; the status line and the lines above the prompt say
+        what they would while hidden."""
         self.side.display = shown
+        if self.queue_lines.panes_hidden == shown:
+            self.queue_lines.panes_hidden = not shown
+            self.queue_lines.refresh_queue()
         if self.status.with_stats == shown:
             self.status.with_stats = not shown
             self.status.refresh_status()

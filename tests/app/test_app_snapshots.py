@@ -102,6 +102,18 @@ def test_queue_with_items(snap_compare: Any, tmp_path: Path) -> None:
     assert fake.snap(snap_compare, steps)
 
 
+def test_queue_above_the_prompt_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    """Below 100 columns the side panes hide, and the queue shows above the prompt, as pi's
+    TUI shows it: a steer and a follow-up, a line each, and what Esc and Alt+Up do."""
+    fake = Fake(tmp_path, "--stop-after", "10", "--queue-on-prompt", stream="steer_abort.jsonl")
+
+    async def steps(pilot: Any) -> None:
+        await start_run(pilot, fake)
+        await wait_until(pilot, lambda: pilot.app.session.steering and pilot.app.session.follow_up, what="queue")
+
+    assert fake.snap(snap_compare, steps, size=SMALL)
+
+
 DIALOGS = {
     "select": ui("select", "d-select", title="Allow dangerous command?", options=["Allow", "Block", "Ask later"]),
     "confirm": ui("confirm", "d-confirm", title="Clear session?", message="All messages will be lost."),
