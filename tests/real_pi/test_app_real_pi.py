@@ -28,6 +28,7 @@ from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
 from widgets.screens.dialogs import ConfirmDialog, EditorDialog, InputDialog, SelectDialog
 from widgets.prompt_editor import PromptEditor
+from widgets.queue_lines import QueueLines
 from widgets.side_panes import QueuePane, StatusLine, ToolLog
 
 pytestmark = pytest.mark.pi
@@ -79,6 +80,31 @@ async def test_steer_during_slow_stream(pi_harness: PiHarness) -> None:
         assert app.session.steering == []
         assert "steer" not in str(app.query_one(QueuePane).render()).split("—")[0]
         assert "Be brief instead." in transcript_text(app)
+        await quiesce(pilot)
+
+
+async def test_queue_above_the_prompt_below_100_columns(pi_harness: PiHarness) -> None:
+    """At 80 columns the side panes hide: the steer and the follow-up pi queued show above
+    the prompt, a line each, until pi takes them."""
+    pi_harness.reset_model()
+    pi_harness.model.queue(
+        Reply(text="word " * 60, **SLOW),
+        Reply(text="Steered answer.", **SLOW),
+        Reply(text="Followed up.", **SLOW),
+    )
+    app = make_app(pi_harness)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        queue = app.main.query_one(QueueLines)
+        await send(pilot, "Write slowly.")
+        await wait_until(pilot, lambda: app.session.running and "word word" in transcript_text(app), what="streaming")
+        await send(pilot, "Be brief instead.")
+        await send(pilot, "Then summarize.", key="alt+enter")
+        await wait_until(pilot, lambda: queue.display and str(queue.render()).split("\n")[:2]
+                         == ["Steering: Be brief instead.", "Follow-up: Then summarize."], what="the queue above the prompt")
+        await wait_until(pilot, lambda: "Followed up." in transcript_text(app) and not app.session.running,
+                         timeout=30, what="the follow-up's answer")
+        assert not queue.display, "nothing queued: no lines"
         await quiesce(pilot)
 
 
