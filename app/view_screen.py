@@ -4,7 +4,8 @@ screen with only what works where no pi runs.
 No key reaches pi (no abort, model, thinking level, queue, restart or session keys) and the
 prompt is a command line (widgets/command_line.py): Enter finds its text in the transcript,
 or runs one of the view's `/` commands (`VIEW_COMMANDS`); any other `/` command is refused
-in a toast, its text kept in the line. The Queue pane says nothing of steering.
+in a toast, its text kept in the line. The Queue pane says nothing of steering, nor the
+queue above the prompt of the keys that take it back.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class ViewScreen(MainScreen, inherit_bindings=False):
 
     def on_mount(self) -> None:  # (before MainScreen's, which draws the panes)
         self.queue.empty = "empty"
+        self.queue_lines.hint = ""
 
     def set_up_prompt(self, editor: PromptEditor) -> None:
         editor.border_title = "enter finds the text · / runs a command · read-only: nothing goes to pi"

@@ -26,14 +26,16 @@ def message_line(label: str, message: str) -> Text:
     return line
 
 
-def queue_text(session: SessionModel) -> Text:
-    """The queue's lines: steering first, then follow-ups, at most MAX_LINES of them."""
+def queue_text(session: SessionModel, hint: str) -> Text:
+    """The queue's lines: steering first, then follow-ups, at most MAX_LINES of them; then
+    `hint`, if any."""
     queued = [("Steering", m) for m in session.steering] + [("Follow-up", m) for m in session.follow_up]
     shown = queued if len(queued) <= MAX_LINES else queued[: MAX_LINES - 1]
     text = Text("\n").join(message_line(label, message) for label, message in shown)
     if len(shown) < len(queued):
         text.append(f"\n+{len(queued) - len(shown)} more", palette.style("muted"))
-    text.append(f"\n{HINT}", palette.style("muted"))
+    if hint:
+        text.append(f"\n{hint}", palette.style("muted"))
     return text
 
 
@@ -53,10 +55,11 @@ class QueueLines(Static):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.session = session
         self.panes_hidden = False
+        self.hint = HINT  # (a view's has none: no key reaches pi there)
         self.display = False
 
     def refresh_queue(self) -> None:
         shown = self.panes_hidden and bool(self.session.steering or self.session.follow_up)
         if shown:
-            self.update(queue_text(self.session))
+            self.update(queue_text(self.session, self.hint))
         self.display = shown

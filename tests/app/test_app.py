@@ -399,5 +399,6 @@ def test_real_terminal_alt_enter_queues_follow_up(tmp_path: Path) -> None:
         term.wait(lambda: len(fake.commands("prompt")) == 2, "the follow-up")
         assert fake.commands("prompt")[1]["message"] == "queued later"
         assert fake.commands("prompt")[1]["streamingBehavior"] == "followUp"
-        term.wait(lambda: "queued later" not in term.screen(), "the editor emptied (the queue pane is hidden at this width)")
+        term.wait(lambda: "│ queued later" not in term.screen() and "Follow-up: queued later" in term.screen(),
+                  "the editor emptied, the follow-up above it (the side panes are hidden at this width)")
         assert "abort" not in fake.kinds() and "clear_queue" not in fake.kinds()

@@ -4,6 +4,7 @@ stream followed live, and a recording played back; no pi child in any of them.""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from protocol.wire.recording import Recorder, read_recording
 from protocol.wire.redact import Redactor
 from protocol.files.view_client import ReplayClient, ViewClient
 from widgets.message_views import ToolCallBlock
+from widgets.queue_lines import QueueLines
 from widgets.screens.notification_list import NotificationList
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -333,3 +335,17 @@ async def test_a_session_file_with_branches_shows_its_active_branch(tmp_path: Pa
         assert "approach A" not in text  # the abandoned branch
         assert app.session.state is not None and app.session.state.session_name == "Parser refactor"
         assert "ended    stop" in stats_text(app)
+
+
+async def test_the_queue_above_the_prompt_names_no_key_in_a_view(tmp_path: Path) -> None:
+    """Below 100 columns the queue a recorded pi had shows above the prompt, without the keys
+    that take it back: none reaches a pi here."""
+    run = tmp_path / "queued.jsonl"
+    queued = {"type": "queue_update", "steering": ["Be brief."], "followUp": ["Then summarize."]}
+    run.write_text((JSON_RUNS / "json_tools.jsonl").read_text() + json.dumps(queued) + "\n")
+    app = view(tmp_path, run)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(pilot, app)
+        lines = app.main.query_one(QueueLines)
+        await wait_until(pilot, lambda: lines.display, what="the queue above the prompt")
+        assert str(lines.render()).split("\n") == ["Steering: Be brief.", "Follow-up: Then summarize."]
