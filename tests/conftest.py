@@ -19,22 +19,61 @@ a pideck App, a browser shared by a module) stay together on one worker (the hoo
 the fixture is set up once. Session fixtures (the scripted model, `shared_pi`, `sshd`) are set
 up once per worker. Anything a test starts or writes is its own: tmp_path, free ports, tmux
 servers with unique socket names.
+
+Nothing a test run does reaches the user's own state folder (`~/.local/state/pideck`: the
+saved desks, checkpoints, the protocol log): XDG_STATE_HOME is set, in this process and so in
+every process it starts, to a folder of the run's own from the start (`pytest_configure`), of
+each module's own while its module-scoped fixtures are set up, and of each test's own while it
+runs (`own_state`). pideck itself refuses the user's own state folder under pytest
+(protocol/state_home.py). The pinned runtime's cache (~/.cache/pideck) stays shared.
 """
 
 from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 _SHARED_BY_A_MODULE = frozenset({"module", "class", "package"})
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """This process's own state folder, before anything is collected or started."""
+    folder = tempfile.mkdtemp(prefix="pideck-test-state-")
+    os.environ["XDG_STATE_HOME"] = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def module_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A state folder of the module's own, for what its module-scoped fixtures start."""
+    folder = tmp_path_factory.mktemp("module-state")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(folder))
+        yield folder
+
+
+@pytest.fixture(autouse=True)
+def own_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's own state folder (XDG_STATE_HOME), outside its tmp_path, which stays its own."""
+    folder = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder))
+    return folder
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks into the test ids
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Put every test that uses a module- or class-scoped fixture in its module's `xdist_group`."""
+    """Put every test that uses a module- or class-scoped fixture (but `module_state`, which
+    every test has) in its module's `xdist_group`."""
     for item in items:
         # Private pytest API: an item's fixture definitions (with their scopes) have no public accessor.
         info = getattr(item, "_fixtureinfo", None)
         if info is not None and any(
-            defs and defs[-1].scope in _SHARED_BY_A_MODULE for defs in info.name2fixturedefs.values()
+            defs and defs[-1].scope in _SHARED_BY_A_MODULE
+            for name, defs in info.name2fixturedefs.items() if name != "module_state"
         ):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))

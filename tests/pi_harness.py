@@ -140,7 +140,7 @@ class PiHarness:
         settings_file.write_text(json.dumps(merged, indent=2))
         self.cwd = self.root / "work"
         self.cwd.mkdir(parents=True, exist_ok=True)
-        self.env = self._make_env()
+        self._env = self._make_env()
         self.clients: list[RpcClient] = []
 
     def _make_env(self) -> dict[str, str]:
@@ -148,6 +148,13 @@ class PiHarness:
         env.update(PI_CODING_AGENT_DIR=str(self.agent_dir), PI_OFFLINE="1", PI_SKIP_VERSION_CHECK="1",
                    PIDECK_CHECKPOINTS=str(self.root / "checkpoints"))  # pideck's extension, not under ~/.local/state
         return env
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The children's environment: the harness's, with the state folder of the test running
+        now (tests/conftest.py), not of the test that started the harness."""
+        state = os.environ.get("XDG_STATE_HOME")
+        return {**self._env, "XDG_STATE_HOME": state} if state else dict(self._env)
 
     @property
     def argv(self) -> list[str]:

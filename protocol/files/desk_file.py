@@ -15,6 +15,8 @@ from pathlib import Path
 
 import msgspec
 
+from protocol.state_home import state_dir
+
 MAX_BYTES = 1 << 20
 MAX_SESSIONS = 64
 
@@ -40,8 +42,7 @@ class DeskFileError(Exception):
 
 
 def desk_path(env: Mapping[str, str]) -> Path:
-    base = env.get("XDG_STATE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "pideck" / "sessions.json"
+    return state_dir(env) / "sessions.json"
 
 
 def save_desk(path: Path, sessions: list[SavedSession]) -> None:

@@ -22,14 +22,15 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # (imported where pi is launched: no msgspec before it is spawned)
     from protocol.state.branch_calls import CallKey
 
+from protocol.state_home import state_dir
+
 MAX_RECORD = 64 * 1024
 MAX_BLOB = 32 * 1024 * 1024 + 1  # the extension copies files up to 32 MiB
 EPHEMERAL_DAYS = 2  # a session without a file (--no-session) keeps its checkpoints this long
 
 
 def default_root() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "pideck" / "checkpoints"
+    return state_dir() / "checkpoints"
 
 
 @dataclass(frozen=True, slots=True)

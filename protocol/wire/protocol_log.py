@@ -15,12 +15,12 @@ import stat
 import time
 from pathlib import Path
 
+from protocol.state_home import state_dir
 from protocol.wire.redact import Redactor
 
 
 def default_log_path() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "pideck" / "protocol.log"
+    return state_dir() / "protocol.log"
 
 
 class _Off(Exception):

@@ -163,8 +163,10 @@ def remote_pi(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiHarness]:
 
 
 def pi_env(harness: PiHarness) -> list[str]:
-    """`env` words that point a pi started over ssh (which passes no environment) at the harness."""
-    return ["env", f"PI_CODING_AGENT_DIR={harness.agent_dir}", "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1"]
+    """`env` words that point a pi started over ssh (which passes no environment) at the harness,
+    and pideck at the test's own state folder (tests/conftest.py)."""
+    return ["env", f"PI_CODING_AGENT_DIR={harness.agent_dir}", "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1",
+            f"XDG_STATE_HOME={os.environ['XDG_STATE_HOME']}"]
 
 
 def pideck_over_ssh(harness: PiHarness, sessions: Path, log: Path, pi_args: Sequence[str] = ()) -> str:
