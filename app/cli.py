@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NoReturn
 from app.pi.launch import LaunchError, build_launch, refuse
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
 from app.served_page import served_in_browser, tell_server_how_to_resume
+from app.terminal.say import ShownParser, say
 from protocol.numbers import parse_int
 from protocol.wire.protocol_log import default_log_path
 
@@ -56,7 +57,7 @@ otherwise, and whoever can reach it with the token can run commands as you.
 Everything after `--` is passed to pi unchanged."""
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(ShownParser):
     def error(self, message: str) -> NoReturn:
         prefix = "unrecognized arguments: "
         if message.startswith(prefix):
@@ -179,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         return serve(args)
     in_browser = served_in_browser()
     if not in_browser and (stream := not_a_terminal()) is not None:
-        print(f"pideck: {stream} is not a terminal; pideck runs full screen in one", file=sys.stderr)
+        say(f"pideck: {stream} is not a terminal; pideck runs full screen in one")
         return 2
     from app.restore import other_launches, print_others, restoring, save_sessions
 
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     except (LaunchError, ProvisionError) as exc:
         return refuse(exc)
     except KeyboardInterrupt:
-        print("pideck: interrupted", file=sys.stderr)
+        say("pideck: interrupted")
         return 130
     from app.pi.checkpoint_launch import with_checkpoints
     from app.pi.early_start import behind_pi, start_pi

@@ -3,9 +3,11 @@
 pi's `fullscreenExitOutput` setting chooses: "transcript" (the default) prints the
 conversation into the terminal's scrollback, "resume-hint" prints only how to resume.
 Either way, when the session is saved, the command that opens it again follows on a
-line of its own (to select with a triple click). The conversation is printed as text:
-the user's and pi's messages, one line per tool call with the end of its output, and
-nothing from the model is read as markup or reaches the terminal as control sequences.
+line of its own (to select with a triple click), printable and quoted to be pasted
+(app/resume_commands.py). The conversation is printed as text: the user's and pi's
+messages, one line per tool call with the end of its output, cleaned as the transcript
+is; nothing from the model is read as markup or reaches the terminal as control
+sequences, and a session's name shows its controls (`visible`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from app.resume_commands import resume_command, session_resume
 from protocol.wire.messages import BashExecutionMessage
 from protocol.state.session_model import Banner, MessageItem, SessionModel
 from widgets.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text
+from protocol.control_codes import visible
 from widgets.safe_text import clean
 from widgets.tool_kinds import Call, kind_of
 from widgets.transcript import hidden_in_transcript
@@ -54,7 +57,8 @@ def print_other_sessions(sessions: list[tuple[str, str | None]], file: IO[str]) 
     console = Console(file=file, highlight=False, soft_wrap=False)
     console.print(Text("The other sessions:", palette.style("muted")))
     for name, command in sessions:
-        console.print(Text(f"{clean(name)}: ", palette.style("muted")).append(command or "not saved"), soft_wrap=True)
+        console.print(Text(f"{visible(name, one_line=True)}: ", palette.style("muted")).append(command or "not saved"),
+                      soft_wrap=True)
 
 
 def transcript(model: SessionModel, hyperlinks: bool = False) -> Iterator[RenderableType]:

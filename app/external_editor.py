@@ -25,6 +25,7 @@ from typing import Any
 from textual.app import App, SuspendNotSupported
 
 from app.notifier import Notifier
+from app.terminal.say import say
 from widgets.prompt_editor import PromptEditor
 
 FALLBACK = "nano"  # pi's editor when neither its setting nor the environment names one
@@ -82,8 +83,8 @@ def edit_prompt(app: App[Any], editor: PromptEditor, env: Mapping[str, str], set
     outcome: str | EditorFailed
     try:
         with app.suspend():
-            print(f"Editing the prompt in {shlex.join(argv)}; pideck comes back when it exits.", file=sys.__stdout__,
-                  flush=True)
+            say(f"Editing the prompt in {shlex.join(argv)}; pideck comes back when it exits.", file=sys.__stdout__,
+                flush=True)
             try:
                 outcome = run_editor(editor.expanded_text, argv, env)  # large pastes in full, as in pi
             except EditorFailed as exc:

@@ -12,6 +12,7 @@ from typing import IO, TYPE_CHECKING
 from app.pi.args import opening_session
 from app.pi.launch import LaunchConfig, LaunchError, open_launch
 from app.resume_commands import resume_command, saved, session_resume
+from app.terminal.say import say
 
 if TYPE_CHECKING:  # (the set saved is read and written only with --restore and at exit, not before pi starts)
     from protocol.files.desk_file import SavedSession
@@ -49,7 +50,7 @@ def other_launches(config: LaunchConfig, sessions: list[SavedSession], err: IO[s
         try:
             launches.append(open_launch(config, Path(session.cwd), session.pi_args, session.pi))
         except LaunchError as exc:
-            print(f"pideck: --restore leaves out {session.name or session.cwd}: {exc}", file=err)
+            say(f"pideck: --restore leaves out {session.name or session.cwd}: {exc}", file=err)
     return launches
 
 

@@ -1,5 +1,12 @@
 """The commands that open a session again: `pideck` with the flags it was started with and
-pi's `--session <id>`. Light on imports: `--restore` reads them before pi is spawned."""
+pi's `--session <id>`. Light on imports: `--restore` reads them before pi is spawned.
+
+Each command is printed to be copied, pasted and run, and never acts on the terminal that
+shows it: a word is quoted as `shlex.quote` does, unless it holds a character a terminal acts
+on or does not show (a control, a bidi control, a byte of a file name that is not UTF-8); then
+as bash's ANSI-C quoting (`$'...'`, which zsh and ksh read too), those characters as `\\xHH`,
+so the command is printable and the shell rebuilds the word byte for byte.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +20,33 @@ from app.pi.launch import LaunchConfig
 
 if TYPE_CHECKING:
     from protocol.wire.responses import SessionState
+
+
+def shell_word(word: str) -> str:
+    """`word` quoted for the shell, printable (see the module's docstring)."""
+    if word.isprintable():
+        return shlex.quote(word)
+    quoted = []
+    for char in word:
+        if char in "\\'":
+            quoted.append("\\" + char)
+        elif char.isprintable():
+            quoted.append(char)
+        else:
+            quoted.extend(f"\\x{byte:02x}" for byte in _bytes(char))
+    return "$'" + "".join(quoted) + "'"
+
+
+def _bytes(char: str) -> bytes:
+    try:
+        return char.encode("utf-8", "surrogateescape")  # a file name's byte that is not UTF-8: that byte
+    except UnicodeEncodeError:
+        return char.encode("utf-8", "surrogatepass")
+
+
+def shell_join(words: list[str]) -> str:
+    """`words` as one printable shell command."""
+    return " ".join(shell_word(word) for word in words)
 
 
 def saved(state: SessionState | None, remote: str | None = None) -> bool:
@@ -30,7 +64,7 @@ def session_resume(config: LaunchConfig, state: SessionState | None) -> str | No
     if config.pi_flag is not None:
         own += ["--pi", config.pi_flag]
     own += ["--cwd", str(config.cwd)]
-    return shlex.join(["pideck", *own, "--", *opening_session(list(config.pi_args), state.session_id)])
+    return shell_join(["pideck", *own, "--", *opening_session(list(config.pi_args), state.session_id)])
 
 
 def resume_command(args: argparse.Namespace, state: SessionState | None) -> str | None:
@@ -42,4 +76,4 @@ def resume_command(args: argparse.Namespace, state: SessionState | None) -> str 
     for flag, value in (("--pi", args.pi), ("--cwd", args.cwd)):
         if value is not None:
             own += [flag, value]
-    return shlex.join(["pideck", *own, "--", *opening_session(args.pi_args, state.session_id)])
+    return shell_join(["pideck", *own, "--", *opening_session(args.pi_args, state.session_id)])

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.terminal.say import say
 from protocol.numbers import parse_int
 
 PI_PACKAGE = "@earendil-works/pi-coding-agent"
@@ -85,7 +86,7 @@ def installed_runtime(directory: Path | None = None) -> PiRuntime | None:
 
 def ensure_runtime(progress: Progress | None = None) -> PiRuntime:
     """Return the pinned runtime, installing it first if needed (with progress lines)."""
-    say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+    tell = progress or (lambda line: say(line, flush=True))
     found = installed_runtime()
     if found is not None:
         return found
@@ -96,14 +97,14 @@ def ensure_runtime(progress: Progress | None = None) -> PiRuntime:
         found = installed_runtime()
         if found is not None:
             return found
-        _npm_install(directory, say)
+        _npm_install(directory, tell)
     found = installed_runtime()
     if found is None:
         raise ProvisionError(
             f"npm finished but the runtime in {directory} is incomplete. "
             f"Remove that directory and run pideck again to retry."
         )
-    say(f"pideck: pi {PI_VERSION} with Node {NODE_VERSION} is ready in {directory}")
+    tell(f"pideck: pi {PI_VERSION} with Node {NODE_VERSION} is ready in {directory}")
     return found
 
 
@@ -166,12 +167,12 @@ def main(args: list[str]) -> int:
     try:
         runtime = ensure_runtime()
     except ProvisionError as exc:
-        print(f"pideck: {exc}", file=sys.stderr)
+        say(f"pideck: {exc}")
         return 1
     if "--describe" in args:
-        print(f"pideck: the pinned pi {PI_VERSION} on Node {NODE_VERSION} is installed in {runtime_dir()}; "
-              f"the real-pi tests and pideck (when no pi {PI_VERSION}+ is on PATH) run it as:")
-    print(" ".join(runtime.argv))
+        say(f"pideck: the pinned pi {PI_VERSION} on Node {NODE_VERSION} is installed in {runtime_dir()}; "
+            f"the real-pi tests and pideck (when no pi {PI_VERSION}+ is on PATH) run it as:", file=sys.stdout)
+    say(" ".join(runtime.argv), file=sys.stdout)
     return 0
 
 

@@ -30,6 +30,8 @@ from typing import Any
 
 from app.pi.launch import LaunchError, check_launch, refuse
 from app.runtime import ProvisionError
+from app.terminal.say import say
+from protocol.control_codes import visible
 from protocol.numbers import parse_int
 
 DEFAULT_HOST = "127.0.0.1"
@@ -91,6 +93,11 @@ def origin(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
+class _ShownFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record))
+
+
 def serve(args: argparse.Namespace) -> int:
     """Run `pideck serve` until SIGINT or SIGTERM; 0, or 1 when the server cannot start."""
     try:
@@ -98,17 +105,14 @@ def serve(args: argparse.Namespace) -> int:
     except (LaunchError, ProvisionError) as exc:
         return refuse(exc)
     if not is_loopback(args.host):
-        print(
-            f"pideck: warning: listening on {args.host}: anyone who can reach this port and has the URL "
-            "can run commands as you on this machine, and plain HTTP carries the token unencrypted",
-            file=sys.stderr,
-        )
+        say(f"pideck: warning: listening on {args.host}: anyone who can reach this port and has the URL "
+            "can run commands as you on this machine, and plain HTTP carries the token unencrypted")
     server = _token_server(shlex.join(pideck_command(args)), args.host, args.port, secrets.token_urlsafe(24),
                            args.max_pages)
     try:
         asyncio.run(server.run())
     except ServeError as exc:
-        print(f"pideck: {exc}", file=sys.stderr)
+        say(f"pideck: {exc}")
         return 1
     return 0
 
@@ -140,7 +144,7 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             await super().run()
             if self._process is not None and self._process.stderr is not None:
                 if rest := await self._process.stderr.read():
-                    sys.stdout.write(rest.decode("utf-8", "replace"))
+                    sys.stdout.write(visible(rest.decode("utf-8", "replace")))
                     sys.stdout.flush()
 
     class TokenServer(Server):
@@ -161,8 +165,8 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             says so too); else None."""
             if len(self.pages) < max_pages:
                 return None
-            print(f"pideck: refused a page from {request.remote}: {len(self.pages)} pages are open, the most "
-                  f"--max-pages allows ({max_pages})", flush=True)
+            say(f"pideck: refused a page from {request.remote}: {len(self.pages)} pages are open, the most "
+                f"--max-pages allows ({max_pages})", file=sys.stdout, flush=True)
             return pages_full(len(self.pages), max_pages)
 
         async def handle_index(self, request: web.Request) -> web.StreamResponse:
@@ -187,7 +191,7 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             except BaseException:
                 self.pages.discard(websocket)
                 raise
-            print(f"pideck: a page connected from {request.remote}; starting its pideck", flush=True)
+            say(f"pideck: a page connected from {request.remote}; starting its pideck", file=sys.stdout, flush=True)
             service = PageService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                                   close=websocket.close, download_manager=self.download_manager)
             try:
@@ -195,15 +199,18 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
                                     parse_int(request.query.get("height", ""), 24, low=1, high=MAX_CELLS))
                 await self._process_messages(websocket, service)
             except Exception as error:  # a page that sent garbage: its pideck still ends in order
-                print(f"pideck: the page from {request.remote} failed: {error!r}", flush=True)
+                say(f"pideck: the page from {request.remote} failed: {error!r}", file=sys.stdout, flush=True)
             finally:
                 self.pages.discard(websocket)
                 await service.stop()
-                print(f"pideck: a page from {request.remote} closed; its pideck and pi have ended", flush=True)
+                say(f"pideck: a page from {request.remote} closed; its pideck and pi have ended", file=sys.stdout,
+                    flush=True)
             return websocket
 
         async def run(self) -> None:
-            logging.basicConfig(level=logging.WARNING, format="pideck serve: %(message)s")
+            handler = logging.StreamHandler()  # (stderr) aiohttp's and textual-serve's warnings, controls shown
+            handler.setFormatter(_ShownFormatter("pideck serve: %(message)s"))
+            logging.basicConfig(level=logging.WARNING, handlers=[handler])
             runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None)
             await runner.setup()
             try:
@@ -213,9 +220,9 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
                 raise ServeError(_bind_error(self.host, self.port, exc)) from None
             bound = runner.addresses[0][1]
             self.public_url = origin(self.host, bound)  # the page's links to its websocket and files
-            print(f"pideck: serving on {self.public_url}/?token={token}", flush=True)
-            print(f"pideck: each page gets its own pideck and pi, at most {max_pages} pages at once (--max-pages); "
-                  "Ctrl+C stops the server", flush=True)
+            say(f"pideck: serving on {self.public_url}/?token={token}", file=sys.stdout, flush=True)
+            say(f"pideck: each page gets its own pideck and pi, at most {max_pages} pages at once (--max-pages); "
+                "Ctrl+C stops the server", file=sys.stdout, flush=True)
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
@@ -223,7 +230,7 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             try:
                 await stop.wait()
             finally:
-                print("pideck: stopping; open pages' pideck and pi are closed", flush=True)
+                say("pideck: stopping; open pages' pideck and pi are closed", file=sys.stdout, flush=True)
                 await asyncio.gather(*(page.close() for page in list(self.pages)))  # each ends its pideck
                 await runner.cleanup()
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -24,10 +23,11 @@ def tell_server_how_to_resume(args: argparse.Namespace, state: SessionState | No
     """A page's pideck has ended: the command that resumes its session (if saved) goes to
     stderr, which textual-serve prints in the server's terminal."""
     from app.resume_commands import resume_command
+    from app.terminal.say import say
 
     command = resume_command(args, state)
     try:
         if command is not None:
-            print(f"pideck: the page's session is saved; to resume it: {command}", file=sys.stderr, flush=True)
+            say(f"pideck: the page's session is saved; to resume it: {command}", flush=True)
     except OSError:
         pass  # the server is gone

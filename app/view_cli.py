@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from app.pi.launch import LaunchConfig
+from app.terminal.say import ShownParser, say
 from protocol.numbers import parse_float
 from protocol.files.headless_files import NotPiOutput, head_type, kind_of
 from protocol.wire.protocol_log import ProtocolLog, default_log_path
@@ -41,7 +42,7 @@ SNIFF_LINES = 4
 SNIFF_BYTES = 1 << 20
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(ShownParser):
     """Its errors name its own subcommand (`prog`)."""
 
     def error(self, message: str) -> NoReturn:
@@ -144,10 +145,10 @@ def main(argv: list[str], *, restore_signals: bool = False) -> int:
         if name == "-":
             keys_from_terminal()
     except Refused as exc:
-        print(f"pideck view: {exc}", file=sys.stderr)
+        say(f"pideck view: {exc}")
         return 2
     if not sys.stdout.isatty():
-        print("pideck view: stdout is not a terminal; pideck runs full screen in one", file=sys.stderr)
+        say("pideck view: stdout is not a terminal; pideck runs full screen in one")
         return 2
     from app.terminal.signals import exit_signals, release_interrupt_key
     from app.terminal.hangup import stdin_fd
@@ -203,14 +204,14 @@ def replay_main(argv: list[str], *, restore_signals: bool = False) -> int:
     try:
         header, steps = read_recording(Path(args.file).expanduser())
     except OSError as exc:
-        print(f"pideck replay: {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        say(f"pideck replay: {args.file}: {exc.strerror or exc}")
         return 2
     except NotARecording as exc:
-        print(f"pideck replay: {exc}", file=sys.stderr)
+        say(f"pideck replay: {exc}")
         return 2
     if (stream := next((name for name, s in (("stdin", sys.stdin), ("stdout", sys.stdout))
                         if s is None or not s.isatty()), None)) is not None:
-        print(f"pideck replay: {stream} is not a terminal; pideck runs full screen in one", file=sys.stderr)
+        say(f"pideck replay: {stream} is not a terminal; pideck runs full screen in one")
         return 2
     from app.terminal.signals import exit_signals, release_interrupt_key
     from app.terminal.hangup import stdin_fd

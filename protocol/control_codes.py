@@ -19,6 +19,12 @@ break there (`\\n`, U+2028, U+2029, and the others `str.splitlines` splits on, w
 styles stay where they were computed and a view's rows stay the text's lines. A lone
 surrogate (a file name's byte that is not UTF-8) shows as U+FFFD.
 
+`visible` keeps the text whole and shows what `clean` would strip instead of letting the
+terminal act on it, for what pideck prints outside its screen (a refusal naming a folder,
+the exit output): a C0 control as its control picture (`␛` for ESC, `␇` for BEL), DEL as
+`␡`, a C1 control, a bidi control or a line separator as `\\x9b`, `\\u202e`, a file name's
+byte that is not UTF-8 (a lone surrogate of `surrogateescape`) as `\\xff`.
+
 `unfinished_at` finds where streamed text ends inside a sequence that later text could
 complete, so that text streamed in parts is cleaned as it would be whole
 (`joined_text.CleanedText`).
@@ -75,6 +81,28 @@ def one_row(text: str) -> str:
 def clean_lines(text: str) -> str:
     """`text` cleaned, its lines (split at `\\n`) each `one_row`: U+2028/U+2029 as ROW_BREAK."""
     return _CONTROL.sub("", text).translate(_SEPARATORS)
+
+
+_PICTURES: dict[int, str] = {
+    **{code: chr(0x2400 + code) for code in range(0x20) if code not in (0x09, 0x0A)},  # ␀ … ␟
+    0x7F: "\u2421",  # ␡
+    **{code: f"\\x{code:02x}" for code in range(0x80, 0xA0)},  # C1: no pictures exist for them
+    **{ord(char): f"\\u{ord(char):04x}" for char in "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+       "\u2028\u2029\u2066\u2067\u2068\u2069"},
+    **_SURROGATES,
+    **{code: f"\\x{code - 0xDC00:02x}" for code in range(0xDC80, 0xDD00)},  # surrogateescape's bytes
+}
+_VISIBLE = str.maketrans(_PICTURES)
+_VISIBLE_ROW = str.maketrans({**_PICTURES, 0x0A: ROW_BREAK})
+_SHOWN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ud800-\udfff]")
+
+
+def visible(text: str, one_line: bool = False) -> str:
+    """`text` with its controls shown, not acted on; tabs and line breaks kept (with
+    `one_line`, a line break shown as ROW_BREAK)."""
+    if not _SHOWN.search(text):
+        return text
+    return text.translate(_VISIBLE_ROW if one_line else _VISIBLE)
 
 
 _INTRODUCERS = "\x1b\x9b\x90\x98\x9d\x9e\x9f"

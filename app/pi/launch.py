@@ -6,7 +6,6 @@ import argparse
 import os
 import shlex
 import shutil
-import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from app.pi.args import opening_session, without_session_flags
 from app.pi.remote import ssh_destination, with_words
+from app.terminal.say import say
 from app.runtime import (
     MIN_PI_VERSION,
     NODE_VERSION,
@@ -42,7 +42,7 @@ class LaunchError(Exception):
 def refuse(exc: LaunchError | ProvisionError) -> int:
     """Say on stderr why pideck cannot start; the exit status: 2 for what the command line
     asked, 1 for a pi runtime that could not be installed."""
-    print(f"pideck: {exc}", file=sys.stderr)
+    say(f"pideck: {exc}")
     return 2 if isinstance(exc, LaunchError) else 1
 
 

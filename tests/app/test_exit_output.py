@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
 import time
 import shutil
 from pathlib import Path
@@ -17,8 +18,8 @@ from tests.fake_pi import SESSION_ID
 from tests.pi_harness import Fake, TmuxPideck
 
 from app.cli import parse_args
-from app.exit_output import print_exit_output
-from app.resume_commands import resume_command
+from app.exit_output import print_exit_output, print_other_sessions
+from app.resume_commands import resume_command, shell_join
 from protocol.wire.messages import (
     AssistantMessage,
     BashExecutionMessage,
@@ -120,3 +121,56 @@ def test_a_command_run_with_bang_prints_its_output_once(tmp_path: Path) -> None:
     at = lines.index("$ seq 1 30")
     assert lines[at + 1 : at + 5] == ["… 27 more lines", "28", "29", "30"]
     assert sum(line in {str(n) for n in range(1, 31)} for line in lines) == 3
+
+
+HOSTILE = "\x1b]52;c;aGk=\x07\x1b]0;title\x07\x1b[2J\x1bP1$qm\x1b\\\x1bc\x9b2J\x90dcs\x9c\u202e\r\x08"
+
+
+class Terminal(io.StringIO):
+    """Output Rich takes for a terminal: it styles it, and writes hyperlinks."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_nothing_printed_at_exit_acts_on_the_terminal_and_the_command_rebuilds_the_folder(tmp_path: Path) -> None:
+    """The conversation, the resume command and the other sessions' names, with control
+    sequences in every place they can come from: only Rich's own styles and links reach the
+    terminal, and the command, pasted into bash, opens the folder of the hostile name."""
+    folder = tmp_path / f"d{HOSTILE}"
+    folder.mkdir()
+    model = SessionModel()
+    model.load_messages([
+        UserMessage(content=f"user {HOSTILE}"),
+        AssistantMessage(content=[TextContent(text=f"text {HOSTILE} [link](http://x/{HOSTILE}) `{HOSTILE}`\n```\n{HOSTILE}\n```"),
+                                  ToolCall(id="c1", name="bash", arguments={"command": f"make {HOSTILE}"}),
+                                  ToolCall(id="c2", name="edit", arguments={"path": f"/p/{HOSTILE}", "oldText": HOSTILE}),
+                                  ToolCall(id="c3", name=f"tool{HOSTILE}", arguments={"x": HOSTILE})], stop_reason="toolUse"),
+        ToolResultMessage(tool_call_id="c1", tool_name="bash", content=[TextContent(text=f"out {HOSTILE}")]),
+        BashExecutionMessage(command=f"cmd {HOSTILE}", output=f"o {HOSTILE}", exit_code=1),
+        AssistantMessage(content=[TextContent(text="P")], stop_reason="error", error_message=f"err {HOSTILE}"),
+    ])
+    file = tmp_path / "session.jsonl"
+    file.write_text("{}\n")
+    model.state = SessionState(session_file=str(file), session_id=SESSION_ID, session_name=f"name {HOSTILE}")
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "agent" / "settings.json").write_text(json.dumps({"terminal": {"hyperlinks": True}}))
+    out = Terminal()
+    config = Fake(tmp_path).config({"PI_CODING_AGENT_DIR": str(tmp_path / "agent")})
+    print_exit_output(model, parse_args(["--cwd", str(folder), "--", "--model", f"m{HOSTILE}"]), config, out)
+    print_other_sessions([(f"two {HOSTILE}", shell_join(["pideck", "--cwd", str(folder)])), (f"three{HOSTILE}", None)], out)
+    text = out.getvalue()
+    assert "\x1b[1;35m● pi" in text, "styled: Rich took it for a terminal"
+    rest = re.sub(r"\x1b\[[0-9;]*m|\x1b\]8;[^\x00-\x1f\x7f-\x9f]*\x1b\\", "", text)  # Rich's styles and links
+    assert all(line.isprintable() for line in rest.split("\n")), [line for line in rest.split("\n") if not line.isprintable()]
+    assert "\u202e" not in rest and "aGk=" not in rest.split("To resume this session:")[0], "the conversation is cleaned"
+    lines = rest.splitlines()
+    command = lines[lines.index("To resume this session:") + 1]
+    others = lines[lines.index("The other sessions:") + 1 :]
+    assert others[0].startswith("two ␛]52;c;aGk=␇␛]0;title␇␛[2J") and others[1].startswith("three␛]52"), others
+    words = command.split(" -- ")[0]  # pideck --cwd FOLDER, as the user pastes it into bash
+    shown = subprocess.run(["bash", "-c", f"set -- {words}; printf '%s' \"$3\""], capture_output=True, timeout=10)
+    assert shown.stdout == str(folder).encode(), (command, shown)
+    pi_args = subprocess.run(["bash", "-c", f"set -- {command.split(' -- ', 1)[1]}; printf '%s' \"$2\""],
+                             capture_output=True, timeout=10)
+    assert pi_args.stdout == f"m{HOSTILE}".encode()

@@ -88,6 +88,18 @@ def test_bad_input_exits_2_with_one_clear_line(capsys, argv, words):
         assert word in err
 
 
+HOSTILE = "\x1b]52;c;aGk=\x07\x1b]0;title\x07\x1b[2J\x1bP1$qm\x1b\\\x1bc\x9b2J\u202e"
+
+
+@pytest.mark.parametrize("argv", [["--cwd", f"/no/such{HOSTILE}"], [f"--bogus{HOSTILE}"], [f"hello{HOSTILE}"],
+                                  ["--pi", f"no-such-pi{HOSTILE}"], ["--record", f"/no/such{HOSTILE}/r"]])
+def test_what_pideck_prints_shows_controls_and_never_acts_on_them(capsys, argv):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("\n") and err[:-1].isprintable(), repr(err)
+    assert "␛]52;c;aGk=␇" in err or "\\x1b]52" in err, err
+
+
 def test_bad_flag_from_the_installed_command(tmp_path):
     pideck = Path(sys.executable).parent / "pideck"
     done = subprocess.run(
