@@ -1,5 +1,6 @@
-"""The commands that open a session again: `pideck` with the flags it was started with and
-pi's `--session <id>`. Light on imports: `--restore` reads them before pi is spawned.
+"""The commands that open a session again: `pideck` (as the user can run it: the script's
+path when `pideck` on PATH is not this one) with the flags it was started with and pi's
+`--session <id>`. Light on imports: `--restore` reads them before pi is spawned.
 
 Each command is printed to be copied, pasted and run, and never acts on the terminal that
 shows it: a word is quoted as `shlex.quote` does, unless it holds a character a terminal acts
@@ -11,7 +12,10 @@ so the command is printable and the shell rebuilds the word byte for byte.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
+import shutil
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,6 +53,21 @@ def shell_join(words: list[str]) -> str:
     return " ".join(shell_word(word) for word in words)
 
 
+def pideck_program() -> str:
+    """How the user runs this pideck again: `pideck` when that is the one on PATH, else the
+    path of the script that runs it (`make demo` runs .venv/bin/pideck, not on PATH; a page
+    of `pideck serve`, run as `python -m app`, names its Python's `pideck`)."""
+    script = sys.argv[0] if sys.argv else ""
+    if os.path.basename(script) == "__main__.py":
+        script = os.path.join(os.path.dirname(sys.executable), "pideck")
+    if os.path.basename(script) != "pideck" or not os.path.isfile(script):
+        return "pideck"  # run some other way (the tests call pideck's functions): its name
+    found = shutil.which("pideck")
+    if found is not None and os.path.samefile(found, script):
+        return "pideck"
+    return os.path.abspath(script)
+
+
 def saved(state: SessionState | None, remote: str | None = None) -> bool:
     """The session is in a file pi can open again (on pi's host, for pi on another)."""
     return (state is not None and bool(state.session_file) and bool(state.session_id)
@@ -64,7 +83,7 @@ def session_resume(config: LaunchConfig, state: SessionState | None) -> str | No
     if config.pi_flag is not None:
         own += ["--pi", config.pi_flag]
     own += ["--cwd", str(config.cwd)]
-    return shell_join(["pideck", *own, "--", *opening_session(list(config.pi_args), state.session_id)])
+    return shell_join([pideck_program(), *own, "--", *opening_session(list(config.pi_args), state.session_id)])
 
 
 def resume_command(args: argparse.Namespace, state: SessionState | None) -> str | None:
@@ -76,4 +95,4 @@ def resume_command(args: argparse.Namespace, state: SessionState | None) -> str 
     for flag, value in (("--pi", args.pi), ("--cwd", args.cwd)):
         if value is not None:
             own += [flag, value]
-    return shell_join(["pideck", *own, "--", *opening_session(args.pi_args, state.session_id)])
+    return shell_join([pideck_program(), *own, "--", *opening_session(args.pi_args, state.session_id)])

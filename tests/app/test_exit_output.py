@@ -7,19 +7,21 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
+import sys
 import time
 import shutil
 from pathlib import Path
 
 import pytest
 from tests.fake_pi import SESSION_ID
-from tests.pi_harness import Fake, TmuxPideck
+from tests.pi_harness import ROOT, Fake, TmuxPideck
 
 from app.cli import parse_args
 from app.exit_output import print_exit_output, print_other_sessions
-from app.resume_commands import resume_command, shell_join
+from app.resume_commands import pideck_program, resume_command, shell_join
 from protocol.wire.messages import (
     AssistantMessage,
     BashExecutionMessage,
@@ -85,7 +87,11 @@ def test_resume_hint_only_and_no_hint_for_a_session_not_saved(tmp_path: Path) ->
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-def test_quitting_in_a_real_terminal_leaves_the_conversation_and_the_resume_command(tmp_path: Path) -> None:
+def test_quitting_in_a_real_terminal_leaves_the_conversation_and_the_resume_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As after `make demo`, the pideck run is not on PATH: the command names its path."""
+    monkeypatch.setenv("PATH", os.pathsep.join(folder for folder in os.environ["PATH"].split(os.pathsep)
+                                                if not (Path(folder) / "pideck").exists()))
     file = tmp_path / "saved.jsonl"
     file.write_text("{}\n")
     messages = tmp_path / "messages.json"
@@ -104,7 +110,30 @@ def test_quitting_in_a_real_terminal_leaves_the_conversation_and_the_resume_comm
         term.wait(lambda: "To resume this session:" in term.screen(), "the resume hint after pideck quit")
         screen = term._tmux("capture-pane", "-p", "-J", "-t", "t").stdout  # lines the terminal wrapped, joined
         assert re.search(r"❯ you\s+What is JSONL\?\s+● pi\s+One JSON value per line\.", screen)
-        assert re.search(rf"\npideck --pi .+ -- --session {SESSION_ID}\n", screen), "on a line of its own"
+        pideck = re.escape(str(ROOT / ".venv" / "bin" / "pideck"))
+        assert re.search(rf"\n{pideck} --pi .+ -- --session {SESSION_ID}\n", screen), "on a line of its own"
+
+
+def test_the_resume_command_names_the_pideck_the_user_can_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_folder = tmp_path / "my bin"
+    bin_folder.mkdir()
+    script = bin_folder / "pideck"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setattr(sys, "argv", [str(script), "--demo"])
+    model, _ = session(tmp_path)
+    assert resume_command(parse_args(["--demo"]), model.state) == f"'{script}' --demo -- --session {SESSION_ID}"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["my bin/pideck"])  # `make demo` runs .venv/bin/pideck so
+    assert pideck_program() == str(script)
+    monkeypatch.setattr(sys, "argv", [str(tmp_path / "app" / "__main__.py")])  # python -m app: a page of pideck serve
+    monkeypatch.setattr(sys, "executable", str(bin_folder / "python"))
+    assert pideck_program() == str(script)
+    monkeypatch.setenv("PATH", f"/usr/bin:{bin_folder}")
+    assert pideck_program() == "pideck", "the pideck on PATH"
+    monkeypatch.setattr(sys, "argv", ["pytest"])
+    assert pideck_program() == "pideck", "not run as a script: its name"
 
 
 def test_a_command_run_with_bang_prints_its_output_once(tmp_path: Path) -> None:

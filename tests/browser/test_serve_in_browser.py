@@ -174,7 +174,7 @@ def test_a_page_streams_an_answer_answers_a_dialog_and_its_close_ends_pideck(bro
     wait(lambda: "a page from 127.0.0.1 closed; its pideck and pi have ended" in served.log(),
          "the server's line for the closed page", timeout=30, detail=lambda: f"; log:\n{served.log()}")
     log = served.log()
-    resume = re.search(r"to resume it: (pideck .*--session (\S+))", log)
+    resume = re.search(r"to resume it: (\S*pideck .*--session (\S+))", log)  # (the path of the pideck run)
     assert resume is not None, log
     files = list((served.log_path.parent / "sessions").rglob(f"*{resume.group(2)}*.jsonl"))
     assert len(files) == 1, files
