@@ -17,7 +17,7 @@ from rich.console import Console
 from textual.theme import Theme
 
 from app.pi.launch import LaunchConfig
-from protocol.files.config_files import read_json, read_text
+from protocol.files.config_files import ConfigFileError, decode_json, json_kind, read_json, read_text
 from protocol.files.pi_colors import RGB, appearance_of_background
 from protocol.files.pi_themes import SYSTEM, PiTheme, ThemeCatalog, colorfgbg_appearance, find_themes, resolve_setting, theme_setting
 from protocol.files.session_files import agent_dir, pi_args_of, pi_setting
@@ -96,12 +96,11 @@ class Themes:
     def save(self) -> Path:
         """Write the theme in use as pi's `theme` setting: into the project's
         `.pi/settings.json` when that sets the theme, else the agent directory's
-        `settings.json`. OSError or ValueError (a file that is not a JSON object) if not."""
+        `settings.json`. OSError or ValueError (saying what the file holds instead of an
+        object of settings) if not."""
         project = self.config.cwd / ".pi" / "settings.json"
         path = project if _reads(project).get("theme") is not None else self._agent / "settings.json"
-        settings = _reads(path) if path.exists() else {}
-        if path.exists() and not settings and _text(path).strip() not in ("", "{}"):
-            raise ValueError(f"{path} is not a JSON object pideck can add to")
+        settings = _settings_to_add_to(path)
         settings["theme"] = self.current
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
@@ -116,8 +115,21 @@ def _reads(path: Path) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-def _text(path: Path) -> str:
+def _settings_to_add_to(path: Path) -> dict[str, object]:
+    """The settings in `path`, {} when there is none or it is empty; OSError, or ValueError
+    saying why it is not an object of settings pideck can add to."""
     try:
-        return read_text(path)
-    except (OSError, ValueError):
-        return "?"  # not a file pideck can read, so not one to write over
+        text = read_text(path)
+    except FileNotFoundError:
+        return {}
+    except ConfigFileError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    if not text.strip():
+        return {}
+    try:
+        value = decode_json(text)
+    except ConfigFileError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} holds a JSON {json_kind(value)}, not an object of settings pideck can add the theme to")
+    return value

@@ -76,6 +76,13 @@ def decode_json(text: str, max_depth: int = MAX_DEPTH) -> Any:
         raise ConfigFileError(f"not valid JSON ({exc})") from None
 
 
+def json_kind(value: object) -> str:
+    """What a decoded JSON value is, in JSON's words: "object", "array", "string"..."""
+    if isinstance(value, bool) or value is None:
+        return "true, false or null"
+    return {dict: "object", list: "array", str: "string"}.get(type(value), "number")
+
+
 def read_json(path: Path | str, limit: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
     """The JSON value of the regular file at `path`, read and decoded within bounds."""
     return decode_json(read_text(path, limit), max_depth)

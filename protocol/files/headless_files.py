@@ -34,6 +34,7 @@ from protocol.wire.codec import KNOWN_TYPES, dec_hook, decode
 from protocol.wire.collector import collector_paused
 from protocol.wire.entries import EntryUnion, SessionHeader
 from protocol.wire.events import AgentEnd, MessageEnd, ToolExecutionEnd
+from protocol.files.config_files import json_kind
 from protocol.files.session_context import branch_ids, branch_messages, branch_settings, session_name
 
 JSON_MODE = "json"
@@ -91,6 +92,17 @@ def read_header(line: bytes) -> SessionHeader | None:
         return None
 
 
+def _not_a_record(line: bytes) -> str:
+    """What a line that is not a record of pi's is instead."""
+    try:
+        value = msgspec.json.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return "is not JSON"
+    if not isinstance(value, dict):
+        return f"is a JSON {json_kind(value)}, not an object"
+    return 'is a JSON object without a string "type"'
+
+
 def kind_of(lines: list[bytes]) -> str:
     """JSON_MODE or SESSION_FILE from a file's first few non-blank lines; NotPiOutput if neither."""
     if not lines:
@@ -108,7 +120,8 @@ def kind_of(lines: list[bytes]) -> str:
         return JSON_MODE  # a stream whose header was cut off (or pi's RPC events)
     if types[0] is None:
         shown = first[:60].decode("utf-8", "replace")
-        raise NotPiOutput(f"the first line is not a JSON object ({shown!r}): not pi's JSON-mode output or a session file")
+        raise NotPiOutput(f"the first line {_not_a_record(first)} ({shown!r}): not pi's JSON-mode output or a session "
+                          "file (both start with a session header)")
     raise NotPiOutput(f"the first record is of type {types[0]!r}: not pi's JSON-mode output or a session file "
                       "(both start with a session header)")
 

@@ -268,7 +268,7 @@ async def test_a_stream_that_is_not_pis_says_so(tmp_path: Path) -> None:
         os.write(write_end, b"Compiling pideck v0.1\nerror: something else\n")
         os.close(write_end)
         await wait_until(pilot, lambda: "does not look like pi's output" in transcript_text(app), what="the banner")
-        assert "not a JSON object" in transcript_text(app)
+        assert "the first line is not JSON" in transcript_text(app)
         await wait_until(pilot, lambda: "writer went away" in str(app.main.status.render()) or
                          "run settled" in str(app.main.status.render()), what="the end")
 

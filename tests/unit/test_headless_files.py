@@ -175,7 +175,9 @@ def test_after_a_compaction_only_its_summary_and_the_kept_entries_show(tmp_path:
 
 @pytest.mark.parametrize(("content", "said"), [
     (b"", "empty"),
-    (b"hello world\n", "not a JSON object"),
+    (b"hello world\n", "the first line is not JSON"),
+    (b"{}\n", 'the first line is a JSON object without a string "type"'),
+    (b"[1, 2]\n", "the first line is a JSON array, not an object"),
     (b'{"name": "package", "version": "1.0"}\n', "not pi's"),
     (b'{"type":"dependency","id":1}\n', "of type 'dependency'"),
     (b'{"pideck_recording":1,"started":"x"}\n', "pideck replay"),

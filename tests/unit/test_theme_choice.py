@@ -140,3 +140,22 @@ def test_save_leaves_a_settings_file_it_cannot_read_alone(tmp_path: Path) -> Non
     with pytest.raises(ValueError):
         used.themes.save()
     assert (used.agent / "settings.json").read_text() == "{broken"
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    ("{broken", "not valid JSON"), ('["theme"]', "holds a JSON array, not an object"), ("7", "JSON number"),
+])
+def test_save_says_what_a_settings_file_holds_instead_of_settings(tmp_path: Path, content: str, said: str) -> None:
+    used = Used(tmp_path).start()
+    (used.agent / "settings.json").write_text(content)
+    with pytest.raises(ValueError, match=said):
+        used.themes.save()
+    assert (used.agent / "settings.json").read_text() == content
+
+
+@pytest.mark.parametrize("empty", ["", "{}", "{ }", "{\n}\n", "\ufeff{}"])
+def test_save_adds_to_an_empty_object_however_it_is_written(tmp_path: Path, empty: str) -> None:
+    used = Used(tmp_path).start()
+    (used.agent / "settings.json").write_text(empty)
+    used.themes.switch("light")
+    assert json.loads(used.themes.save().read_text()) == {"theme": "light"}
