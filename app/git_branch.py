@@ -24,6 +24,8 @@ from typing import Any
 
 from textual.app import App
 
+from protocol.regular_file import open_regular
+
 HEAD_BYTES = 4096  # more than any HEAD or `.git` file holds
 MAX_LEVELS = 64  # folders up from the working directory
 GIT_TIMEOUT = 2.0  # seconds for `git symbolic-ref`
@@ -31,7 +33,7 @@ _BRANCH = "ref: refs/heads/"
 
 
 def _read(path: Path) -> str:
-    with path.open("rb") as file:
+    with open_regular(path) as file:  # (a FIFO put there would block open())
         return file.read(HEAD_BYTES).decode("utf-8", "replace").strip()
 
 

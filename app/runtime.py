@@ -15,6 +15,7 @@ import fcntl
 import os
 import platform
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -92,8 +93,15 @@ def ensure_runtime(progress: Progress | None = None) -> PiRuntime:
         return found
     directory = runtime_dir()
     directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another pideck may be installing the same runtime
+    path = directory / ".lock"
+    try:  # O_NONBLOCK: a FIFO there would block open() (it is then refused, not a regular file)
+        lock = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise ProvisionError(f"cannot open {path}: {exc.strerror or exc}") from None
+    with os.fdopen(lock, "wb") as lock_file:
+        if not stat.S_ISREG(os.fstat(lock).st_mode):
+            raise ProvisionError(f"{path} is not a regular file: remove it and run pideck again")
+        fcntl.flock(lock_file, fcntl.LOCK_EX)  # another pideck may be installing the same runtime
         found = installed_runtime()
         if found is not None:
             return found

@@ -22,6 +22,7 @@ from protocol.files.headless_files import NotPiOutput, head_type, kind_of
 from protocol.wire.protocol_log import ProtocolLog, default_log_path
 from protocol.wire.recording import NotARecording, read_recording
 from protocol.files.view_client import ReplayClient, ViewClient
+from protocol.regular_file import open_regular
 
 DESCRIPTION = """\
 Show a headless run of pi read-only, in pideck's transcript: the output of
@@ -67,7 +68,7 @@ def sniff(path: Path) -> None:
     """Refuse at once a file that is certainly not pi's (empty, a recording, another format); a
     first line too long to look at here is left to the full load."""
     lines: list[bytes] = []
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         for _ in range(SNIFF_LINES):
             line = handle.readline(SNIFF_BYTES)
             if not line:

@@ -2,7 +2,7 @@
 files), read within bounds.
 
 Only a regular file is read (a FIFO would block the reader, `/dev/zero` never ends), at
-most `limit` bytes of it, opened without waiting for a writer. JSON is decoded only when
+most `limit` bytes of it, opened without waiting for a writer (`protocol.regular_file`). JSON is decoded only when
 its nesting is at most `MAX_DEPTH` deep: Python's and msgspec's decoders recurse once a
 level, so 100,000 nested arrays raise RecursionError. Anything that cannot be used raises
 `ConfigFileError` (a ValueError) with a one-line reason; a missing file FileNotFoundError,
@@ -12,11 +12,11 @@ another that cannot be opened OSError.
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from pathlib import Path
 from typing import Any
+
+from protocol.regular_file import NotARegularFile, TooLarge, read_regular
 
 MAX_BYTES = 1024 * 1024  # a config file larger than this is not read (pi's own are a few KB)
 MAX_DEPTH = 100  # JSON nested deeper than this is not decoded (pi's own go 3 deep)
@@ -30,23 +30,11 @@ class ConfigFileError(ValueError):
 
 
 def read_bytes(path: Path | str, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of the regular file at `path`, at most `limit` of them."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    """The bytes of the regular file at `path`, at most `limit` of them (protocol/regular_file.py)."""
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigFileError("not a regular file")
-        if info.st_size > limit:
-            raise ConfigFileError(f"larger than {limit:,} bytes")
-        chunks, size = [], 0
-        while size <= limit and (chunk := os.read(fd, limit + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-    finally:
-        os.close(fd)
-    if size > limit:
-        raise ConfigFileError(f"larger than {limit:,} bytes")
-    return b"".join(chunks)
+        return read_regular(path, limit)
+    except (NotARegularFile, TooLarge) as exc:
+        raise ConfigFileError(exc.strerror) from None
 
 
 def read_text(path: Path | str, limit: int = MAX_BYTES, errors: str = "strict") -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import msgspec
 
+from protocol.regular_file import TooLarge, read_regular
 from protocol.state_home import state_dir
 
 MAX_BYTES = 1 << 20
@@ -62,15 +63,14 @@ def save_desk(path: Path, sessions: list[SavedSession]) -> None:
 def load_desk(path: Path) -> list[SavedSession]:
     """The sessions saved, in their order. Raises DeskFileError."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        data = read_regular(path, MAX_BYTES)
     except FileNotFoundError:
         raise DeskFileError(f"no sessions were saved yet ({path} does not exist): quit pideck with "
                             "saved sessions open first") from None
+    except TooLarge:
+        raise DeskFileError(f"{path} is larger than {MAX_BYTES // 1024} KB: not a file pideck wrote") from None
     except OSError as exc:
         raise DeskFileError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_BYTES:
-        raise DeskFileError(f"{path} is larger than {MAX_BYTES // 1024} KB: not a file pideck wrote")
     try:
         desk = _DECODER.decode(data)
     except msgspec.DecodeError as exc:

@@ -35,6 +35,7 @@ from protocol.wire.collector import collector_paused
 from protocol.wire.entries import EntryUnion, SessionHeader
 from protocol.wire.events import AgentEnd, MessageEnd, ToolExecutionEnd
 from protocol.files.config_files import json_kind
+from protocol.regular_file import open_regular
 from protocol.files.session_context import branch_ids, branch_messages, branch_settings, session_name
 
 JSON_MODE = "json"
@@ -183,7 +184,7 @@ def load_file(path: Path, progress: Progress | None = None) -> Loaded:
     """Read a whole JSON-mode file or session file (blocking: run it off the UI thread).
     OSError when it cannot be read, NotPiOutput when it is not pi's."""
     progress = progress or Progress()
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size == 0:
             raise NotPiOutput("the file is empty: a pi JSON-mode run or session file starts with a session header")

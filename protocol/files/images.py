@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from protocol.regular_file import NotARegularFile, open_regular
 from protocol.wire.messages import ImageContent
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024  # pi scales large images down itself; this bounds the JSONL line
@@ -47,9 +49,7 @@ def sniff_mime(head: bytes) -> str | None:
 def is_image_file(path: Path) -> bool:
     """Whether `path` is a readable file whose content is a PNG, JPEG, GIF or WebP image."""
     try:
-        if not path.is_file():  # before opening: opening a FIFO would block
-            return False
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:  # (opening a FIFO would block)
             return sniff_mime(handle.read(SNIFF_BYTES)) is not None
     except OSError:
         return False
@@ -67,16 +67,17 @@ def load_image(path: Path) -> Attachment:
     """Read an image file for sending; raises ImageError with a message for the user."""
     name = path.name or str(path)
     try:
-        if not path.is_file():
-            raise ImageError(f"{name}: not a file")
-        size = path.stat().st_size
-        if size > MAX_IMAGE_BYTES:
-            raise ImageError(
-                f"{name} is {size_label(size)}; images over {size_label(MAX_IMAGE_BYTES)} are not attached"
-            )
-        data = path.read_bytes()
+        with open_regular(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size <= MAX_IMAGE_BYTES:
+                data = handle.read(MAX_IMAGE_BYTES + 1)
+                size = len(data)
+    except (NotARegularFile, FileNotFoundError):
+        raise ImageError(f"{name}: not a file") from None
     except OSError as exc:
         raise ImageError(f"cannot read {name}: {exc.strerror or exc}") from exc
+    if size > MAX_IMAGE_BYTES:
+        raise ImageError(f"{name} is {size_label(size)}; images over {size_label(MAX_IMAGE_BYTES)} are not attached")
     mime = sniff_mime(data[:SNIFF_BYTES])
     if mime is None:
         raise ImageError(f"{name} is not a PNG, JPEG, GIF or WebP image")

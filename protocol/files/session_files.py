@@ -32,6 +32,7 @@ import msgspec
 
 from protocol.wire.codec import dec_hook
 from protocol.files.config_files import read_json
+from protocol.regular_file import open_regular
 from protocol.wire.entries import EntryUnion, MessageEntry, SessionHeader, SessionInfoEntry
 from protocol.wire.messages import UserMessage, text_of
 
@@ -153,7 +154,7 @@ def list_sessions(directories: Iterable[Path], *, cwd: Path | None = None) -> li
 def read_summary(path: Path) -> SessionSummary | None:
     """The picker's view of one session file, or None if it is not a readable session."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             stat = os.fstat(handle.fileno())
             header, first_message = _read_start(handle)
             if header is None:
@@ -178,7 +179,7 @@ def session_cwd(path: str | os.PathLike[str], launch_cwd: Path) -> Path | None:
     none. None when the file is not on disk (a new session, until pi writes its first
     answer) or its first line is not a session header: pi then keeps the directory it has."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             line = handle.readline(HEADER_MAX_BYTES)
     except OSError:
         return None

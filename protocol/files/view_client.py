@@ -26,6 +26,7 @@ from protocol.wire.entries import SessionHeader
 from protocol.wire.events import AgentSettled, AgentStart
 from protocol.wire.codec import ProtocolError
 from protocol.files.headless_files import MAX_LINE, NotPiOutput, kind_of, read_header
+from protocol.regular_file import open_regular
 from protocol.wire.protocol_log import ProtocolLog
 from protocol.wire.recording import Skipped, Step
 from protocol.wire.responses import Response
@@ -99,7 +100,8 @@ class ViewClient(RpcClient):
             self._reader = asyncio.create_task(self._tail(path, offset), name="view-file")
 
     async def _tail(self, path: str, offset: int) -> None:
-        fd = os.open(path, os.O_RDONLY)
+        handle = open_regular(path)  # (a FIFO put there since would block open() on the UI's loop)
+        fd = handle.fileno()
         try:
             os.lseek(fd, offset, os.SEEK_SET)
             while not self.settled:
@@ -112,7 +114,7 @@ class ViewClient(RpcClient):
                 self._take(chunk)
                 await asyncio.sleep(0)  # a long stretch written at once: the keys still read
         finally:
-            os.close(fd)
+            handle.close()
         self.ended = StreamEnded(settled=self.settled)
         self._emit(self.ended)
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # (imported where pi is launched: no msgspec before it is spawned)
     from protocol.state.branch_calls import CallKey
 
+from protocol.regular_file import read_regular
 from protocol.state_home import state_dir
 
 MAX_RECORD = 64 * 1024
@@ -92,11 +93,7 @@ class LocalFiles:
     @staticmethod
     def read(path: str, limit: int) -> bytes | None:
         try:
-            with open(path, "rb") as file:
-                data = file.read(limit)
-                if file.read(1):
-                    raise OSError(f"{path} is larger than {limit // 1024 // 1024} MiB")
-                return data
+            return read_regular(path, limit)
         except FileNotFoundError:
             return None
 
@@ -306,8 +303,7 @@ def prune(root: Path, now: float | None = None) -> int:
             continue
         meta = Path(folder.path) / "session.json"
         try:
-            with open(meta, "rb") as file:
-                session_file = json.loads(file.read(MAX_RECORD)).get("sessionFile")
+            session_file = json.loads(read_regular(meta, MAX_RECORD)).get("sessionFile")
             age = now - meta.stat().st_mtime
         except (OSError, ValueError, AttributeError):
             continue

@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 import msgspec
 
 from protocol.numbers import parse_float, parse_int
+from protocol.regular_file import open_regular
 from protocol.wire.redact import Redactor
 
 HEADER_KEY = "pideck_recording"
@@ -134,7 +135,7 @@ def read_recording(path: Path) -> tuple[dict[str, Any], Iterator[Step | Skipped]
     """The header and the steps of a recording, read as they are iterated. NotARecording when the
     file does not start with a recording's header; a line after it that is no step (not JSON, a
     time or an exit code out of range, longer than MAX_STEP) comes as a `Skipped`."""
-    handle = path.open("rb")
+    handle = open_regular(path)
     first = handle.readline(1 << 20)
     try:
         header = msgspec.json.decode(first)
