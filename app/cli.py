@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 DESCRIPTION = """\
 A full-screen terminal front-end for the pi coding agent. pideck starts a
 `pi --mode rpc` child and shows its session, streaming output and tool runs;
-/open starts more, each its own pi, and --restore opens again those of the last quit.
+/open starts more, each its own pi, and --restore opens again those open at a quit.
 
 Everything after `--` is passed to pi unchanged."""
 
@@ -119,8 +119,10 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
                    help="write every line pi sends and every command pideck sends, with times, to FILE (mode 0600, "
                         "secrets redacted; an existing FILE is kept and FILE-2... used), for `pideck replay FILE`")
     if not serve:
-        p.add_argument("--restore", action="store_true",
-                       help="open again the sessions open when pideck last quit (each saved one, on its session file)")
+        p.add_argument("--restore", nargs="?", const="newest", metavar="N|list",
+                       help="open again the sessions open at a quit, with their drafts (each saved one, on its "
+                            "session file): those of the newest quit whose pideck is not running them, or of "
+                            "the Nth newest; list: list them")
     p.add_argument("--version", action=_Version, help="show program's version number and exit")
     return p
 
@@ -178,15 +180,22 @@ def main(argv: list[str] | None = None) -> int:
         from app.serve import serve
 
         return serve(args)
+    if getattr(args, "restore", None) == "list":
+        from app.restore import list_desks
+
+        return list_desks(os.environ, sys.stdout)
     in_browser = served_in_browser()
     if not in_browser and (stream := not_a_terminal()) is not None:
         say(f"pideck: {stream} is not a terminal; pideck runs full screen in one")
         return 2
-    from app.restore import other_launches, print_others, restoring, save_sessions
+    from app.restore import NothingToRestore, drafts_left, other_launches, print_others, restoring, save_sessions
 
     try:
-        saved = restoring(args, os.environ)
+        restored = restoring(args, os.environ)
         config = build_launch(args)
+    except NothingToRestore as exc:
+        say(f"pideck: {exc}")
+        return 1
     except (LaunchError, ProvisionError) as exc:
         return refuse(exc)
     except KeyboardInterrupt:
@@ -197,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
 
     config = with_checkpoints(config)
     runner, client = start_pi(config)  # pi boots while the UI is imported
-    others = other_launches(config, saved[1:])
+    others = other_launches(config, restored)
     from app.terminal.signals import exit_signals, release_interrupt_key
 
     with exit_signals(restore=argv is not None) as signals:  # None: run as the command, which ends here
@@ -214,13 +223,16 @@ def main(argv: list[str] | None = None) -> int:
 
             answers = query_terminal_colors(fd) if (fd := stdin_fd()) is not None else None
             app = app_class(config, client=client, terminal_colors=answers[:2] if answers else (None, None),
-                            type_ahead=answers.typed if answers else b"", restore=others)
+                            type_ahead=answers.typed if answers else b"", restore=[launch for launch, _ in others],
+                            drafts=[restored.opened[0].draft if restored else "", *(draft for _, draft in others)],
+                            notes=restored.notes if restored else [])
             code = app.run_app(signals, runner)
         finally:
             gc.enable()
             config.close()
         sessions = app.sessions_at_exit()
-        save_sessions(sessions, args, os.environ)  # (after a hang-up too: --restore brings them back)
+        # (after a hang-up too: --restore brings them back)
+        written, cut = save_sessions(sessions, args, os.environ, restored)
         if code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
             from app.exit_output import print_exit_output
 
@@ -229,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
                 print_exit_output(app.session, args, app.current.config, sys.stdout,
                                   started=app.current.config is config)
                 print_others(sessions, shown, args, sys.stdout)
+                if (line := drafts_left(sessions, written, cut)) is not None:
+                    say(line, file=sys.stdout)
             except OSError:
                 pass  # it went away meanwhile
         elif in_browser:

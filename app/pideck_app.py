@@ -115,7 +115,8 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
 
     def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None,
                  terminal_colors: tuple[RGB | None, RGB | None] = (None, None), type_ahead: bytes = b"",
-                 restore: list[LaunchConfig] | None = None) -> None:
+                 restore: list[LaunchConfig] | None = None, drafts: list[str] | None = None,
+                 notes: list[str] | None = None) -> None:
         super().__init__()
         use_safe_dim_filter(self._filters)  # TEXTUAL_FILTERS=dim with the terminal's own colours
         install_alt_keys()
@@ -137,6 +138,10 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self.closed: list[SessionSlot] = []  # closed with /close (their resume commands are printed at exit)
         self._serial = 0
         self._restore = list(restore or ())  # sessions to open beside the first (--restore)
+        self._drafts = list(drafts or ())  # the drafts --restore brought, the first session's first
+        self._notes = list(notes or ())  # what --restore said of the sessions it left out
+        self._editors: dict[SessionSlot, PromptEditor] = {}  # each session's prompt, once composed (its draft at exit)
+        self._draft_of: dict[SessionSlot, str] = {}  # a draft not in its prompt yet
         self._gc = StreamingGC(self.set_timer)
         self._last_ctrl_c = 0.0
         self._leaving = False  # exit() was called: what pi sends now is dropped
@@ -307,6 +312,8 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self.say_keybinding_problems()
         for problem in self.alerts.setting.problems:
             self.tell.warn(problem, title="Notifications")
+        for note in self._notes:
+            self.tell.warn(note, title="--restore")
         self.show_terminal_cursor()
         self.set_interval(0.25, self._tick)
         self.app_resume_signal.subscribe(self, self._resumed)
@@ -314,20 +321,33 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
             watch_hangup(asyncio.get_running_loop().add_signal_handler, self.set_interval, fd, self._hang_up)
         if self._exit_signals is not None:
             self._exit_signals.attach(asyncio.get_running_loop(), self._signalled)
-        self._open_slot(first)
+        drafts = iter(self._drafts)
+        self._open_slot(first, draft=next(drafts, ""))
         self._branches.start()
         self.call_after_refresh(self._gc.started)  # (what the first frame made is kept too)
         for config in self._restore:
-            self._open_slot(self._new_slot(config), show=False)
+            self._open_slot(self._new_slot(config), show=False, draft=next(drafts, ""))
 
-    def _open_slot(self, slot: SessionSlot, show: bool = True) -> None:
-        """Give `slot` its screen's mode, start its pi and its dialogs; show it."""
+    def _open_slot(self, slot: SessionSlot, show: bool = True, draft: str = "") -> None:
+        """Give `slot` its screen's mode, start its pi and its dialogs; show it; `draft` goes
+        into its prompt once that is there."""
         self.add_mode(slot.mode, lambda: slot.main)  # (the first one's stack is there already)
         if show:
             self._switch(slot)
         self.start_session(slot)
         slot.workers.append(self.run_worker(self._run_dialogs(slot), name="dialogs", group="dialogs"))
+        if draft:
+            self._draft_of[slot] = clean(draft)  # (what the file holds: no terminal controls into the prompt)
+        slot.workers.append(self.run_worker(self._prompt_composed(slot), name="prompt", group="session"))
         self._desk_changed()
+
+    async def _prompt_composed(self, slot: SessionSlot) -> None:
+        """Keep the session's prompt (its draft is read from it at exit), and put in it the
+        draft --restore brought, once its screen is first shown."""
+        await slot.main.composed.wait()
+        editor = self._editors[slot] = slot.main.editor
+        if draft := self._draft_of.pop(slot, ""):
+            editor.put_before([draft])
 
     def get_default_screen(self) -> Screen[Any]:
         return self.slots[0].main
@@ -625,11 +645,15 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         await slot.pi.close()
         self._desk_changed()
 
-    def sessions_at_exit(self) -> list[tuple[str, LaunchConfig, SessionState | None, bool]]:
-        """Every session open and closed: its name, launch, pi's last state, and whether it
-        is the one pideck was started with."""
-        return [(slot.name, slot.config, slot.pi.model.state, slot.config is self.config)
-                for slot in [*self.slots, *self.closed]]
+    def sessions_at_exit(self) -> list[tuple[str, LaunchConfig, SessionState | None, bool, str]]:
+        """Every session open and closed: its name, launch, pi's last state, whether it is the
+        one pideck was started with, and the draft left in its prompt (none for one closed)."""
+        return [(slot.name, slot.config, slot.pi.model.state, slot.config is self.config,
+                 "" if slot in self.closed else self._draft(slot)) for slot in [*self.slots, *self.closed]]
+
+    def _draft(self, slot: SessionSlot) -> str:
+        editor = self._editors.get(slot)
+        return editor.expanded_text if editor is not None else self._draft_of.get(slot, "")
 
     def session_lines(self) -> list[SessionLine]:
         return [slot.line() for slot in self.slots]

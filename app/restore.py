@@ -1,66 +1,130 @@
-"""`pideck --restore`: the sessions open when pideck last quit, opened again; and, at every
-quit, that set saved (protocol/files/desk_file.py) with one resume command per session."""
+"""`pideck --restore [N|list]`: the sessions of a desk saved at a quit opened again, with the
+drafts of their prompts (the newest desk no other pideck has open, or the Nth newest; `list`
+lists them); and, at every quit, the sessions open saved as a desk of their own
+(protocol/files/desk_file.py), with one resume command per session.
+
+A saved session that cannot open any more (its folder gone or not a folder, a NUL byte in
+it, a `--pi` command not found) is named and left out, and stays in its desk for a later
+`--restore`; the others open. When none can, pideck says so in one line and ends."""
 
 from __future__ import annotations
 
 import argparse
-import sys
+import os
+import time
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from app.pi.args import opening_session
-from app.pi.launch import LaunchConfig, LaunchError, open_launch
+from app.pi.launch import LaunchConfig, LaunchError, check_saved_launch, open_launch
 from app.resume_commands import resume_command, saved, session_resume
 from app.terminal.say import say
+from protocol.numbers import parse_int
 
-if TYPE_CHECKING:  # (the set saved is read and written only with --restore and at exit, not before pi starts)
-    from protocol.files.desk_file import SavedSession
+if TYPE_CHECKING:  # (desks are read and written only with --restore and at exit, not before pi starts)
+    from protocol.files.desk_file import SavedSession, TakenDesk
     from protocol.wire.responses import SessionState
 
-# A session at exit: its name, its launch, pi's last state, whether pideck was started with it.
-Closing = tuple[str, LaunchConfig, "SessionState | None", bool]
+# A session at exit: its name, its launch, pi's last state, whether pideck was started with
+# it, the unsent draft in its prompt.
+Closing = tuple[str, LaunchConfig, "SessionState | None", bool, str]
+MOST_DESKS = 50  # (protocol.files.desk_file.MAX_DESKS, not imported before pi starts)
 
 
-def restoring(args: argparse.Namespace, env: Mapping[str, str]) -> list[SavedSession]:
-    """With --restore, the sessions saved, the first one's folder, --pi and pi arguments put
-    in `args` (pideck starts with it; a session saved without --pi runs the --pi given now);
-    [] without. Raises LaunchError."""
-    if not getattr(args, "restore", False):
-        return []
+class NothingToRestore(LaunchError):
+    """--restore finds no desk, or no session of it that can open; the message says why."""
+
+
+@dataclass
+class Restoring:
+    """The desk --restore took, the sessions of it that open (the first one pideck starts
+    with) and those left out, with what was said of them."""
+
+    desk: TakenDesk
+    opened: list[SavedSession] = field(default_factory=list)
+    left_out: list[SavedSession] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def leave_out(self, session: SavedSession, reason: str, err: IO[str] | None = None) -> None:
+        note = f"--restore leaves out {session.name or session.cwd}: {reason}"
+        self.left_out.append(session)
+        self.notes.append(note)
+        say(f"pideck: {note}", file=err)
+
+
+def desk_number(value: str) -> int | None:
+    """--restore's N (None for the newest desk not open elsewhere). Raises LaunchError."""
+    if value == "newest":
+        return None
+    number = parse_int(value, low=1, high=MOST_DESKS)
+    if number is None:
+        raise LaunchError(f"--restore takes a desk's number from 1 to {MOST_DESKS}, or list, not {value[:20]!r}")
+    return number
+
+
+def restoring(args: argparse.Namespace, env: Mapping[str, str], err: IO[str] | None = None) -> Restoring | None:
+    """With --restore, the desk taken and the first session that can open put in `args`
+    (its folder, --pi and pi arguments: pideck starts with it; a session saved without --pi
+    runs the --pi given now); None without. Raises LaunchError (NothingToRestore)."""
+    if getattr(args, "restore", None) is None:
+        return None
     if args.pi_args or args.cwd is not None or args.demo:
-        raise LaunchError("--restore opens the sessions saved at the last quit, each with its own folder and pi "
+        raise LaunchError("--restore opens the sessions saved at a quit, each with its own folder and pi "
                           "arguments: give it without --cwd, --demo or pi arguments")
-    from protocol.files.desk_file import DeskFileError, desk_path, load_desk
+    number = desk_number(args.restore)
+    from protocol.files.desk_file import DeskFileError, take_desk
 
     try:
-        sessions = load_desk(desk_path(env))
+        desk = take_desk(env, number)
     except DeskFileError as exc:
-        raise LaunchError(f"--restore: {exc}") from None
-    first = sessions[0]
-    args.cwd, args.pi, args.pi_args = first.cwd, first.pi or args.pi, list(first.pi_args)
-    return sessions
-
-
-def other_launches(config: LaunchConfig, sessions: list[SavedSession], err: IO[str] = sys.stderr) -> list[LaunchConfig]:
-    """The launches of the saved sessions after the first; one that cannot start any more (its
-    folder is gone) is left out, and said."""
-    launches = []
-    for session in sessions:
+        raise NothingToRestore(f"--restore: {exc}") from None
+    opened, reasons = [], []
+    for session in desk.sessions:
         try:
-            launches.append(open_launch(config, Path(session.cwd), session.pi_args, session.pi))
+            check_saved_launch(session.cwd, session.pi_args, session.pi)
         except LaunchError as exc:
-            say(f"pideck: --restore leaves out {session.name or session.cwd}: {exc}", file=err)
+            reasons.append((session, str(exc)))
+        else:
+            opened.append(session)
+    if not opened:
+        desk.keep()
+        count = f"the {len(desk.sessions)} sessions" if len(desk.sessions) > 1 else "the session"
+        raise NothingToRestore(f"--restore: none of {count} of {desk.path} can open again ("
+                               + "; ".join(f"{s.name or s.cwd}: {reason}" for s, reason in reasons) + ")")
+    restored = Restoring(desk, opened)
+    for session, reason in reasons:
+        restored.leave_out(session, reason, err)
+    first = opened[0]
+    args.cwd, args.pi, args.pi_args = first.cwd, first.pi or args.pi, list(first.pi_args)
+    return restored
+
+
+def other_launches(config: LaunchConfig, restored: Restoring | None,
+                   err: IO[str] | None = None) -> list[tuple[LaunchConfig, str]]:
+    """The launches of the sessions restored after the first, each with its draft; one that
+    cannot start now is left out, and said."""
+    if restored is None:
+        return []
+    launches = []
+    for session in restored.opened[1:]:
+        try:
+            launches.append((open_launch(config, Path(session.cwd), session.pi_args, session.pi), session.draft))
+        except LaunchError as exc:
+            restored.leave_out(session, str(exc), err)
     return launches
 
 
-def save_sessions(sessions: list[Closing], args: argparse.Namespace, env: Mapping[str, str]) -> None:
-    """The saved sessions among `sessions`, for the next --restore (the file is kept as it
-    was when none is saved: a quick look with --no-session does not lose the last set)."""
-    from protocol.files.desk_file import SavedSession, desk_path, save_desk
+def save_sessions(sessions: list[Closing], args: argparse.Namespace, env: Mapping[str, str],
+                  restored: Restoring | None = None) -> tuple[bool | None, bool]:
+    """Save the saved sessions among `sessions` (with their drafts) as a new desk, then let
+    go of the desk restored: the sessions it left out stay in it. (whether the desk was
+    written, None when no session is saved; whether a draft was cut to its bound)"""
+    from protocol.files.desk_file import SavedSession, cut_drafts, desks_dir, save_desk
 
     kept = []
-    for name, config, state, started in sessions:
+    for name, config, state, started, _ in sessions:
         if state is None or not saved(state, config.remote):
             continue
         if started:
@@ -69,11 +133,40 @@ def save_sessions(sessions: list[Closing], args: argparse.Namespace, env: Mappin
         else:
             kept.append(SavedSession(cwd=str(config.cwd), pi=config.pi_flag, name=name,
                                      pi_args=opening_session(list(config.pi_args), state.session_id)))
+    drafts, cut = cut_drafts([draft for name, config, state, _, draft in sessions
+                              if state is not None and saved(state, config.remote)])
+    for session, draft in zip(kept, drafts):
+        session.draft = draft
+    written = None
     if kept:
         try:
-            save_desk(desk_path(env), kept)
+            save_desk(desks_dir(env), kept)
+            written = True
         except OSError:
-            pass  # nowhere to keep them: the resume commands printed still open each
+            written = False  # nowhere to keep them: the resume commands printed still open each
+    if restored is not None and written is not False:
+        restored.desk.release(restored.left_out)
+    return written, cut
+
+
+def drafts_left(sessions: list[Closing], written: bool | None, cut: bool) -> str | None:
+    """The line that says which sessions' prompts held an unsent draft at quit, and whether
+    --restore brings each back; None when none did."""
+    kept = [name for name, config, state, _, draft in sessions if draft.strip() and saved(state, config.remote)]
+    lost = [name for name, config, state, _, draft in sessions if draft.strip() and not saved(state, config.remote)]
+    if written is False:
+        kept, lost = [], kept + lost
+    if not kept and not lost:
+        return None
+    parts = []
+    if kept:
+        parts.append(f"{', '.join(kept)} (saved{', cut to 1 MiB' if cut else ''}: pideck --restore puts "
+                     f"{'it' if len(kept) == 1 else 'them'} back)")
+    if lost:
+        why = "the desk could not be written" if written is False else "not saved, as the session is not"
+        parts.append(f"{', '.join(lost)} (lost: {why})")
+    drafts = "an unsent draft was" if len(kept) + len(lost) == 1 else "unsent drafts were"
+    return f"pideck: {drafts} left in {' and '.join(parts)}"
 
 
 def print_others(sessions: list[Closing], shown: int, args: argparse.Namespace, file: IO[str]) -> None:
@@ -82,5 +175,30 @@ def print_others(sessions: list[Closing], shown: int, args: argparse.Namespace, 
 
     print_other_sessions([
         (name, resume_command(args, state) if started else session_resume(config, state))
-        for index, (name, config, state, started) in enumerate(sessions) if index != shown
+        for index, (name, config, state, started, _) in enumerate(sessions) if index != shown
     ], file)
+
+
+def list_desks(env: Mapping[str, str], out: IO[str]) -> int:
+    """`pideck --restore list`: the desks saved, newest first, numbered as --restore N takes them."""
+    from protocol.files.desk_file import desks
+
+    found = desks(env)
+    if not found:
+        say("No desk is saved: quitting pideck with saved sessions open saves one.", file=out)
+        return 0
+    say("The desks saved at a quit, newest first (pideck --restore N opens the Nth):", file=out)
+    for number, desk in enumerate(found, 1):
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(desk.saved_at))
+        if desk.problem:
+            say(f"{number:3}  {when}  cannot be opened: {desk.problem}", file=out)
+            continue
+        names = ", ".join(session.name or os.path.basename(session.cwd.rstrip("/")) or session.cwd
+                          for session in desk.sessions)
+        count = f"{len(desk.sessions)} session{'s' if len(desk.sessions) > 1 else ''}"
+        drafts = sum(bool(session.draft.strip()) for session in desk.sessions)
+        with_drafts = f", {drafts} with a draft" if drafts else ""
+        in_use = " (open in another pideck)" if desk.in_use else ""
+        say(f"{number:3}  {when}  {count}{with_drafts}: {names}{in_use}", file=out)
+    return 0
+

@@ -200,6 +200,20 @@ def open_launch(base: LaunchConfig, cwd: Path, pi_args: Sequence[str] | None = N
     )
 
 
+def check_saved_launch(cwd: str, pi_args: Sequence[str], pi_flag: str | None) -> None:
+    """Refuse (LaunchError) what a session saved at a quit asks that cannot start now: a NUL
+    byte (no folder name or argument holds one), a folder gone or not one, pi arguments
+    pideck refuses, a --pi command not found."""
+    if any("\0" in word for word in (cwd, *pi_args, pi_flag or "")):
+        raise LaunchError("it holds a NUL byte, which no folder name or argument can hold")
+    folder = Path(cwd)
+    if not folder.is_dir():
+        raise LaunchError(f"{cwd}: {'is not a folder' if folder.exists() else 'does not exist'}")
+    _check_pi_args(list(pi_args))
+    if pi_flag is not None:
+        _split_pi_flag(pi_flag)
+
+
 def start_recording(path: str | None, argv: Sequence[str], env: dict[str, str], cwd: Path) -> Recorder | None:
     """The recording `--record` asks for, created now so that a path that cannot be written is refused."""
     if path is None:

@@ -10,8 +10,9 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
+from app.pideck_app import PideckApp
 from protocol.state.desk import Mark, SessionLine
-from tests.pi_harness import Fake, drawn_text, type_text, ui, wait_until
+from tests.pi_harness import Fake, drawn_text, notes, ready, type_text, ui, wait_until
 from widgets.prompt_editor import PromptEditor
 from widgets.screens.dialogs import ConfirmDialog
 from widgets.screens.sessions_picker import SessionsPicker
@@ -271,3 +272,27 @@ async def test_a_message_waits_in_the_prompt_while_pi_restarts(tmp_path: Path) -
         app.session.restarting(False)
         await pilot.press("enter")
         await wait_until(pilot, lambda: fake.commands("prompt"), what="sent once pi is back")
+
+
+async def test_restored_drafts_go_back_into_each_prompt_and_are_read_at_quit(tmp_path: Path) -> None:
+    """--restore's drafts: the first session's in its prompt at once, another's once it is
+    shown (kept meanwhile), a large one as a marker; every prompt's draft is read at quit,
+    after the screens have gone too. What --restore left out is said in a toast."""
+    first, second = two_fakes(tmp_path)
+    large = "\n".join(f"pasted line {n}" for n in range(40))
+    app = PideckApp(first.config(), restore=[second.config()], drafts=["half a thought", large],
+                    notes=["--restore leaves out gone: /x: does not exist"])
+    async with app.run_test() as pilot:
+        await ready(pilot, first)
+        await wait_until(pilot, lambda: app.slots[0].main.editor.text == "half a thought", what="the first draft back")
+        assert "--restore leaves out gone: /x: does not exist" in notes(app)
+        await wait_until(pilot, lambda: len(app.slots) == 2, what="the second session opened")
+        assert [draft for *_, draft in app.sessions_at_exit()] == ["half a thought", large], "kept while not shown"
+        await pilot.press("alt+2")
+        editor = app.slots[1].main.editor
+        await wait_until(pilot, lambda: editor.text.startswith("[paste #"), what="the large draft back, as a marker")
+        assert editor.expanded_text == large
+        await type_text(pilot, " and more")
+        await pilot.press("alt+1")
+        await type_text(pilot, ", still")
+    assert [draft for *_, draft in app.sessions_at_exit()] == ["half a thought, still", large + " and more"]

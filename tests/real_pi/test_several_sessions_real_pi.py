@@ -171,19 +171,29 @@ def test_quit_prints_a_resume_command_per_session_and_restore_opens_them(pi_harn
         wait_for("2 ○ two")
         type_line("Say two.")
         wait_for("Answer two.")
+        tmux("send-keys", "-t", "t", "-l", "a draft for later")  # left unsent in a session then not shown
+        wait_for("a draft for later")
+        tmux("send-keys", "-t", "t", "M-1")
+        deadline = time.monotonic() + 30
+        while "a draft for later" in screen():  # session one shown, its prompt empty
+            assert time.monotonic() < deadline, screen()
+            time.sleep(0.1)
         tmux("send-keys", "-t", "t", "C-c")
         time.sleep(0.2)  # (within the 1.5 s a second Ctrl+C quits in)
         tmux("send-keys", "-t", "t", "C-c")
         shown = wait_for("EXIT=0")
         assert "To resume this session:" in shown and "The other sessions:" in shown
         assert shown.count("--session ") >= 2 and f"--cwd {two}" in shown, shown
-        saved = state / "pideck" / "sessions.json"
-        assert saved.exists() and oct(saved.stat().st_mode & 0o777) == "0o600"
+        assert "pideck: an unsent draft was left in two (saved: pideck --restore puts it back)" in shown
+        saved = list((state / "pideck" / "desks").iterdir())
+        assert len(saved) == 1 and oct(saved[0].stat().st_mode & 0o777) == "0o600", saved
 
         wait_for("1 ○ one  2 ○ two", timeout=90)  # pideck --restore: both, on their session files
         wait_for("Answer one.")  # the first session's transcript, shown first
         tmux("send-keys", "-t", "t", "M-2")
         wait_for("Answer two.")
+        wait_for("a draft for later")  # back in its prompt
+        tmux("send-keys", "-t", "t", "C-u")
         tmux("send-keys", "-t", "t", "C-c")
         time.sleep(0.2)
         tmux("send-keys", "-t", "t", "C-c")

@@ -176,7 +176,7 @@ def test_main_runs_the_app_then_stops_the_demo(pi_flag, monkeypatch):
     seen = []
 
     class FakeApp:
-        def __init__(self, config, client, terminal_colors=(None, None), type_ahead=b"", restore=()):
+        def __init__(self, config, client, terminal_colors=(None, None), type_ahead=b"", restore=(), drafts=(), notes=()):
             seen.append(config)
             self.client = client
             self.slots, self.current = [], None

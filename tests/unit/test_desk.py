@@ -1,17 +1,15 @@
 """The pieces of several sessions that need no app: a session's mark and name, the model's
-changes a session not shown keeps, /open's words, another session's launch, the file
---restore reads."""
+changes a session not shown keeps, /open's words, another session's launch (the desks
+--restore reads: tests/unit/test_restore.py)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from app.commands.desk import parse_open
 from app.pi.launch import LaunchConfig, LaunchError, open_launch
-from protocol.files.desk_file import DeskFileError, SavedSession, load_desk, save_desk
 from protocol.state.desk import Mark, ago, mark_of, session_name
 from protocol.state.session_model import SessionModel
 from protocol.wire.client import ChildExited
@@ -81,17 +79,3 @@ def test_open_reads_a_folder_a_pi_command_and_pis_flags(tmp_path: Path) -> None:
     for bad in ("a b", "--bogus", "--pi", "'unclosed"):
         with pytest.raises(ValueError):
             parse_open(bad, tmp_path, None)
-
-
-def test_the_saved_sessions_round_trip_and_a_foreign_file_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "state" / "sessions.json"
-    sessions = [SavedSession(cwd="/a", pi_args=["--session", "1"]), SavedSession(cwd="/b", pi="ssh box pi", name="b")]
-    save_desk(path, sessions)
-    assert load_desk(path) == sessions and os.stat(path).st_mode & 0o777 == 0o600
-    for text, reason in (('{"version": 1, "sessions": []}', "no sessions"), ("[1, 2]", "not a list of sessions"),
-                         ('{"version": 9, "sessions": [{"cwd": "/a"}]}', "another pideck"), ("x" * (2 << 20), "larger")):
-        path.write_text(text)
-        with pytest.raises(DeskFileError, match=reason):
-            load_desk(path)
-    with pytest.raises(DeskFileError, match="no sessions were saved"):
-        load_desk(tmp_path / "none.json")

@@ -21,7 +21,7 @@ import pytest
 from app.git_branch import branch_of
 from app.runtime import ProvisionError, ensure_runtime
 from protocol.files.config_files import ConfigFileError, read_json
-from protocol.files.desk_file import DeskFileError, desk_path, load_desk
+from protocol.files.desk_file import DeskFileError, desks_dir, load_desk
 from protocol.files.headless_files import load_file
 from protocol.files.images import ImageError, is_image_file, load_image
 from protocol.files.session_files import read_summary, session_cwd
@@ -62,7 +62,7 @@ def prune_over(fifo: Path) -> int:
 
 
 READERS: dict[str, tuple[str, Callable[[Path], Any], tuple[type[BaseException], ...]]] = {
-    "desk": ("state/pideck/sessions.json", load_desk, (DeskFileError,)),
+    "desk": ("state/pideck/desks/desk-1.json", load_desk, (DeskFileError,)),
     "settings": ("agent/settings.json", read_json, (ConfigFileError,)),
     "keybindings": ("agent/keybindings.json", read_json, (ConfigFileError,)),
     "theme": ("agent/themes/mine.json", read_json, (ConfigFileError,)),
@@ -100,7 +100,7 @@ def test_the_runtimes_lock_as_a_fifo_is_refused(tmp_path: Path, monkeypatch: pyt
 
 def test_pideck_restore_with_its_desk_a_fifo_says_so_and_ends(tmp_path: Path) -> None:
     """The whole command, in a terminal: one line and a non-zero status, not a blank screen."""
-    fifo = fifo_at(desk_path(os.environ))
+    fifo = fifo_at(desks_dir(os.environ) / "desk-1.json")
     master, slave = pty.openpty()
     pideck = Path(sys.executable).parent / "pideck"
     try:
