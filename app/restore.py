@@ -48,10 +48,15 @@ class Restoring:
     notes: list[str] = field(default_factory=list)
 
     def leave_out(self, session: SavedSession, reason: str, err: IO[str] | None = None) -> None:
-        note = f"--restore leaves out {session.name or session.cwd}: {reason}"
+        note = f"--restore leaves out {label(session)}: {reason}"
         self.left_out.append(session)
         self.notes.append(note)
         say(f"pideck: {note}", file=err)
+
+
+def label(session: SavedSession) -> str:
+    """A saved session as pideck names it: its name, else its folder's last part."""
+    return session.name or os.path.basename(session.cwd.rstrip("/")) or session.cwd
 
 
 def desk_number(value: str) -> int | None:
@@ -92,7 +97,7 @@ def restoring(args: argparse.Namespace, env: Mapping[str, str], err: IO[str] | N
         desk.keep()
         count = f"the {len(desk.sessions)} sessions" if len(desk.sessions) > 1 else "the session"
         raise NothingToRestore(f"--restore: none of {count} of {desk.path} can open again ("
-                               + "; ".join(f"{s.name or s.cwd}: {reason}" for s, reason in reasons) + ")")
+                               + "; ".join(f"{label(s)}: {reason}" for s, reason in reasons) + ")")
     restored = Restoring(desk, opened)
     for session, reason in reasons:
         restored.leave_out(session, reason, err)
@@ -163,7 +168,8 @@ def drafts_left(sessions: list[Closing], written: bool | None, cut: bool) -> str
         parts.append(f"{', '.join(kept)} (saved{', cut to 1 MiB' if cut else ''}: pideck --restore puts "
                      f"{'it' if len(kept) == 1 else 'them'} back)")
     if lost:
-        why = "the desk could not be written" if written is False else "not saved, as the session is not"
+        why = ("the desk could not be written" if written is False
+               else "its session is not saved" if len(lost) == 1 else "their sessions are not saved")
         parts.append(f"{', '.join(lost)} (lost: {why})")
     drafts = "an unsent draft was" if len(kept) + len(lost) == 1 else "unsent drafts were"
     return f"pideck: {drafts} left in {' and '.join(parts)}"
@@ -193,8 +199,7 @@ def list_desks(env: Mapping[str, str], out: IO[str]) -> int:
         if desk.problem:
             say(f"{number:3}  {when}  cannot be opened: {desk.problem}", file=out)
             continue
-        names = ", ".join(session.name or os.path.basename(session.cwd.rstrip("/")) or session.cwd
-                          for session in desk.sessions)
+        names = ", ".join(label(session) for session in desk.sessions)
         count = f"{len(desk.sessions)} session{'s' if len(desk.sessions) > 1 else ''}"
         drafts = sum(bool(session.draft.strip()) for session in desk.sessions)
         with_drafts = f", {drafts} with a draft" if drafts else ""
