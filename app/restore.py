@@ -30,7 +30,6 @@ if TYPE_CHECKING:  # (desks are read and written only with --restore and at exit
 # A session at exit: its name, its launch, pi's last state, whether pideck was started with
 # it, the unsent draft in its prompt.
 Closing = tuple[str, LaunchConfig, "SessionState | None", bool, str]
-MOST_DESKS = 50  # (protocol.files.desk_file.MAX_DESKS, not imported before pi starts)
 
 
 class NothingToRestore(LaunchError):
@@ -63,9 +62,9 @@ def desk_number(value: str) -> int | None:
     """--restore's N (None for the newest desk not open elsewhere). Raises LaunchError."""
     if value == "newest":
         return None
-    number = parse_int(value, low=1, high=MOST_DESKS)
+    number = parse_int(value, low=1, max_digits=4)
     if number is None:
-        raise LaunchError(f"--restore takes a desk's number from 1 to {MOST_DESKS}, or list, not {value[:20]!r}")
+        raise LaunchError(f"--restore takes a desk's number (1 is the newest) or list, not {value[:20]!r}")
     return number
 
 

@@ -153,7 +153,7 @@ def test_restore_n_and_its_refusals(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "no desk can be opened (2: open in another pideck)" in capsys.readouterr().err
     assert main(["--restore", "3"]) == 1
     assert "2 desks saved, not 3" in capsys.readouterr().err
-    for bad in ("x", "0", "99", "--demo"):
+    for bad in ("x", "0", "-1", "12345", "--demo"):
         assert main(["--restore", bad] if bad != "--demo" else ["--restore", "--demo"]) == 2
         assert capsys.readouterr().err.count("\n") == 1
 
