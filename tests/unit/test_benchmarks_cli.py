@@ -30,3 +30,19 @@ def test_rows_print_beside_their_reference_as_text_and_markdown() -> None:
     markdown = format_markdown(rows).splitlines()
     assert markdown[2] == "| stream | submit -> screen | 450 | ms | pi alone | 225 | 2.00x |"
     assert markdown[3] == "| memory | RSS | 120 | MB |  |  |  |"
+
+
+def test_benchmarks_run_with_a_state_folder_of_their_own(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`make bench` starts pidecks that save desks and checkpoints: never in the user's folder."""
+    import os
+    from types import SimpleNamespace
+
+    import benchmarks.__main__ as runner
+
+    seen: list[str] = []
+    module = SimpleNamespace(run=lambda: seen.append(os.environ["XDG_STATE_HOME"]) or [Row("x", 1.0, "ms")])
+    monkeypatch.setattr(runner, "discover", lambda failed: {"probe": module})
+    monkeypatch.setenv("XDG_STATE_HOME", "/the/users/own")
+    assert runner.main(["probe"]) == 0
+    assert seen and seen[0] != "/the/users/own" and "pideck-bench-state-" in seen[0]
+    assert not Path(seen[0]).exists(), "and it goes when they end"
