@@ -245,19 +245,19 @@ async def test_a_step_that_cannot_be_played_is_skipped_and_said_and_the_replay_g
 async def test_a_replay_keeps_the_recorded_pace(tmp_path: Path) -> None:
     recorder = Recorder.create(tmp_path / "rec.jsonl", ["pi"], Redactor([]))
     lines = (JSON_RUNS / "json_error.jsonl").read_bytes().splitlines()[1:]
-    clock = iter([*([0.0] * 6), *([0.6] * (len(lines) - 6))])  # up to the user's message, then the reply
+    clock = iter([*([0.0] * 6), *([2.0] * (len(lines) - 6))])  # up to the user's message, then the reply
     recorder._clock, recorder._start = (lambda: next(clock)), 0.0
     for line in lines:
         recorder.read(line)
     recorder.close()
     _, steps = read_recording(tmp_path / "rec.jsonl")
     app = ReplayApp(config(tmp_path), ReplayClient("rec.jsonl", steps, speed=1.0))
-    before = asyncio.get_running_loop().time()  # (the replay begins after this: its 0.6 s count from later)
+    before = asyncio.get_running_loop().time()  # (the replay begins after this: its 2 s count from later)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: "This request will fail" in transcript_text(app), what="the first lines")
-        assert app.view.ended is None  # the rest comes 0.6 s later
+        assert app.view.ended is None  # the rest comes 2 s later (room for a loaded machine to draw the first)
         await wait_until(pilot, lambda: app.view.ended is not None, what="the rest")
-        assert asyncio.get_running_loop().time() - before >= 0.6
+        assert asyncio.get_running_loop().time() - before >= 2.0
 
 
 async def test_a_stream_that_is_not_pis_says_so(tmp_path: Path) -> None:
