@@ -645,18 +645,20 @@ class TmuxPideck:
     presses Enter, `screen` is what the terminal shows."""
 
     def __init__(self, fake: Fake, wrapper: tuple[str, ...] = (), typed: bool = False,
-                 args: tuple[str, ...] | None = None, cwd: Path = ROOT) -> None:
+                 args: tuple[str, ...] | None = None, cwd: Path = ROOT, env: Mapping[str, str] | None = None) -> None:
         """`wrapper`: a command that runs pideck (its arguments follow). `typed`: the command
         is typed into an interactive bash, as a user starts it (job control). `args`:
-        pideck's arguments instead of `--pi` with `fake` (`--demo` runs the real pi)."""
+        pideck's arguments instead of `--pi` with `fake` (`--demo` runs the real pi). `env`:
+        variables set for pideck besides (or instead of) its agent directory."""
         self.fake = fake
         self.socket = f"pideck-test-{uuid.uuid4().hex[:10]}"
         pideck = ROOT / ".venv" / "bin" / "pideck"
         if args is None:
             args = ("--pi", shlex.join(fake.argv), "--protocol-log", str(fake.dir / "p.log"))
         command = shlex.join([*wrapper, str(pideck), *args])
-        started = self._tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "36", "-e", "TERM=xterm-256color",
-                             "-e", f"PI_CODING_AGENT_DIR={own_agent_dir(fake.dir)}",
+        variables = {"TERM": "xterm-256color", "PI_CODING_AGENT_DIR": str(own_agent_dir(fake.dir)), **(env or {})}
+        started = self._tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "36",
+                             *(arg for key, value in variables.items() for arg in ("-e", f"{key}={value}")),
                              "-c", str(cwd), "bash --norc --noprofile -i" if typed else command)
         assert started.returncode == 0, started.stderr
         self.socket_path = self._tmux("display-message", "-p", "#{socket_path}").stdout.strip()

@@ -30,11 +30,7 @@ class KeysInOrder(Widget):
     """
 
     async def _on_key(self, event: events.Key) -> None:
-        focused = self.app.focused
-        if focused is not None and focused is not self:
-            event.stop()
-            event.prevent_default()
-            focused._forward_event(events.Key(event.key, event.character))
+        if self.sent_on(event):
             return
         if self.check_consume_key(event.key, event.character):
             return  # the widget types it
@@ -44,6 +40,22 @@ class KeysInOrder(Widget):
                     event.stop()
                     event.prevent_default()
                     return
+
+    def sent_on(self, event: events.Key) -> bool:
+        """Send a key that came after the focus moved on to the widget that has it now (True);
+        a widget's own key handling asks this first, before it acts on the key (an Enter
+        after Alt+2 in a burst sends the other session's prompt, not this one's)."""
+        focused = self.app.focused
+        if focused is None or focused is self:
+            return False
+        event.stop()
+        event.prevent_default()
+        key = events.Key(event.key, event.character)
+        key.time = event.time  # (when it was pressed: the prompt compares it with when text came back)
+        if getattr(event, "escape_first", False):
+            key.escape_first = True  # type: ignore[attr-defined]
+        focused._forward_event(key)
+        return True
 
     def is_bound(self, key: str) -> bool:
         """Whether a binding of the screen's chain (the app's too) takes `key`."""

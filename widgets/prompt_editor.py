@@ -87,6 +87,8 @@ class PromptEditor(ReadlineTextArea):
         return self.keymapped
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.sent_on(event):
+            return
         self._apart_from_given_back(event.time, typed=event.is_printable)
         if self.take_jump(event):
             return

@@ -220,7 +220,7 @@ class ReadlineTextArea(KeysInOrder, TextArea):
         return True
 
     async def _on_key(self, event: events.Key) -> None:
-        if self.take_jump(event):
+        if self.sent_on(event) or self.take_jump(event):
             return
         if event.key.startswith("alt+") and event.character:
             # Alt+letter arrives as Esc + the letter, which TextArea would type: it is a

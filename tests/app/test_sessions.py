@@ -8,11 +8,12 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 
 from app.pideck_app import PideckApp
 from protocol.state.desk import Mark, SessionLine
-from tests.pi_harness import Fake, drawn_text, notes, ready, type_text, ui, wait_until
+from tests.pi_harness import Fake, burst, drawn_text, notes, ready, type_text, ui, wait_until
 from widgets.prompt_editor import PromptEditor
 from widgets.screens.dialogs import ConfirmDialog
 from widgets.screens.sessions_picker import SessionsPicker
@@ -257,6 +258,55 @@ async def test_keys_in_one_burst_go_to_the_session_shown_when_each_was_pressed(t
         await wait_until(pilot, lambda: len(one.text) + len(two.text) == 7, what="every letter typed")
         assert (one.text, two.text) == ("abcg", "def")
         assert app.current is app.slots[0]
+
+
+# keys in one read of the terminal; the messages each session gets, (text, streamingBehavior)
+# while its pi works (the first to an idle session is a prompt)
+BURSTS = {
+    "enter, switch, enter, back": ([*"one", "enter", "alt+2", *"two", "enter", "alt+1"],
+                                   [("one", "steer")], [("two", "steer")]),
+    "switch first": (["alt+2", *"two", "enter", "alt+1", *"one", "enter"], [("one", "steer")], [("two", "steer")]),
+    "follow-ups": ([*"one", "alt+enter", "alt+2", *"two", "alt+enter", "alt+1", *"three", "enter"],
+                   [("one", "followUp"), ("three", "steer")], [("two", "followUp")]),
+    "back and forth": ([*"a", "enter", "alt+2", *"b", "enter", "alt+1", *"c", "alt+enter", "alt+2", *"d", "enter"],
+                       [("a", "steer"), ("c", "followUp")], [("b", "steer"), ("d", "steer")]),
+}
+
+
+@pytest.mark.parametrize("second_busy", [False, True], ids=["second idle", "second busy"])
+@pytest.mark.parametrize("name", list(BURSTS))
+async def test_each_enter_of_a_burst_sends_in_the_session_shown_when_it_was_pressed(
+        tmp_path: Path, name: str, second_busy: bool) -> None:
+    """An Enter after Alt+N in one burst was read by the prompt it left (empty: nothing sent),
+    and the text typed before it stayed in the other session's prompt."""
+    keys, to_first, to_second = BURSTS[name]
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+    first, second = (Fake(tmp_path / name, "--stop-after", "3") for name in ("one", "two"))  # runs stream on
+    async with first.run() as pilot:
+        app = pilot.app
+        await type_text(pilot, "Write a long answer slowly.")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.session.running, what="session 1 streaming")
+        await open_second(pilot, second)
+        if second_busy:
+            await type_text(pilot, "Write a long answer slowly.")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.session.running, what="session 2 streaming")
+        else:
+            to_second = [(to_second[0][0], None), *to_second[1:]]  # a prompt, then steers and follow-ups of its run
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: app.current is app.slots[0] and isinstance(app.focused, PromptEditor),
+                         what="session 1 shown")
+        burst(app, *keys)
+
+        def sent(fake: Fake, before: int) -> list[tuple[str, str | None]]:
+            return [(c["message"], c.get("streamingBehavior")) for c in fake.commands("prompt")[before:]]
+
+        await wait_until(pilot, lambda: len(sent(first, 1)) == len(to_first) and len(sent(second, second_busy)) == len(to_second),
+                         what="every message sent")
+        assert (sent(first, 1), sent(second, second_busy)) == (to_first, to_second)
+        assert not app.slots[0].main.editor.text and not app.slots[1].main.editor.text, "no text left behind"
 
 
 async def test_a_message_waits_in_the_prompt_while_pi_restarts(tmp_path: Path) -> None:

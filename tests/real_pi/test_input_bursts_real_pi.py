@@ -1,18 +1,22 @@
 """Keys typed in a burst in a real terminal (tmux) reach the real pi as typed: a prompt that
 names a large file with `@` (its completion lists the folder, the sent text is read for
-images), then a steer and a follow-up, in one write."""
+images), then a steer and a follow-up, in one write; and keys that switch between two
+sessions in one write, each sent in the session shown when it was pressed."""
 
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import TmuxPideck
+from tests.pi_harness import PiHarness, TmuxPideck
 
 from app.runtime import PiRuntime
+from app.scripted_model.agent_dir import pi_model_args
+from app.scripted_model.server import Reply
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -77,3 +81,66 @@ def editor(term: TmuxPideck) -> str:
         return ""
     bottom = next((i for i in range(tops[-1] + 1, len(rows)) if rows[i].startswith("╰")), len(rows))
     return "\n".join(row[1:row.find("│", 1)].strip() for row in rows[tops[-1] + 1 : bottom])
+
+
+class HarnessPi:
+    """pideck over the harness's real pi and scripted model, in `folder` (for TmuxPideck, as a
+    Fake is): what each request to the model holds is in `pi_harness.model.requests`."""
+
+    def __init__(self, harness: PiHarness, folder: Path) -> None:
+        self.dir = folder
+        self.harness = harness
+
+    def args(self) -> tuple[str, ...]:
+        return ("--pi", shlex.join(self.harness.runtime.argv), "--", *pi_model_args(), "--no-session")
+
+    def env(self) -> dict[str, str]:
+        return {key: value for key, value in self.harness.env.items() if key.startswith(("PI_", "PIDECK_"))} | {
+            "XDG_STATE_HOME": str(self.dir / "state")}
+
+    def kinds(self) -> list[str]:
+        return []  # (pideck's own log of what it sent is not kept here)
+
+    def user_texts(self) -> list[list[str]]:
+        """The user messages of each request pi made to the model, in order."""
+        return [[_text(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user"]
+                for body in self.harness.model.requests]
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or () if isinstance(part, dict))
+
+
+@pytest.mark.parametrize("send", ["Enter", "M-Enter"], ids=["enter", "alt+enter"])
+def test_keys_that_switch_sessions_in_one_write_send_each_message_in_the_session_shown_when_typed(
+        tmp_path: Path, pi_harness: PiHarness, send: str) -> None:
+    """`one` Enter Alt+2 `two` Enter Alt+1 in one write while session 1 streams: the Enter
+    after Alt+2 was read by session 1's prompt (empty, nothing sent) and `two` stayed in
+    session 2's prompt."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    for folder in (one, two):
+        folder.mkdir()
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(text="alpha " * 150, chunk_chars=3, delay=0.02))  # session 1's first answer streams
+    pi_harness.model.responder = lambda body: Reply(text="Noted.")
+    pi = HarnessPi(pi_harness, tmp_path)
+    with TmuxPideck(pi, args=pi.args(), cwd=one, env=pi.env()) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "● ready" in term.screen(), "ready on the status line", timeout=60)
+        term.send("/open ../two")
+        term.wait(lambda: "2 ○ two" in term.screen() and "● ready" in term.screen(), "session 2 open", timeout=60)
+        term.keys("M-1")
+        term.wait(lambda: "1 ○ one" in term.screen() and not editor(term), "session 1 shown")
+        term.send("Stream a long answer.")
+        term.wait(lambda: "alpha alpha" in term.screen(), "session 1 streaming", timeout=30)
+        term.keys(*"one", send, "M-2", *"two", send, "M-1")  # one write to the terminal
+        term.wait(lambda: ["two"] in pi.user_texts(), "session 2's prompt sent", timeout=30)
+        term.wait(lambda: any(texts[-1:] == ["one"] for texts in pi.user_texts()), "session 1's message reached pi",
+                  timeout=60)
+        assert [texts for texts in pi.user_texts() if "two" in texts] == [["two"]], "`two` went to session 2 alone"
+        assert all(texts[0] == "Stream a long answer." for texts in pi.user_texts() if "one" in texts)
+        assert not editor(term), "session 1's prompt kept text that was sent"
+        term.keys("M-2")
+        term.wait(lambda: "Noted." in term.screen(), "session 2 shown with its answer", timeout=30)
+        assert not editor(term), "session 2's prompt kept text that was sent"
