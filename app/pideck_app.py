@@ -588,18 +588,25 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
                     slot.context.fail(f"could not answer the extension: {exc}")
 
     async def _until_shown(self, slot: SessionSlot, deadline: float | None) -> bool:
-        """Wait until `slot` is shown, or False once `deadline` passed first."""
+        """Wait until `slot` is shown, or False once `deadline` passed first; meanwhile a toast
+        says that it asks (taken off once it is shown)."""
         if slot.shown:
             return True
+        toast = None
         if len(self.slots) > 1:
             slot.alerts.dialog(slot.name)  # the bell and the desktop say a session not shown asks
-            self.tell.warn(f"“{slot.name}” asks a question: Alt+0 or Alt+{slot.number} shows it", title="Needs you")
-        while not slot.shown:
-            try:
-                await asyncio.wait_for(slot.until_shown(), None if deadline is None else max(0.0, deadline - time.monotonic()))
-            except TimeoutError:
-                return False
-        return True
+            toast = self.toasts.notify(f"“{slot.name}” asks a question: Alt+0 or Alt+{slot.number} shows it",
+                                       "Needs you", "warning", None, markup=False)
+        try:
+            while not slot.shown:
+                try:
+                    await asyncio.wait_for(slot.until_shown(), None if deadline is None else max(0.0, deadline - time.monotonic()))
+                except TimeoutError:
+                    return False
+            return True
+        finally:
+            if toast is not None:  # (shown, or its time ran out: the toast says no more)
+                self.toasts.take_off(toast)
 
     def _forget_dialogs(self, slot: SessionSlot) -> None:
         """Drop a session's extension dialogs waiting for their turn, and close the one shown (pi exited)."""

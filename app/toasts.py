@@ -38,7 +38,9 @@ class Toasts:
         self._up: dict[int, Notification] = {}  # the toasts shown, by their center key
         self._waiting_markup = False  # the markup flag of the notice the center holds back
 
-    def notify(self, message: str, title: str, severity: SeverityLevel, timeout: float | None, markup: bool) -> None:
+    def notify(self, message: str, title: str, severity: SeverityLevel, timeout: float | None, markup: bool) -> int | None:
+        """Keep the notification and toast it; the toast's key (for `take_off`), or None
+        while a flood holds it back."""
         app = self.app
         timeout = app.NOTIFICATION_TIMEOUT if timeout is None else timeout
         # no terminal control reaches the screen, whatever a toast quotes (pi's errors and paths)
@@ -49,6 +51,15 @@ class Toasts:
             self._waiting_markup = markup
         if (toast is None or toast.folds is not None) and self._summary_timer is None and app.is_running:
             self._summary_timer = app.set_timer(SUMMARY_EVERY, self._show_summary)
+        return None if toast is None else toast.key
+
+    def take_off(self, key: int) -> None:
+        """Take the toast `notify` gave `key` off the screen before its time (what it says
+        no longer holds); the notification stays in the list."""
+        notification = self._up.pop(key, None)
+        if notification is not None:
+            self.center.taken_off(key)
+            self.app.call_later(self._unnotify, notification)  # (after its Notify message, if not handled yet)
 
     def _show(self, toast: Toast, markup: bool) -> None:
         # the screen holds what the center counts, no more: the folded toast, and any the

@@ -109,6 +109,10 @@ class NotificationCenter:
         now = self.clock()
         return {key for until, key, _ in self._toasts if until > now}
 
+    def taken_off(self, key: int) -> None:
+        """The toast of `key` left the screen before its time."""
+        self._toasts = [up for up in self._toasts if up[1] != key]
+
     def _show(self, notice: Notice, timeout: float, now: float) -> Toast:
         folds = None
         if len(self._toasts) >= MAX_TOASTS:  # the oldest makes room, counted in "+N more"

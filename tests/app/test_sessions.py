@@ -24,6 +24,11 @@ def row(app: object) -> str:
     return str(app.screen.query_one(SessionsRow).render())  # type: ignore[attr-defined]
 
 
+def toasts(app: Any) -> list[str]:
+    """The titles of the toasts up."""
+    return [notification.title for notification in app._notifications]
+
+
 def two_fakes(tmp_path: Path, *second_args: str) -> tuple[Fake, Fake]:
     """Two fake pi children, each in a folder of its own (`one`, `two`)."""
     for name in ("one", "two"):
@@ -85,12 +90,15 @@ async def test_a_dialog_of_a_session_not_shown_waits_for_it_and_marks_it(tmp_pat
         app = pilot.app
         await open_second(pilot, second)
         await pilot.press("alt+1")
+        app.NOTIFICATION_TIMEOUT = 60  # (a toast that stays is not one that timed out)
         second.inject(ui("confirm", "c-1", title="Deploy now?", message="It goes live."))
         await wait_until(pilot, lambda: app.slots[1].mark is Mark.NEEDS_YOU, what="the second session marked")
         assert app.screen is app.slots[0].main, "the dialog is not shown over another session"
         assert "needs you" in row(app)
+        await wait_until(pilot, lambda: "Needs you" in toasts(app), what="a toast says it asks")
         await pilot.press("alt+0")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="the dialog, once its session shows")
+        await wait_until(pilot, lambda: "Needs you" not in toasts(app), what="the toast gone once its session shows")
         await pilot.press("y")
         answers = await wait_until(pilot, lambda: second.commands("extension_ui_response"), what="the answer")
         assert answers == [{"type": "extension_ui_response", "id": "c-1", "confirmed": True}]

@@ -20,6 +20,7 @@ from tests.pi_harness import (
     ROOT,
     SIZE,
     PiHarness,
+    burst,
     drawn_text,
     kill_group,
     make_app,
@@ -35,6 +36,11 @@ from widgets.sessions_row import SessionsRow
 pytestmark = pytest.mark.pi
 
 SLOW = {"chunk_chars": 3, "delay": 0.02}
+
+
+def toasts(app: object) -> list[str]:
+    """The titles of the toasts up."""
+    return [notification.title for notification in app._notifications]  # type: ignore[attr-defined]
 
 
 async def open_session(pilot: object, folder: Path, count: int) -> None:
@@ -125,6 +131,32 @@ async def test_a_timed_dialog_runs_out_unseen_and_a_crash_spares_the_session_str
         await wait_until(pilot, lambda: not app.session.running and "steady steady" in drawn_text(app.main),
                          timeout=30, what="session 1's reply whole")
         assert app.slots[0].pi.client.running and app.session.life.crash is None, "one crash never touches another"
+        await quiesce(pilot)
+
+
+async def test_the_toast_that_a_session_asks_goes_once_it_is_shown(pi_harness: PiHarness, tmp_path: Path) -> None:
+    """It stayed up, over the dialog it announced, until its time ran out."""
+    pi_harness.reset_model()
+    app = make_app(pi_harness)
+    app.NOTIFICATION_TIMEOUT = 60  # (a toast that stays is not one whose time ran out)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await open_session(pilot, tmp_path / "two", 2)
+        two = app.slots[1]
+        two.main.editor.load("/ui-dialogs")
+        await pilot.pause()
+        burst(app, "enter", "alt+1")  # session 1 shown before pi asks
+        await wait_until(pilot, lambda: two.mark is Mark.NEEDS_YOU and "Needs you" in toasts(app),
+                         what="a toast says session 2 asks")
+        assert app.screen is app.slots[0].main
+        await pilot.press("alt+2")
+        await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="the dialog in session 2")
+        await wait_until(pilot, lambda: "Needs you" not in toasts(app), what="the toast gone once session 2 shows")
+        for _ in range(4):  # select, confirm, input, editor: cancelled
+            await wait_until(pilot, lambda: isinstance(app.screen, ExtensionDialog), what="the next dialog")
+            await pilot.pause(0.1)
+            await pilot.press("escape")
+        await wait_until(pilot, lambda: any(n.startswith("editor=") for n in notes(app)), what="the last answer")
         await quiesce(pilot)
 
 

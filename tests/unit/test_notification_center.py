@@ -45,6 +45,19 @@ def test_the_newest_shows_at_once_and_the_oldest_is_folded() -> None:
     assert center.summary(5, "F8").startswith("+1 more notification · F8")
 
 
+def test_a_toast_taken_off_makes_room_and_is_kept_in_the_list() -> None:
+    clock = Clock()
+    center = NotificationCenter(clock)
+    first = [center.add(f"n{i}", "", "information", 10) for i in range(MAX_TOASTS)]
+    assert first[1] is not None
+    center.taken_off(first[1].key)
+    assert first[1].key not in center.up()
+    clock.now += 1
+    newest = center.add("another", "", "information", 10)
+    assert newest is not None and newest.folds is None and center.hidden == 0
+    assert [n.message for n in center.entries] == ["n0", "n1", "n2", "another"]
+
+
 def test_toasts_come_back_when_the_shown_ones_go_and_the_count_starts_afresh() -> None:
     clock = Clock()
     center = NotificationCenter(clock)
