@@ -625,11 +625,13 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
 
     def open_session(self, cwd: Path, pi_args: list[str] | None = None, pi_flag: str | None = None,
                      session: str | None = None) -> SessionSlot:
-        """/open: another pi, in `cwd` (on `session`'s file), shown at once. Raises LaunchError
-        for what cannot start."""
+        """/open: another pi, in `cwd` (on `session`'s file), shown at once, and a toast that
+        names it. Raises LaunchError for what cannot start."""
         config = with_checkpoints(open_launch(self.current.config, cwd, pi_args, pi_flag, session))
         slot = self._new_slot(config)
         self._open_slot(slot)
+        self.tell.say("Alt+1 to Alt+9 switch sessions, /sessions lists them, /close ends one",
+                      title=f"Session {slot.number} opened: {slot.name}")
         return slot
 
     async def close_session(self, slot: SessionSlot | None = None) -> None:

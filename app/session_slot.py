@@ -325,8 +325,8 @@ class SessionSlot:
     def session_lines(self) -> list[SessionLine]:
         return self.app.session_lines() if len(self.app.slots) > 1 else []
 
-    def open_session(self, cwd: Path, pi_args: list[str] | None, pi_flag: str | None, session: str | None = None) -> str:
-        return self.app.open_session(cwd, pi_args, pi_flag, session).name
+    def open_session(self, cwd: Path, pi_args: list[str] | None, pi_flag: str | None, session: str | None = None) -> None:
+        self.app.open_session(cwd, pi_args, pi_flag, session)
 
     async def close_session(self) -> None:
         await self.app.close_session(self)

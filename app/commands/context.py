@@ -87,9 +87,9 @@ class CommandUI(Protocol):
         """Every session open, as /sessions lists them ([] while only one is open)."""
         ...
 
-    def open_session(self, cwd: Path, pi_args: list[str] | None, pi_flag: str | None, session: str | None = None) -> str:
-        """Start another pi and show it (on `session`'s file, if given); its name. Raises
-        LaunchError for what cannot start."""
+    def open_session(self, cwd: Path, pi_args: list[str] | None, pi_flag: str | None, session: str | None = None) -> None:
+        """Start another pi and show it (on `session`'s file, if given), with a toast that
+        names it. Raises LaunchError for what cannot start."""
         ...
 
     async def close_session(self) -> None:

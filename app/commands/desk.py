@@ -59,11 +59,9 @@ def parse_open(args: str, cwd: Path, home: str | None) -> tuple[Path, list[str] 
 async def open_command(ctx: CommandContext, args: str) -> None:
     try:
         folder, pi_args, pi_flag = parse_open(args, ctx.cwd, ctx.config.env.get("HOME"))
-        name = ctx.ui.open_session(folder, pi_args, pi_flag)
+        ctx.ui.open_session(folder, pi_args, pi_flag)
     except (ValueError, LaunchError, ProvisionError) as exc:
         ctx.fail(clean(str(exc)), title="/open")
-        return
-    ctx.say(f"Opened “{name}”: Alt+1 to Alt+9 switch, /sessions lists them, /close ends one", title="Sessions")
 
 
 async def close_command(ctx: CommandContext, args: str) -> None:

@@ -103,11 +103,9 @@ async def resume(ctx: CommandContext, args: str) -> None:
         if picker.beside:  # Alt+Enter: beside this one, in its own pi
             folder = Path(chosen.cwd) if chosen.cwd and Path(chosen.cwd).is_dir() else ctx.cwd
             try:
-                name = ctx.ui.open_session(folder, None, None, session=str(chosen.path))
+                ctx.ui.open_session(folder, None, None, session=str(chosen.path))
             except LaunchError as exc:
                 ctx.fail(str(exc), title="/resume")
-                return
-            ctx.say(f"Opened “{name}” beside this session: Alt+1 to Alt+9 switch", title="Sessions")
             return
         target = chosen.path
         title = chosen.title

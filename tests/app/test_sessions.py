@@ -58,6 +58,8 @@ async def test_open_switch_and_a_session_not_shown_is_drawn_only_when_shown(tmp_
         app.main.editor.load("")
         await open_second(pilot, second)
         assert "1 ○ one" in row(app) and "2 ○ two" in row(app), row(app)
+        await wait_until(pilot, lambda: "Session 2 opened: two" in toasts(app), what="the toast of the session opened")
+        assert not [title for title in toasts(app) if "·" in title], "not titled with the session left"
         assert app.slots[1].pi.cwd == (tmp_path / "two").resolve()
 
         await type_text(pilot, "Write a long answer slowly.")

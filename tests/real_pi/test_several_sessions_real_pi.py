@@ -134,14 +134,17 @@ async def test_a_timed_dialog_runs_out_unseen_and_a_crash_spares_the_session_str
         await quiesce(pilot)
 
 
-async def test_the_toast_that_a_session_asks_goes_once_it_is_shown(pi_harness: PiHarness, tmp_path: Path) -> None:
-    """It stayed up, over the dialog it announced, until its time ran out."""
+async def test_the_toasts_of_a_session_opened_and_of_one_that_asks(pi_harness: PiHarness, tmp_path: Path) -> None:
+    """/open's toast is titled with the session it opened (it read "work · Sessions", the
+    name of the session left); the toast that a session asks goes once it is shown (it
+    stayed up, over the dialog it announced, until its time ran out)."""
     pi_harness.reset_model()
     app = make_app(pi_harness)
     app.NOTIFICATION_TIMEOUT = 60  # (a toast that stays is not one whose time ran out)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await open_session(pilot, tmp_path / "two", 2)
+        assert "Session 2 opened: two" in toasts(app) and not [title for title in toasts(app) if "·" in title]
         two = app.slots[1]
         two.main.editor.load("/ui-dialogs")
         await pilot.pause()
