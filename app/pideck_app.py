@@ -31,7 +31,7 @@ from app.attachments import Attachments
 from app.gc_pause import StreamingGC
 from app.terminal.signals import ExitSignals
 from app.terminal.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_driver, watch_hangup
-from app.terminal.keys import install_alt_keys, install_key_reads, use_alt_ctrl_chords
+from app.terminal.keys import EIGHT_BIT_ALT, install_alt_keys, install_key_reads, use_alt_ctrl_chords
 from app.keybindings import pi_keymap
 from app.pi.launch import LaunchConfig
 from app.commands.login import run_in_foreground
@@ -76,6 +76,7 @@ from widgets.textual_private import CompositorUpdate
 FIRST_MODE = "session-1"
 HIDDEN_VIEWS = 40  # messages a session keeps mounted while another is shown
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
+EXPLAIN_FOR = 20.0  # seconds a toast that explains a setting stays up
 # Seconds a timed dialog must have left when its turn comes to be shown; one with less is
 # reported as timed out (pi's timer started a little before pideck saw the request, and a
 # dialog that closes at once cannot be answered).
@@ -111,6 +112,13 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         *(Binding("alt+0", f"next_needing_you({over})", "Needs you", show=False, priority=bool(over),
                   tooltip="Show the next session that needs you (a dialog waits), else one whose run ended unseen",
                   id="pideck.session.needsYou") for over in ("", "True")),
+        # Alt+N's where the terminal types a character for Alt+digit (xterm's default, "±" for Alt+1)
+        *(Binding(key, f"step_session({step}{over})", label, show=False, priority=bool(over),
+                  tooltip=f"Show the {name} session, round the end (where Alt+1…9 type characters: xterm)",
+                  id=f"pideck.session.{name}")
+          for key, step, name, label in (("ctrl+pageup", -1, "previous", "Previous session"),
+                                         ("ctrl+pagedown", 1, "next", "Next session"))
+          for over in ("", ", True")),
     ]
 
     def __init__(self, config: LaunchConfig, *, client: RpcClient | None = None,
@@ -144,6 +152,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self._draft_of: dict[SessionSlot, str] = {}  # a draft not in its prompt yet
         self._gc = StreamingGC(self.set_timer)
         self._last_ctrl_c = 0.0
+        self._eight_bit_alt_said = False  # the toast on xterm's Alt+digit characters (said once)
         self._leaving = False  # exit() was called: what pi sends now is dropped
         self._exit_signals: ExitSignals | None = None
         self.read_keybindings()  # (before the first screen: it reads the keymap as it mounts)
@@ -241,8 +250,22 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         return self.current.refresh_stats()
 
     async def on_event(self, event: events.Event) -> None:
+        if type(event) is events.Key and not event.is_forwarded and event.character in EIGHT_BIT_ALT:
+            self._typed_eight_bit_alt(event.character)
         if not await self.held_keys.take(event):
             await super().on_event(event)
+
+    def _typed_eight_bit_alt(self, character: str) -> None:
+        """A character xterm types for Alt+digit ("±" for Alt+1), typed while several sessions
+        are open: once, a toast says how to make Alt+digit reach pideck, and the other keys.
+        The character is typed as ever (a keyboard has "°" and "²" too)."""
+        if self._eight_bit_alt_said or len(self.slots) < 2:
+            return
+        self._eight_bit_alt_said = True
+        self.tell.say(f"“{character}” is what xterm types for Alt+{EIGHT_BIT_ALT[character]} unless it sends Alt as Esc: "
+                      "for Alt+1…9 and Alt+0 to switch sessions, put XTerm*metaSendsEscape: true in ~/.Xresources "
+                      "(then xrdb -merge ~/.Xresources, and a new xterm). Ctrl+PgUp / Ctrl+PgDn show the previous / "
+                      "next session in any terminal", title="Alt+digits", timeout=EXPLAIN_FOR)
 
     def _keys_have_a_place(self) -> bool:
         """The prompt has the focus, or whatever screen came over it before has."""
@@ -677,8 +700,8 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Alt+N's priority binding only over a dialog or a picker (see BINDINGS)."""
-        if action in ("show_session", "next_needing_you") and parameters and parameters[-1] is True:
+        """The session keys' priority bindings only over a dialog or a picker (see BINDINGS)."""
+        if action in ("show_session", "next_needing_you", "step_session") and parameters and parameters[-1] is True:
             return self.screen is not self.current.main
         return super().check_action(action, parameters)
 
@@ -687,6 +710,13 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
             self.tell.say(f"There are {len(self.slots)} sessions: Alt+1 to Alt+{len(self.slots)}", title="Sessions")
         elif len(self.slots) == 1 and number != 1:
             self.tell.say("One session is open: /open starts another", title="Sessions")
+
+    def action_step_session(self, step: int, over: bool = False) -> None:
+        """Ctrl+PgUp / Ctrl+PgDn: the session before or after the one shown, round the end."""
+        if len(self.slots) == 1:
+            self.tell.say("One session is open: /open starts another", title="Sessions")
+            return
+        self.show_session((self.slots.index(self.current) + step) % len(self.slots) + 1)
 
     def action_next_needing_you(self, over: bool = False) -> None:
         """Alt+0: the next session after the one shown whose dialog waits, else whose run

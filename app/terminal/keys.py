@@ -9,6 +9,9 @@ Ctrl+] (jump forward); it is mapped to "alt+ctrl+right_square_bracket" the same 
 Alt+0 to Alt+9 (the keys that show a session) come as ESC and the digit, which Textual reads
 as the characters WezTerm on macOS types with Option ("¡" for Alt+1, into the prompt); they
 are mapped to "alt+0" to "alt+9". A terminal that types "¡" sends the character itself.
+xterm, unless told to send Alt as ESC (its `metaSendsEscape` resource), sets the eighth bit
+of the digit: Alt+1 comes as "±" (U+00B1), Alt+0 as "°"; those are characters a keyboard
+types too, so they stay characters (`EIGHT_BIT_ALT` names the digit each stands for).
 
 Alt+Up (restore the queue) arrives as `ESC [1;3A` from xterm-like terminals and tmux,
 which Textual reads as "alt+up", but as ESC followed by the plain arrow (`ESC ESC [A`)
@@ -51,6 +54,10 @@ _AFTER_ESCAPE = "".join(chr(code) for code in range(0x20) if chr(code) not in "\
 # what may follow an ESC in a sequence (CSI, SS3, OSC, DCS, APC, PM, ST, SOS) or a paste's end
 _CONTINUES = frozenset("[O]P_^\\X\x1b")
 _PASTE_START, _PASTE_END = "\x1b[200~", "\x1b[201~"
+
+
+# what xterm without metaSendsEscape types for Alt+0 to Alt+9: "°" (U+00B0) to "¹" (U+00B9)
+EIGHT_BIT_ALT = {chr(0x80 | ord(digit)): digit for digit in "0123456789"}
 
 
 class _Key(NamedTuple):
