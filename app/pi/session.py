@@ -158,32 +158,38 @@ class PiSession:
 
     async def fold(self, records: list[Any]) -> None:
         """A flush: the records folded into the model, and the host given the changes of the
-        whole flush at once, for one frame."""
-        await fold_in_slices(records, self.model.apply_all)
-        await self.apply_changes()
+        whole flush at once, for one frame. Not while views take changes another task asked
+        for (a session shown again, stats read): they are made of the model as it is when
+        they mount, and deltas folded meanwhile were given to them a second time."""
+        async with self._applying:
+            await fold_in_slices(records, self.model.apply_all)
+            await self._apply_changes()
 
     @property
     def drawing(self) -> asyncio.Lock:
-        """Held while changes are drawn: what else changes the views takes it too."""
+        """Held while changes are folded or drawn: what else changes the views takes it too."""
         return self._applying
 
     async def apply_changes(self) -> None:
         """The one way changes of the model reach the screen."""
         async with self._applying:  # views mounting for one batch are not touched by another
-            if self.host.leaving:
-                return  # a worker finishing while the app closes: the views are going away
-            pending = self.model.changes
-            if pending.exited is not None:
-                self._exited(pending.exited)
-            self.problems.check()
-            changes = self.model.take_changes() if self.host.changes_to_draw(pending) else self.model.take_urgent()
-            if not changes:
-                return
-            for request in changes.declines:
-                self.host.in_background(self.decline(request), "send")
-            await self.host.show_changes(changes)
-            if changes.stats_stale:
-                self.host.in_background(self._refresh_stats_after_frame(), "stats")
+            await self._apply_changes()
+
+    async def _apply_changes(self) -> None:
+        if self.host.leaving:
+            return  # a worker finishing while the app closes: the views are going away
+        pending = self.model.changes
+        if pending.exited is not None:
+            self._exited(pending.exited)
+        self.problems.check()
+        changes = self.model.take_changes() if self.host.changes_to_draw(pending) else self.model.take_urgent()
+        if not changes:
+            return
+        for request in changes.declines:
+            self.host.in_background(self.decline(request), "send")
+        await self.host.show_changes(changes)
+        if changes.stats_stale:
+            self.host.in_background(self._refresh_stats_after_frame(), "stats")
 
     def _exited(self, exited: ChildExited) -> None:
         if not self.ready:

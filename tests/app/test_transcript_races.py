@@ -1,15 +1,18 @@
 """Records that come while the transcript's views are being replaced or mounted (fake pi
-child): the model moves on between the view's awaits (the pump folds a flush in while the
-views take the last one), and a loaded machine makes that gap long."""
+child): the model moves on between the view's awaits, and a loaded machine makes that gap
+long; a flush of the pump waits for views that another task's changes are mounting (a
+session shown again)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import Fake, transcript_text, wait_until
+from tests.pi_harness import Fake, transcript_text, type_text, wait_until
 
 from protocol import decode
 from widgets import transcript as transcript_module
@@ -81,3 +84,62 @@ async def test_views_mounted_while_following_are_trimmed_before_the_scroll_catch
         await wait_until(pilot, lambda: "A new answer." in transcript_text(app), what="the new answer")
         await wait_until(pilot, lambda: len(transcript.views) == 6 and transcript.hidden_before == 5,
                          what="trimmed back to the newest 6, the 5 before left out")  # (the trim's count comes as it ends)
+
+
+def record(data: dict[str, Any]) -> Any:
+    return decode(json.dumps(data).encode())
+
+
+def text_delta(delta: str) -> Any:
+    return record({"type": "message_update", "assistantMessageEvent": {"type": "text_delta", "contentIndex": 0, "delta": delta}})
+
+
+async def test_a_reply_begun_while_its_session_was_not_shown_is_drawn_once_when_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Showing a session drew what it kept in a task of its own, beside the pump's flushes:
+    a flush folded the deltas that came meanwhile into the model while the reply's view
+    was being mounted, the view was made of the model as it was then, and the flush gave
+    it those deltas again ("Hello world world")."""
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    async with first.run() as pilot:
+        app = pilot.app
+        await type_text(pilot, f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready and app.current is app.slots[1],
+                         what="the second session shown")
+        await pilot.press("alt+1")
+        two = app.slots[1]
+        pump, model = two.pi.pump, two.pi.model
+
+        def reply() -> str:
+            blocks = [item.blocks for item in model.items if getattr(item, "role", "") == "assistant"]
+            return blocks[-1][0].text if blocks and 0 in blocks[-1] else ""
+
+        started = {**COMMON, "role": "assistant", "stopReason": "pending", "timestamp": 1795952999000, "content": []}
+        for data in ({"type": "message_start", "message": started},
+                     {"type": "message_update", "assistantMessageEvent": {"type": "text_start", "contentIndex": 0}}):
+            pump.feed(record(data))
+        pump.feed(text_delta("Hello"))
+        await wait_until(pilot, lambda: pump.idle and reply() == "Hello", what="the reply begun, folded, not drawn")
+        transcript = two.main.query_one(Transcript)
+        mounting = transcript.mount_all
+
+        async def a_delta_comes_as_the_reply_mounts(*args: Any, **kwargs: Any) -> Any:
+            pump.feed(text_delta(" world"))
+            pump.feed(record({"type": "queue_update", "steering": [], "followUp": []}))  # (shown at once)
+            for _ in range(200):  # the pump's flush gets its turns (it folds at once, or waits for the views)
+                if reply() != "Hello":
+                    break
+                await asyncio.sleep(0)
+            return await mounting(*args, **kwargs)
+
+        monkeypatch.setattr(transcript, "mount_all", a_delta_comes_as_the_reply_mounts)
+        await pilot.press("alt+2")
+        await wait_until(pilot, lambda: pump.idle and reply() == "Hello world" and "Hello" in transcript_text(app),
+                         what="the reply shown")
+        monkeypatch.undo()
+        await pilot.pause()
+        assert "Hello world" in transcript_text(app) and "world world" not in transcript_text(app)
