@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description="Run pideck's benchmarks.")
     parser.add_argument("names", nargs="*", help="benchmark modules to run (default: all)")
     parser.add_argument("--list", action="store_true", help="list the benchmark modules and exit")
-    parser.add_argument("--markdown", action="store_true", help="print the table in Markdown (as in the README)")
+    parser.add_argument("--markdown", action="store_true", help="print the table in Markdown (as in benchmarks/README.md)")
     options = parser.parse_args(argv)
     failed: dict[str, str] = {}
     modules = discover(failed)

@@ -54,7 +54,7 @@ def _cells(rows: Iterable[tuple[str, Row]]) -> list[tuple[str, ...]]:
 
 
 def format_markdown(rows: Iterable[tuple[str, Row]]) -> str:
-    """The same table in Markdown, for the README."""
+    """The same table in Markdown, for benchmarks/README.md."""
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join(("---", "---", "---:", "---", "---", "---:", "---:")) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |" for cells in _cells(rows)]
     return "\n".join(lines)
