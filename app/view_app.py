@@ -22,6 +22,7 @@ from typing import Any, cast
 
 from app.pi.launch import LaunchConfig, LaunchError, resolve_pi_command
 from app.pideck_app import PideckApp
+from app.pi.file_reverts import FileReverts, viewed_reverts
 from app.pi.record_pump import fold_in_slices
 from app.pi.session import PiSession
 from app.session_slot import SessionSlot
@@ -50,6 +51,13 @@ class ViewSession(PiSession):
 
     def can_restart(self) -> bool:
         return False  # nothing to restart: no pi runs
+
+    @property
+    def reverts(self) -> FileReverts:
+        """Read-only: the checkpoints this machine keeps of the session viewed, for its diffs."""
+        if self._reverts is None:
+            self._reverts = viewed_reverts(self.config, self.session_id, lambda: self.cwd)
+        return self._reverts
 
     async def load_commands(self) -> None:
         return None

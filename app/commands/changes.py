@@ -2,7 +2,7 @@
 `write` and `bash` tools with their diffs, from the calls of the session's branch (pi's
 entries, each call named by where it is: tool call ids may repeat); Enter on a change shows
 its tool call in the transcript; `r`/`R` revert a hunk or a file
-(app/commands/file_reverts.py), and when the view closes, the prompt editor holds a note to pi
+(app/pi/file_reverts.py), and when the view closes, the prompt editor holds a note to pi
 of what was reverted, for the user to finish and send."""
 
 from __future__ import annotations
@@ -10,11 +10,9 @@ from __future__ import annotations
 import asyncio
 
 from app.commands.context import CommandContext, SlashCommand
-from app.commands.file_reverts import reverts_of, viewed_reverts
 from protocol.state.branch_calls import USER_BASH, BranchCall, branch, branch_calls, run_call, with_runs
 from protocol.state.file_changes import file_changes
 from protocol.wire.client import RpcError
-from protocol.files.view_client import ViewClient
 from protocol.wire.commands import GetEntries
 from widgets.screens.changes_screen import ChangesScreen, revert_change
 
@@ -22,8 +20,7 @@ FILE_TOOLS = ("edit", "write", "bash")
 
 
 async def diff_command(ctx: CommandContext, args: str) -> None:
-    read_only = isinstance(ctx.client, ViewClient)  # pideck view: nothing is written
-    reverts = viewed_reverts(ctx) if read_only else reverts_of(ctx)
+    reverts = ctx.pi.reverts
     try:
         listing = await ctx.client.call(GetEntries())
     except RpcError:
@@ -47,7 +44,8 @@ async def diff_command(ctx: CommandContext, args: str) -> None:
         if (file := by_path.get(done.plan.label)) is not None:
             file.changes.append(revert_change(done.plan))
     since = len(reverts.done)
-    chosen = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, note=note, read_only=read_only))
+    chosen = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, note=note,
+                                         read_only=reverts.read_only))
     if note := reverts.note(since):
         editor = ctx.editor
         editor.load(f"{editor.text.rstrip()}\n\n{note}" if editor.text.strip() else note)

@@ -2,7 +2,7 @@
 
 pi forks from just before the message (as /fork; its text comes back to the editor), and
 every file an edit, write or bash command changed after it is put back as it was then, from
-pideck's checkpoints (app/commands/file_reverts.py; on pi's host when pi runs over ssh). A file that changed since pi left it is shown with its
+pideck's checkpoints (app/pi/file_reverts.py; on pi's host when pi runs over ssh). A file that changed since pi left it is shown with its
 three versions and written only if the user says so; one pideck has no copy of is left
 as it is, and said so. `/rewind undo` puts the files back and returns to the session the
 rewind left, once.
@@ -15,7 +15,6 @@ import os
 
 from app.commands.context import CommandContext, SlashCommand
 from app.commands.support import guarded
-from app.commands.file_reverts import reverts_of
 from protocol.wire.commands import Fork, GetEntries, GetForkMessages, SwitchSession
 from protocol.state.reverts import Plan
 from protocol.state.rewind import rewind_points
@@ -41,7 +40,7 @@ async def rewind(ctx: CommandContext, args: str) -> None:
     if args.strip() == "undo":
         await _undo(ctx)
         return
-    reverts = reverts_of(ctx)
+    reverts = ctx.pi.reverts
     messages = await ctx.client.call(GetForkMessages())
     listing = await ctx.client.call(GetEntries())
     points = rewind_points(listing.entries, listing.leaf_id, messages.messages)
@@ -95,7 +94,7 @@ async def rewind(ctx: CommandContext, args: str) -> None:
 
 
 async def _undo(ctx: CommandContext) -> None:
-    reverts = reverts_of(ctx)
+    reverts = ctx.pi.reverts
     try:
         rewound, left = await asyncio.to_thread(reverts.undo_rewind)
     except ValueError as exc:

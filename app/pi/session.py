@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.notifier import Notifier
 from app.pi.checkpoint_launch import AFTER_USER_BASH
@@ -31,6 +31,9 @@ from protocol.wire.commands import ExtensionUIResponse, GetCommands, GetMessages
 from protocol.wire.events import QueueUpdate
 from protocol.wire.extension_ui import DIALOG_REQUESTS, DialogRequest, RefusedDialogRequest, UnknownUIRequest
 from protocol.wire.responses import CommandInfo, SessionState
+
+if TYPE_CHECKING:
+    from app.pi.file_reverts import FileReverts
 
 LOADING_TICK = 0.25  # seconds between two updates of "loading session… N MB"
 
@@ -98,7 +101,23 @@ class PiSession:
         self._dialog_arrived: dict[int, float] = {}  # by id(): when each dialog request not yet shown was read
         self._remove_listener: Callable[[], None] = lambda: None
         self.last_record_at: float | None = None  # monotonic time pi last sent something (/sessions)
+        self._reverts: FileReverts | None = None
         self.attach(self.client)
+
+    @property
+    def reverts(self) -> FileReverts:
+        """The reverts made on the files this session's pi changed (the Changes view, /rewind):
+        kept per pi session, made when first asked for."""
+        if self._reverts is None:
+            from app.pi.file_reverts import session_reverts  # (not before pi is spawned: it reads pi's records)
+
+            self._reverts = session_reverts(self.config, self.session_id, lambda: self.cwd)
+        return self._reverts
+
+    def session_id(self) -> str:
+        """The id of the pi session open ("" before pi said)."""
+        state = self.model.state
+        return state.session_id if state is not None else ""
 
     @property
     def cwd(self) -> Path:

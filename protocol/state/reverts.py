@@ -1,6 +1,6 @@
 """Putting a file back: its hunks applied or reversed exactly, one file's changes as one
 patch, and what a revert would write (pure logic over text and bytes; the Changes view's
-reverts do the reading and writing, app/commands/file_reverts.py).
+reverts do the reading and writing, app/pi/file_reverts.py).
 
 A hunk applies only where its lines are, exactly, in the file (the nearest such place to
 the line its header names): a revert never guesses. Text is matched as pi's edit tool

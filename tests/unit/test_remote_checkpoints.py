@@ -61,7 +61,7 @@ def test_the_view_reads_all_it_needs_in_three_calls_and_copies_once(tmp_path: Pa
 
 
 def test_rewinds_points_read_the_hosts_files_once(tmp_path: Path) -> None:
-    from app.commands.file_reverts import FileReverts
+    from app.pi.file_reverts import FileReverts
 
     folder = tmp_path / "checkpoints" / "session"
     (folder / "calls").mkdir(parents=True)
@@ -92,7 +92,7 @@ def test_rewinds_points_read_the_hosts_files_once(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("where", ["here", "on the host"])
 def test_a_file_changed_while_the_question_was_open_is_not_written(tmp_path: Path, where: str) -> None:
-    from app.commands.file_reverts import FileReverts, LocalWrites
+    from app.pi.file_reverts import FileReverts, LocalWrites
     from app.pi.remote_files import Changed
 
     folder = tmp_path / "checkpoints" / "session"

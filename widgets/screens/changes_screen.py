@@ -338,7 +338,7 @@ class DiffView(ScrollView, can_focus=True):
 
 
 class Reverts(Protocol):
-    """What the view reverts through (app/commands/file_reverts.py)."""
+    """What the view reverts through (app/pi/file_reverts.py)."""
 
     def patch(self, file: FileChanges) -> tuple[str, str]: ...
     def plan_file(self, file: FileChanges) -> Plan: ...

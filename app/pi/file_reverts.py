@@ -1,7 +1,9 @@
-"""The Changes view's reverts on the files pi changed (this machine's, or over ssh the
-host's, app/pi/remote_files.py): a hunk or a whole file put back as it was before the
-session's change (from pideck's checkpoints, protocol/state/checkpoints.py), the last revert
-undone, a file's changes as one patch, and the note to pi of what was reverted.
+"""A pideck session's reverts on the files its pi changed (this machine's, or over ssh the
+host's, app/pi/remote_files.py), for the Changes view and /rewind: a hunk or a whole file put
+back as it was before the session's change (from pideck's checkpoints,
+protocol/state/checkpoints.py), the last revert undone, a file's changes as one patch, and
+the note to pi of what was reverted. The session (app/pi/session.py `PiSession.reverts`)
+keeps them; a read-only view's read the checkpoints and write nothing.
 
 Nothing is written over a file that no longer holds what pi (or the last revert) left in
 it unless the user chose so after seeing the three versions; a revert that cannot be
@@ -17,10 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
-from weakref import WeakKeyDictionary
-
 from app.pi.checkpoint_launch import checkpoint_root, remote_files
-from app.commands.context import CommandContext
+from app.pi.launch import LaunchConfig
 from app.pi.remote_files import Changed
 from protocol.state.branch_calls import BranchCall, CallKey, unique_ids
 from protocol.state.checkpoints import MAX_BLOB, Checkpoint, CheckpointStore, Files, LocalFiles, default_root
@@ -107,9 +107,10 @@ class FileReverts:
     leaves one pi session for another, across them."""
 
     def __init__(self, store: Callable[[], CheckpointStore | None], cwd: Callable[[], Path],
-                 files: Writable | None = None, session: Callable[[], str] = lambda: "") -> None:
+                 files: Writable | None = None, session: Callable[[], str] = lambda: "", *, read_only: bool = False) -> None:
         self._store, self._cwd, self._session = store, cwd, session
         self.files: Writable = files or LocalWrites()
+        self.read_only = read_only  # a read-only view's: its patches are read, nothing is written
         self.off = "pideck's checkpoints are off"  # why there are none, when there are none
         self._reverted: dict[str, Reverted] = {}  # by pi session id
         self.rewound: Rewound | None = None  # the last rewind, while it can be undone
@@ -381,55 +382,46 @@ class FileReverts:
         return "I reverted these changes of yours:\n" + "\n".join(lines) + "\nWhy: "
 
 
-_reverts: WeakKeyDictionary[CommandContext, FileReverts] = WeakKeyDictionary()  # one per app: `u` across openings
 
 
-def viewed_reverts(ctx: CommandContext) -> FileReverts:
+def session_reverts(config: LaunchConfig, session: Callable[[], str], cwd: Callable[[], Path]) -> FileReverts:
+    """The reverts of a pideck session whose pi `config` launched (on its host's files for a pi
+    over ssh), on the checkpoints of the pi session `session()` names."""
+    stores: dict[str, CheckpointStore] = {}
+    files = remote_files(config)  # None: pi runs here
+
+    def store() -> CheckpointStore | None:
+        root, session_id = checkpoint_root(config), session()
+        if root is None or not session_id:
+            return None
+        if session_id not in stores:
+            stores.clear()
+            stores[session_id] = CheckpointStore(root, session_id, files)
+        return stores[session_id]
+
+    def pi_cwd() -> Path:
+        """pi's folder: on its host, the one its checkpoints recorded."""
+        there = (found := store()) is not None and files is not None and found.cwd()
+        return Path(there) if there else cwd()
+
+    reverts = FileReverts(store, pi_cwd, files, session)
+    if config.remote is not None and checkpoint_root(config) is None and config.env.get("PIDECK_CHECKPOINTS") != "off":
+        reverts.off = (f"pideck could not put its checkpoint extension on {config.remote} when pi started "
+                       "(its ssh asks for no password: a key ssh-agent holds, or a ControlMaster connection)")
+    return reverts
+
+
+def viewed_reverts(config: LaunchConfig, session: Callable[[], str], cwd: Callable[[], Path]) -> FileReverts:
     """What a read-only view (`pideck view`) reads of the session it shows, never writing:
     the checkpoints this machine keeps of it (where pideck ran it), for exact diffs and patches."""
-    chosen = ctx.config.env.get("PIDECK_CHECKPOINTS")
+    chosen = config.env.get("PIDECK_CHECKPOINTS")
     root = None if chosen == "off" else Path(chosen) if chosen else default_root()
-
-    def session() -> str:
-        state = ctx.session.state
-        return state.session_id if state is not None else ""
-
     stores: dict[str, CheckpointStore] = {}
 
     def store() -> CheckpointStore | None:
-        if root is None or not session():
+        session_id = session()
+        if root is None or not session_id:
             return None
-        return stores.setdefault(session(), CheckpointStore(root, session()))
+        return stores.setdefault(session_id, CheckpointStore(root, session_id))
 
-    return FileReverts(store, lambda: ctx.cwd, session=session)
-
-
-def reverts_of(ctx: CommandContext) -> FileReverts:
-    """The app's reverts, on the checkpoints of the session pi has open."""
-    if ctx not in _reverts:
-        stores: dict[str, CheckpointStore] = {}
-        files = remote_files(ctx.config)  # None: pi runs here
-
-        def store() -> CheckpointStore | None:
-            root, state = checkpoint_root(ctx.config), ctx.session.state
-            if root is None or state is None:
-                return None
-            if state.session_id not in stores:
-                stores.clear()
-                stores[state.session_id] = CheckpointStore(root, state.session_id, files)
-            return stores[state.session_id]
-
-        def cwd() -> Path:
-            """pi's folder: on its host, the one its checkpoints recorded."""
-            there = (found := store()) is not None and files is not None and found.cwd()
-            return Path(there) if there else ctx.cwd
-        def session() -> str:
-            state = ctx.session.state
-            return state.session_id if state is not None else ""
-
-        reverts = _reverts[ctx] = FileReverts(store, cwd, files, session)
-        if (ctx.config.remote is not None and checkpoint_root(ctx.config) is None
-                and ctx.config.env.get("PIDECK_CHECKPOINTS") != "off"):
-            reverts.off = (f"pideck could not put its checkpoint extension on {ctx.config.remote} when pi started "
-                           "(its ssh asks for no password: a key ssh-agent holds, or a ControlMaster connection)")
-    return _reverts[ctx]
+    return FileReverts(store, cwd, session=session, read_only=True)
