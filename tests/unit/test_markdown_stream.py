@@ -216,7 +216,10 @@ async def test_chunks_finished_by_deltas_are_rendered_once_per_frame_not_per_del
         assert widget.visible_text(last_lines=1) == "Paragraph 39 of a flood."
 
 
-async def test_idle_rendering_waits_while_another_block_streams() -> None:
+async def test_idle_rendering_waits_while_another_block_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    # quiet means 1 s without a delta here (0.15 s in use): a loaded machine's 0.02 s pauses
+    # between deltas can take longer than 0.15 s, which is quiet as the widget sees it
+    monkeypatch.setattr(markdown_stream, "IDLE_AFTER", 1.0)
     doc = "\n\n".join(f"Paragraph {i}: " + "some words here " * 5 for i in range(200))
     old, streaming = StreamingText(doc), StreamingText()
 
@@ -229,11 +232,11 @@ async def test_idle_rendering_waits_while_another_block_streams() -> None:
         await pilot.pause()
         waiting = old.pending
         assert waiting > 100
-        for i in range(30):  # 0.6 s of deltas, far longer than the idle delay
+        for i in range(75):  # 1.5 s of deltas, longer than the idle delay
             streaming.append(f"delta {i} ")
             await pilot.pause(0.02)
         assert old.pending == waiting, "the old block rendered while the new one streamed"
-        for _ in range(200):
+        for _ in range(1500):
             await pilot.pause(0.02)
             if not old.pending:
                 break
