@@ -379,7 +379,7 @@ class FileReverts:
         lines = [done.note for done in self.done[since:]]
         if not lines:
             return ""
-        return "I reverted these changes of yours:\n" + "\n".join(lines) + "\nWhy: "
+        return "I reverted these changes:\n" + "\n".join(lines) + "\nWhy: "  # (yours, or those of my !commands)
 
 
 

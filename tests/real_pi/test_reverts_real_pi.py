@@ -137,7 +137,7 @@ async def test_revert_a_hunk_a_file_a_created_file_and_undo(pi_harness: PiHarnes
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ChangesScreen), what="closed")
         note = app.main.editor.text
-        assert note.startswith("I reverted these changes of yours:\n")
+        assert note.startswith("I reverted these changes:\n")
         assert "- config.txt: the whole file, back to what it held before this session" in note
         assert "- new.txt: removed (the file this session created)" in note
         assert "app.py" not in note  # its revert was undone

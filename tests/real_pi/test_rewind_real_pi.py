@@ -162,6 +162,7 @@ async def test_a_bang_commands_changes_show_and_are_put_back(pi_harness: PiHarne
         assert (project / "notes.txt").read_text() == "notes\n"
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ChangesScreen), what="closed")
+        assert app.main.editor.text.startswith("I reverted these changes:\n- notes.txt"), "not pi's to be told of as its own"
         app.main.editor.load("")
 
         await send(pilot, "/rewind")
