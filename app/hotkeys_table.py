@@ -16,10 +16,11 @@ from rich.text import Text
 from textual.binding import Binding, BindingsMap
 from textual.widgets import TextArea
 
+from widgets.engine.bindings import class_bindings
 from widgets.key_footer import UNBOUND
 from widgets import palette
 
-# Keys PromptEditor handles in `_on_key` instead of BINDINGS.
+# Keys PromptEditor handles in `on_key` instead of BINDINGS.
 EDITOR_KEYS: list[tuple[list[str], str]] = [
     (["up", "down"], "Prompt history, on the first / last line of the prompt"),
     (["tab"], "Accept the highlighted completion"),
@@ -90,7 +91,7 @@ def priority_keys(bindings: BindingsMap) -> set[str]:
 
 def hotkey_sections(app_bindings: BindingsMap, editor_bindings: BindingsMap) -> list[tuple[str, list[KeyRow]]]:
     taken = priority_keys(app_bindings)
-    text_area = TextArea._merged_bindings or BindingsMap()
+    text_area = class_bindings(TextArea)
     editor = binding_rows(editor_bindings, skip=text_area, taken=taken)
     editor += [KeyRow(list(keys), description) for keys, description in EDITOR_KEYS]
     in_force = {(key, binding.action) for key, binding in editor_bindings}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from textual.binding import Binding
-from widgets.textual_private import character_to_key
+from widgets.engine.keys import key_name
 
 from protocol.files.config_files import read_json
 from protocol.numbers import is_digits
@@ -72,7 +72,7 @@ def textual_key(pi_key: str) -> str | None:
             return key.upper()
         key = key.lower()
     elif len(key) == 1 and key in _SYMBOLS:
-        key = character_to_key(key)  # Textual's names: minus, right_square_bracket, ...
+        key = key_name(key)  # Textual's names: minus, right_square_bracket, ...
     elif not is_digits(key, 1):
         key = _NAMED.get(key.lower(), "")
         if not key:

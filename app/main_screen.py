@@ -4,7 +4,8 @@ and drawing the session model's changes.
 The App (app/pideck_app.py) owns pi's client, the record pump, extension dialogs and
 the few global keys (F1, Ctrl+C, Ctrl+Z). Any screen pushed over this one (a dialog,
 a picker, the palette) turns its bindings off, so no action here checks for one.
-The keys that run `/` commands run the same functions with the command context.
+The keys that run `/` commands run the same functions with the command context. Its
+frames are the engine's (widgets/engine/screen.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap, Keymap
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import UPDATE_PERIOD, Screen
 from textual.widgets import Static
 
 from app.commands import queue as queue_actions
@@ -53,13 +53,11 @@ from widgets.attachments import AttachmentBar
 from widgets.completion import CompletionMenu, complete
 from widgets.crash_bar import CrashBar
 from widgets.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
-from widgets.frame_timer import FrameTimer, start_frame_timer
+from widgets.engine.screen import EngineScreen
 from protocol.state.file_index import FileCache, FileIndex, list_entries
 from widgets.key_footer import UNBOUND, KeyFooter
 from widgets.prompt_editor import PromptEditor
 from widgets.queue_lines import QueueLines
-from widgets.rows_compositor import RowsCompositor
-from widgets.scroll_in_place import Scroll
 from widgets.safe_text import clean
 from widgets.sessions_row import SessionsRow
 from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
@@ -87,7 +85,7 @@ KEY_COMMANDS: dict[str, Handler] = {
 }
 
 
-class MainScreen(Screen[None]):
+class MainScreen(EngineScreen[None]):
     prompt_class: type[PromptEditor] = PromptEditor  # the editor under the transcript
     BINDINGS = [
         Binding("ctrl+l", "run('model')", "Model", tooltip="Select a model (/model)", id="app.model.select"),
@@ -166,10 +164,6 @@ class MainScreen(Screen[None]):
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
-        self._compositor = RowsCompositor()  # (nothing laid out yet)
-        self._compositor.scroller = self._can_move_rows
-        self._frame_timer: FrameTimer | None = None  # started by the first refresh
-        self._transcript: Transcript | None = None  # once mounted
         self.context = context
         self.session = context.session
         self.selection = selection
@@ -211,35 +205,9 @@ class MainScreen(Screen[None]):
         yield self.status
         yield KeyFooter()
 
-    @property
-    def _update_timer(self) -> FrameTimer:
-        """Textual's, but the frame after a pause is not drawn a frame late (widgets/frame_timer.py)."""
-        if self._frame_timer is None:
-            self._frame_timer = start_frame_timer(self, UPDATE_PERIOD)
-        return self._frame_timer
-
-    def hold_frames(self, seconds: float) -> None:
-        """No frame for up to `seconds` (0: frames again): what mounts meanwhile is laid out once."""
-        self._update_timer.hold(seconds)
-
-    def _can_move_rows(self, scroll: Scroll) -> bool:
-        """Whether the terminal may move the transcript's rows itself (the app says)."""
-        can = getattr(self.app, "can_move_rows", None)  # (pideck's app; not a test's)
-        return can is not None and bool(can(self, scroll))
-
-    def _compositor_refresh(self) -> None:
-        """Textual's, with the transcript's scrollbar in the frame whose layout moved its
-        thumb: its refresh would wait for a frame of its own (1.5 ms, after each line a
-        reply adds)."""
-        bar = None if self._transcript is None else self._transcript._vertical_scrollbar
-        if bar is not None and bar._repaint_required and bar in self._compositor.visible_widgets:
-            bar._repaint_required = False
-            self._compositor.update_widgets({bar})
-        super()._compositor_refresh()
-
     def on_mount(self) -> None:
         self.composed.set()
-        self._transcript = self.transcript  # (read every frame: no query there)
+        self.scrollbar_owner = self.transcript  # (its scrollbar is painted in the frame that moved it)
         self.show_desk(self.context.ui.session_lines())
         editor = self.editor
         editor.focus()

@@ -5,7 +5,7 @@ The session owns pi's client, its life, the record pump and the session model; o
 frame it hands the model's changes to `show_changes`, which has the main screen
 (app/main_screen.py) re-render only what changed and does what they ask of the app
 (dialogs, alerts, the start-up error). The conversation's panes, keys and prompt are the
-main screen's.
+main screen's. Its frames reach the terminal through the engine's App (widgets/engine/app.py).
 """
 
 from __future__ import annotations
@@ -30,8 +30,12 @@ from textual.worker import Worker
 from app.attachments import Attachments
 from app.gc_pause import StreamingGC
 from app.terminal.signals import ExitSignals
-from app.terminal.hangup import HANGUP_EXIT, install_hangup_guards, stdin_fd, terminal_driver, watch_hangup
-from app.terminal.keys import EIGHT_BIT_ALT, install_alt_keys, install_key_reads, use_alt_ctrl_chords
+from app.terminal.hangup import HANGUP_EXIT, stdin_fd, watch_hangup
+from app.terminal.signals import hold_interrupt_key
+from widgets.engine.app import EngineApp
+from widgets.engine.bindings import class_bindings
+from widgets.engine.driver import terminal_driver
+from widgets.engine.keys import EIGHT_BIT_ALT, keys_in, use_alt_ctrl_chords
 from app.keybindings import pi_keymap
 from app.pi.launch import LaunchConfig
 from app.commands.login import run_in_foreground
@@ -46,17 +50,15 @@ from app.run_alerts import RunAlerts, run_error
 from protocol.state.desk import Mark, SessionLine
 from app.terminal.progress import TerminalProgress
 from app.themes import Themes
-from app.terminal.unchanged_lines import TerminalLines, UnchangedLeftOut
 from app.commands.context import CommandContext, SlashCommand
 from app.commands.registry import REGISTRY
-from app.terminal.dim_filter import use_safe_dim_filter
 from app.pi.checkpoint_launch import with_checkpoints
 from app.pi.problem_monitor import ProblemMonitor
 from app.pi.record_pump import RecordPump
 from app.pi.session import PiSession
 from app.pi.launch import open_launch
 from app.session_slot import SessionSlot
-from app.terminal.type_ahead import HeldKeys, keys_in
+from app.terminal.type_ahead import HeldKeys
 from protocol.wire.client import RpcClient, RpcError
 from protocol.files.pi_colors import RGB
 from protocol.wire.extension_ui import DialogRequest, as_text
@@ -69,9 +71,6 @@ from widgets.markdown_stream import RENDERER, import_renderer
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
 from widgets.screens.startup_error import StartupErrorScreen
-from widgets.rows_compositor import RowsCompositor
-from widgets.scroll_in_place import Scroll
-from widgets.textual_private import CompositorUpdate
 
 FIRST_MODE = "session-1"
 HIDDEN_VIEWS = 40  # messages a session keeps mounted while another is shown
@@ -83,7 +82,7 @@ EXPLAIN_FOR = 20.0  # seconds a toast that explains a setting stays up
 DIALOG_MIN_LEFT = 1.0
 
 
-class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit at once): pi has none
+class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit at once): pi has none
     CSS_PATH = "pideck.tcss"
     TITLE = "pideck"
     ENABLE_COMMAND_PALETTE = True
@@ -104,7 +103,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         Binding("ctrl+z", "suspend_process", "Suspend", show=False, priority=True,
                 tooltip="Suspend pideck to the shell (fg brings it back); pi keeps its state", id="app.suspend"),
         # Alt+N twice: for the prompt, which runs it as it reads the key (the keys of a burst after
-        # it go to the session it shows; widgets/keys_in_order.py), and over a dialog or a
+        # it go to the session it shows; widgets/engine/keys_in_order.py), and over a dialog or a
         # picker, where it acts at once (`check_action` offers each only where it applies)
         *(Binding(f"alt+{n}", f"show_session({n}{over})", f"Session {n}", show=False, priority=bool(over),
                   tooltip="Show session 1 to 9, as the sessions row numbers them (/sessions lists them)",
@@ -126,10 +125,6 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
                  restore: list[LaunchConfig] | None = None, drafts: list[str] | None = None,
                  notes: list[str] | None = None) -> None:
         super().__init__()
-        use_safe_dim_filter(self._filters)  # TEXTUAL_FILTERS=dim with the terminal's own colours
-        install_alt_keys()
-        install_key_reads()
-        install_hangup_guards()
         if client is None:
             config = with_checkpoints(config)
         self.config = config  # the first session's: it owns the demo model and the recording
@@ -137,11 +132,9 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         self.themes = Themes(config, register=self.register_theme, use=self._use_theme, console=lambda: self.console,
                              warn=lambda text: self.tell.warn(text, title="Theme"), background=terminal_colors[0],
                              foreground=terminal_colors[1])  # (the terminal's background and foreground)
-        self.toasts = Toasts(self, self._unnotify)
+        self.toasts = Toasts(self, self.unnotify)
         self.selection = SelectionCopy(self, copy_on_select(config), lambda: self.main.searching)
-        self.progress = TerminalProgress(self.set_interval, self._write_to_terminal, terminal_progress(config))
-        self.terminal_lines = TerminalLines()
-        self._drawn_by: Screen | None = None  # the screen whose update the terminal shows
+        self.progress = TerminalProgress(self.set_interval, self.write_to_terminal, terminal_progress(config))
         self.slots: list[SessionSlot] = []  # the sessions open, in the order Alt+N reaches them
         self.closed: list[SessionSlot] = []  # closed with /close (their resume commands are printed at exit)
         self._serial = 0
@@ -276,7 +269,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         return focused is not None and (isinstance(focused, PromptEditor) or screen is not self.main)
 
     def get_driver_class(self) -> type[Driver]:
-        return terminal_driver(super().get_driver_class())
+        return terminal_driver(super().get_driver_class(), hold_interrupt_key)  # (Ctrl+C stays a key until pideck ends)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's own palette commands but its theme picker, whose themes are not pi's
@@ -284,18 +277,23 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         return (command for command in super().get_system_commands(screen) if command.title != "Theme")
 
     @property
+    def own_bindings(self) -> BindingsMap:
+        """The keys that work over every screen (BINDINGS)."""
+        return BindingsMap(self.BINDINGS)
+
+    @property
     def key_bindings(self) -> BindingsMap:
         """pideck's keys in force, the global ones then the main screen's (for the palette
         and /hotkeys); the main screen's actions are named `screen.…`."""
-        bindings = BindingsMap.merge([self._bindings, self.main.own_bindings])
+        bindings = BindingsMap.merge([self.own_bindings, self.main.own_bindings])
         bindings.apply_keymap(self.keys.keymap)
         return bindings
 
     def read_keybindings(self) -> None:
         """pi's keybindings.json onto pideck's keys (before start-up and on /reload; the
         editor reads the keys it handles itself when it mounts)."""
-        ours = [binding for _, binding in BindingsMap.merge([self._bindings, BindingsMap(MainScreen.BINDINGS)])]
-        editor = [binding for _, binding in PromptEditor._merged_bindings if binding.id is not None]  # not TextArea's
+        ours = [binding for _, binding in BindingsMap.merge([self.own_bindings, BindingsMap(MainScreen.BINDINGS)])]
+        editor = [binding for _, binding in class_bindings(PromptEditor) if binding.id is not None]  # not TextArea's
         self.keys = pi_keymap(agent_dir(self.config.env), [*ours, *editor])
         self.set_keymap(self.keys.keymap)
         use_alt_ctrl_chords(key for keys in self.keys.keymap.values() for key in keys.split(","))
@@ -428,7 +426,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         """The terminal's own cursor shown (pi's showHardwareCursor; Textual keeps it where the
         prompt's cursor is) or hidden, as Textual has it."""
         if not self.is_headless:
-            self._write_to_terminal("\x1b[?25h" if display(self.config).hardware_cursor else "\x1b[?25l")
+            self.write_to_terminal("\x1b[?25h" if display(self.config).hardware_cursor else "\x1b[?25l")
 
     def _hang_up(self) -> None:
         """The terminal is gone: pi is closed in order (on unmount) and pideck exits."""
@@ -472,7 +470,7 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
         slot = slot or self.current
         if slot.shown:
             await slot.main.composed.wait()  # pi may exit (or a file load) before the panes are there
-        if self.leaving or self._closing or slot.closing:
+        if self.leaving or self.closing or slot.closing:
             return  # the views are going away
         model = slot.pi.model
         if changes.settled is not None:  # (before the run's end below: how long it ran)
@@ -534,47 +532,13 @@ class PideckApp(App[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit
 
     def _tick(self) -> None:
         """Animate the spinner and running tool durations; report what pi sent wrong."""
-        if not self.is_running or self._closing or not self.main.status.is_attached:
+        if not self.is_running or self.closing or not self.main.status.is_attached:
             return  # the app is closing: its widgets are going away
         for slot in self.slots:
             slot.pi.problems.check()
         self.main.animate()
         if len(self.slots) > 1:
             self._desk_changed()  # (a dialog's time running out changes its session's mark)
-
-    def _to_terminal_lines(self) -> bool:
-        """Updates go through `terminal_lines` (not while Textual would write none itself)."""
-        return (self._running and not self._closed and not self._batch_count
-                and self._driver is not None and not self.is_headless and not self.is_inline)
-
-    def can_move_rows(self, screen: Screen, scroll: Scroll) -> bool:
-        """Whether `screen`'s next update may have the terminal move rows itself: it is the
-        screen shown, alone, and drew what the terminal shows."""
-        return (self._to_terminal_lines() and screen is self.screen and len(self.screen_stack) == 1
-                and self._drawn_by is screen and self.terminal_lines.can_move_rows(scroll, self.size))
-
-    def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
-        """Textual's, sending only the pieces of lines the terminal does not show yet."""
-        compositor = screen._compositor
-        if isinstance(renderable, CompositorUpdate) and self._to_terminal_lines():
-            text = self.terminal_lines.render(renderable, self.console, self.size)
-            self._drawn_by = screen
-            if isinstance(compositor, RowsCompositor):
-                compositor.drawn(True)
-            if not self.terminal_lines.cursor_moved(self.cursor_position) and not text:
-                return  # (the terminal's own cursor may be shown: Textual moves it after each update)
-            renderable = UnchangedLeftOut(text)
-        elif renderable is not None:
-            self._drawn_by = None
-            if isinstance(compositor, RowsCompositor):
-                compositor.drawn(False)
-        super()._display(screen, renderable)
-
-    def _write_to_terminal(self, sequence: str) -> None:
-        if self._driver is not None:
-            self._driver.write(sequence)
-
-    write_to_terminal = _write_to_terminal
 
     def set_terminal_title(self, title: str) -> None:
         """An extension's setTitle: the terminal title, with control characters removed."""

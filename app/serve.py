@@ -119,8 +119,8 @@ def serve(args: argparse.Namespace) -> int:
 
 def _token_server(command: str, host: str, port: int, token: str, max_pages: int = DEFAULT_MAX_PAGES) -> Any:
     from aiohttp import WSCloseCode, web
-    from textual_serve.app_service import AppService
-    from textual_serve.server import Server
+
+    from widgets.engine.served import EngineAppService, EngineServer
 
     @web.middleware
     async def require_token(request: web.Request, handler: Any) -> web.StreamResponse:
@@ -136,26 +136,23 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             response.set_cookie(cookie, token, httponly=True, samesite="Strict")
         return response
 
-    class PageService(AppService):
+    class PageService(EngineAppService):
         async def run(self) -> None:
             """textual-serve's, and then what pideck wrote to stderr as it ended (the command
             that resumes its session), which textual-serve's reader, stopped when stdout
             closes, may have left unread."""
             await super().run()
-            if self._process is not None and self._process.stderr is not None:
-                if rest := await self._process.stderr.read():
+            if self.process is not None and self.process.stderr is not None:
+                if rest := await self.process.stderr.read():
                     sys.stdout.write(visible(rest.decode("utf-8", "replace")))
                     sys.stdout.flush()
 
-    class TokenServer(Server):
+    class TokenServer(EngineServer):
+        middlewares = (require_token,)
+
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.pages: set[web.WebSocketResponse] = set()  # open websockets, closed on stop
-
-        async def _make_app(self) -> web.Application:
-            app = await super()._make_app()
-            app.middlewares.append(require_token)
-            return app
 
         async def on_startup(self, app: web.Application) -> None:
             pass  # run() prints the URL once the port is known
@@ -197,7 +194,7 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             try:
                 await service.start(parse_int(request.query.get("width", ""), 80, low=1, high=MAX_CELLS),
                                     parse_int(request.query.get("height", ""), 24, low=1, high=MAX_CELLS))
-                await self._process_messages(websocket, service)
+                await self.process_messages(websocket, service)
             except Exception as error:  # a page that sent garbage: its pideck still ends in order
                 say(f"pideck: the page from {request.remote} failed: {error!r}", file=sys.stdout, flush=True)
             finally:
@@ -211,7 +208,7 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             handler = logging.StreamHandler()  # (stderr) aiohttp's and textual-serve's warnings, controls shown
             handler.setFormatter(_ShownFormatter("pideck serve: %(message)s"))
             logging.basicConfig(level=logging.WARNING, handlers=[handler])
-            runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None)
+            runner = web.AppRunner(await self.make_app(), handle_signals=False, access_log=None)
             await runner.setup()
             try:
                 await web.TCPSite(runner, self.host, self.port).start()

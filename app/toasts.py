@@ -27,7 +27,7 @@ LIST_KEY = "F8"  # the key bound to run('notifications') in MainScreen.BINDINGS
 
 
 class Toasts:
-    """`unnotify` takes a toast off the screen (the App's `_unnotify`)."""
+    """`unnotify` takes a toast off the screen (the App's `unnotify`, widgets/engine/app.py)."""
 
     def __init__(self, app: App[Any], unnotify: Callable[[Notification], None]) -> None:
         self.app = app

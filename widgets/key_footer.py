@@ -14,7 +14,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
-from widgets.textual_private import FooterKey
+from widgets.engine.widget import is_footer_key
 
 UNBOUND = "unbound"  # the key of a binding with none: no key is called this
 
@@ -22,7 +22,7 @@ UNBOUND = "unbound"  # the key of a binding with none: no key is called this
 def _width(widget: Widget) -> int:
     """The columns `widget` takes in the row, margins included."""
     size = Size(0, 0)  # keys and labels are as wide as their content
-    content = widget.render().cell_len if isinstance(widget, FooterKey) else widget.get_content_width(size, size)
+    content = widget.render().cell_len if is_footer_key(widget) else widget.get_content_width(size, size)
     return content + widget.styles.gutter.width + widget.styles.margin.width
 
 
@@ -42,7 +42,7 @@ class KeyFooter(Footer):
         """Textual's keys, those `UNBOUND` hidden from the start (not only once `_fit` runs,
         after the recomposed keys are mounted: between the two they showed)."""
         for child in super().compose():
-            if isinstance(child, FooterKey) and child.key == UNBOUND:
+            if is_footer_key(child) and child.key == UNBOUND:
                 child.display = False
             yield child
 
@@ -73,7 +73,7 @@ class KeyFooter(Footer):
         self._fit()
 
     def _fit(self) -> None:
-        shown = [child for child in self.children if not (isinstance(child, FooterKey) and child.key == UNBOUND)]
+        shown = [child for child in self.children if not (is_footer_key(child) and child.key == UNBOUND)]
         for child in self.children:
             child.display = child in shown
         keys = [child for child in shown if not child.has_class("-command-palette")]

@@ -36,8 +36,9 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from widgets.grows_in_place import GrowsInPlace
-from widgets.kept_strip import KeptStrip
+from widgets.engine.grows_in_place import GrowsInPlace
+from widgets.engine.kept_strip import KeptStrip
+from widgets.engine.widget import set_dirty
 from widgets.markdown_chunks import MarkdownChunker
 from widgets.selection_marks import mark_selection
 
@@ -335,7 +336,7 @@ class StreamingText(GrowsInPlace, Widget):
         resized = self._render_newest(self.app.size.height)
         if resized is not None:
             start = self._starts[resized]
-            self._set_dirty(Region(0, start, width, self.line_count - start))
+            set_dirty(self, Region(0, start, width, self.line_count - start))
         return max(1, self.line_count)
 
     def render_lines(self, crop: Region) -> list[Strip]:

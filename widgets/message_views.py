@@ -26,7 +26,7 @@ from protocol.state.tool_runs import run_key
 from widgets import palette
 from widgets.ansi_text import ansi_text
 from widgets.code_lines import unhighlighted
-from widgets.grows_in_place import GrowsInPlace
+from widgets.engine.grows_in_place import GrowsInPlace
 from widgets.markdown_stream import StreamingText
 from widgets.safe_text import clean, one_row, safe
 from widgets.tool_kinds import Call, Kind, kind_of

@@ -16,7 +16,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 # A mixin, not a Widget subclass: as a base class of its own it would bring Widget's
-# default CSS in ahead of the widget's real base (as widgets/grows_in_place.py says).
+# default CSS in ahead of the widget's real base (as widgets/engine/grows_in_place.py says).
 _Base = Widget if TYPE_CHECKING else object
 
 

@@ -21,15 +21,16 @@ from textual.widgets.text_area import Location
 
 from widgets.completion import Candidate, CompletionMenu
 from widgets.paste_markers import Pastes, cleaned, is_large
+from widgets.engine.text_area import HardwareCursor
 from widgets.readline_area import ReadlineTextArea
-from widgets.textual_private import textual_time
+from widgets.engine.keys import key_clock
 
 Completer = Callable[[str], tuple[int, list[Candidate]]]
 PasteHandler = Callable[[str], Awaitable[bool]]  # True: the paste was taken (e.g. image paths)
 SubmitCheck = Callable[[str], bool]  # False: the text cannot be sent yet and stays in the editor
 
 
-class PromptEditor(ReadlineTextArea):
+class PromptEditor(HardwareCursor, ReadlineTextArea):
     DEFAULT_CSS = """
     PromptEditor {
         height: auto;
@@ -73,20 +74,17 @@ class PromptEditor(ReadlineTextArea):
         self.submit_check: SubmitCheck | None = None
         self.pastes = Pastes()  # large pastes, shown as markers (widgets/paste_markers.py)
         self._completion_start: Location = (0, 0)
-        self.hardware_cursor = False  # the terminal shows its cursor at this one's (Textual puts it there)
+        self.hardware_cursor = False  # pi's showHardwareCursor: the terminal's cursor at this one's, none drawn
         self._given_back: tuple[float, str] | None = None  # when text given back came, and the text then
-
-    @property
-    def _draw_cursor(self) -> bool:
-        """Not where the terminal shows its own cursor there (pi's showHardwareCursor)."""
-        return not self.hardware_cursor and super()._draw_cursor
 
     @property
     def key_bindings(self) -> BindingsMap:
         """The editor's bindings in force, its own and those it inherits (for /hotkeys)."""
         return self.keymapped
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
+        """Before ReadlineTextArea's and TextArea's handlers (Textual calls each class's in turn
+        until one prevents the default)."""
         if self.sent_on(event):
             return
         self._apart_from_given_back(event.time, typed=event.is_printable)
@@ -123,10 +121,8 @@ class PromptEditor(ReadlineTextArea):
         if key == "down" and self.navigator.is_last_wrapped_line(self.cursor_location) and self._browse(1):
             event.stop()
             event.prevent_default()
-            return
-        await super()._on_key(event)
 
-    async def _on_paste(self, event: events.Paste) -> None:
+    async def on_paste(self, event: events.Paste) -> None:
         """Offer the paste to `paste_handler` first; a large paste goes in as a marker, and
         TextArea's own handler (next in the MRO) inserts any other."""
         if self.paste_handler is not None and await self.paste_handler(event.text):
@@ -138,8 +134,7 @@ class PromptEditor(ReadlineTextArea):
         if is_large(text):
             event.stop()
             event.prevent_default()
-            if (result := self._replace_via_keyboard(self.pastes.add(text), *self.selection)) is not None:
-                self.move_cursor(result.end_location)
+            self.move_cursor(self.replace(self.pastes.add(text), *self.selection, maintain_selection_offset=False).end_location)
 
     @property
     def expanded_text(self) -> str:
@@ -162,9 +157,7 @@ class PromptEditor(ReadlineTextArea):
         found = self.pastes.marker_at(self.document[row], column, before=before)
         if found is None:
             return False
-        result = self._delete_via_keyboard((row, found[0]), (row, found[1]))
-        if result is not None:
-            self.pastes.forget(result.replaced_text)
+        self.pastes.forget(self.delete((row, found[0]), (row, found[1]), maintain_selection_offset=False).replaced_text)
         return True
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
@@ -205,7 +198,7 @@ class PromptEditor(ReadlineTextArea):
 
     def action_newline(self) -> None:
         start, end = self.selection
-        self._replace_via_keyboard("\n", start, end)
+        self.replace("\n", start, end, maintain_selection_offset=False)
 
     def remember(self, text: str) -> None:
         """Add a sent prompt to the history."""
@@ -244,7 +237,7 @@ class PromptEditor(ReadlineTextArea):
         texts = [self.pastes.given_back(text) for text in texts]
         draft = bool(self.text.strip())
         self.load("\n\n".join([*texts, self.text] if draft else texts))
-        self._given_back = None if draft else (textual_time.get_time(), self.text)
+        self._given_back = None if draft else (key_clock(), self.text)
 
     def _apart_from_given_back(self, pressed: float, typed: bool) -> None:
         """What is typed or pasted before the text given back was in the editor (Esc and the

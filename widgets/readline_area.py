@@ -23,10 +23,11 @@ from typing import Any
 from textual import events
 from textual.binding import Binding, BindingsMap, Keymap
 from textual.widgets import TextArea
-from textual.widgets.text_area import EditResult, Location
+from textual.widgets.text_area import Edit, EditResult, Location
 
-from widgets.keys_in_order import KeysInOrder
-from widgets.textual_private import character_to_key
+from widgets.engine.bindings import class_bindings, use_bindings
+from widgets.engine.keys_in_order import KeysInOrder
+from widgets.engine.keys import key_name
 
 KILL_RING_SIZE = 30
 
@@ -116,14 +117,14 @@ class ReadlineTextArea(KeysInOrder, TextArea):
 
         A key the keymap gives any action is taken from TextArea's own bindings that pi has
         no id for (F6 selects the line, F7 all, Ctrl+Shift+K deletes it): the focused editor
-        is asked first, so they would shadow the app's action on that key. Textual has no
-        public way to take a binding from a widget, hence its `_bindings`."""
+        is asked first, so they would shadow the app's action on that key."""
         taken = {key for keys in keymap.values() for key in keys.split(",")}
-        self._bindings = BindingsMap.from_keys({
-            key: kept for key, bindings in self._merged_bindings.key_to_bindings.items()
+        own = BindingsMap.from_keys({
+            key: kept for key, bindings in class_bindings(type(self)).key_to_bindings.items()
             if (kept := [b for b in bindings if b.id is not None or key not in taken])
-        }) if self._merged_bindings is not None else BindingsMap()
-        self.keymapped = self._bindings.copy()
+        })
+        use_bindings(self, own)
+        self.keymapped = own.copy()
         self.keymapped.apply_keymap(keymap)
         self.key_actions = {key: binding.action for key, binding in self.keymapped}
 
@@ -148,9 +149,11 @@ class ReadlineTextArea(KeysInOrder, TextArea):
             self._killing = None
             self._after_kill = self._edit_state()
 
-    def _delete_via_keyboard(self, start: Location, end: Location) -> EditResult | None:
-        result = super()._delete_via_keyboard(start, end)
-        if self._killing is not None and result is not None and result.replaced_text:
+    def edit(self, edit: Edit) -> EditResult:
+        """TextArea's (every change goes through it); during a word or line deletion, what it
+        removed goes to the kill ring."""
+        result = super().edit(edit)
+        if self._killing is not None and result.replaced_text:
             backward, joined = self._killing
             self.kill_ring.kill(result.replaced_text, backward=backward, joined=joined)
             self._killing = (backward, True)  # a second deletion in the same action joins the first
@@ -189,9 +192,8 @@ class ReadlineTextArea(KeysInOrder, TextArea):
             self._put_back(text, self._yanked[0], self._yanked[1])
 
     def _put_back(self, text: str, start: Location, end: Location) -> None:
-        result = self._replace_via_keyboard(text, start, end)
-        if result is not None:
-            self._yanked = (start, result.end_location, self._edit_state())
+        result = self.replace(text, start, end, maintain_selection_offset=False)
+        self._yanked = (start, result.end_location, self._edit_state())
 
     def action_jump(self, direction: int) -> None:
         self._jumping = direction
@@ -219,7 +221,9 @@ class ReadlineTextArea(KeysInOrder, TextArea):
             self.move_cursor(self.document.get_location_from_index(found))
         return True
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
+        """Before TextArea's handler (Textual calls each class's in turn until one prevents the
+        default)."""
         if self.sent_on(event) or self.take_jump(event):
             return
         if event.key.startswith("alt+") and event.character:
@@ -228,11 +232,9 @@ class ReadlineTextArea(KeysInOrder, TextArea):
             event.prevent_default()
             if getattr(event, "escape_first", False) and not self.is_bound(event.key):
                 # no chord of that name: Esc pressed, then the character, read at once (the
-                # Esc aborts the run: never lost; app/terminal/keys.py)
+                # Esc aborts the run: never lost; widgets/engine/keys.py)
                 event.stop()
-                escape, typed = events.Key("escape", "\x1b"), events.Key(character_to_key(event.character), event.character)
+                escape, typed = events.Key("escape", "\x1b"), events.Key(key_name(event.character), event.character)
                 escape.time = typed.time = event.time  # (pressed when the chord came, not once the Esc is done)
                 await self.on_event(escape)
                 await self.on_event(typed)
-            return
-        await super()._on_key(event)

@@ -36,10 +36,11 @@ from textual.widgets import Static
 from protocol.wire.messages import CustomMessage, ToolResultMessage
 from protocol.state.session_model import Banner, Changes, MessageItem, SessionModel
 from protocol.state.tool_runs import call_place
-from widgets.grows_in_place import GrowsInPlace
+from widgets.engine.grows_in_place import GrowsInPlace
 from widgets.message_views import BannerView, MessageView, ToolCallBlock, tool_summary
 from widgets.page_keys import PagesAtOnce
-from widgets.strip_scrollbar import use_strip_scrollbar
+from widgets.engine.strip_scrollbar import use_strip_scrollbar
+from widgets.engine.widget import anchor_released
 from widgets.tool_output import output_preview
 
 MAX_VIEWS = 120
@@ -139,7 +140,7 @@ class Transcript(PagesAtOnce, GrowsInPlace, VerticalScroll, can_focus=True):
     @property
     def following(self) -> bool:
         """The view keeps to the end as output comes (the user has not scrolled up)."""
-        return not self._anchor_released
+        return not anchor_released(self)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)  # restores the anchor at the end

@@ -32,7 +32,7 @@ from textual.widgets import Input, Static
 
 from widgets.markdown_stream import StreamingText
 from widgets.message_views import MessageView
-from widgets.textual_private import divide_line
+from widgets.engine.wrap import line_breaks
 from widgets.transcript import Transcript
 
 
@@ -284,5 +284,5 @@ def wrapped_row(lines: list[str], line: int, column: int, width: int) -> int:
     wraps them (from the line's start, for a match in a long line)."""
     if width <= 0 or line >= len(lines):
         return line
-    row = sum(len(divide_line(text, width)) + 1 for text in lines[:line])
-    return row + bisect_right(divide_line(lines[line], width), column)
+    row = sum(len(line_breaks(text, width)) + 1 for text in lines[:line])
+    return row + bisect_right(line_breaks(lines[line], width), column)

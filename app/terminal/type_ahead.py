@@ -2,9 +2,10 @@
 
 From the moment pideck runs, what is typed waits in the terminal's input. The question
 for the terminal's colours (app/terminal/colors.py) reads all of that input up to the
-terminal's answer, so the keys typed until then come here as bytes (`keys_in`); Textual's
-key reader reads what is typed later, and gives it to the app while the screen is still
-being put together, when nothing has the focus and Textual hands a key to no one.
+terminal's answer, so the keys typed until then come as bytes (parsed by `keys_in`,
+widgets/engine/keys.py); Textual's key reader reads what is typed later, and gives it to the
+app while the screen is still being put together, when nothing has the focus and Textual
+hands a key to no one.
 `HeldKeys` holds both, in the order they were typed, until the prompt has the focus.
 """
 
@@ -13,15 +14,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from textual import events
-from widgets.textual_private import XTermParser
-
-
-def keys_in(typed: bytes) -> list[events.Event]:
-    """The events of terminal input `typed`, as Textual's key reader would read them."""
-    if not typed:
-        return []
-    parser = XTermParser()
-    return [*parser.feed(typed.decode("utf-8", errors="replace")), *parser.feed("")]
 
 
 class HeldKeys:

@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.pi_harness import Fake, TmuxPideck
 from textual._xterm_parser import XTermParser
 
-from app.terminal.keys import install_key_reads
+from widgets.engine.keys import install_key_reads
 
 
 def keys(sequence: str) -> list[str]:

@@ -23,7 +23,7 @@ from tests.pi_harness import (
     wait_until,
 )
 
-from app.terminal.keys import install_alt_keys
+from widgets.engine.keys import install_alt_keys
 from widgets.message_views import MessageView, ToolCallBlock
 from widgets.prompt_editor import PromptEditor
 from widgets.side_panes import StatusLine, ToolLog

@@ -19,7 +19,8 @@ from tests.pi_harness import Fake, TmuxPideck
 
 from textual.drivers._writer_thread import WriterThread
 
-from app.terminal.hangup import CHECK_EVERY, HANGUP_EXIT, TolerantWriter, terminal_gone, watch_hangup
+from app.terminal.hangup import CHECK_EVERY, HANGUP_EXIT, terminal_gone, watch_hangup
+from widgets.engine.driver import TolerantWriter
 
 # Runs pideck (its arguments) and writes its exit status to OUT; on SIGHUP it forwards the
 # signal to pideck (as a shell passes it to its jobs) or swallows it (as make does).

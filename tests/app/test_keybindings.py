@@ -200,7 +200,7 @@ async def test_ctrl_q_is_free_as_in_pi(tmp_path: Path) -> None:
 
 async def test_a_ctrl_alt_key_in_keybindings_json_arrives_as_that_key_and_not_as_esc(tmp_path: Path) -> None:
     """A terminal sends Ctrl+Alt+O as ESC and Ctrl+O, which pideck reads as Esc then Ctrl+O
-    (app/terminal/keys.py) unless a binding takes Ctrl+Alt+O."""
+    (widgets/engine/keys.py) unless a binding takes Ctrl+Alt+O."""
     env = agent_with(tmp_path, {"app.tools.expand": "ctrl+alt+o"})
     fake = Fake(tmp_path)
     async with fake.run(fake.app(env)) as pilot:

@@ -1,5 +1,5 @@
 """Keys sent in one burst (a fast typist, a pasted key sequence) apply in the order they were
-pressed, in the pickers and editors (widgets/keys_in_order.py). Pilot's `press` waits for the
+pressed, in the pickers and editors (widgets/engine/keys_in_order.py). Pilot's `press` waits for the
 app to go idle after each key, so these tests queue every key at once instead, as a terminal
 delivers them."""
 

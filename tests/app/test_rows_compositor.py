@@ -1,5 +1,5 @@
 """The main screen's compositor renders, of each widget, only the rows a partial frame
-repaints (widgets/rows_compositor.py): its frames are the ones Textual's own would send."""
+repaints (widgets/engine/rows_compositor.py): its frames are the ones Textual's own would send."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from rich.console import Console
 from textual.geometry import Region
 from tests.pi_harness import Fake, send, wait_until
 
-from app.terminal.unchanged_lines import TerminalLines
+from widgets.engine.unchanged_lines import TerminalLines
 from widgets.message_views import TextBlock
-from widgets.rows_compositor import RowsCompositor
-from widgets.textual_private import ChopsUpdate, Compositor
+from widgets.engine.rows_compositor import RowsCompositor
+from widgets.engine.private import ChopsUpdate, Compositor
 
 
 def frame(compositor: Compositor, regions: list[Region], chops_of, console: Console) -> list[tuple[int, int, int, str]]:

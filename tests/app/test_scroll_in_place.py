@@ -1,5 +1,5 @@
 """A layout that scrolls the transcript is drawn as a scroll of the terminal's rows and
-what the scroll does not bring (widgets/scroll_in_place.py): after every frame, the
+what the scroll does not bring (widgets/engine/scroll_in_place.py): after every frame, the
 terminal shows what a repaint of the whole screen would."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import pytest
 from textual.geometry import Region
 from textual.screen import ModalScreen
 
-from app.terminal.unchanged_lines import TerminalLines
+from widgets.engine.unchanged_lines import TerminalLines
 from tests.pi_harness import Fake, send, wait_until
 from tests.unit.test_unchanged_lines import Grid
-from widgets.rows_compositor import RowsCompositor, ScrolledUpdate
-from widgets.scroll_in_place import Scroll
+from widgets.engine.rows_compositor import RowsCompositor, ScrolledUpdate
+from widgets.engine.scroll_in_place import Scroll
 from widgets.side_panes import SPINNER
-from widgets.textual_private import CompositorUpdate, LayoutUpdate
+from widgets.engine.private import CompositorUpdate, LayoutUpdate
 
 
 class Terminal:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.pi_harness import SIZE, Fake, ready, wait_until
-from widgets.frame_timer import FrameTimer
+from widgets.engine.frame_timer import FrameTimer
 from widgets.markdown_stream import RENDERER
 from widgets.side_panes import StatsPane
 

@@ -28,7 +28,7 @@ from app.scripted_model.server import Reply, ToolCallSpec
 from widgets.markdown_stream import StreamingText
 from widgets.message_views import TextBlock, ToolCallBlock
 from widgets.prompt_editor import PromptEditor
-from widgets.strip_scrollbar import StripScrollBar, use_strip_scrollbar
+from widgets.engine.strip_scrollbar import StripScrollBar, use_strip_scrollbar
 from widgets.tool_output import LargeTextView
 from widgets.screens.tool_output_screen import ToolOutputScreen
 

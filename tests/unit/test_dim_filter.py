@@ -1,4 +1,4 @@
-"""TEXTUAL_FILTERS=dim with the terminal's own colours (app/terminal/dim_filter.py)."""
+"""TEXTUAL_FILTERS=dim with the terminal's own colours (widgets/engine/dim_filter.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from rich.style import Style
 from textual.color import Color
 from textual.filter import DimFilter as TextualDimFilter
 
-from app.terminal.dim_filter import DimFilter, use_safe_dim_filter
+from widgets.engine.dim_filter import DimFilter, use_safe_dim_filter
 
 
 def test_a_dim_default_colour_keeps_the_terminals_dim_and_an_rgb_one_is_blended() -> None:

@@ -1,4 +1,4 @@
-"""Esc followed at once by another key is Esc, then that key (app/terminal/keys.py), while
+"""Esc followed at once by another key is Esc, then that key (widgets/engine/keys.py), while
 the Alt keys terminals send as ESC and a character stay one key."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from textual import events
 from textual._xterm_parser import XTermParser
 
-from app.terminal.keys import install_alt_keys, install_key_reads, use_alt_ctrl_chords
+from widgets.engine.keys import install_alt_keys, install_key_reads, use_alt_ctrl_chords
 
 
 @pytest.fixture(autouse=True)

@@ -11,8 +11,8 @@ import pytest
 from textual import timer as textual_timer
 from textual._context import active_app
 
-from widgets.frame_timer import BURST, FrameTimer
-from widgets.textual_private import textual_time
+from widgets.engine.frame_timer import BURST, FrameTimer
+from widgets.engine.private import textual_time
 
 PERIOD = 1 / 60
 

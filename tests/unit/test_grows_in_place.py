@@ -9,7 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from widgets.grows_in_place import GrowsInPlace
+from widgets.engine.grows_in_place import GrowsInPlace
 from widgets.markdown_stream import StreamingText
 
 

@@ -1,4 +1,4 @@
-"""A kept strip is a Strip without caches of its own (widgets/kept_strip.py)."""
+"""A kept strip is a Strip without caches of its own (widgets/engine/kept_strip.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from widgets.kept_strip import KeptStrip
+from widgets.engine.kept_strip import KeptStrip
 
 
 def test_every_slot_of_textual_s_strip_is_set() -> None:

@@ -7,7 +7,7 @@ from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from app.terminal.keys import install_alt_keys, install_key_reads
+from widgets.engine.keys import install_alt_keys, install_key_reads
 from widgets.prompt_editor import PromptEditor
 from widgets.readline_area import KillRing, ReadlineTextArea
 

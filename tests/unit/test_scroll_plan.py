@@ -1,5 +1,5 @@
 """What a layout that scrolled one container renders over the terminal's moved rows
-(widgets/scroll_in_place.py), by geometry alone."""
+(widgets/engine/scroll_in_place.py), by geometry alone."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.geometry import Region
 
-from widgets.scroll_in_place import Scroll, plan
+from widgets.engine.scroll_in_place import Scroll, plan
 
 VIEW = Region(0, 0, 40, 10)  # the container's view: rows 0-9, columns 0-39 of a 60 x 12 screen
 

@@ -1,4 +1,4 @@
-"""A piece of a line sets its styles only where they change, to the same cells (app/terminal/sgr.py)."""
+"""A piece of a line sets its styles only where they change, to the same cells (widgets/engine/sgr.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from app.terminal import sgr
+from widgets.engine import sgr
 
 TRUE = ColorSystem.TRUECOLOR
 TOKENS = re.compile(r"\x1b\[([0-9;]*)m|\x1b\]8;[^;]*;([^\x1b]*)\x1b\\|\x1b\[(\d+)([XC])|(.)", re.S)

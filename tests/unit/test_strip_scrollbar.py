@@ -11,7 +11,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from protocol.state.session_model import SessionModel
-from widgets.strip_scrollbar import StripScrollBar, use_strip_scrollbar
+from widgets.engine.strip_scrollbar import StripScrollBar, use_strip_scrollbar
 from widgets.transcript import Transcript
 
 

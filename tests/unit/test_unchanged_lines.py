@@ -1,4 +1,4 @@
-"""What the terminal already shows is not sent again (app/terminal/unchanged_lines.py)."""
+"""What the terminal already shows is not sent again (widgets/engine/unchanged_lines.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Offset, Region, Size
 from textual.strip import Strip
 
-from app.terminal.unchanged_lines import TerminalLines
+from widgets.engine.unchanged_lines import TerminalLines
 
 SIZE = Size(20, 3)
 CONSOLE = Console(force_terminal=True, color_system="truecolor", width=20)

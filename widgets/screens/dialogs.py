@@ -31,7 +31,7 @@ from protocol.wire.extension_ui import (
     SelectRequest,
     as_text,
 )
-from widgets.keys_in_order import OrderedInput, OrderedOptionList, OrderedTextArea
+from widgets.engine.keys_in_order import OrderedInput, OrderedOptionList, OrderedTextArea
 from widgets.page_keys import PagedScroll
 from widgets.safe_text import clean, safe
 from widgets.screens.session_picker import one_line

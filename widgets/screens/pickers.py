@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 
 from protocol.state.formatting import tokens
 from protocol.wire.responses import Model
-from widgets.keys_in_order import OrderedInput, OrderedOptionList
+from widgets.engine.keys_in_order import OrderedInput, OrderedOptionList
 from protocol.state.formatting import model_key
 from widgets.safe_text import clean
 from widgets import palette

@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static, TextArea
 
 from protocol.wire.messages import ImageContent
-from widgets.keys_in_order import OrderedOptionList, OrderedTextArea
+from widgets.engine.keys_in_order import OrderedOptionList, OrderedTextArea
 from widgets.safe_text import clean
 from widgets import palette
 

@@ -22,7 +22,7 @@ from textual.widgets import Input
 
 from protocol.wire.responses import ForkMessage
 from protocol.files.session_files import SessionSummary
-from widgets.keys_in_order import OrderedInput
+from widgets.engine.keys_in_order import OrderedInput
 from widgets.screens.pickers import FilteredPicker, Row
 from widgets.safe_text import clean, safe
 from widgets import palette

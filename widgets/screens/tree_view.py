@@ -50,7 +50,7 @@ from protocol.wire.messages import (
     text_of,
 )
 from protocol.state.session_tree import build_tree, path_to
-from widgets.keys_in_order import KeysInOrder
+from widgets.engine.keys_in_order import KeysInOrder
 from widgets.safe_text import clean
 from widgets import palette
 

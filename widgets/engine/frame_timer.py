@@ -24,7 +24,7 @@ import asyncio
 
 from textual.timer import EventTargetGone, Timer
 from textual.widget import Widget
-from widgets.textual_private import textual_time as _time
+from widgets.engine.private import textual_time as _time
 
 BURST = 3  # frames drawn at once after a pause
 

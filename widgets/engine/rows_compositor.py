@@ -35,9 +35,9 @@ from textual.errors import NoWidget
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
-from widgets.grows_in_place import GrowsInPlace
-from widgets.scroll_in_place import Placement, Scroll, plan
-from widgets.textual_private import ChopsUpdate, Compositor, MapGeometry, ReflowResult
+from widgets.engine.grows_in_place import GrowsInPlace
+from widgets.engine.scroll_in_place import Placement, Scroll, plan
+from widgets.engine.private import ChopsUpdate, Compositor, MapGeometry, ReflowResult
 
 Spans = Mapping[int, list[tuple[int, int]]]  # row -> the columns (x, end) it repaints
 

@@ -25,10 +25,10 @@ from rich.console import Console
 from rich.segment import Segment
 from textual.geometry import Offset, Size
 
-from app.terminal import sgr
-from widgets.rows_compositor import ScrolledUpdate
-from widgets.scroll_in_place import Scroll
-from widgets.textual_private import ChopsUpdate, CompositorUpdate, LayoutUpdate
+from widgets.engine import sgr
+from widgets.engine.rows_compositor import ScrolledUpdate
+from widgets.engine.scroll_in_place import Scroll
+from widgets.engine.private import ChopsUpdate, CompositorUpdate, LayoutUpdate
 
 
 SCROLL_ROWS = 4  # rows an update repaints from which it may be a scroll

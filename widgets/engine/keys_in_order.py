@@ -29,7 +29,7 @@ class KeysInOrder(Widget):
     not with `focus()`, which waits for the app's queue and so for the rest of the burst.
     """
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         if self.sent_on(event):
             return
         if self.check_consume_key(event.key, event.character):

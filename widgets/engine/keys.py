@@ -34,6 +34,9 @@ tmux or an ssh link) was a lone Ctrl+C: the abort lost. So:
 - ESC and a character in one read stay Textual's Alt key, marked `escape_first`: the
   prompt editor reads one that no binding takes as Esc, then the character
   (widgets/readline_area.py).
+
+Besides: `keys_in` reads keys typed before the App ran as its parser would, `key_name` is
+Textual's name of the key that types a character, `key_clock` the clock of its events.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from itertools import chain
 from typing import Any, NamedTuple
 
 from textual import events
-from widgets.textual_private import ANSI_SEQUENCES_KEYS, XTermParser, escape_now
+from widgets.engine.private import ANSI_SEQUENCES_KEYS, XTermParser, character_to_key, escape_now, textual_time
 
 
 _META_ARROWS = {
@@ -148,3 +151,21 @@ def _mark(event: Any, read: str) -> Any:
             and f"\x1b{event.character}" in read):
         event.escape_first = True
     return event
+
+
+def keys_in(typed: bytes) -> list[events.Event]:
+    """The events of terminal input `typed`, as Textual's key reader would read them."""
+    if not typed:
+        return []
+    parser = XTermParser()
+    return [*parser.feed(typed.decode("utf-8", errors="replace")), *parser.feed("")]
+
+
+def key_name(character: str) -> str:
+    """Textual's name of the key that types `character` (`-` is `minus`), as its bindings name it."""
+    return character_to_key(character)
+
+
+def key_clock() -> float:
+    """Now, on the clock of Textual's events (a key's `time`)."""
+    return textual_time.get_time()
