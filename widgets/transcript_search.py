@@ -216,9 +216,9 @@ class SearchBar(Horizontal):
         match = matches[index]
         self._select(match)
         if laid_out:
-            self._scroll_to(match)
+            self._bring_into_view(match)
         else:  # views just mounted are laid out at the next refresh
-            self.call_after_refresh(self._scroll_to, match)
+            self.call_after_refresh(self._bring_into_view, match)
         left_out = len(earlier_hits(transcript, query)) if transcript.hidden_before else 0
         count.update(f"{index + 1}/{len(matches)}" + (f" · {left_out} earlier" if left_out else ""))
 
@@ -259,7 +259,7 @@ class SearchBar(Horizontal):
             match.widget: Selection(Offset(match.start, match.line), Offset(match.end, match.line))
         }
 
-    def _scroll_to(self, match: Match) -> None:
+    def _bring_into_view(self, match: Match) -> None:
         transcript = self.transcript
         if transcript is not None and match.widget.is_attached:
             y = self._y(match, wrapped=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.pi_harness import Fake, ready, start_run, wait_until
+from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widgets import Input, Static
 
@@ -112,3 +113,18 @@ async def test_a_match_at_the_end_of_a_long_wrapped_line_is_scrolled_to_its_own_
         view = transcript.scrollable_content_region
         await wait_until(pilot, lambda: view.y <= widget.content_region.y + row < view.bottom,
                          what="the match's row on screen")
+
+
+async def test_the_search_bar_scrolls_as_any_widget_does() -> None:
+    """The bar's own way to bring a match into view was named as Textual's `Widget._scroll_to`,
+    which Textual's `scroll_to` calls with its own arguments: a TypeError."""
+
+    class BarApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SearchBar()
+
+    async with BarApp().run_test() as pilot:
+        bar = pilot.app.query_one(SearchBar)
+        bar.scroll_to(x=3, immediate=True)
+        bar.scroll_to(y=0)
+        await pilot.pause()
