@@ -1,6 +1,8 @@
 # make demo   try pideck on the built-in scripted model (no API key needed)
 # make test   run the whole test suite, real pi included, on TEST_WORKERS pytest-xdist workers
 #             (PYTEST_ARGS="-k cli" to narrow it, TEST_WORKERS=0 to run it in one process)
+# make test-engine-off  the app tests and snapshots again on Textual's own compositor, timer,
+#             display and parser (PIDECK_ENGINE=off: what pideck does on another Textual)
 # make bench  run the benchmarks
 #
 # Needs only python3 (3.11+), npm and make: the virtualenv is created in .venv and
@@ -15,7 +17,7 @@ TEST_STAMP := $(VENV)/.pideck-test-installed
 # loadgroup keeps the tests of a module that share a pi child or App on one worker.
 TEST_WORKERS ?= 4
 
-.PHONY: demo test bench
+.PHONY: demo test test-engine-off bench
 
 demo: $(STAMP)
 	$(BIN)/pideck --demo
@@ -23,6 +25,9 @@ demo: $(STAMP)
 test: $(TEST_STAMP)
 	@$(BIN)/python -m app.runtime --describe
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+test-engine-off: $(TEST_STAMP)
+	PIDECK_ENGINE=off $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup tests/app $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

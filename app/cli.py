@@ -129,7 +129,7 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
 
 class _Version(argparse.Action):
     """--version, reading pideck's version only when asked (importlib.metadata costs start-up
-    about 20 ms, before pi is spawned)."""
+    about 20 ms, before pi is spawned), and whether its engine runs (widgets/engine/)."""
 
     def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=kwargs.get("help"))  # type: ignore[arg-type]
@@ -137,7 +137,10 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> NoReturn:
         from importlib.metadata import version
 
+        from widgets.engine import MODE
+
         print(f"pideck {version('pideck')} (pinned pi {PI_VERSION}, Node {NODE_VERSION})")
+        print(MODE)
         parser.exit()
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from textual.binding import Binding
-from widgets.engine.keys import key_name
+from widgets.engine.key_events import key_name
 
 from protocol.files.config_files import read_json
 from protocol.numbers import is_digits

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -32,10 +33,11 @@ from app.gc_pause import StreamingGC
 from app.terminal.signals import ExitSignals
 from app.terminal.hangup import HANGUP_EXIT, stdin_fd, watch_hangup
 from app.terminal.signals import hold_interrupt_key
+from widgets.engine import SETTING, off_note, setting_problem
 from widgets.engine.app import EngineApp
 from widgets.engine.bindings import class_bindings
 from widgets.engine.driver import terminal_driver
-from widgets.engine.keys import EIGHT_BIT_ALT, keys_in, use_alt_ctrl_chords
+from widgets.engine.key_events import EIGHT_BIT_ALT, follow_keymap, keys_in
 from app.keybindings import pi_keymap
 from app.pi.launch import LaunchConfig
 from app.commands.login import run_in_foreground
@@ -269,7 +271,13 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         return focused is not None and (isinstance(focused, PromptEditor) or screen is not self.main)
 
     def get_driver_class(self) -> type[Driver]:
-        return terminal_driver(super().get_driver_class(), hold_interrupt_key)  # (Ctrl+C stays a key until pideck ends)
+        return terminal_driver(super().get_driver_class(), self._left_terminal)
+
+    def _left_terminal(self, fd: int) -> None:
+        """Leaving for good (not a Ctrl+Z suspend), Ctrl+C stays a key until pideck ends
+        (app/terminal/signals.py)."""
+        if self.leaving:
+            hold_interrupt_key(fd)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's own palette commands but its theme picker, whose themes are not pi's
@@ -296,7 +304,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         editor = [binding for _, binding in class_bindings(PromptEditor) if binding.id is not None]  # not TextArea's
         self.keys = pi_keymap(agent_dir(self.config.env), [*ours, *editor])
         self.set_keymap(self.keys.keymap)
-        use_alt_ctrl_chords(key for keys in self.keys.keymap.values() for key in keys.split(","))
+        follow_keymap(key for keys in self.keys.keymap.values() for key in keys.split(","))
         for slot in self.slots:
             if slot.main.is_mounted:
                 slot.main.editor.use_keymap(self.keys.keymap)
@@ -333,6 +341,10 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         self.say_keybinding_problems()
         for problem in self.alerts.setting.problems:
             self.tell.warn(problem, title="Notifications")
+        if (problem := setting_problem(os.environ.get(SETTING))) is not None:
+            self.tell.warn(problem, title=SETTING)
+        if (note := off_note()) is not None:
+            self.tell.say(note, title="Engine")
         for note in self._notes:
             self.tell.warn(note, title="--restore")
         self.show_terminal_cursor()
@@ -418,7 +430,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
 
     def _resumed(self, _: object) -> None:
         """Back from Ctrl+Z: the shell had the terminal, so all of it is painted again."""
-        self.terminal_lines.forget()
+        self.forget_terminal()
         self.refresh(layout=True)
         self.show_terminal_cursor()
 

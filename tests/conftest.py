@@ -26,6 +26,10 @@ every process it starts, to a folder of the run's own from the start (`pytest_co
 each module's own while its module-scoped fixtures are set up, and of each test's own while it
 runs (`own_state`). pideck itself refuses the user's own state folder under pytest
 (protocol/state_home.py). The pinned runtime's cache (~/.cache/pideck) stays shared.
+
+With PIDECK_ENGINE=off (or on a Textual other than the one the engine was checked on) the
+tests run on Textual's own compositor, timer, display and parser (widgets/engine/): those
+marked `engine`, which test what the engine does, are skipped then.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from widgets.engine import MODE, ON
 
 _SHARED_BY_A_MODULE = frozenset({"module", "class", "package"})
 
@@ -68,8 +74,10 @@ def own_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks into the test ids
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Put every test that uses a module- or class-scoped fixture (but `module_state`, which
-    every test has) in its module's `xdist_group`."""
+    every test has) in its module's `xdist_group`; skip those marked `engine` where it is off."""
     for item in items:
+        if not ON and item.get_closest_marker("engine") is not None:
+            item.add_marker(pytest.mark.skip(reason=f"tests what the engine does ({MODE})"))
         # Private pytest API: an item's fixture definitions (with their scopes) have no public accessor.
         info = getattr(item, "_fixtureinfo", None)
         if info is not None and any(

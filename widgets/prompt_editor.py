@@ -23,7 +23,7 @@ from widgets.completion import Candidate, CompletionMenu
 from widgets.paste_markers import Pastes, cleaned, is_large
 from widgets.engine.text_area import HardwareCursor
 from widgets.readline_area import ReadlineTextArea
-from widgets.engine.keys import key_clock
+from widgets.engine.key_events import key_clock
 
 Completer = Callable[[str], tuple[int, list[Candidate]]]
 PasteHandler = Callable[[str], Awaitable[bool]]  # True: the paste was taken (e.g. image paths)

@@ -27,7 +27,7 @@ from textual.widgets.text_area import Edit, EditResult, Location
 
 from widgets.engine.bindings import class_bindings, use_bindings
 from widgets.engine.keys_in_order import KeysInOrder
-from widgets.engine.keys import key_name
+from widgets.engine.key_events import key_name
 
 KILL_RING_SIZE = 30
 

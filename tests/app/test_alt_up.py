@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from tests.pi_harness import Fake, TmuxPideck
 from textual._xterm_parser import XTermParser
 
@@ -27,6 +28,7 @@ def test_xterm_parser_reads_both_alt_up_encodings() -> None:
     assert keys("\x1b") == ["escape"]  # a lone Esc is still Esc
 
 
+@pytest.mark.engine
 def test_real_terminal_alt_up_restores_queue_without_abort(tmp_path: Path) -> None:
     fake = Fake(tmp_path, "--stop-after", "10", "--queue-on-prompt", stream="steer_abort.jsonl")
     with TmuxPideck(fake) as term:

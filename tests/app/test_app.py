@@ -386,6 +386,7 @@ def test_xterm_parser_reads_esc_cr_as_alt_enter() -> None:
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.engine
 def test_real_terminal_alt_enter_queues_follow_up(tmp_path: Path) -> None:
     fake = Fake(tmp_path, "--stop-after", "10", stream="steer_abort.jsonl")
     with TmuxPideck(fake) as term:

@@ -14,6 +14,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 TRIES = 12
 
 
+@pytest.mark.engine
 def test_steer_and_follow_up_sent_back_to_back_stay_two_messages(tmp_path: Path) -> None:
     fake = Fake(tmp_path, "--stop-after", "3")  # the run streams on until an abort
     with TmuxPideck(fake) as term:
@@ -53,6 +54,7 @@ def sent_after(term: TmuxPideck, fake: Fake, count: int) -> list[tuple[str, str 
 
 @pytest.mark.parametrize("keys", [("Escape", "C-c"), ("Escape", "n"), ("Escape", "next"), ("Escape",), ("Escape", "then n")],
                          ids=["esc-ctrl+c", "esc-n", "esc-text", "esc", "esc-then-n"])
+@pytest.mark.engine
 def test_esc_with_a_key_right_after_it_still_aborts(tmp_path: Path, keys: tuple[str, ...]) -> None:
     """Textual reads ESC and a key within 100 ms (in one write, or the next read) as that key
     with Alt, or as the key alone: the abort was lost, and the letter too."""
@@ -77,6 +79,7 @@ def test_esc_with_a_key_right_after_it_still_aborts(tmp_path: Path, keys: tuple[
 
 
 @pytest.mark.parametrize("keys", [("Escape", "next"), ("Escape", "-l", "next")], ids=["one write", "two writes"])
+@pytest.mark.engine
 def test_text_typed_right_after_esc_is_a_paragraph_of_its_own_after_the_queue_it_gives_back(
         tmp_path: Path, keys: tuple[str, ...]) -> None:
     """Esc waits for pi's answer to clear_queue before the keys after it are read: they went

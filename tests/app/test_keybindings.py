@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from tests.pi_harness import Fake, notes, send, type_text, wait_until
 from textual._xterm_parser import XTermParser
 from textual.widgets._footer import FooterKey
@@ -198,6 +199,7 @@ async def test_ctrl_q_is_free_as_in_pi(tmp_path: Path) -> None:
         assert app.is_running and fake.commands("prompt")[0]["message"] == "queue me"
 
 
+@pytest.mark.engine
 async def test_a_ctrl_alt_key_in_keybindings_json_arrives_as_that_key_and_not_as_esc(tmp_path: Path) -> None:
     """A terminal sends Ctrl+Alt+O as ESC and Ctrl+O, which pideck reads as Esc then Ctrl+O
     (widgets/engine/keys.py) unless a binding takes Ctrl+Alt+O."""

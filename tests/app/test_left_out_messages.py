@@ -233,6 +233,7 @@ async def test_scrolling_up_to_the_top_of_the_views_brings_the_earlier_ones_and_
         assert transcript.hidden_before == TURNS * 4 - MAX_VIEWS
 
 
+@pytest.mark.engine
 async def test_a_reply_at_the_end_of_a_long_session_places_only_what_is_in_view(tmp_path: Path) -> None:
     """A reply trims the oldest views; the marker above them, far out of view, is told its
     count once the view leaves the end, so that the layouts of the reply place only what is

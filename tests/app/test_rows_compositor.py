@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from textual.geometry import Region
 from tests.pi_harness import Fake, send, wait_until
@@ -17,6 +18,8 @@ from widgets.engine.unchanged_lines import TerminalLines
 from widgets.message_views import TextBlock
 from widgets.engine.rows_compositor import RowsCompositor
 from widgets.engine.private import ChopsUpdate, Compositor
+
+pytestmark = pytest.mark.engine  # (what the engine does in Textual's place)
 
 
 def frame(compositor: Compositor, regions: list[Region], chops_of, console: Console) -> list[tuple[int, int, int, str]]:

@@ -19,6 +19,8 @@ from widgets.engine.scroll_in_place import Scroll
 from widgets.side_panes import SPINNER
 from widgets.engine.private import CompositorUpdate, LayoutUpdate
 
+pytestmark = pytest.mark.engine  # (what the engine does in Textual's place)
+
 
 class Terminal:
     """The app's updates, through its `TerminalLines`, on a `Grid`; each checked against a

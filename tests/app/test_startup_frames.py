@@ -39,6 +39,7 @@ async def test_pi_s_answers_fill_the_session_pane_s_rows_without_a_layout(tmp_pa
         assert len(shown) == len(waiting) and layouts and not any(layouts), "repainted in place"
 
 
+@pytest.mark.engine
 async def test_the_main_screen_draws_a_refresh_after_a_pause_in_time(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run() as pilot:

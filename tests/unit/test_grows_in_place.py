@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.pilot import Pilot
@@ -85,6 +86,7 @@ async def layouts_for(pilot: Pilot[None], mount: Callable[[], Awaitable[object]]
     return count
 
 
+@pytest.mark.engine
 async def test_a_widget_that_does_not_scroll_is_laid_out_once_when_mounted() -> None:
     """Textual lays out every widget mounted twice: the first layout sets its virtual size
     (0 x 0 before), which asks for another. A message mounted in the transcript with its

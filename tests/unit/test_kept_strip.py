@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -16,6 +17,7 @@ def test_every_slot_of_textual_s_strip_is_set() -> None:
     assert slots and [name for name in slots if not hasattr(kept, name)] == []
 
 
+@pytest.mark.engine
 def test_it_crops_divides_and_styles_as_a_strip_does_and_remembers_none_of_it() -> None:
     segments = [Segment("hello ", Style(bold=True)), Segment("world")]
     kept, strip = KeptStrip(segments, 11), Strip(segments, 11)

@@ -187,6 +187,7 @@ def count_rendered_rows(widget: StreamingText) -> list[int]:
     return rendered
 
 
+@pytest.mark.engine
 async def test_growing_text_renders_only_its_new_rows() -> None:
     """A block that grows keeps the rows Textual already rendered (`GrowsInPlace`)."""
     widget = StreamingText("\n\n".join(f"Paragraph {i}." for i in range(10)) + "\n\nTail")
@@ -272,6 +273,7 @@ def _tracked_objects_of(strip: Strip) -> int:
     return len(seen)
 
 
+@pytest.mark.engine
 async def test_rendered_lines_keep_no_caches_of_their_own() -> None:
     # A 3,000-token reply kept some 19,000 objects for the collector to walk after every
     # run, 10,000 of them the seven caches of each of its lines' strips and the copies in them.

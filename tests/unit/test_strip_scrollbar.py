@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from rich.segment import Segment
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -37,6 +38,7 @@ def cells(strips: list[Strip]) -> list[list[tuple[str, object]]]:
     ]
 
 
+@pytest.mark.engine
 async def test_the_bar_matches_textuals_at_every_position_and_crop() -> None:
     app = Host()
     async with app.run_test(size=(30, 12)) as pilot:
@@ -64,6 +66,7 @@ async def test_the_bar_matches_textuals_at_every_position_and_crop() -> None:
         assert all(isinstance(segment, Segment) for strip in bar.render_lines(Region(0, 0, width, 1)) for segment in strip)
 
 
+@pytest.mark.engine
 async def test_the_transcript_scrolls_with_a_strip_scrollbar() -> None:
     class TranscriptHost(App[None]):
         def compose(self) -> ComposeResult:

@@ -87,8 +87,19 @@ def _item_members(item: ast.stmt) -> Iterator[str]:
                 yield target.id
 
 
+def _body(node: ast.ClassDef) -> Iterator[ast.stmt]:
+    """The statements of a class body, those under an `if` or a `try` there too."""
+    todo = list(node.body)
+    while todo:
+        item = todo.pop(0)
+        if isinstance(item, (ast.If, ast.Try)):
+            todo[:0] = [*item.body, *item.orelse, *getattr(item, "finalbody", [])]
+        else:
+            yield item
+
+
 def _class_members(node: ast.ClassDef) -> Iterator[str]:
-    for item in node.body:
+    for item in _body(node):
         yield from _item_members(item)
 
 
@@ -197,11 +208,11 @@ class Scan:
         inherited = self.bases_members(node)
         if not inherited:
             return
-        for item in node.body:
+        for item in _body(node):
             for name in _item_members(item):
                 if name in inherited:
                     self.hit(item, name, f"{node.name}.{name} overrides {inherited[name]}.{name}")
-        for item in node.body:
+        for item in _body(node):
             if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for sub in ast.walk(item):
@@ -265,7 +276,7 @@ def test_the_scan_sees_the_engines_uses(every_module: list[Path]) -> None:
     found = "\n".join(hit for path in every_module if ENGINE in path.parents for hit in Scan(path).run())
     for what in ("imports from textual._compositor", "imports from widgets.engine.private",
                  "EngineApp._display overrides textual.app.App._display", "EngineScreen uses textual.screen.Screen._compositor",
-                 "._vertical_scrollbar: ", "sets linux_driver.WriterThread", "sets XTermParser.feed", "_anchor_released: "):
+                 "._vertical_scrollbar: ", "sets linux_driver.WriterThread", "sets XTermParser.feed", "getattr(…, '_anchor_released')"):
         assert what in found, what
 
 

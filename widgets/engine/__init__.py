@@ -12,21 +12,72 @@ key table and parser the keys pideck reads as one (keys.py) and gives its Linux 
 threads that survive a dead terminal (driver.py). The other modules are small functions
 over Textual's insides, each where Textual has no public way.
 
+The engine runs only on the Textual it was checked on (`TEXTUAL_CHECKED`), and not with
+PIDECK_ENGINE=off: then pideck draws with Textual's own compositor, timer and display, and
+reads keys with its own parser and key table (slower, and the keys Textual reads apart stay
+apart); the small functions fall back to what Textual offers where a name is missing.
 `tests/unit/test_textual_private.py` fails on a private name used anywhere else.
 """
 
 from __future__ import annotations
 
+import os
+from importlib.util import find_spec
+from pathlib import Path
+
 TEXTUAL_CHECKED = "8.2.8"  # the Textual every private name here was checked on
+SETTING = "PIDECK_ENGINE"  # "off": Textual's own compositor, timer, display and parser
+
+
+def textual_version() -> str:
+    """The installed Textual's version, from its distribution's folder beside the package
+    (importlib.metadata costs start-up 40 ms), else from importlib.metadata."""
+    spec = find_spec("textual")
+    if spec is not None and spec.origin is not None:
+        found = list(Path(spec.origin).parent.parent.glob("textual-*.dist-info"))
+        if len(found) == 1:
+            return found[0].name.removeprefix("textual-").removesuffix(".dist-info")
+    from importlib.metadata import version
+
+    return version("textual")
+
+
+def engine_mode(setting: str | None, version: str) -> tuple[bool, str]:
+    """Whether the engine runs, given PIDECK_ENGINE and Textual's version, and the line that
+    says so."""
+    if version != TEXTUAL_CHECKED:
+        return False, f"engine: off (Textual {version} is not the checked {TEXTUAL_CHECKED})"
+    if (setting or "").strip().lower() == "off":
+        return False, f"engine: off ({SETTING}=off; Textual {version})"
+    return True, f"engine: on (Textual {version})"
+
+
+def setting_problem(setting: str | None) -> str | None:
+    """What is wrong with PIDECK_ENGINE's value, if anything (it is `on` or `off`)."""
+    if setting is None or setting.strip().lower() in ("", "on", "off"):
+        return None
+    return f"{SETTING}={setting[:40]!r} is neither on nor off; the engine is {'on' if ON else 'off'}"
+
+
+TEXTUAL = textual_version()
+ON, MODE = engine_mode(os.environ.get(SETTING), TEXTUAL)
+
+
+def off_note() -> str | None:
+    """What pideck says once as it starts where the engine is off for the Textual installed."""
+    if ON or TEXTUAL == TEXTUAL_CHECKED:
+        return None
+    return (f"Textual {TEXTUAL} is not the {TEXTUAL_CHECKED} pideck's engine was checked on: pideck draws "
+            "with Textual's own compositor and reads keys with its own parser, slower (pideck --version says so)")
 
 _installed = False
 
 
 def install() -> None:
-    """Apply the engine's class-wide patches to Textual, once: the keys taught to its key
-    table and parser, the threads of its Linux driver."""
+    """Apply the engine's class-wide patches to Textual, once, where it runs: the keys taught
+    to its key table and parser, the threads of its Linux driver."""
     global _installed
-    if _installed:
+    if _installed or not ON:
         return
     _installed = True
     from widgets.engine.driver import install_hangup_guards

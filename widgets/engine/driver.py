@@ -2,14 +2,14 @@
 
 Writes to a hung-up terminal fail, and Textual's output thread ends at the first failure;
 the app's later writes (frames, then the sequences that restore the terminal on exit) then
-fill its queue and the next one waits for ever, with pi still open. `install_hangup_guards`
-gives the driver an output thread that drops what it cannot write, and an input thread that
-cannot keep a finished pideck alive.
+fill its queue and the next one waits for ever, with pi still open. Where the engine runs,
+`install_hangup_guards` gives the driver an output thread that drops what it cannot write,
+and an input thread that cannot keep a finished pideck alive.
 
 When the terminal pideck leads goes away, the kernel sends SIGCONT with the SIGHUP, and
 Textual resumes application mode on any SIGCONT: during the exit, that starts a new input
-thread that nothing stops, spinning on the dead terminal. `terminal_driver` resumes only an
-app that Ctrl+Z suspended.
+thread that nothing stops, spinning on the dead terminal. Where the engine runs, the driver
+of `terminal_driver` resumes only an app that Ctrl+Z suspended.
 """
 
 from __future__ import annotations
@@ -21,53 +21,53 @@ from typing import Any
 from textual.driver import Driver
 from textual.drivers import linux_driver
 
-from widgets.engine.private import WriterThread
+from widgets.engine import ON
 
+if ON:
+    from widgets.engine.private import WriterThread
 
-class TolerantWriter(WriterThread):
-    """Textual's output thread, draining its queue even after a write failed."""
+    class TolerantWriter(WriterThread):
+        """Textual's output thread, draining its queue even after a write failed."""
 
-    def run(self) -> None:
-        failed = False
-        while (text := self._queue.get()) is not None:
-            if failed:
-                continue  # the terminal is gone: drop the text, keep the queue moving
+        def run(self) -> None:
+            failed = False
+            while (text := self._queue.get()) is not None:
+                if failed:
+                    continue  # the terminal is gone: drop the text, keep the queue moving
+                try:
+                    self._file.write(text)
+                    if self._queue.qsize() == 0:
+                        self._file.flush()
+                except OSError:
+                    failed = True
             try:
-                self._file.write(text)
-                if self._queue.qsize() == 0:
-                    self._file.flush()
+                self._file.flush()
             except OSError:
-                failed = True
-        try:
-            self._file.flush()
-        except OSError:
-            pass
+                pass
+
+    def _daemon_thread(*args: Any, **kwargs: Any) -> threading.Thread:
+        return threading.Thread(*args, daemon=True, **kwargs)
+
+    def install_hangup_guards() -> None:
+        linux_driver.WriterThread = TolerantWriter  # type: ignore[misc]
+        linux_driver.Thread = _daemon_thread  # type: ignore[misc,assignment]  # the input thread
 
 
-def _daemon_thread(*args: Any, **kwargs: Any) -> threading.Thread:
-    return threading.Thread(*args, daemon=True, **kwargs)
-
-
-def install_hangup_guards() -> None:
-    linux_driver.WriterThread = TolerantWriter  # type: ignore[misc]
-    linux_driver.Thread = _daemon_thread  # type: ignore[misc,assignment]  # the input thread
-
-
-def terminal_driver(driver_class: type[Driver], leaving: Callable[[int], None]) -> type[Driver]:
-    """Textual's Linux driver, resumed by SIGCONT only after SIGTSTP suspended it; as it
-    leaves application mode for good (the app is `leaving`, not suspended by Ctrl+Z), it
-    calls `leaving` with the terminal's descriptor. Any other driver as it is."""
+def terminal_driver(driver_class: type[Driver], stopped: Callable[[int], None]) -> type[Driver]:
+    """Textual's Linux driver, calling `stopped` with the terminal's descriptor each time it
+    leaves application mode (for a Ctrl+Z too), and resumed by SIGCONT only after SIGTSTP
+    suspended it (where the engine runs). Any other driver as it is."""
     if driver_class is not linux_driver.LinuxDriver:
         return driver_class
 
-    class ResumeOnlySuspended(linux_driver.LinuxDriver):
-        def _sigcont_application(self, *args: Any) -> None:
-            if self._must_signal_resume:  # set by the SIGTSTP that suspended application mode
-                super()._sigcont_application(*args)
-
+    class LinuxTerminal(linux_driver.LinuxDriver):
         def stop_application_mode(self) -> None:
             super().stop_application_mode()
-            if getattr(self._app, "leaving", False):
-                leaving(self.fileno)
+            stopped(self.fileno)
 
-    return ResumeOnlySuspended
+        if ON:
+            def _sigcont_application(self, *args: Any) -> None:
+                if self._must_signal_resume:  # set by the SIGTSTP that suspended application mode
+                    super()._sigcont_application(*args)
+
+    return LinuxTerminal

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 from textual.geometry import Region, Size
 from textual.widget import Widget
 
+from widgets.engine import ON
+
 # A mixin, not a Widget subclass: as a base class of its own it would bring Widget's
 # default CSS in ahead of the widget's real base (a scrolling container would stop scrolling).
 _Base = Widget if TYPE_CHECKING else object
@@ -36,22 +38,23 @@ class GrowsInPlace(_Base):
         styles = self.styles
         return styles.overflow_x in ("auto", "scroll") or styles.overflow_y in ("auto", "scroll")
 
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
-        old = self._size
-        if not self.scrolls:
-            layout = False  # (its size came from the layout that gives it this virtual size)
-        if size.width != old.width or not old.height or (size == old and virtual_size == self.virtual_size):
-            return super()._size_updated(size, virtual_size, container_size, layout)
-        # Set first, so that Textual (here and in the virtual_size watcher) marks no row dirty.
-        self._size = size
-        self.set_reactive(Widget.virtual_size, virtual_size)
-        super()._size_updated(size, virtual_size, container_size, layout)
-        if self.is_scrollable:
-            self._scroll_update(virtual_size)
-        if size.height != old.height:
-            top = max(0, min(old.height, size.height) - self.styles.gutter.bottom)
-            rows = Region(0, top, size.width, max(old.height, size.height) - top)
-            self._dirty_regions.add(rows)
-            self._repaint_regions.add(rows)
-            self._styles_cache.set_dirty(rows)
-        return True
+    if ON:  # (else Textual's: every row painted again)
+        def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+            old = self._size
+            if not self.scrolls:
+                layout = False  # (its size came from the layout that gives it this virtual size)
+            if size.width != old.width or not old.height or (size == old and virtual_size == self.virtual_size):
+                return super()._size_updated(size, virtual_size, container_size, layout)
+            # Set first, so that Textual (here and in the virtual_size watcher) marks no row dirty.
+            self._size = size
+            self.set_reactive(Widget.virtual_size, virtual_size)
+            super()._size_updated(size, virtual_size, container_size, layout)
+            if self.is_scrollable:
+                self._scroll_update(virtual_size)
+            if size.height != old.height:
+                top = max(0, min(old.height, size.height) - self.styles.gutter.bottom)
+                rows = Region(0, top, size.width, max(old.height, size.height) - top)
+                self._dirty_regions.add(rows)
+                self._repaint_regions.add(rows)
+                self._styles_cache.set_dirty(rows)
+            return True

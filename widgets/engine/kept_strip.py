@@ -17,6 +17,8 @@ from typing import Any
 from rich.segment import Segment
 from textual.strip import Strip
 
+from widgets.engine import ON
+
 
 class _NoCache:
     """Stands in for a strip's caches (`get` and item assignment are all `Strip` uses):
@@ -36,16 +38,17 @@ _NO_CACHE: Any = _NoCache()
 
 class KeptStrip(Strip):
     """A `Strip` without caches of its own (Strip's private cache attributes, set to one
-    shared no-op: listed in widgets/textual_private.py). `_render_cache`, the line as
+    shared no-op), where the engine runs. `_render_cache`, the line as
     terminal text, is kept: it is a string, not an object the collector tracks."""
 
     __slots__ = ()
 
-    def __init__(self, segments: Iterable[Segment], cell_length: int | None = None) -> None:
-        self._segments = list(segments)
-        self._cell_length = cell_length
-        self._divide_cache = self._crop_cache = self._style_cache = self._filter_cache = _NO_CACHE
-        self._line_length_cache = self._crop_extend_cache = self._offsets_cache = _NO_CACHE
-        self._render_cache = None
-        self._link_ids = None
-        self._cell_count = None
+    if ON:  # (else a Strip as Textual makes it)
+        def __init__(self, segments: Iterable[Segment], cell_length: int | None = None) -> None:
+            self._segments = list(segments)
+            self._cell_length = cell_length
+            self._divide_cache = self._crop_cache = self._style_cache = self._filter_cache = _NO_CACHE
+            self._line_length_cache = self._crop_extend_cache = self._offsets_cache = _NO_CACHE
+            self._render_cache = None
+            self._link_ids = None
+            self._cell_count = None

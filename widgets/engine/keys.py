@@ -11,7 +11,8 @@ as the characters WezTerm on macOS types with Option ("¡" for Alt+1, into the p
 are mapped to "alt+0" to "alt+9". A terminal that types "¡" sends the character itself.
 xterm, unless told to send Alt as ESC (its `metaSendsEscape` resource), sets the eighth bit
 of the digit: Alt+1 comes as "±" (U+00B1), Alt+0 as "°"; those are characters a keyboard
-types too, so they stay characters (`EIGHT_BIT_ALT` names the digit each stands for).
+types too, so they stay characters (`EIGHT_BIT_ALT`, key_events.py, names the digit each
+stands for). Where the engine does not run, Textual reads all of these keys as it does.
 
 Alt+Up (restore the queue) arrives as `ESC [1;3A` from xterm-like terminals and tmux,
 which Textual reads as "alt+up", but as ESC followed by the plain arrow (`ESC ESC [A`)
@@ -34,9 +35,6 @@ tmux or an ssh link) was a lone Ctrl+C: the abort lost. So:
 - ESC and a character in one read stay Textual's Alt key, marked `escape_first`: the
   prompt editor reads one that no binding takes as Esc, then the character
   (widgets/readline_area.py).
-
-Besides: `keys_in` reads keys typed before the App ran as its parser would, `key_name` is
-Textual's name of the key that types a character, `key_clock` the clock of its events.
 """
 
 from __future__ import annotations
@@ -46,7 +44,7 @@ from itertools import chain
 from typing import Any, NamedTuple
 
 from textual import events
-from widgets.engine.private import ANSI_SEQUENCES_KEYS, XTermParser, character_to_key, escape_now, textual_time
+from widgets.engine.private import ANSI_SEQUENCES_KEYS, XTermParser, escape_now
 
 
 _META_ARROWS = {
@@ -57,10 +55,6 @@ _AFTER_ESCAPE = "".join(chr(code) for code in range(0x20) if chr(code) not in "\
 # what may follow an ESC in a sequence (CSI, SS3, OSC, DCS, APC, PM, ST, SOS) or a paste's end
 _CONTINUES = frozenset("[O]P_^\\X\x1b")
 _PASTE_START, _PASTE_END = "\x1b[200~", "\x1b[201~"
-
-
-# what xterm without metaSendsEscape types for Alt+0 to Alt+9: "°" (U+00B0) to "¹" (U+00B9)
-EIGHT_BIT_ALT = {chr(0x80 | ord(digit)): digit for digit in "0123456789"}
 
 
 class _Key(NamedTuple):
@@ -152,20 +146,3 @@ def _mark(event: Any, read: str) -> Any:
         event.escape_first = True
     return event
 
-
-def keys_in(typed: bytes) -> list[events.Event]:
-    """The events of terminal input `typed`, as Textual's key reader would read them."""
-    if not typed:
-        return []
-    parser = XTermParser()
-    return [*parser.feed(typed.decode("utf-8", errors="replace")), *parser.feed("")]
-
-
-def key_name(character: str) -> str:
-    """Textual's name of the key that types `character` (`-` is `minus`), as its bindings name it."""
-    return character_to_key(character)
-
-
-def key_clock() -> float:
-    """Now, on the clock of Textual's events (a key's `time`)."""
-    return textual_time.get_time()

@@ -17,6 +17,8 @@ from textual import events
 from textual.widgets import Input, OptionList, TextArea
 
 if TYPE_CHECKING:
+    from textual.binding import BindingsMap
+    from textual.dom import DOMNode
     from textual.widget import Widget
 else:
     Widget = object  # a plain mixin: Textual takes CSS type names and component classes from the first base
@@ -34,7 +36,7 @@ class KeysInOrder(Widget):
             return
         if self.check_consume_key(event.key, event.character):
             return  # the widget types it
-        for namespace, bindings in self.screen._modal_binding_chain:
+        for namespace, bindings in _binding_chain(self):
             for binding in bindings.key_to_bindings.get(event.key, ()):
                 if not binding.priority and await self.app.run_action(binding.action, namespace):
                     event.stop()
@@ -46,7 +48,8 @@ class KeysInOrder(Widget):
         a widget's own key handling asks this first, before it acts on the key (an Enter
         after Alt+2 in a burst sends the other session's prompt, not this one's)."""
         focused = self.app.focused
-        if focused is None or focused is self:
+        forward = getattr(focused, "_forward_event", None)
+        if focused is None or focused is self or forward is None:
             return False
         event.stop()
         event.prevent_default()
@@ -54,12 +57,12 @@ class KeysInOrder(Widget):
         key.time = event.time  # (when it was pressed: the prompt compares it with when text came back)
         if getattr(event, "escape_first", False):
             key.escape_first = True  # type: ignore[attr-defined]
-        focused._forward_event(key)
+        forward(key)
         return True
 
     def is_bound(self, key: str) -> bool:
         """Whether a binding of the screen's chain (the app's too) takes `key`."""
-        return any(key in bindings.key_to_bindings for _, bindings in self.screen._modal_binding_chain)
+        return any(key in bindings.key_to_bindings for _, bindings in _binding_chain(self))
 
 
 class OrderedInput(KeysInOrder, Input):
@@ -72,3 +75,9 @@ class OrderedTextArea(KeysInOrder, TextArea):
 
 class OrderedOptionList(KeysInOrder, OptionList):
     pass
+
+
+def _binding_chain(widget: Widget) -> list[tuple[DOMNode, BindingsMap]]:
+    """The bindings of the widget's screen's chain, the app's too (where Textual lacks the
+    way to ask: none, and the key goes on as Textual has it)."""
+    return getattr(widget.screen, "_modal_binding_chain", [])

@@ -16,6 +16,8 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
 
+from widgets.engine import ON
+
 
 class StripScrollBar(ScrollBar):
     _strips: tuple[tuple[object, ...], list[Strip]] | None = None
@@ -60,7 +62,9 @@ class StripScrollBar(ScrollBar):
 
 def use_strip_scrollbar(widget: Widget) -> ScrollBar:
     """`widget`'s vertical scrollbar as a `StripScrollBar` (what `Widget.vertical_scrollbar`
-    does, with this class)."""
+    does, with this class), where the engine runs; else Textual's."""
+    if not ON:
+        return Widget.vertical_scrollbar.fget(widget)  # type: ignore[attr-defined]
     if widget._vertical_scrollbar is None:
         bar = widget._vertical_scrollbar = StripScrollBar(
             vertical=True, name="vertical", thickness=widget.scrollbar_size_vertical
