@@ -150,8 +150,12 @@ class Transcript(PagesAtOnce, GrowsInPlace, VerticalScroll, can_focus=True):
             self.new_output.display = False
         if self._more_due and (new_value < old_value or not self.following):
             self._update_more()
+        self._trim_soon()
+
+    def _trim_soon(self) -> None:
+        """Back at the end, the views read up there go now, not in the next reply's frame."""
         if self.following and len(self.views) > MAX_VIEWS and not self._trim_due:
-            self._trim_due = True  # (the views read up there go now, not in the next reply's frame)
+            self._trim_due = True
             self.call_after_refresh(self._trim_at_end)
 
     async def apply(self, changes: Changes) -> None:
@@ -470,6 +474,7 @@ class Transcript(PagesAtOnce, GrowsInPlace, VerticalScroll, can_focus=True):
             return
         self.scroll_end(animate=False)
         self.new_output.display = False
+        self._trim_soon()  # (a layout before the scroll may put the view at the end: no scroll then)
 
     async def _back_to_end(self) -> None:
         """The newest START_VIEWS items, as many as the window at the start holds: mounting

@@ -163,6 +163,23 @@ async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keep
         await wait_until(pilot, lambda: in_view(transcript, transcript.views[before]), what="scrolled to it")
 
 
+async def test_ctrl_end_trims_back_when_the_view_is_at_the_end_before_it_scrolls(tmp_path: Path) -> None:
+    """Ctrl+End follows the end at once and scrolls there after the next frame; a layout in
+    between puts an anchored view at the end itself, without a change of its scroll offset
+    that anyone is told of (Textual's compositor), and the scroll then moves nothing: the
+    views read up there stayed mounted until the user scrolled."""
+    fake = long_session(tmp_path)
+    async with fake.app().run_test(size=(100, 30)) as pilot:
+        transcript = await loaded(pilot, fake)
+        await pilot.press("f3", "home", "enter")  # the first tool run, left out: mounted down to it
+        block = await wait_until(pilot, lambda: call_view(pilot.app, "call_0"), what="the first call mounted")
+        await wait_until(pilot, lambda: in_view(transcript, block), what="the first call scrolled to")
+        assert len(transcript.views) > MAX_VIEWS
+        transcript.set_reactive(Transcript.scroll_y, transcript.max_scroll_y)  # (as Textual's compositor does)
+        await pilot.press("f4", "ctrl+end")
+        await wait_until(pilot, lambda: len(transcript.views) == MAX_VIEWS, what="trimmed back")
+
+
 def top_of_screen(transcript: Transcript) -> tuple[MessageView, int] | None:
     """The topmost message view on screen and its row in the transcript, once the
     layout of the scroll position is drawn (None before)."""
