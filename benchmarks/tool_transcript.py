@@ -138,7 +138,8 @@ async def measure_variant(kinds: bool | None, tag: str) -> dict[str, float]:
                 started = time.perf_counter()
                 for _ in range(PAGES):
                     seen = frames.count
-                    transcript.scroll_page_up(animate=False)
+                    transcript.page(-1)  # (PageUp's scroll, at once: Textual's scroll_page_up waits for a frame,
+                    # and could come after the scroll to the end below, the reply then not followed)
                     await h.wait_until(lambda seen=seen: frames.count > seen, timeout=60)
                 result["scroll"] = time.perf_counter() - started
             transcript.scroll_end(animate=False, immediate=True)
