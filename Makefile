@@ -3,6 +3,8 @@
 #             (PYTEST_ARGS="-k cli" to narrow it, TEST_WORKERS=0 to run it in one process)
 # make test-engine-off  the app tests and snapshots again on Textual's own compositor, timer,
 #             display and parser (PIDECK_ENGINE=off: what pideck does on another Textual)
+# make test-lowest  the unit tests on the lowest Textual pyproject.toml allows (LOWEST_TEXTUAL,
+#             in a virtualenv of its own, .venv-lowest)
 # make bench  run the benchmarks
 #
 # Needs only python3 (3.11+), npm and make: the virtualenv is created in .venv and
@@ -13,11 +15,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.pideck-installed
 TEST_STAMP := $(VENV)/.pideck-test-installed
+# The lowest Textual pyproject.toml allows (its highest is the one pideck's engine was checked on).
+LOWEST_TEXTUAL := 8.2.7
+LOWEST := .venv-lowest
+LOWEST_STAMP := $(LOWEST)/.pideck-textual-$(LOWEST_TEXTUAL)
 # The tests mostly wait on pi, tmux and ssh children, so more workers than cores pay off;
 # loadgroup keeps the tests of a module that share a pi child or App on one worker.
 TEST_WORKERS ?= 4
 
-.PHONY: demo test test-engine-off bench
+.PHONY: demo test test-engine-off test-lowest bench
 
 demo: $(STAMP)
 	$(BIN)/pideck --demo
@@ -28,6 +34,9 @@ test: $(TEST_STAMP)
 
 test-engine-off: $(TEST_STAMP)
 	PIDECK_ENGINE=off $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup tests/app $(PYTEST_ARGS)
+
+test-lowest: $(LOWEST_STAMP)
+	$(LOWEST)/bin/pytest -q -n $(TEST_WORKERS) tests/unit $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
@@ -50,4 +59,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 $(TEST_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --disable-pip-version-check -e '.[test]'
+	touch $@
+
+# The unit tests' virtualenv on the lowest Textual allowed (again when pyproject.toml or LOWEST_TEXTUAL changes).
+$(LOWEST_STAMP): pyproject.toml | $(BIN)/python
+	test -x $(LOWEST)/bin/python || $(PYTHON) -m venv $(LOWEST)
+	$(LOWEST)/bin/python -m pip install --disable-pip-version-check -e '.[test]' 'textual==$(LOWEST_TEXTUAL)'
 	touch $@

@@ -103,11 +103,12 @@ def _system_theme(appearance: str) -> TextualTheme:
     /resume, /fork, `/` and `@` completion, F1) is drawn as a focused one (as the pi themes
     draw it; app/pideck.tcss gives it the cursor's text colour): Textual's is a tint of the
     primary colour, which ANSI colours cannot be, so it came out as no colour at all and the
-    row looked like the others."""
-    base = BUILTIN_THEMES[f"ansi-{appearance}"]
+    row looked like the others. (Textual before 8.2.5 has no ANSI themes of its own: its
+    `textual-ansi` then, light or dark as asked.)"""
+    base = BUILTIN_THEMES.get(f"ansi-{appearance}") or replace(BUILTIN_THEMES["textual-ansi"], dark=appearance == "dark")
     cursor = {
-        "block-cursor-blurred-background": base.variables["block-cursor-background"],
-        "block-cursor-blurred-foreground": base.variables["block-cursor-foreground"],
+        "block-cursor-blurred-background": base.variables.get("block-cursor-background", "ansi_blue"),
+        "block-cursor-blurred-foreground": base.variables.get("block-cursor-foreground", "ansi_bright_white"),
         "block-cursor-blurred-text-style": "bold",
     }
     return replace(base, name=f"system-{appearance}",

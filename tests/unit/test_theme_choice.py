@@ -67,6 +67,23 @@ def test_system_is_the_default_in_the_terminals_own_colours(tmp_path: Path) -> N
     assert palette.style("error") == Style.parse("red")
 
 
+def test_system_is_made_where_textual_has_no_ansi_themes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual before 8.2.5 has no ANSI themes of its own ("ansi-dark"): pideck started on one
+    with a KeyError. The system theme is then Textual's ANSI theme, light or dark."""
+    from textual.theme import BUILTIN_THEMES
+
+    from widgets import theme_styles
+
+    older = {name: theme for name, theme in BUILTIN_THEMES.items() if not name.startswith("ansi-")}
+    older["textual-ansi"] = Theme("textual-ansi", primary="ansi_blue", foreground="ansi_default",
+                                  background="ansi_default", variables={"border": "ansi_bright_blue"})  # (as 8.2.4's)
+    monkeypatch.setattr(theme_styles, "BUILTIN_THEMES", older)
+    for appearance in ("dark", "light"):
+        theme = theme_styles._system_theme(appearance)
+        assert (theme.name, theme.dark) == (f"system-{appearance}", appearance == "dark")
+        assert theme.primary == older["textual-ansi"].primary and theme.variables["border-blurred"] == "ansi_bright_black"
+
+
 def test_the_setting_chooses_a_built_in_theme_and_all_its_roles(tmp_path: Path) -> None:
     used = Used(tmp_path, {"theme": "light"}).start()
     assert used.name == "pi-light"
