@@ -20,6 +20,7 @@ from tests.pi_harness import Fake, TmuxPideck
 from textual.drivers._writer_thread import WriterThread
 
 from app.terminal.hangup import CHECK_EVERY, HANGUP_EXIT, terminal_gone, watch_hangup
+from widgets.engine.driver import TolerantWriter
 
 # Runs pideck (its arguments) and writes its exit status to OUT; on SIGHUP it forwards the
 # signal to pideck (as a shell passes it to its jobs) or swallows it (as make does).
@@ -90,11 +91,8 @@ def writes_finish(writer: WriterThread) -> bool:
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # Textual's thread dying
-@pytest.mark.engine
 def test_output_keeps_draining_once_the_terminal_has_hung_up() -> None:
     assert not writes_finish(WriterThread(HungUpTerminal())), "Textual's own thread: the app's writes block"
-    from widgets.engine.driver import TolerantWriter  # (where the engine runs)
-
     assert writes_finish(TolerantWriter(HungUpTerminal()))
 
 
@@ -177,7 +175,6 @@ def threads(pid: int) -> int:
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-@pytest.mark.engine
 def test_a_sigcont_without_a_suspend_starts_no_second_terminal_mode(tmp_path: Path) -> None:
     """The kernel sends SIGCONT with the SIGHUP of a terminal that goes away: resuming on it
     started a second input thread, which kept a finished pideck spinning on the dead terminal."""

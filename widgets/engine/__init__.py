@@ -15,7 +15,8 @@ over Textual's insides, each where Textual has no public way.
 The engine runs only on the Textual it was checked on (`TEXTUAL_CHECKED`), and not with
 PIDECK_ENGINE=off: then pideck draws with Textual's own compositor, timer and display, and
 reads keys with its own parser and key table (slower, and the keys Textual reads apart stay
-apart); the small functions fall back to what Textual offers where a name is missing.
+apart); the driver's threads and the small functions stay, each left out or falling back to
+what Textual offers where a name is missing.
 `tests/unit/test_textual_private.py` fails on a private name used anywhere else.
 """
 
@@ -74,15 +75,18 @@ _installed = False
 
 
 def install() -> None:
-    """Apply the engine's class-wide patches to Textual, once, where it runs: the keys taught
-    to its key table and parser, the threads of its Linux driver."""
+    """Apply the engine's class-wide patches to Textual, once: the threads of its Linux driver
+    (with the engine off too: a dead terminal must not keep pideck alive), and where the engine
+    runs, the keys taught to its key table and parser."""
     global _installed
-    if _installed or not ON:
+    if _installed:
         return
     _installed = True
     from widgets.engine.driver import install_hangup_guards
-    from widgets.engine.keys import install_alt_keys, install_key_reads
 
-    install_alt_keys()
-    install_key_reads()
     install_hangup_guards()
+    if ON:
+        from widgets.engine.keys import install_alt_keys, install_key_reads
+
+        install_alt_keys()
+        install_key_reads()

@@ -22,10 +22,6 @@ from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate, Layou
 from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 from textual._xterm_parser import XTermParser
 
-# The writer thread of the Linux driver, replaced by one that survives a dead terminal
-# (driver.py): the driver creates it by this name.
-from textual.drivers._writer_thread import WriterThread
-
 
 def escape_now(parser: XTermParser) -> Iterable[Message]:
     """What `parser` holds while it waits to see whether an ESC starts a sequence, read now
@@ -38,5 +34,5 @@ def escape_now(parser: XTermParser) -> Iterable[Message]:
 
 __all__ = [
     "ANSI_SEQUENCES_KEYS", "ChopsUpdate", "Compositor", "CompositorUpdate", "LayoutUpdate", "MapGeometry",
-    "ReflowResult", "WriterThread", "XTermParser", "escape_now", "textual_time",
+    "ReflowResult", "XTermParser", "escape_now", "textual_time",
 ]
