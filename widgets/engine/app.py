@@ -26,6 +26,9 @@ if ON:
 
 
 class EngineApp(App[ReturnType]):
+    """pideck's App's base: the engine's patches installed as it is made, its frames through
+    the engine where it runs."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         install()

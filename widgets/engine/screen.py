@@ -20,6 +20,8 @@ if ON:
 
 
 class EngineScreen(Screen[ScreenResultType]):
+    """pideck's main screen's base (see above); where the engine does not run, Textual's."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if ON:
