@@ -1,5 +1,6 @@
 # make demo   try pideck on the built-in scripted model (no API key needed)
-# make test   run the whole test suite, real pi included, on TEST_WORKERS pytest-xdist workers
+# make test   run the whole test suite: the three parts below, one after another
+# make test-engine-on  every test, real pi included, on TEST_WORKERS pytest-xdist workers
 #             (PYTEST_ARGS="-k cli" to narrow it, TEST_WORKERS=0 to run it in one process)
 # make test-engine-off  the app tests and snapshots again on Textual's own compositor, timer,
 #             display and parser (PIDECK_ENGINE=off: what pideck does on another Textual)
@@ -23,12 +24,14 @@ LOWEST_STAMP := $(LOWEST)/.pideck-textual-$(LOWEST_TEXTUAL)
 # loadgroup keeps the tests of a module that share a pi child or App on one worker.
 TEST_WORKERS ?= 4
 
-.PHONY: demo test test-engine-off test-lowest bench
+.PHONY: demo test test-engine-on test-engine-off test-lowest bench
 
 demo: $(STAMP)
 	$(BIN)/pideck --demo
 
-test: $(TEST_STAMP)
+test: test-engine-on test-engine-off test-lowest
+
+test-engine-on: $(TEST_STAMP)
 	@$(BIN)/python -m app.runtime --describe
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 

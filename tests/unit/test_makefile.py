@@ -1,6 +1,7 @@
 """`make demo` installs only what running pideck needs; `make test` adds the test extras
-(pytest, hypothesis, playwright...), also on top of a venv `make demo` made. Checked with
-`make -n` on a venv path of the test's own, so nothing is installed."""
+(pytest, hypothesis, playwright...), also on top of a venv `make demo` made, and runs the
+whole suite in its three parts. Checked with `make -n` on venv paths of the test's own, so
+nothing is installed."""
 
 from __future__ import annotations
 
@@ -37,9 +38,21 @@ def test_the_install_compiles_pideck_s_modules(tmp_path: Path) -> None:
 
 def test_the_tests_add_their_extras_to_what_the_demo_installed(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
-    assert [line.split()[-1] for line in planned(venv, "test")] == [".", "'.[test]'"], "a clean clone: both"
+    assert [line.split()[-1] for line in planned(venv, "test-engine-on")] == [".", "'.[test]'"], "a clean clone: both"
     (venv / "bin").mkdir(parents=True)
     (venv / "bin" / "python").touch()
     (venv / ".pideck-installed").touch()  # as `make demo` leaves it, newer than pyproject.toml
-    assert [line.split()[-1] for line in planned(venv, "test")] == ["'.[test]'"]
+    assert [line.split()[-1] for line in planned(venv, "test-engine-on")] == ["'.[test]'"]
     assert planned(venv, "demo") == []
+
+
+def test_make_test_runs_every_part_of_the_suite(tmp_path: Path) -> None:
+    """The README's one command: every test, the app tests with the engine off, the unit
+    tests on the lowest Textual allowed."""
+    done = subprocess.run(["make", "-n", "-C", str(ROOT), f"VENV={tmp_path / 'venv'}",
+                           f"LOWEST={tmp_path / 'lowest'}", "test"], capture_output=True, text=True, check=True)
+    runs = [line for line in done.stdout.splitlines() if "/pytest " in line]
+    assert len(runs) == 3, runs
+    assert "PIDECK_ENGINE" not in runs[0] and " tests/" not in runs[0], "every test, engine on"
+    assert runs[1].startswith("PIDECK_ENGINE=off") and " tests/app" in runs[1]
+    assert runs[2].startswith(f"{tmp_path / 'lowest'}/bin/pytest") and " tests/unit" in runs[2]
