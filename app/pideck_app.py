@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from typing import Any
 
 from rich.console import RenderableType
@@ -24,6 +24,7 @@ from textual import events
 from textual.app import App, ScreenStackError, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingsMap
 from textual.driver import Driver
+from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker
@@ -61,6 +62,7 @@ from app.pi.session import PiSession
 from app.pi.launch import open_launch
 from app.session_slot import SessionSlot
 from app.terminal.type_ahead import HeldKeys
+from widgets.color_depth import Depth, depth_for, filters_for
 from protocol.wire.client import RpcClient, RpcError
 from protocol.files.pi_colors import RGB
 from protocol.wire.extension_ui import DialogRequest, as_text
@@ -127,6 +129,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
                  restore: list[LaunchConfig] | None = None, drafts: list[str] | None = None,
                  notes: list[str] | None = None) -> None:
         super().__init__()
+        self.color_depth = depth_for(os.environ)  # what the terminal can show: as Rich found, 16 colours or none
         if client is None:
             config = with_checkpoints(config)
         self.config = config  # the first session's: it owns the demo model and the recording
@@ -156,6 +159,11 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         self._branches = BranchFollower(self, lambda: self.current.pi.cwd, self._branch_shown)
         # keys typed while pideck starts (type_ahead: before the app ran) wait for the prompt
         self.held_keys = HeldKeys(self._keys_have_a_place, lambda event: App.on_event(self, event), keys_in(type_ahead))
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's line filters, and the one the terminal's colours need (color_depth.py)."""
+        filters = super().get_line_filters()
+        return filters if self.color_depth is Depth.AS_DETECTED else filters_for(self.color_depth, filters)
 
     def _new_slot(self, config: LaunchConfig, client: RpcClient | None = None) -> SessionSlot:
         self._serial += 1

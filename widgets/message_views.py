@@ -15,6 +15,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.filter import ANSIToTruecolor
 from textual.geometry import Size
 from textual.widgets import Static
 
@@ -259,9 +260,12 @@ class MessageView(GrowsInPlace, Vertical):
 
     def notify_style_update(self) -> None:
         """Without a border or padding its own rows are plain background, which Textual
-        can draw without rendering each one (`BLANK`): a flood shows new rows every frame."""
+        can draw without rendering each one (`BLANK`): a flood shows new rows every frame.
+        Not where a line filter changes colours (NO_COLOR, dim, a terminal's fewer colours):
+        Textual's blank rows skip the filters."""
         super().notify_style_update()
-        self.BLANK = not any(self.styles.gutter)
+        self.BLANK = not any(self.styles.gutter) and all(
+            isinstance(line_filter, ANSIToTruecolor) for line_filter in self.get_line_filters())
 
     def compose(self) -> ComposeResult:
         yield MessageStatic(self._header(), classes="message-header")

@@ -10,6 +10,7 @@ from typing import Any
 from pathlib import Path
 
 import pytest
+from rich.color import ColorSystem
 from rich.console import Console
 from textual.geometry import Region
 from tests.pi_harness import Fake, send, wait_until
@@ -31,7 +32,7 @@ def frame(compositor: Compositor, regions: list[Region], chops_of, console: Cons
     for y, x1, x2 in spans:
         rows.setdefault(y, []).append((x1, x2))
     chops = chops_of(crop, rows.__contains__, rows)
-    return TerminalLines._chops_pieces(ChopsUpdate(chops, spans, [cuts[1:] for cuts in compositor.cuts]), console)
+    return TerminalLines._chops_pieces(ChopsUpdate(chops, spans, [cuts[1:] for cuts in compositor.cuts]), ColorSystem.TRUECOLOR, True)
 
 
 @contextmanager
@@ -83,7 +84,7 @@ async def test_partial_frames_are_textuals_own_for_every_shape_of_dirty_regions(
         update = compositor.render_partial_update()  # (nothing dirty now)
         compositor._dirty_regions.add(Region(0, 0, width, height))
         update = compositor.render_partial_update()
-        assert isinstance(update, ChopsUpdate) and TerminalLines._chops_pieces(update, console)
+        assert isinstance(update, ChopsUpdate) and TerminalLines._chops_pieces(update, ColorSystem.TRUECOLOR, True)
 
 
 async def test_a_frame_asks_only_the_widgets_on_its_rows(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Every row pideck draws itself (streamed markdown and reasoning, a tool's full output,
 the transcript's scrollbar, a selection drawn over them) goes through each of Textual's
-line filters: NO_COLOR's (Monochrome, or NoColor where the terminal's own ANSI colours
-are used), the dim filter (TEXTUAL_FILTERS=dim) and the ANSI-to-truecolour one that is
+line filters: NO_COLOR's (pideck's NoColor, where Textual's is Monochrome or, with the
+terminal's own ANSI colours, NoColor), the dim filter (TEXTUAL_FILTERS=dim) and the ANSI-to-truecolour one that is
 always on. A filter fails on a segment without a style, or without the widget's colours."""
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ async def test_a_reply_with_tool_output_under_no_color_and_dim(
         Reply(text=MARKDOWN, chunk_chars=7, delay=0.01),
     )
     app = PideckApp(pi_harness.launch_config())
-    assert isinstance(app.get_line_filters()[-1], Monochrome if setting == "NO_COLOR" else DimFilter)
+    assert isinstance(app.get_line_filters()[-1], NoColor if setting == "NO_COLOR" else DimFilter)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app._session_ready, timeout=30, what="pi start-up")
         app.query_one(PromptEditor).load("Look around.")

@@ -8,6 +8,7 @@ the transcript (scroll_in_place.py); Textual's writes every piece of every frame
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from rich.console import RenderableType
@@ -22,6 +23,7 @@ from widgets.engine.scroll_in_place import Scroll
 if ON:
     from widgets.engine.private import CompositorUpdate
     from widgets.engine.rows_compositor import RowsCompositor
+    from widgets.engine.sgr import terminal_erases
     from widgets.engine.unchanged_lines import TerminalLines, UnchangedLeftOut
 
 
@@ -34,7 +36,8 @@ class EngineApp(App[ReturnType]):
         install()
         if (filters := getattr(self, "_filters", None)) is not None:
             use_safe_dim_filter(filters)  # TEXTUAL_FILTERS=dim with the terminal's own colours
-        self.terminal_lines: TerminalLines | None = TerminalLines() if ON else None  # what the terminal shows
+        # what the terminal shows
+        self.terminal_lines: TerminalLines | None = TerminalLines(terminal_erases(os.environ.get("TERM", ""))) if ON else None
         self._drawn_by: Screen[Any] | None = None  # the screen whose update the terminal shows
 
     @property

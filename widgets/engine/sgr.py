@@ -10,7 +10,8 @@ the pieces can be sent, left out or written back in any order (unchanged_lines.p
 
 A long run of blanks in the default style (the rest of a transcript row, a pane's empty
 rows, the status line after its words) is erased (ECH) and stepped over (CUF) instead of
-written: 11 bytes where 60 spaces were 60. Erased cells are blanks in the current colours,
+written, where the terminal has ECH (a VT220's; not a VT100's): 11 bytes where 60 spaces
+were 60. Erased cells are blanks in the current colours,
 which there are the default ones, as the spaces were; the cursor ends where they would
 have left it (at the right edge, on it rather than past it: a piece there is the row's last).
 """
@@ -30,7 +31,7 @@ _DEFAULTS = frozenset(("39", "49", "59"))  # default foreground, background, und
 _COLOURS = {"38", "48", "58"}  # extended colours: 5;n or 2;r;g;b follow
 
 _codes: dict[tuple[Style, ColorSystem], str] = {}
-_rendered: dict[int, tuple[Strip, ColorSystem, str]] = {}  # by id: the strip kept, so its id is not reused
+_rendered: dict[int, tuple[Strip, ColorSystem, bool, str]] = {}  # by id: the strip kept, so its id is not reused
 
 
 def after_reset(ansi: str) -> str:
@@ -51,6 +52,15 @@ def after_reset(ansi: str) -> str:
     return ";".join(kept)
 
 
+_NO_ERASE = re.compile(r"(dumb|unknown|vt52|vt1\d\d|sun)(-.*)?")  # terminals without ECH
+
+
+def terminal_erases(term: str) -> bool:
+    """Whether the terminal `TERM` names has ECH. Not from terminfo: its entries for tmux and
+    screen leave ECH out though tmux has it; those of the VT100 and what it lacks are named."""
+    return _NO_ERASE.fullmatch(term.strip().lower()) is None
+
+
 def _style_codes(style: Style, system: ColorSystem) -> str:
     key = (style, system)
     codes = _codes.get(key)
@@ -66,11 +76,12 @@ def _erased(blanks: re.Match[str]) -> str:
     return f"\x1b[{count}X\x1b[{count}C"
 
 
-def render(strip: Strip, system: ColorSystem) -> str:
-    """What Textual's `Strip.render` writes, with the SGR sequences it does not need left out."""
+def render(strip: Strip, system: ColorSystem, erase: bool = True) -> str:
+    """What Textual's `Strip.render` writes, with the SGR sequences it does not need left out
+    (and long runs of blanks erased, if `erase`)."""
     cached = _rendered.get(id(strip))
-    if cached is not None and cached[0] is strip and cached[1] is system:
-        return cached[2]
+    if cached is not None and cached[0] is strip and cached[1] is system and cached[2] is erase:
+        return cached[3]
     out: list[str] = []
     current = ""  # the codes in effect since the last reset
     plain: list[str] = []  # text in the default style since the last sequence, its blanks erased together
@@ -78,7 +89,7 @@ def render(strip: Strip, system: ColorSystem) -> str:
     def flush() -> None:
         if plain:
             text = "".join(plain)
-            out.append(text if len(text) < ERASE_FROM else _BLANKS.sub(_erased, text))
+            out.append(text if not erase or len(text) < ERASE_FROM else _BLANKS.sub(_erased, text))
             plain.clear()
 
     for text, style, _ in strip:
@@ -106,5 +117,5 @@ def render(strip: Strip, system: ColorSystem) -> str:
     text = "".join(out)
     if len(_rendered) >= CACHED:
         _rendered.clear()
-    _rendered[id(strip)] = (strip, system, text)
+    _rendered[id(strip)] = (strip, system, erase, text)
     return text

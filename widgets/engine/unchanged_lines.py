@@ -64,7 +64,8 @@ def _covers(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 class TerminalLines:
     """What the terminal shows: for each line, the pieces written to it, by column."""
 
-    def __init__(self) -> None:
+    def __init__(self, erase: bool = True) -> None:
+        self.erase = erase  # the terminal has ECH: runs of blanks may be erased (sgr.py)
         self._lines: dict[int, dict[int, tuple[int, str]]] = {}  # y -> x -> (end, text)
         self._size: Size | None = None
         self._cursor: Offset | None = None  # where the terminal's cursor was last put
@@ -96,9 +97,9 @@ class TerminalLines:
             self.forget()
         system = console._color_system or ColorSystem.TRUECOLOR  # (as Textual's Strip.render)
         if isinstance(update, LayoutUpdate):
-            pieces = self._layout_pieces(update, system)
+            pieces = self._layout_pieces(update, system, self.erase)
         elif isinstance(update, ChopsUpdate):
-            pieces = self._chops_pieces(update, system)
+            pieces = self._chops_pieces(update, system, self.erase)
         else:
             self.forget()
             return update.render_segments(console)
@@ -156,7 +157,7 @@ class TerminalLines:
         return before
 
     @staticmethod
-    def _layout_pieces(update: LayoutUpdate, system: ColorSystem) -> list[Piece]:
+    def _layout_pieces(update: LayoutUpdate, system: ColorSystem, erase: bool) -> list[Piece]:
         """One piece per chop (a row's strips, cut where widgets begin and end), as the partial
         updates after it cut the rows: a piece of theirs then replaces one of these whole."""
         pieces = []
@@ -164,13 +165,13 @@ class TerminalLines:
             x = update.region.x
             for strip in strips:
                 end = x + strip.cell_length
-                if text := sgr.render(strip, system):
+                if text := sgr.render(strip, system, erase):
                     pieces.append((y, x, end, text))
                 x = end
         return pieces
 
     @staticmethod
-    def _chops_pieces(update: ChopsUpdate, system: ColorSystem) -> list[Piece]:
+    def _chops_pieces(update: ChopsUpdate, system: ColorSystem, erase: bool) -> list[Piece]:
         pieces = []
         for y, x1, x2 in update.spans:
             for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items()):
@@ -179,7 +180,7 @@ class TerminalLines:
                 if not (x2 > x >= x1 and end <= x2):
                     strip = strip.crop(0, min(end, x2) - x)
                     end = x + strip.cell_length
-                if text := sgr.render(strip, system):  # (an empty piece writes nothing)
+                if text := sgr.render(strip, system, erase):  # (an empty piece writes nothing)
                     pieces.append((y, x, end, text))
         return pieces
 
