@@ -171,6 +171,8 @@ def _app_class() -> type[PideckApp]:
 
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
+    for name in ("COLUMNS", "LINES"):  # a size a shell exported: Textual would take it over the terminal's, resizes unseen
+        os.environ.pop(name, None)
     if given[:1] in (["view"], ["replay"]):  # a headless run or a recording, shown read-only (app/view_cli.py)
         from app.view_cli import main as view, replay_main
 

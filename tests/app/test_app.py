@@ -391,6 +391,7 @@ def test_real_terminal_alt_enter_queues_follow_up(tmp_path: Path) -> None:
     fake = Fake(tmp_path, "--stop-after", "10", stream="steer_abort.jsonl")
     with TmuxPideck(fake) as term:
         term.wait_started()
+        term._tmux("resize-window", "-t", "t", "-x", "90")  # (the side panes hide below 100 columns)
         term.send("start the run")
         term.wait(lambda: fake.commands("prompt"), "prompt")
         term.wait(lambda: "working" in term.screen(), "run to show")
