@@ -37,6 +37,7 @@ test (`derive_stream`), pideck in a real terminal (`TmuxPideck`), and fixture da
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shlex
@@ -644,18 +645,25 @@ class TmuxPideck:
     xterm-256color. `keys` presses keys (tmux send-keys arguments), `send` types a line and
     presses Enter, `screen` is what the terminal shows."""
 
+    recording = False  # pideck's bytes go to a file through script
+
     def __init__(self, fake: Fake, wrapper: tuple[str, ...] = (), typed: bool = False,
-                 args: tuple[str, ...] | None = None, cwd: Path = ROOT, env: Mapping[str, str] | None = None) -> None:
+                 args: tuple[str, ...] | None = None, cwd: Path = ROOT, env: Mapping[str, str] | None = None,
+                 record: Path | None = None) -> None:
         """`wrapper`: a command that runs pideck (its arguments follow). `typed`: the command
         is typed into an interactive bash, as a user starts it (job control). `args`:
         pideck's arguments instead of `--pi` with `fake` (`--demo` runs the real pi). `env`:
-        variables set for pideck besides (or instead of) its agent directory."""
+        variables set for pideck besides (or instead of) its agent directory. `record`: every
+        byte pideck writes, from its first, goes to this file too (through `script`)."""
         self.fake = fake
         self.socket = f"pideck-test-{uuid.uuid4().hex[:10]}"
         pideck = ROOT / ".venv" / "bin" / "pideck"
         if args is None:
             args = ("--pi", shlex.join(fake.argv), "--protocol-log", str(fake.dir / "p.log"))
         command = shlex.join([*wrapper, str(pideck), *args])
+        self.recording = record is not None
+        if record is not None:  # (script's own terminal starts at 80x24 and says so in a first line)
+            command = shlex.join(["script", "-qfec", f"stty cols 120 rows 36 && exec {command}", str(record)])
         variables = {"TERM": "xterm-256color", "PI_CODING_AGENT_DIR": str(own_agent_dir(fake.dir)), **(env or {})}
         started = self._tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "36",
                              *(arg for key, value in variables.items() for arg in ("-e", f"{key}={value}")),
@@ -699,9 +707,16 @@ class TmuxPideck:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        # script outlives its terminal, and keeps pideck's own open: pideck is told it went away
+        recorded = self._tmux("list-panes", "-t", "t", "-F", "#{pane_pid}").stdout.split() if self.recording else []
+        inner = [int(pid) for parent in recorded
+                 for pid in subprocess.run(["pgrep", "-P", parent], capture_output=True, text=True).stdout.split()]
         self._tmux("kill-server")  # only this test's private server
         if self.socket_path.endswith(self.socket):
             Path(self.socket_path).unlink(missing_ok=True)
+        for pid in (*inner, *map(int, recorded)):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGHUP)
 
 
 # --- widgets and fixture data ----------------------------------------------------------------
