@@ -76,15 +76,18 @@ _installed = False
 
 def install() -> None:
     """Apply the engine's class-wide patches to Textual, once: the threads of its Linux driver
-    (with the engine off too: a dead terminal must not keep pideck alive), and where the engine
-    runs, the keys taught to its key table and parser."""
+    and Alt+Enter and Alt+digits in its key table (with the engine off too, where that Textual
+    takes them: a dead terminal must not keep pideck alive, Alt+Enter must not send), and where
+    the engine runs, the other keys taught to its key table and parser."""
     global _installed
     if _installed:
         return
     _installed = True
+    from widgets.engine.alt_keys import teach_alt_keys
     from widgets.engine.driver import install_hangup_guards
 
     install_hangup_guards()
+    teach_alt_keys()
     if ON:
         from widgets.engine.keys import install_alt_keys, install_key_reads
 

@@ -12,7 +12,8 @@ are mapped to "alt+0" to "alt+9". A terminal that types "¡" sends the character
 xterm, unless told to send Alt as ESC (its `metaSendsEscape` resource), sets the eighth bit
 of the digit: Alt+1 comes as "±" (U+00B1), Alt+0 as "°"; those are characters a keyboard
 types too, so they stay characters (`EIGHT_BIT_ALT`, key_events.py, names the digit each
-stands for). Where the engine does not run, Textual reads all of these keys as it does.
+stands for). Alt+Enter and Alt+digits are taught to Textual's table with the engine off too
+(alt_keys.py); where the engine does not run, Textual reads the others as it does.
 
 Alt+Up (restore the queue) arrives as `ESC [1;3A` from xterm-like terminals and tmux,
 which Textual reads as "alt+up", but as ESC followed by the plain arrow (`ESC ESC [A`)
@@ -44,6 +45,7 @@ from itertools import chain
 from typing import Any, NamedTuple
 
 from textual import events
+from widgets.engine.alt_keys import teach_alt_keys
 from widgets.engine.private import ANSI_SEQUENCES_KEYS, XTermParser, escape_now
 
 
@@ -62,9 +64,8 @@ class _Key(NamedTuple):
 
 
 def install_alt_keys() -> None:
-    ANSI_SEQUENCES_KEYS["\x1b\r"] = (_Key("alt+enter"),)  # type: ignore[assignment]
-    for digit in "0123456789":  # (Textual types WezTerm-on-macOS's Option characters for these: "¡" for Alt+1)
-        ANSI_SEQUENCES_KEYS[f"\x1b{digit}"] = (_Key(f"alt+{digit}"),)  # type: ignore[assignment]
+    """Alt+Enter and Alt+digits (alt_keys.py), Ctrl+Alt+] and the Ctrl+Alt chords."""
+    teach_alt_keys()
     ANSI_SEQUENCES_KEYS["\x1b\x1d"] = (_Key("alt+ctrl+right_square_bracket"),)  # type: ignore[assignment]
     use_alt_ctrl_chords(())
 
