@@ -1,11 +1,12 @@
-"""The pideck Textual app: the host of one pi session (app/pi/session.py), extension
-dialogs, toasts, the palette and the global keys.
+"""The pideck Textual app: the sessions open (app/session_slot.py, each with its pi, screen,
+dialogs and alerts), which one is shown, toasts, the palette, themes, keymaps and the
+global keys.
 
-The session owns pi's client, its life, the record pump and the session model; once per
-frame it hands the model's changes to `show_changes`, which has the main screen
-(app/main_screen.py) re-render only what changed and does what they ask of the app
-(dialogs, alerts, the start-up error). The conversation's panes, keys and prompt are the
-main screen's. Its frames reach the terminal through the engine's App (widgets/engine/app.py).
+A session's `PiSession` (app/pi/session.py) hands its model's changes once per frame to its
+slot, which draws them on its main screen (app/main_screen.py) and does its part; what they
+ask of the whole app (the terminal's progress and title, the sessions row, a start-up error)
+comes back here as `session_changed`. Frames reach the terminal through the engine's App
+(widgets/engine/app.py).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from app.toasts import Toasts
 from app.notifier import Notifier
 from app.pi.settings import copy_on_select, display, terminal_progress
 from app.selection_copy import SelectionCopy
-from app.run_alerts import RunAlerts, run_error
+from app.run_alerts import RunAlerts
 from protocol.state.desk import Mark, SessionLine
 from app.terminal.progress import TerminalProgress
 from app.themes import Themes
@@ -63,14 +64,12 @@ from app.pi.launch import open_launch
 from app.session_slot import SessionSlot
 from app.terminal.type_ahead import HeldKeys
 from widgets.color_depth import Depth, depth_for, filters_for
-from protocol.wire.client import RpcClient, RpcError
+from protocol.wire.client import RpcClient
 from protocol.files.pi_colors import RGB
-from protocol.wire.extension_ui import DialogRequest, as_text
 from protocol.wire.responses import CommandInfo, SessionState
 from protocol.files.session_files import agent_dir
 from protocol.state.notification_center import NotificationCenter
 from protocol.state.session_model import Changes, SessionModel
-from widgets.screens.dialogs import dialog_for
 from widgets.markdown_stream import RENDERER, import_renderer
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
@@ -80,10 +79,6 @@ FIRST_MODE = "session-1"
 HIDDEN_VIEWS = 40  # messages a session keeps mounted while another is shown
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 EXPLAIN_FOR = 20.0  # seconds a toast that explains a setting stays up
-# Seconds a timed dialog must have left when its turn comes to be shown; one with less is
-# reported as timed out (pi's timer started a little before pideck saw the request, and a
-# dialog that closes at once cannot be answered).
-DIALOG_MIN_LEFT = 1.0
 
 
 class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit at once): pi has none
@@ -376,11 +371,11 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         if show:
             self._switch(slot)
         self.start_session(slot)
-        slot.workers.append(self.run_worker(self._run_dialogs(slot), name="dialogs", group="dialogs"))
+        slot.workers.append(self.run_worker(slot.run_dialogs(), name="dialogs", group="dialogs"))
         if draft:
             self._draft_of[slot] = clean(draft)  # (what the file holds: no terminal controls into the prompt)
         slot.workers.append(self.run_worker(self._prompt_composed(slot), name="prompt", group="session"))
-        self._desk_changed()
+        self.desk_changed()
 
     async def _prompt_composed(self, slot: SessionSlot) -> None:
         """Keep the session's prompt (its draft is read from it at exit), and put in it the
@@ -484,44 +479,23 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
 
     # --- the sessions' changes -------------------------------------------------------------
 
-    async def show_changes(self, changes: Changes, slot: SessionSlot | None = None) -> None:
-        """Draw what changed in a session's model (the one shown: its screen; another: only
-        what cannot wait), and do what the changes ask of the app."""
-        slot = slot or self.current
+    def session_changed(self, slot: SessionSlot, changes: Changes) -> None:
+        """What a session's changes ask of the app (the session drew them and did its part):
+        the terminal's progress and title while it is shown, the collector's pace, the keys
+        offered, a start-up error, the sessions row."""
         if slot.shown:
-            await slot.main.composed.wait()  # pi may exit (or a file load) before the panes are there
-        if self.leaving or self.closing or slot.closing:
-            return  # the views are going away
-        model = slot.pi.model
-        if changes.settled is not None:  # (before the run's end below: how long it ran)
-            slot.unread = not slot.shown
-            slot.alerts.settled(changes.settled.aborted, run_error(model))
-        if slot.shown:
-            with self.batch_update():
-                await slot.main.show_changes(changes)
-                if changes.run:
-                    self.progress.show(model.running)
-                if changes.title is not None:
-                    slot.title = changes.title
-                    self.set_terminal_title(changes.title)
-                for severity, message in changes.notifications:
-                    self.notify(message, severity=_SEVERITY.get(severity, "information"), markup=False)
-        else:
-            for severity, message in changes.notifications:
-                slot.notify(message, severity=_SEVERITY.get(severity, "information"), markup=False)
-        if changes.run:
-            slot.alerts.run(model.running)
-        for request in changes.dialogs:
-            slot.dialogs.put(request, slot.pi.deadline(request))
-        if changes.exited is not None and slot.pi.ready:
-            self._forget_dialogs(slot)  # extension questions from the dead pi cannot be answered
+            if changes.run:
+                self.progress.show(slot.pi.model.running)
+            if changes.title is not None:
+                slot.title = changes.title
+                self.set_terminal_title(changes.title)
         self._gc.streaming(any(other.pi.model.running for other in self.slots))
         if changes.status:
             if slot.shown:
                 self.refresh_bindings()  # Ctrl+R is offered while pi is not running
             self._say_startup_error(slot)
         if changes.run or changes.status or changes.settled is not None or changes.dialogs or changes.session:
-            self._desk_changed()
+            self.desk_changed()
 
     async def _trim_hidden(self, slot: SessionSlot) -> None:
         """A session no longer shown keeps only its newest HIDDEN_VIEWS messages mounted (when
@@ -558,75 +532,13 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             slot.pi.problems.check()
         self.main.animate()
         if len(self.slots) > 1:
-            self._desk_changed()  # (a dialog's time running out changes its session's mark)
+            self.desk_changed()  # (a dialog's time running out changes its session's mark)
 
     def set_terminal_title(self, title: str) -> None:
         """An extension's setTitle: the terminal title, with control characters removed."""
         self.title = clean(title).replace("\n", " ")[:200]
         if not self.is_headless:
             self.alerts.show_title()  # with the running mark while pi works
-
-    # --- dialogs --------------------------------------------------------------------------
-
-    async def _run_dialogs(self, slot: SessionSlot) -> None:
-        """Show a session's extension dialogs one after another, in the order pi asked, each
-        once its session is shown; one whose timeout runs out before that is not shown (pi
-        went on without it)."""
-        while True:
-            request, deadline = await slot.dialogs.get()
-            slot.dialog_taken = math.inf if deadline is None else deadline
-            try:
-                if not await self._until_shown(slot, deadline) or (
-                        deadline is not None and deadline - time.monotonic() < DIALOG_MIN_LEFT):
-                    self.dialog_timed_out(request, slot)
-                    continue
-                slot.alerts.dialog(as_text(request.title))
-                slot.dialog_screen = dialog_for(request, deadline)
-                self._desk_changed()
-                response = await self.push_screen_wait(slot.dialog_screen)
-            finally:
-                slot.dialog_taken = None
-                slot.dialog_screen = None
-                self._desk_changed()
-            if response is not None and slot.pi.client.running:
-                try:
-                    await slot.pi.client.send(response)
-                except RpcError as exc:
-                    slot.context.fail(f"could not answer the extension: {exc}")
-
-    async def _until_shown(self, slot: SessionSlot, deadline: float | None) -> bool:
-        """Wait until `slot` is shown, or False once `deadline` passed first; meanwhile a toast
-        says that it asks (taken off once it is shown)."""
-        if slot.shown:
-            return True
-        toast = None
-        if len(self.slots) > 1:
-            slot.alerts.dialog(slot.name)  # the bell and the desktop say a session not shown asks
-            toast = self.toasts.notify(f"“{slot.name}” asks a question: Alt+0 or Alt+{slot.number} shows it",
-                                       "Needs you", "warning", None, markup=False)
-        try:
-            while not slot.shown:
-                try:
-                    await asyncio.wait_for(slot.until_shown(), None if deadline is None else max(0.0, deadline - time.monotonic()))
-                except TimeoutError:
-                    return False
-            return True
-        finally:
-            if toast is not None:  # (shown, or its time ran out: the toast says no more)
-                self.toasts.take_off(toast)
-
-    def _forget_dialogs(self, slot: SessionSlot) -> None:
-        """Drop a session's extension dialogs waiting for their turn, and close the one shown (pi exited)."""
-        slot.dialogs.clear()
-        if slot.dialog_screen is not None:
-            slot.dialog_screen.expire()  # (closed when its session is shown again)
-
-    def dialog_timed_out(self, request: DialogRequest, slot: SessionSlot | None = None) -> None:
-        """Report a dialog whose timeout ran out before its turn came."""
-        title = " ".join(clean(as_text(request.title)).split())[:80]
-        (slot or self.current).context.warn(
-            f"An extension's {type(request).__struct_config__.tag} dialog “{title}” timed out before "
-            "pideck could show it; pi went on without an answer", title="Dialog timed out")
 
     # --- the sessions open ------------------------------------------------------------------
 
@@ -659,7 +571,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             worker.cancel()
         await self.remove_mode(slot.mode)
         await slot.pi.close()
-        self._desk_changed()
+        self.desk_changed()
 
     def sessions_at_exit(self) -> list[tuple[str, LaunchConfig, SessionState | None, bool, str]]:
         """Every session open and closed: its name, launch, pi's last state, whether it is the
@@ -680,7 +592,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             return False
         self._switch(self.slots[number - 1])
         self.run_worker(self.current.pi.apply_changes(), group="flush", exit_on_error=True)  # what waited to be drawn
-        self._desk_changed()
+        self.desk_changed()
         return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -713,7 +625,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
                     return
         self.tell.say("No other session needs you", title="Sessions")
 
-    def _desk_changed(self) -> None:
+    def desk_changed(self) -> None:
         """The sessions row of the screen shown says the sessions as they are now."""
         if self.is_running and not self.leaving:
             self.current.main.show_desk(self.current.session_lines())
@@ -755,5 +667,3 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         self._gc.close()
         await asyncio.gather(*(slot.pi.close() for slot in self.slots))  # every pi closed in order
 
-
-_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}

@@ -12,9 +12,11 @@ changes until the session is shown again, and is then done in one go.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,6 +27,7 @@ from textual.worker import Worker
 from app.keybindings import PiKeymap
 from app.selection_copy import SelectionCopy
 from app.themes import Themes
+from app.toasts import Toasts
 
 from app.attachments import Attachments
 from app.commands.context import CommandContext, SlashCommand
@@ -37,15 +40,21 @@ from app.run_alerts import RunAlerts, notify_setting, run_error
 from protocol.state.desk import Mark, SessionLine, cost_label, mark_of, model_label, session_name
 from protocol.state.notification_center import NotificationCenter
 from protocol.state.session_model import Changes
-from protocol.wire.client import RpcClient
-from protocol.wire.extension_ui import DialogRequest
+from protocol.wire.client import RpcClient, RpcError
+from protocol.wire.extension_ui import DialogRequest, as_text
 from protocol.wire.responses import CommandInfo
 from widgets.prompt_editor import PromptEditor
-from widgets.screens.dialogs import ExtensionDialog
+from widgets.safe_text import clean
+from widgets.screens.dialogs import ExtensionDialog, dialog_for
 
 # Items added while a session was not shown above which showing it builds the transcript's
 # newest window afresh instead of mounting each of them.
 REBUILD_AFTER = 40
+# Seconds a timed dialog must have left when its turn comes to be shown; one with less is
+# reported as timed out (pi's timer started a little before pideck saw the request, and a
+# dialog that closes at once cannot be answered).
+DIALOG_MIN_LEFT = 1.0
+_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 
 
 class DialogQueue:
@@ -108,7 +117,17 @@ class Desk(Protocol):
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = True) -> None: ...
 
-    async def show_changes(self, changes: Changes, slot: SessionSlot | None = None) -> None: ...
+    @property
+    def closing(self) -> bool: ...
+
+    @property
+    def toasts(self) -> Toasts: ...
+
+    def batch_update(self) -> AbstractContextManager[None]: ...
+
+    def session_changed(self, slot: SessionSlot, changes: Changes) -> None: ...
+
+    def desk_changed(self) -> None: ...
 
     async def push_screen_wait(self, screen: Screen[Any]) -> Any: ...
 
@@ -286,7 +305,91 @@ class SessionSlot:
         return True
 
     async def show_changes(self, changes: Changes) -> None:
-        await self.app.show_changes(changes, self)
+        """Draw what changed in the model (shown: on its screen; not shown: only what cannot
+        wait), do what the changes ask of the session (alerts, toasts, dialogs queued), then
+        tell the app (progress, title, the sessions row)."""
+        if self.shown:
+            await self.main.composed.wait()  # pi may exit (or a file load) before the panes are there
+        if self.leaving or self.app.closing:
+            return  # the views are going away
+        model = self.pi.model
+        if changes.settled is not None:  # (before the run's end below: how long it ran)
+            self.unread = not self.shown
+            self.alerts.settled(changes.settled.aborted, run_error(model))
+        if self.shown:
+            with self.app.batch_update():
+                await self.main.show_changes(changes)
+        for severity, message in changes.notifications:
+            self.notify(message, severity=_SEVERITY.get(severity, "information"), markup=False)
+        if changes.run:
+            self.alerts.run(model.running)
+        for request in changes.dialogs:
+            self.dialogs.put(request, self.pi.deadline(request))
+        if changes.exited is not None and self.pi.ready:
+            self.forget_dialogs()  # extension questions from the dead pi cannot be answered
+        self.app.session_changed(self, changes)
+
+    # --- its extension dialogs ---------------------------------------------------------------
+
+    async def run_dialogs(self) -> None:
+        """Show the extension dialogs one after another, in the order pi asked, each once the
+        session is shown; one whose timeout runs out before that is not shown (pi went on
+        without it)."""
+        while True:
+            request, deadline = await self.dialogs.get()
+            self.dialog_taken = math.inf if deadline is None else deadline
+            try:
+                if not await self._shown_before(deadline) or (
+                        deadline is not None and deadline - time.monotonic() < DIALOG_MIN_LEFT):
+                    self.dialog_timed_out(request)
+                    continue
+                self.alerts.dialog(as_text(request.title))
+                self.dialog_screen = dialog_for(request, deadline)
+                self.app.desk_changed()
+                response = await self.app.push_screen_wait(self.dialog_screen)
+            finally:
+                self.dialog_taken = None
+                self.dialog_screen = None
+                self.app.desk_changed()
+            if response is not None and self.pi.client.running:
+                try:
+                    await self.pi.client.send(response)
+                except RpcError as exc:
+                    self.context.fail(f"could not answer the extension: {exc}")
+
+    async def _shown_before(self, deadline: float | None) -> bool:
+        """Wait until the session is shown, or False once `deadline` passed first; meanwhile a
+        toast says that it asks (taken off once it is shown)."""
+        if self.shown:
+            return True
+        toast = None
+        if len(self.app.slots) > 1:
+            self.alerts.dialog(self.name)  # the bell and the desktop say a session not shown asks
+            toast = self.app.toasts.notify(f"“{self.name}” asks a question: Alt+0 or Alt+{self.number} shows it",
+                                           "Needs you", "warning", None, markup=False)
+        try:
+            while not self.shown:
+                try:
+                    await asyncio.wait_for(self.until_shown(), None if deadline is None else max(0.0, deadline - time.monotonic()))
+                except TimeoutError:
+                    return False
+            return True
+        finally:
+            if toast is not None:  # (shown, or its time ran out: the toast says no more)
+                self.app.toasts.take_off(toast)
+
+    def forget_dialogs(self) -> None:
+        """Drop the extension dialogs waiting for their turn, and close the one shown (pi exited)."""
+        self.dialogs.clear()
+        if self.dialog_screen is not None:
+            self.dialog_screen.expire()  # (closed when its session is shown again)
+
+    def dialog_timed_out(self, request: DialogRequest) -> None:
+        """Report a dialog whose timeout ran out before its turn came."""
+        title = " ".join(clean(as_text(request.title)).split())[:80]
+        self.context.warn(
+            f"An extension's {type(request).__struct_config__.tag} dialog “{title}” timed out before "
+            "pideck could show it; pi went on without an answer", title="Dialog timed out")
 
     # --- what commands ask of the screen (app.commands.context.CommandUI) --------------------
 

@@ -46,13 +46,13 @@ async def test_a_flood_waits_for_its_frame_and_the_end_of_the_message_does_not(
         app = pilot.app
         pump = app.pump
         applied: list[int] = []
-        apply_now = app.show_changes
+        apply_now = app.current.show_changes
 
-        async def counting(changes: Any, slot: Any = None) -> None:
+        async def counting(changes: Any) -> None:
             applied.append(pump.pending)
-            await apply_now(changes, slot)
+            await apply_now(changes)
 
-        app.show_changes = counting  # type: ignore[method-assign]
+        app.current.show_changes = counting  # type: ignore[method-assign]
         first, rest = records[: record_pump.FLOOD + 1], records[record_pump.FLOOD + 1 :]
         for record in first:  # all at once, as a reader catching up would hand them over
             pump.feed(record)

@@ -150,13 +150,13 @@ async def test_a_stalled_screen_never_stalls_reading_from_pi(tmp_path: Path) -> 
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, fake)
         gate = asyncio.Event()
-        render = app.show_changes
+        render = app.current.show_changes
 
-        async def stalled_screen(changes: Any, slot: Any = None) -> None:
+        async def stalled_screen(changes: Any) -> None:
             await gate.wait()
-            await render(changes, slot)
+            await render(changes)
 
-        app.show_changes = stalled_screen  # type: ignore[method-assign]
+        app.current.show_changes = stalled_screen  # type: ignore[method-assign]
         # 60,000 records of 22 bytes: 1.3 MB, more than pi's stdout pipe holds (pideck widens
         # it to PIPE_SIZE, 1 MiB), so the fake would block if nobody read while the screen is stuck
         count = 60_000
