@@ -11,7 +11,6 @@ frames are the engine's (widgets/engine/screen.py).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -39,13 +38,12 @@ from app.pi.settings import (
     scrollbar_setting,
     wheel_lines,
 )
-from app.pi.checkpoint_launch import AFTER_USER_BASH, checkpoint_root
 from app.pi.remote import without_local_files
 from app.selection_copy import SelectionCopy
 from app.commands.registry import parse
 from protocol.wire.client import RpcDataError, RpcError
-from protocol.wire.commands import Abort, AbortBash, Bash, Command, Prompt
-from protocol.wire.responses import BashResult, CommandInfo
+from protocol.wire.commands import Abort, AbortBash, Command, Prompt
+from protocol.wire.responses import CommandInfo
 from protocol.state.desk import SessionLine
 from protocol.state.session_model import Changes
 from protocol.state.tool_runs import call_place
@@ -418,32 +416,17 @@ class MainScreen(EngineScreen[None]):
             self.context.fail(str(exc), title="pi refused")
             if restore:  # never lose what the user typed (large pastes as markers again), nor what they type since
                 self.editor.put_before([restore])
-            # the whole of pi's answer stays in the transcript, where a toast cuts it and fades
-            self.session.banner("error", "pi refused the message", str(exc))
-            await self.pi.apply_changes()
+            await self.pi.refused(str(exc))
             if images := getattr(command, "images", None):
                 await self.context.attachments.restore(images)
         finally:
             if isinstance(command, Prompt) and command.streaming_behavior is None:
-                self.session.prompt_answered(getattr(answer, "disposition", None))
+                self.pi.prompt_answered(getattr(answer, "disposition", None))
 
     @work(group="bash")
     async def run_bash(self, command: str, exclude: bool) -> None:
-        if not command:
-            return
-        client = self.context.client
-        request = Bash(command=command, exclude_from_context=exclude, id=client.next_id())
-        self.session.begin_bash(request.id or "", command, exclude)
-        await self.pi.apply_changes()
-        try:
-            result: BashResult = await client.call(request)
-            self.session.end_bash(request.id or "", result)
-        except RpcError as exc:
-            self.session.end_bash(request.id or "", None, str(exc))
-        await self.pi.apply_changes()
-        if checkpoint_root(self.pi.config) is not None:  # the extension snapshots what it changed
-            with contextlib.suppress(RpcError):
-                await client.call(Prompt(message=f"/{AFTER_USER_BASH}"))
+        if command:
+            await self.pi.run_bash(command, exclude)
 
     # --- keys -----------------------------------------------------------------------------
 

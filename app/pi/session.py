@@ -12,13 +12,14 @@ the session does before the host sees them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.notifier import Notifier
-from app.pi.checkpoint_launch import AFTER_USER_BASH
+from app.pi.checkpoint_launch import AFTER_USER_BASH, checkpoint_root
 from app.pi.crash_recovery import CrashRecovery
 from app.pi.early_start import pi_client
 from app.pi.launch import LaunchConfig, no_model_help
@@ -27,10 +28,10 @@ from app.pi.record_pump import RecordPump, Stoppable, fold_in_slices
 from protocol.files.session_files import session_cwd
 from protocol.state.session_model import Changes, SessionModel
 from protocol.wire.client import ChildExited, RpcClient, RpcDataError, RpcError
-from protocol.wire.commands import ExtensionUIResponse, GetCommands, GetMessages, GetSessionStats, GetState
+from protocol.wire.commands import Bash, ExtensionUIResponse, GetCommands, GetMessages, GetSessionStats, GetState, Prompt
 from protocol.wire.events import QueueUpdate
 from protocol.wire.extension_ui import DIALOG_REQUESTS, DialogRequest, RefusedDialogRequest, UnknownUIRequest
-from protocol.wire.responses import CommandInfo, SessionState
+from protocol.wire.responses import BashResult, CommandInfo, SessionState
 
 if TYPE_CHECKING:
     from app.pi.file_reverts import FileReverts
@@ -162,6 +163,33 @@ class PiSession:
         of it shown with the reply's start (app/pi/record_pump.py)."""
         self.model.prompt_sent()
         self.pump.hold_echo()
+
+    async def refused(self, reason: str) -> None:
+        """pi refused a message: its whole answer stays in the transcript, where a toast cuts
+        it and fades."""
+        self.model.banner("error", "pi refused the message", reason)
+        await self.apply_changes()
+
+    def prompt_answered(self, disposition: str | None) -> None:
+        """pi answered a prompt that starts a run (how it took it, if it said)."""
+        self.model.prompt_answered(disposition)
+
+    async def run_bash(self, command: str, exclude: bool) -> None:
+        """A `!command` (`!!`: left out of the model's context): shown running, run by pi,
+        shown with its result; then pideck's checkpoints snapshot what it changed."""
+        client = self.client
+        request = Bash(command=command, exclude_from_context=exclude, id=client.next_id())
+        self.model.begin_bash(request.id or "", command, exclude)
+        await self.apply_changes()
+        try:
+            result: BashResult = await client.call(request)
+            self.model.end_bash(request.id or "", result)
+        except RpcError as exc:
+            self.model.end_bash(request.id or "", None, str(exc))
+        await self.apply_changes()
+        if checkpoint_root(self.config) is not None:  # the extension snapshots what it changed
+            with contextlib.suppress(RpcError):
+                await client.call(Prompt(message=f"/{AFTER_USER_BASH}"))
 
     def deadline(self, request: DialogRequest) -> float | None:
         """When a dialog request times out (pi's timer runs from when it was read)."""
