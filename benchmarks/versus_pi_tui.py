@@ -313,7 +313,7 @@ def one_reply(term: Terminal, model: ModelProcess, deltas: tuple[str, ...], dela
     arrived, length = term.wait_for(h.last_token(tag), before)
     quiet_from = term.wait_quiet(quiet)
     cpu_after, own_after = tree_cpu(term.process.pid)
-    cpu, own = cpu_after - cpu, own_after - own
+    cpu, own = round(cpu_after - cpu, 6), round(own_after - own, 6)  # (whole ticks: a tree's equal to its process's compares so)
     model_done = model.last_sent()
     return {
         "cpu": cpu,
