@@ -125,6 +125,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
                  notes: list[str] | None = None) -> None:
         super().__init__()
         self.color_depth = depth_for(os.environ)  # what the terminal can show: as Rich found, 16 colours or none
+        self.set_class(self.color_depth is Depth.NONE, "-no-color")  # (its list cursors underlined: pideck.tcss)
         if client is None:
             config = with_checkpoints(config)
         self.config = config  # the first session's: it owns the demo model and the recording

@@ -3,9 +3,9 @@
 Textual writes 24-bit colour wherever Rich's detection finds no colour system (`TERM=dumb`)
 and where `COLORTERM` says so, whatever `TERM` names; with `NO_COLOR` it writes every colour
 as a grey. Here `NO_COLOR`, a dumb terminal and a monochrome VT (`vt100`, `vt220`…) get no
-colour at all (bold, reverse and the other attributes stay), and the Linux console its 16
-colours. Other terminals keep Rich's detection, and `TEXTUAL_COLOR_SYSTEM` set by the user
-wins over all of this.
+colour at all (bold, underline and the other attributes stay; a list's cursor is underlined,
+app/pideck.tcss), and the Linux console its 16 colours. Other terminals keep Rich's
+detection, and `TEXTUAL_COLOR_SYSTEM` set by the user wins over all of this.
 """
 
 from __future__ import annotations

@@ -82,3 +82,15 @@ def test_a_terminal_without_colours_gets_none(tmp_path: Path, env: dict[str, str
         assert _ECH.search(output) or not ENGINE_ON, "blanks in the default colours erased (ECH)"
     else:
         assert not _ECH.search(output), f"ECH sent to {env['TERM']}"
+
+
+def test_without_colours_a_list_s_cursor_is_underlined(tmp_path: Path) -> None:
+    """Its cursor row is told apart by its colours alone elsewhere (Textual's reverse swaps them)."""
+    with TmuxPideck(Fake(tmp_path), wrapper=("env", "NO_COLOR=1")) as term:
+        term.wait_started()
+        term.keys("-l", "/s")
+        term.wait(lambda: "/session" in term.screen(), "the completion list")
+        rows = term._tmux("capture-pane", "-p", "-e", "-t", "t").stdout.splitlines()
+        listed = [row for row in rows if re.search(r"/(steering-mode|scoped-models|share|session)\b", row)]
+        underlined = [row for row in listed if re.search(r"\x1b\[[0-9;]*\b4[;m]", row.split("/", 1)[0] + "/")]
+        assert len(listed) >= 2 and len(underlined) == 1, listed
