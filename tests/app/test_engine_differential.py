@@ -90,7 +90,21 @@ def session_switch(term: TmuxPideck) -> None:
     term.wait(lambda: "Session 2 opened" in term.screen() and "Type a prompt" in term.screen(), "a second session")
     term.keys("C-PPage")  # (Alt+1 on Textual's own parser is a character: macOS's Option+1, "¡")
     term.wait(lambda: "Emoji survive" in term.screen(), "the first session again")
-    term.wait(lambda: "Session 2 opened" not in term.screen(), "its toast gone", timeout=30)
+    _gone(term, "Session 2 opened", "its toast")
+
+
+def _gone(term: TmuxPideck, text: str, what: str, seconds: float = 2.0) -> None:
+    """Wait until `text` has not been on the screen for `seconds` (a toast drawn again on the
+    screen a switch shows is not gone)."""
+    seen = time.monotonic()
+
+    def gone() -> bool:
+        nonlocal seen
+        if text in term.screen():
+            seen = time.monotonic()
+        return time.monotonic() - seen >= seconds
+
+    term.wait(gone, f"{what} gone for {seconds} s", timeout=30)
 
 
 SCENARIOS = {
