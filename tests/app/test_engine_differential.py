@@ -57,8 +57,9 @@ def tools(term: TmuxPideck) -> None:
 def scrolls(term: TmuxPideck) -> None:
     _ask(term, "t2999")
     for key in ("PageUp", "PageUp", "PageUp", "PageDown", "C-Home", "PageDown"):
+        before = term.screen()
         term.keys(key)
-        time.sleep(0.2)  # (each key drawn before the next: a user's pace)
+        term.wait(lambda: term.screen() != before, f"{key} drawn")  # (before the next key: a user's pace)
 
 
 def resize_while_streaming(term: TmuxPideck) -> None:

@@ -187,6 +187,12 @@ def test_quit_prints_a_resume_command_per_session_and_restore_opens_them(pi_harn
             time.sleep(0.2)
         return shown
 
+    def quit_twice() -> None:
+        """Ctrl+C on the empty prompt, and again once pideck says a second one quits."""
+        tmux("send-keys", "-t", "t", "C-c")
+        wait_for("again to quit", timeout=30)
+        tmux("send-keys", "-t", "t", "C-c")
+
     def type_line(text: str) -> None:
         tmux("send-keys", "-t", "t", "-l", text)
         wait_for(text[-20:])
@@ -213,9 +219,7 @@ def test_quit_prints_a_resume_command_per_session_and_restore_opens_them(pi_harn
         while "a draft for later" in screen():  # session one shown, its prompt empty
             assert time.monotonic() < deadline, screen()
             time.sleep(0.1)
-        tmux("send-keys", "-t", "t", "C-c")
-        time.sleep(0.2)  # (within the 1.5 s a second Ctrl+C quits in)
-        tmux("send-keys", "-t", "t", "C-c")
+        quit_twice()
         shown = wait_for("EXIT=0")
         assert "To resume this session:" in shown and "The other sessions:" in shown
         assert shown.count("--session ") >= 2 and f"--cwd {two}" in shown, shown
@@ -228,10 +232,12 @@ def test_quit_prints_a_resume_command_per_session_and_restore_opens_them(pi_harn
         tmux("send-keys", "-t", "t", "M-2")
         wait_for("Answer two.")
         wait_for("a draft for later")  # back in its prompt
-        tmux("send-keys", "-t", "t", "C-u")
-        tmux("send-keys", "-t", "t", "C-c")
-        time.sleep(0.2)
-        tmux("send-keys", "-t", "t", "C-c")
+        tmux("send-keys", "-t", "t", "C-c")  # (a prompt with text: Ctrl+C clears it)
+        deadline = time.monotonic() + 30
+        while "a draft for later" in screen():
+            assert time.monotonic() < deadline, screen()
+            time.sleep(0.1)
+        quit_twice()
         assert screen().count("EXIT=0") == 2 or wait_for("EXIT=0")
     finally:
         tmux("kill-server")
