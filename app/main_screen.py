@@ -1,8 +1,9 @@
 """The conversation screen: the panes, the conversation's keys, the prompt's submit path,
 and drawing the session model's changes.
 
-The App (app/pideck_app.py) owns pi's client, the record pump, extension dialogs and
-the few global keys (F1, Ctrl+C, Ctrl+Z). Any screen pushed over this one (a dialog,
+Its session (app/pi/session.py) owns pi's client, the record pump and the model, which it
+changes for the submit path; its slot (app/session_slot.py) the extension dialogs; the App
+(app/pideck_app.py) the few global keys (F1, Ctrl+C, Ctrl+Z). Any screen pushed over this one (a dialog,
 a picker, the palette) turns its bindings off, so no action here checks for one.
 The keys that run `/` commands run the same functions with the command context. Its
 frames are the engine's (widgets/engine/screen.py).

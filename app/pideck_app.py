@@ -12,7 +12,6 @@ comes back here as `session_changed`. Frames reach the terminal through the engi
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 import sys
 import time
@@ -158,8 +157,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's line filters, and the one the terminal's colours need (color_depth.py)."""
-        filters = super().get_line_filters()
-        return filters if self.color_depth is Depth.AS_DETECTED else filters_for(self.color_depth, filters)
+        return filters_for(self.color_depth, super().get_line_filters())
 
     def _new_slot(self, config: LaunchConfig, client: RpcClient | None = None) -> SessionSlot:
         self._serial += 1

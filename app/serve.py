@@ -19,7 +19,6 @@ import asyncio
 import errno
 import ipaddress
 import logging
-import os
 import secrets
 import shlex
 import signal

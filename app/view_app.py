@@ -37,12 +37,16 @@ class ViewApp(PideckApp):
         super().__init__(config, client=client, terminal_colors=terminal_colors)
         self.view_session.path = path
         self.view_session.view_changed = self._refresh_view_line
-        self.view = client
         self.others = others
 
     @property
     def view_session(self) -> ViewSession:
         return cast(ViewSession, self.pi)
+
+    @property
+    def view(self) -> ViewClient:
+        """The file, stream or recording read (the session's client)."""
+        return self.view_session.view
 
     def _outcome(self) -> tuple[str, str] | None:
         if not self._session_ready:

@@ -59,14 +59,14 @@ class SixteenColors(LineFilter):
         return [Segment(text, None if style is None else _sixteen(style), control) for text, style, control in segments]
 
 
-def filters_for(depth: Depth, filters: Sequence[LineFilter]) -> list[LineFilter]:
+def filters_for(depth: Depth, filters: Sequence[LineFilter]) -> Sequence[LineFilter]:
     """Textual's line filters `filters`, ended by the one `depth` needs (with no colour,
     Textual's greys for `NO_COLOR` are not worked out only to be dropped)."""
     if depth is Depth.NONE:
         return [*(f for f in filters if not isinstance(f, (Monochrome, NoColor))), _NO_COLOR]
     if depth is Depth.SIXTEEN:
         return [*filters, _SIXTEEN]
-    return list(filters)
+    return filters
 
 
 _NO_COLOR = NoColor()

@@ -15,7 +15,9 @@ from typing import Any, NamedTuple
 ALT_KEYS = {"\x1b\r": "alt+enter", **{f"\x1b{digit}": f"alt+{digit}" for digit in "0123456789"}}
 
 
-class _Key(NamedTuple):
+class Key(NamedTuple):
+    """A key in Textual's table, as its own `Keys` are read there (by `.value`)."""
+
     value: str
 
 
@@ -31,7 +33,7 @@ def teach_alt_keys() -> bool:
         return False
     before: dict[str, Any] = {sequence: ANSI_SEQUENCES_KEYS.get(sequence) for sequence in ALT_KEYS}
     for sequence, key in ALT_KEYS.items():
-        ANSI_SEQUENCES_KEYS[sequence] = (_Key(key),)
+        ANSI_SEQUENCES_KEYS[sequence] = (Key(key),)
     try:
         def read(sequence: str) -> list[str]:
             parser = XTermParser()

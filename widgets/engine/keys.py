@@ -42,10 +42,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any
 
 from textual import events
-from widgets.engine.alt_keys import teach_alt_keys
+from widgets.engine.alt_keys import Key, teach_alt_keys
 from widgets.engine.private import ANSI_SEQUENCES_KEYS, XTermParser, escape_now
 
 
@@ -59,14 +59,10 @@ _CONTINUES = frozenset("[O]P_^\\X\x1b")
 _PASTE_START, _PASTE_END = "\x1b[200~", "\x1b[201~"
 
 
-class _Key(NamedTuple):
-    value: str
-
-
 def install_alt_keys() -> None:
     """Alt+Enter and Alt+digits (alt_keys.py), Ctrl+Alt+] and the Ctrl+Alt chords."""
     teach_alt_keys()
-    ANSI_SEQUENCES_KEYS["\x1b\x1d"] = (_Key("alt+ctrl+right_square_bracket"),)  # type: ignore[assignment]
+    ANSI_SEQUENCES_KEYS["\x1b\x1d"] = (Key("alt+ctrl+right_square_bracket"),)  # type: ignore[assignment]
     use_alt_ctrl_chords(())
 
 
@@ -77,7 +73,7 @@ def use_alt_ctrl_chords(keys: Iterable[str]) -> None:
     for control in _AFTER_ESCAPE:
         plain = ANSI_SEQUENCES_KEYS[control]
         chord = f"alt+{plain[0].value}"  # type: ignore[union-attr]
-        keys_read = (_Key(chord),) if chord in chords else (_Key("escape"), *plain)
+        keys_read = (Key(chord),) if chord in chords else (Key("escape"), *plain)
         ANSI_SEQUENCES_KEYS[f"\x1b{control}"] = keys_read  # type: ignore[assignment]
 
 

@@ -11,9 +11,9 @@ the pieces can be sent, left out or written back in any order (unchanged_lines.p
 A long run of blanks in the default style (the rest of a transcript row, a pane's empty
 rows, the status line after its words) is erased (ECH) and stepped over (CUF) instead of
 written, where the terminal has ECH (a VT220's; not a VT100's): 11 bytes where 60 spaces
-were 60. Erased cells are blanks in the current colours,
-which there are the default ones, as the spaces were; the cursor ends where they would
-have left it (at the right edge, on it rather than past it: a piece there is the row's last).
+were 60. Erased cells are blanks in the current colours, which there are the default ones,
+as the spaces were; the cursor ends where they would have left it (at the right edge, on it
+rather than past it: a piece there is the row's last).
 """
 
 from __future__ import annotations
