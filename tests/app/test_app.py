@@ -386,8 +386,9 @@ def test_xterm_parser_reads_esc_cr_as_alt_enter() -> None:
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-@pytest.mark.engine
 def test_real_terminal_alt_enter_queues_follow_up(tmp_path: Path) -> None:
+    """With the engine on and off: Textual's own key table read ESC CR as Enter, a steer
+    (widgets/engine/alt_keys.py)."""
     fake = Fake(tmp_path, "--stop-after", "10", stream="steer_abort.jsonl")
     with TmuxPideck(fake) as term:
         term.wait_started()
