@@ -8,7 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from app.pi.launch import LaunchError, build_launch, refuse
+from app.pi.launch import LaunchConfig, LaunchError, build_launch, refuse
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
 from app.served_page import served_in_browser, tell_server_how_to_resume
 from app.terminal.say import ShownParser, say
@@ -96,6 +96,9 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
         p.add_argument("--host", default=DEFAULT_HOST,
                        help="address to listen on (default: %(default)s, this machine only; 0.0.0.0 is every network)")
         p.add_argument("--port", type=port_number, default=DEFAULT_PORT, help="port to listen on (default: %(default)s; 0: any free one)")
+        p.add_argument("--attach", action="store_true",
+                       help="each page attaches to every pi pideck's holder keeps (pideck attach): runs a terminal "
+                            "started with --hold, followed and answered from any browser, a phone's included")
         p.add_argument("--max-pages", metavar="N", type=page_count, default=DEFAULT_MAX_PAGES,
                        help="pages open at once, each with its own pideck and pi (about 60 MB each); one more is "
                             "refused with a page that says why (default: %(default)s)")
@@ -118,6 +121,10 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="FILE",
                    help="write every line pi sends and every command pideck sends, with times, to FILE (mode 0600, "
                         "secrets redacted; an existing FILE is kept and FILE-2... used), for `pideck replay FILE`")
+    p.add_argument("--hold", action=argparse.BooleanOptionalAction, default=None,
+                   help="run pi in pideck's holder, a background process of yours, so that its runs outlive this "
+                        "window (a closed terminal, a dropped ssh link, Ctrl+\\ or /detach): pideck attach brings "
+                        "them back, pideck ls lists them, pideck stop ends them (default: PIDECK_HOLD, else off)")
     if not serve:
         p.add_argument("--restore", nargs="?", const="newest", metavar="N|list",
                        help="open again the sessions open at a quit, with their drafts (each saved one, on its "
@@ -163,6 +170,13 @@ def not_a_terminal() -> str | None:
     return None
 
 
+def attached_launches(config: LaunchConfig, args: argparse.Namespace) -> list[LaunchConfig]:
+    """The held pis this window attaches to (app/hold_cli.py), over `config`."""
+    from app.hold_cli import attach_launches
+
+    return attach_launches(config, args, os.environ)
+
+
 def _app_class() -> type[PideckApp]:
     from app.pideck_app import PideckApp
 
@@ -173,6 +187,15 @@ def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     for name in ("COLUMNS", "LINES"):  # a size a shell exported: Textual would take it over the terminal's, resizes unseen
         os.environ.pop(name, None)
+    if given[:1] in (["ls"], ["stop"]):  # the pis the holder keeps (app/hold_cli.py)
+        from app.hold_cli import ls_main, stop_main
+
+        return (ls_main if given[0] == "ls" else stop_main)(given[1:], os.environ, sys.stdout)
+    attach: list[int] | None = None
+    if given[:1] == ["attach"]:
+        from app.hold_cli import attach_args
+
+        attach, given = attach_args(given[1:])
     if given[:1] in (["view"], ["replay"]):  # a headless run or a recording, shown read-only (app/view_cli.py)
         from app.view_cli import main as view, replay_main
 
@@ -195,9 +218,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from app.restore import NothingToRestore, drafts_left, other_launches, print_others, restoring, save_sessions
 
+    args.attach = attach
+    if attach is not None:
+        args.hold = True
     try:
         restored = restoring(args, os.environ)
         config = build_launch(args)
+        held = attached_launches(config, args) if config.hold and restored is None else []
+        if held:
+            config = held[0]
     except NothingToRestore as exc:
         say(f"pideck: {exc}")
         return 1
@@ -211,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
 
     config = with_checkpoints(config)
     runner, client = start_pi(config)  # pi boots while the UI is imported
-    others = other_launches(config, restored)
+    others = other_launches(config, restored) + [(launch, "") for launch in held[1:]]
     from app.terminal.signals import exit_signals, release_interrupt_key
 
     with exit_signals(restore=argv is not None) as signals:  # None: run as the command, which ends here
@@ -238,7 +267,10 @@ def main(argv: list[str] | None = None) -> int:
         sessions = app.sessions_at_exit()
         # (after a hang-up too: --restore brings them back)
         written, cut = save_sessions(sessions, args, os.environ, restored)
-        if code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
+        if code != HANGUP_EXIT and sys.stdout.isatty() and app.detached:
+            say(f"pideck: detached; {app.detached} pi{'s' * (app.detached > 1)} held go{'es' * (app.detached == 1)} on. "
+                "pideck attach shows them again, pideck ls lists them, pideck stop ends them", file=sys.stdout)
+        elif code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
             from app.exit_output import print_exit_output
 
             try:

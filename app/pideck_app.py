@@ -100,6 +100,8 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
                 tooltip="Copy the selection; else clear the prompt, twice to quit", id="app.clear"),
         Binding("ctrl+z", "suspend_process", "Suspend", show=False, priority=True,
                 tooltip="Suspend pideck to the shell (fg brings it back); pi keeps its state", id="app.suspend"),
+        Binding("ctrl+backslash", "detach", "Detach", show=False, priority=True,
+                tooltip="Leave this window; held pis go on (pideck attach brings them back)", id="pideck.detach"),
         # Alt+N twice: for the prompt, which runs it as it reads the key (the keys of a burst after
         # it go to the session it shows; widgets/engine/keys_in_order.py), and over a dialog or a
         # picker, where it acts at once (`check_action` offers each only where it applies)
@@ -147,6 +149,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         self._last_ctrl_c = 0.0
         self._eight_bit_alt_said = False  # the toast on xterm's Alt+digit characters (said once)
         self._leaving = False  # exit() was called: what pi sends now is dropped
+        self.detached = 0  # held pis left to the holder at the exit (/detach, a hang-up)
         self._exit_signals: ExitSignals | None = None
         self.read_keybindings()  # (before the first screen: it reads the keymap as it mounts)
         self.current = self._new_slot(config, client)
@@ -443,8 +446,25 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             self.write_to_terminal("\x1b[?25h" if display(self.config).hardware_cursor else "\x1b[?25l")
 
     def _hang_up(self) -> None:
-        """The terminal is gone: pi is closed in order (on unmount) and pideck exits."""
+        """The terminal is gone: a held pi goes on in the holder, any other is closed in order
+        (on unmount), and pideck exits."""
+        self.detached = sum(slot.pi.held for slot in self.slots)
         self.exit(HANGUP_EXIT)
+
+    def detach(self) -> bool:
+        """/detach, Ctrl+\\: the held pis go on in the holder and the window quits (a pi not
+        held is closed as on a quit); False, and nothing done, when none is held."""
+        held = sum(slot.pi.held for slot in self.slots)
+        if not held or self.leaving:
+            return False
+        self.detached = held
+        self.exit(0)
+        return True
+
+    def action_detach(self) -> None:
+        if not self.detach():
+            self.tell.warn("pi runs in this window, not held (pideck --hold, or PIDECK_HOLD=1, holds it): "
+                           "it would end with the window, so there is nothing to detach", title="Detach")
 
     def _signalled(self, signum: int) -> None:
         """SIGINT or SIGTERM (app/terminal/signals.py): leave as on Ctrl+C twice."""
@@ -650,6 +670,12 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             self.exit(self._exit_status)
             return
         self._last_ctrl_c = now
+        working = [slot.name for slot in self.slots if slot.pi.held and slot.pi.model.busy]
+        if working:  # a run the holder would keep: say that a quit stops it, and how to keep it
+            self.tell.warn(f"Press ctrl+c again to quit: it stops the run{'s' * (len(working) > 1)} still working "
+                           f"in {', '.join(working)}. Ctrl+\\ (or /detach) leaves {'them' if len(working) > 1 else 'it'} "
+                           "working: pideck attach brings them back", title="Quit", timeout=QUIT_WINDOW)
+            return
         self.notify("Press ctrl+c again to quit", timeout=QUIT_WINDOW)
 
     def on_text_selected(self) -> None:
@@ -664,5 +690,6 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
     async def on_unmount(self) -> None:
         self.progress.clear()
         self._gc.close()
-        await asyncio.gather(*(slot.pi.close() for slot in self.slots))  # every pi closed in order
+        # every pi closed in order (held ones left to the holder on a detach or a hang-up)
+        await asyncio.gather(*(slot.pi.close(detach=bool(self.detached)) for slot in self.slots))
 

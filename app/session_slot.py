@@ -77,6 +77,10 @@ class DialogQueue:
     def clear(self) -> None:
         self._items.clear()
 
+    def drop(self, request_id: str) -> None:
+        """Take out the dialog `request_id` (another window answered it)."""
+        self._items = deque(item for item in self._items if item[0].id != request_id)
+
     def live(self, now: float) -> int:
         """How many pi still waits on (their timeout has not run out)."""
         return sum(1 for _, deadline in self._items if deadline is None or deadline > now)
@@ -145,6 +149,8 @@ class Desk(Protocol):
                      session: str | None = None) -> SessionSlot: ...
 
     async def close_session(self, slot: SessionSlot | None = None) -> None: ...
+
+    def detach(self) -> bool: ...
 
     def show_session(self, number: int) -> bool: ...
 
@@ -325,6 +331,10 @@ class SessionSlot:
             self.alerts.run(model.running)
         for request in changes.dialogs:
             self.dialogs.put(request, self.pi.deadline(request))
+        for request_id in changes.answered:  # (a held pi: another window answered it)
+            self.dialogs.drop(request_id)
+            if self.dialog_screen is not None and self.dialog_screen.request.id == request_id:
+                self.dialog_screen.expire()
         if changes.exited is not None and self.pi.ready:
             self.forget_dialogs()  # extension questions from the dead pi cannot be answered
         self.app.session_changed(self, changes)
@@ -433,6 +443,9 @@ class SessionSlot:
 
     async def close_session(self) -> None:
         await self.app.close_session(self)
+
+    def detach(self) -> bool:
+        return self.app.detach()
 
     def show_session(self, number: int) -> bool:
         return self.app.show_session(number)

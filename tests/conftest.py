@@ -56,6 +56,24 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="pideck-test-state-")
     os.environ["XDG_STATE_HOME"] = folder
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    # the holder's folder (protocol/hold/place.py) the run's own too, never the user's: a test
+    # that holds pi has one of its own (tests/real_pi/test_hold_real_pi.py), this catches the rest
+    runtime = tempfile.mkdtemp(prefix="pideck-test-run-")
+    os.environ["XDG_RUNTIME_DIR"] = runtime
+    os.environ["PIDECK_HOLD_LINGER"] = "1"  # a holder with nothing held leaves after a second
+    os.environ.pop("PIDECK_HOLD", None)
+    config.add_cleanup(lambda: _stop_holder(runtime))
+
+
+def _stop_holder(runtime: str) -> None:
+    """Every pi a holder of the run's folder still holds is closed (the holder then leaves)."""
+    from protocol.hold.ask import ask
+
+    try:
+        ask({"op": "stop", "all": True}, {"XDG_RUNTIME_DIR": runtime}, timeout=30.0)
+    except OSError:
+        pass
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture(scope="module", autouse=True)

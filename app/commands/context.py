@@ -96,6 +96,10 @@ class CommandUI(Protocol):
         """End this session's pi (the last one open quits pideck)."""
         ...
 
+    def detach(self) -> bool:
+        """Leave every held pi to the holder and quit this window; False when none is held."""
+        ...
+
     def show_session(self, number: int) -> bool: ...
 
 

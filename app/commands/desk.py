@@ -1,4 +1,4 @@
-"""The commands over the sessions open in pideck: /open, /close and /sessions.
+"""The commands over the sessions open in pideck: /open, /close, /sessions and /detach.
 
 `/open [--pi CMD] [DIR] [-- PI_ARGS]` starts another pi in DIR (default: the folder of the
 session shown), with PI_ARGS, else with the first session's pi arguments but those that
@@ -68,6 +68,12 @@ async def close_command(ctx: CommandContext, args: str) -> None:
     await ctx.ui.close_session()
 
 
+async def detach_command(ctx: CommandContext, args: str) -> None:
+    if not ctx.ui.detach():
+        ctx.fail("pi runs in this window, not held (pideck --hold, or PIDECK_HOLD=1, holds it): "
+                 "it would end with the window, so there is nothing to detach", title="/detach")
+
+
 async def sessions_command(ctx: CommandContext, args: str) -> None:
     lines = ctx.ui.session_lines()
     if not lines:
@@ -82,4 +88,5 @@ COMMANDS = [
     SlashCommand("open", "Start another pi session, in a folder, with pi's flags", open_command, OPEN_USAGE),
     SlashCommand("close", "End this session's pi (the last one quits pideck)", close_command),
     SlashCommand("sessions", "List the open sessions and show one", sessions_command),
+    SlashCommand("detach", "Leave this window; held pis go on (pideck attach brings them back)", detach_command),
 ]

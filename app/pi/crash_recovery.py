@@ -11,10 +11,11 @@ What the crash bar and the status line show is the model's `life` (the session m
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.pi.args import opening_session
-from app.pi.launch import run_argv
+from app.pi.early_start import pi_client
 from protocol.state.session_model import exit_reason
 from protocol.wire.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.wire.commands import GetState
@@ -79,14 +80,9 @@ class CrashRecovery:
         session_file = state.session_file if state is not None else None
         old = session.client
         await old.close()  # it has exited; this only releases its pipes
-        client = RpcClient(
-            run_argv(config, resume_argv(config.argv, session_file)),
-            env=config.env,
-            cwd=config.cwd,
-            protocol_log=old.protocol_log,
-            redactor=old.redactor,
-            recorder=old.recorder,  # the restarted pi goes on in the same recording
-        )
+        # (held again if it was, a pi of the holder's own: the one attached to is gone; the
+        # restarted pi goes on in the same recording)
+        client = pi_client(replace(config, argv=tuple(resume_argv(config.argv, session_file)), attach=None))
         session.attach(client)
         self._starting = client
         await client.start()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TypeVar
 
 from app.pi.launch import LaunchConfig, run_argv
@@ -39,11 +39,24 @@ def pi_client(config: LaunchConfig) -> RpcClient:
     from protocol.wire.redact import Redactor
 
     redactor = Redactor.from_env(config.env)
-    return RpcClient(
-        run_argv(config), env=config.env, cwd=config.cwd, redactor=redactor,
-        protocol_log=ProtocolLog(config.protocol_log, redactor=redactor, fallback=default_log_path()),
-        recorder=config.recorder,
-    )
+    log = ProtocolLog(config.protocol_log, redactor=redactor, fallback=default_log_path())
+    if config.hold:
+        from app.pi.launch import window_note
+        from protocol.hold.held_client import HeldClient
+
+        return HeldClient(run_argv(config), holder_env=config.env, number=config.attach, window=window_note(config),
+                          idle_close=hold_idle(config.env), env=config.env, cwd=config.cwd, redactor=redactor,
+                          protocol_log=log, recorder=config.recorder)
+    return RpcClient(run_argv(config), env=config.env, cwd=config.cwd, redactor=redactor, protocol_log=log,
+                     recorder=config.recorder)
+
+
+def hold_idle(env: Mapping[str, str]) -> float | None:
+    """`PIDECK_HOLD_IDLE`: seconds a held pi with no window and no run lives on (the holder's
+    default, a day, when unset or not a positive number)."""
+    from protocol.numbers import parse_float
+
+    return parse_float(env.get("PIDECK_HOLD_IDLE", ""), low=1.0, high=1e8)
 
 
 def start_pi(config: LaunchConfig) -> tuple[asyncio.Runner, RpcClient]:
@@ -51,8 +64,9 @@ def start_pi(config: LaunchConfig) -> tuple[asyncio.Runner, RpcClient]:
     while the caller imports the UI. The app's `client.start()` reads it, in the app's
     context; if pi could not be spawned, it tries again and says why."""
     spawned: subprocess.Popen[bytes] | None = None
-    with contextlib.suppress(OSError, ValueError):
-        spawned = spawn(run_argv(config), config.env, config.cwd)
+    if not config.hold:  # (a held pi is the holder's to spawn, once the loop runs)
+        with contextlib.suppress(OSError, ValueError):
+            spawned = spawn(run_argv(config), config.env, config.cwd)
     import asyncio
 
     runner = asyncio.Runner()

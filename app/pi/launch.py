@@ -7,10 +7,10 @@ import os
 import shlex
 import shutil
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.pi.args import opening_session, without_session_flags
 from app.pi.remote import ssh_destination, with_words
@@ -66,6 +66,10 @@ class LaunchConfig:
     """The demo model's pi arguments, between `--mode rpc` and the user's."""
     pi_flag: str | None = None
     """`--pi`'s command, as given."""
+    hold: bool = False
+    """pi is the holder's child (`--hold`, protocol/hold/): its runs outlive this window."""
+    attach: int | None = None
+    """The number of the held pi this window attaches to (`pideck attach`), not one it starts."""
 
     def close(self) -> None:
         """Stop the demo model (if any) and remove its scratch directory; end the recording."""
@@ -161,7 +165,38 @@ def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> 
         pi_args=tuple(args.pi_args),
         demo_args=tuple(demo.pi_args) if demo is not None else (),
         pi_flag=args.pi,
+        hold=holding(args, env) and demo is None,
     )
+
+
+def holding(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
+    """Whether pi is to be held: `--hold` or `--no-hold`, else `PIDECK_HOLD` (1/on/yes)."""
+    chosen = getattr(args, "hold", None)
+    if chosen is not None:
+        return bool(chosen)
+    return env.get("PIDECK_HOLD", "").strip().lower() in ("1", "on", "yes", "true")
+
+
+def held_launch(base: LaunchConfig, number: int, cwd: str, window: Mapping[str, Any]) -> LaunchConfig:
+    """The launch of held pi `number` (`pideck attach`): its own command and folder, and
+    what the window that started it said of it, over this window's `base`."""
+    def text(name: str) -> str | None:
+        value = window.get(name)
+        return value if isinstance(value, str) else None
+
+    def words(name: str) -> tuple[str, ...]:
+        value = window.get(name)
+        return tuple(value) if isinstance(value, list) and all(isinstance(w, str) for w in value) else ()
+
+    return replace(base, argv=words("argv") or base.argv, cwd=Path(cwd), hold=True, attach=number, demo=False, demo_server=None,
+                   recorder=None, pi_source=text("pi_source") or base.pi_source, remote=text("remote"),
+                   pi_args=words("pi_args"), demo_args=(), pi_flag=text("pi_flag"))
+
+
+def window_note(config: LaunchConfig) -> dict[str, Any]:
+    """What a window tells the holder of a pi it starts, for windows that attach to it later."""
+    return {"argv": list(config.argv), "pi_source": config.pi_source, "remote": config.remote, "pi_args": list(config.pi_args),
+            "pi_flag": config.pi_flag}
 
 
 def open_launch(base: LaunchConfig, cwd: Path, pi_args: Sequence[str] | None = None,
@@ -197,6 +232,7 @@ def open_launch(base: LaunchConfig, cwd: Path, pi_args: Sequence[str] | None = N
         pi_args=tuple(own),
         demo_args=base.demo_args,
         pi_flag=pi_flag if pi_flag is not None else base.pi_flag,
+        hold=base.hold,
     )
 
 

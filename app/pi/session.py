@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from dataclasses import replace
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -26,6 +27,7 @@ from app.pi.launch import LaunchConfig, no_model_help
 from app.pi.problem_monitor import ProblemMonitor
 from app.pi.record_pump import RecordPump, Stoppable, fold_in_slices
 from protocol.files.session_files import session_cwd
+from protocol.hold.held_client import HeldClient
 from protocol.state.session_model import Changes, SessionModel
 from protocol.wire.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.wire.commands import Bash, ExtensionUIResponse, GetCommands, GetMessages, GetSessionStats, GetState, Prompt
@@ -265,6 +267,7 @@ class PiSession:
         await self.client.start()
         if self.client.exited is not None:
             return  # its ChildExited record says why
+        attached = self.attached()
         try:
             state = await self.client.call(GetState(), timeout=60)
         except RpcError as exc:
@@ -272,7 +275,7 @@ class PiSession:
                 await self.could_not_start(f"pi did not answer get_state: {exc}")
             return
         try:
-            await self.reload(state)
+            await self.reload(state, attached=attached)
         except RpcError as exc:
             if self.client.exited is None:
                 await self.could_not_start(f"pideck could not load pi's session: {exc}")
@@ -283,6 +286,17 @@ class PiSession:
             self.model.banner("error", "pi has no model to answer with", no_model_help(self.config))
         await self.apply_changes()
         await self.load_commands()
+
+    def attached(self) -> bool:
+        """A held pi this window attached to (protocol/hold/): its messages before the run in
+        progress are the model's now, before any record of the run, which follow as pi's do;
+        a later restart starts a pi of its own."""
+        snapshot = getattr(self.client, "snapshot", None)
+        if snapshot is None:
+            return False
+        self.model.load_messages(snapshot.history)
+        self.config = replace(self.config, attach=None)
+        return True
 
     async def could_not_start(self, reason: str) -> None:
         """Say why the session could not start (the start-up error screen)."""
@@ -300,8 +314,9 @@ class PiSession:
         except RpcError:
             pass
 
-    async def reload(self, state: SessionState | None = None) -> None:
-        """Transcript, queue and stats from pi (after start, switch, fork, clone, new)."""
+    async def reload(self, state: SessionState | None = None, attached: bool = False) -> None:
+        """Transcript, queue and stats from pi (after start, switch, fork, clone, new);
+        `attached`: the transcript is the held pi's (`attached`), only state and stats are read."""
         if state is None:
             state = await self.client.call(GetState())
         model = self.model  # "loading session… N MB" until the messages are shown
@@ -313,9 +328,9 @@ class PiSession:
         self.host.in_background(self.apply_changes(), "flush")  # (not awaited: pi answers meanwhile)
         ticking = self.host.set_interval(LOADING_TICK, self._loading_tick)
         try:
-            messages = await self.client.call(GetMessages())
-            model.load_messages(messages.messages)
-            if not state.pending_message_count:  # a session pi switched to starts with an empty queue
+            if not attached:
+                model.load_messages((await self.client.call(GetMessages())).messages)
+            if not state.pending_message_count and not attached:  # a session pi switched to starts with an empty queue
                 model.apply(QueueUpdate(steering=[], follow_up=[]))
         finally:
             ticking.stop()
@@ -351,6 +366,15 @@ class PiSession:
         """Start pi again on the session it had open (Ctrl+R, /restart)."""
         await self.recovery.restart()
 
-    async def close(self) -> None:
+    @property
+    def held(self) -> bool:
+        """pi is the holder's (protocol/hold/): it can go on without this window."""
+        return isinstance(self.client, HeldClient) and self.client.running
+
+    async def close(self, detach: bool = False) -> None:
+        """End pi in order; with `detach`, a held pi is left to the holder instead."""
+        if detach and isinstance(self.client, HeldClient):
+            self.client.detach()
+            return
         await self.client.close()
 

@@ -67,6 +67,7 @@ from protocol.wire.events import (
 )
 from protocol.wire.extension_ui import (
     DIALOG_REQUESTS,
+    DialogAnswered,
     DialogRequest,
     NotifyRequest,
     RefusedDialogRequest,
@@ -219,6 +220,7 @@ class Changes:
     protocol_errors: int = 0
     status: bool = False  # `life` changed: the status line and the crash bar
     dialogs: list[DialogRequest] = field(default_factory=list)  # extension dialogs to show, in order
+    answered: list[str] = field(default_factory=list)  # ids of dialogs another window answered (a held pi)
     declines: list[UnknownUIRequest | RefusedDialogRequest] = field(default_factory=list)  # to answer "cancelled"
     settled: AgentSettled | None = None  # a run ended (pi's record, not a crash)
     stats_stale: bool = False  # ask pi for the stats and state again
@@ -229,7 +231,7 @@ class Changes:
             self.added or self.appended or self.replaced or self.items or self.tools or self.queue
             or self.run or self.usage or self.session or self.extension_ui or self.reset
             or self.editor_text is not None or self.title is not None or self.notifications
-            or self.protocol_errors or self.status or self.dialogs or self.declines
+            or self.protocol_errors or self.status or self.dialogs or self.answered or self.declines
             or self.settled is not None or self.stats_stale or self.exited is not None
         )  # fmt: skip
 
@@ -346,12 +348,12 @@ class SessionModel:
         for the session's screen to draw when shown."""
         pending = self.changes
         urgent = Changes(
-            dialogs=pending.dialogs, declines=pending.declines, settled=pending.settled,
+            dialogs=pending.dialogs, answered=pending.answered, declines=pending.declines, settled=pending.settled,
             stats_stale=pending.stats_stale, exited=pending.exited, notifications=pending.notifications,
             run=self.running != self._told[0], status=pending.status and self.life != self._told[1],
         )  # fmt: skip
         self._told = (self.running, replace(self.life))
-        pending.dialogs, pending.declines, pending.notifications = [], [], []
+        pending.dialogs, pending.answered, pending.declines, pending.notifications = [], [], [], []
         pending.settled, pending.stats_stale, pending.exited = None, False, None
         return urgent
 
@@ -744,6 +746,11 @@ class SessionModel:
     def _dialog(self, request: DialogRequest) -> None:
         self.changes.dialogs.append(request)
 
+    def _dialog_answered(self, answered: DialogAnswered) -> None:
+        """Another window answered a dialog: not shown here if it is still to be, closed if it is."""
+        self.changes.dialogs = [request for request in self.changes.dialogs if request.id != answered.id]
+        self.changes.answered.append(answered.id)
+
     def _settled(self, event: AgentSettled) -> None:
         self._agent_settled(event)
         self.changes.settled = event
@@ -936,5 +943,6 @@ _HANDLERS: dict[type, Any] = {
     UnknownUIRequest: SessionModel._unknown_request,
     RefusedDialogRequest: SessionModel._refused_dialog,
     ChildExited: SessionModel._child_exited,
+    DialogAnswered: SessionModel._dialog_answered,
     **dict.fromkeys(DIALOG_REQUESTS, SessionModel._dialog),
 }

@@ -328,7 +328,11 @@ class RpcClient:
             _, lingering = await asyncio.wait(lingering, timeout=1.0)
             for task in lingering:
                 task.cancel()
-        self._finish(ChildExited(returncode=self.process.returncode, stderr_tail=self.stderr_tail))
+        self._finish(ChildExited(returncode=self.process.returncode, stderr_tail=self.stderr_tail, error=self.exit_error()))
+
+    def exit_error(self) -> str | None:
+        """Why pi is gone where its exit status does not say (a pi held elsewhere, lost)."""
+        return None
 
     def _finish(self, exited: ChildExited) -> None:
         self.exited = exited

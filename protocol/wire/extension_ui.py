@@ -103,6 +103,13 @@ class RefusedDialogRequest(Record):
     reason: str
 
 
+class DialogAnswered(Record, frozen=True):
+    """Not pi's: the holder says another window answered dialog `id` of a pi they share
+    (protocol/hold/), so this one closes it."""
+
+    id: str
+
+
 class UnknownUIRequest(Record):
     """A request whose `method` pideck does not know; `raw` keeps it."""
 

@@ -114,7 +114,7 @@ def test_the_contracts_put_app_over_widgets_over_protocol_and_the_app_on_top_of_
     order = inside[0]["layers"]
     assert order.index("pideck_app") < order.index("commands") < order.index("pi"), "the App over its commands over pi's life"
     inside_protocol = [c for c in layers if c.get("containers") == ["protocol"]]
-    assert inside_protocol and inside_protocol[0]["layers"][:3] == ["state", "files", "wire"]
+    assert inside_protocol and inside_protocol[0]["layers"][:3] == ["state", "files | hold", "wire"]
 
 
 def test_only_the_cli_imports_the_app_module() -> None:

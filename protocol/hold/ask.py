@@ -1,0 +1,43 @@
+"""One question to the holder, answered in one control frame (`pideck ls`, `stop`, `attach`):
+blocking, bounded in time and size, and None when no holder listens."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping
+from typing import Any
+
+from protocol.hold import frames
+from protocol.hold.place import SOCKET_NAME, hold_dir
+
+ANSWER_LIMIT = 16 << 20
+
+
+def ask(request: dict[str, Any], env: Mapping[str, str] | None = None, timeout: float = 30.0) -> dict[str, Any] | None:
+    """The holder's answer to `request`; None when there is no holder. OSError, or
+    frames.BadFrame for an answer that is not one, when it does not answer as it should;
+    place.UnsafePlace when its folder is not safe."""
+    path = os.fspath(hold_dir(env) / SOCKET_NAME)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(path)
+        except (FileNotFoundError, ConnectionRefusedError):
+            return None
+        sock.sendall(frames.control(**request))
+        reader = frames.FrameReader(frames.FROM_HOLDER, ANSWER_LIMIT)
+        while True:
+            chunk = sock.recv(1 << 20)
+            if not chunk:
+                raise ConnectionError("the holder closed the connection without answering")
+            for kind, payload in reader.feed(chunk):
+                if kind == frames.CONTROL:
+                    return frames.read_control(payload)
+
+
+def held(env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """The held pis, as the holder lists them ([] with no holder)."""
+    answer = ask({"op": "list"}, env, timeout=10.0)
+    pis = answer.get("pis") if answer is not None else None
+    return [pi for pi in pis if isinstance(pi, dict)] if isinstance(pis, list) else []

@@ -1,0 +1,79 @@
+"""What windows and the holder send each other on the socket: frames of one kind byte and
+a 4-byte big-endian length, then that many bytes.
+
+Kinds: `c` a control object (JSON) both ways; window to holder `i`, one line for pi's
+stdin; holder to window `o`, one line pi wrote on stdout, `m` the get_messages answer an
+attach starts from, `e` what pi wrote on stderr. A frame longer than the reader's limit,
+or of an unknown kind, ends the connection: the stream can no longer be trusted.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import msgspec
+
+HEADER = struct.Struct(">cI")
+CONTROL, STDIN, STDOUT, MESSAGES, STDERR = b"c", b"i", b"o", b"m", b"e"
+FROM_WINDOW = frozenset({CONTROL, STDIN})
+FROM_HOLDER = frozenset({CONTROL, STDOUT, MESSAGES, STDERR})
+MAX_CONTROL = 1 << 20  # a control object (a spawn's environment included)
+MAX_FRAME = 256 << 20  # a prompt with its images; pi's longest line (get_messages) is told in `m` frames
+
+
+class BadFrame(Exception):
+    """The peer sent what is not a frame this side takes; the connection is ended."""
+
+
+def frame(kind: bytes, payload: bytes) -> bytes:
+    return HEADER.pack(kind, len(payload)) + payload
+
+
+def control(**fields: Any) -> bytes:
+    return frame(CONTROL, msgspec.json.encode(fields))
+
+
+def read_control(payload: bytes) -> dict[str, Any]:
+    """A control frame's object; BadFrame when it is not a JSON object."""
+    try:
+        value = msgspec.json.decode(payload)
+    except msgspec.DecodeError as exc:
+        raise BadFrame(f"a control frame is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise BadFrame("a control frame is not an object")
+    return value
+
+
+class FrameReader:
+    """Frames out of the bytes fed to it, checked against `kinds` and `limit`."""
+
+    def __init__(self, kinds: frozenset[bytes], limit: int = MAX_FRAME) -> None:
+        self.kinds = kinds
+        self.limit = limit
+        self._buffer = bytearray()
+
+    @property
+    def pending(self) -> int:
+        return len(self._buffer)
+
+    def feed(self, chunk: bytes) -> list[tuple[bytes, bytes]]:
+        """The frames `chunk` completes, as (kind, payload); BadFrame on a broken stream."""
+        buffer = self._buffer
+        buffer += chunk
+        frames: list[tuple[bytes, bytes]] = []
+        start = 0
+        while len(buffer) - start >= HEADER.size:
+            kind, size = HEADER.unpack_from(buffer, start)
+            if kind not in self.kinds:
+                raise BadFrame(f"a frame of unknown kind {kind!r}")
+            if size > (MAX_CONTROL if kind == CONTROL else self.limit):
+                raise BadFrame(f"a {kind.decode('latin-1')} frame of {size:,} bytes is over the limit")
+            end = start + HEADER.size + size
+            if len(buffer) < end:
+                break
+            frames.append((kind, bytes(buffer[start + HEADER.size : end])))
+            start = end
+        if start:
+            del buffer[:start]
+        return frames

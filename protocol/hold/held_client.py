@@ -1,0 +1,322 @@
+"""A window's side of a held pi: an `RpcClient` whose child is the holder's.
+
+`HeldChild` stands where `protocol.wire.child.Child` stands for a pi of the window's own:
+pi's stdin, stdout and stderr are frames on the holder's socket, and its exit is what the
+holder says (or, if the holder itself goes, an exit whose error says so). The client reads
+it as it reads any pi, so everything above (the session, its model, the app) is the same
+held or not; one record more comes from it, `DialogAnswered`, when another window
+answered a dialog of the pi they share.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from protocol.hold import frames
+from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir
+from protocol.wire.client import RpcClient
+from protocol.wire.codec import decode
+from protocol.wire.extension_ui import DialogAnswered
+from protocol.wire.responses import MessageList, Response
+
+QUEUED_FRAMES = 256  # frames of pi's stdout read ahead of the client: beyond, the socket waits
+HOLDER_START = 10.0  # seconds a holder may take to start listening
+HOLDER_GONE = "pideck's holder went away (killed?): pi's runs it held are lost; `pideck --restore` resumes the sessions from pi's files"
+
+
+class HoldError(Exception):
+    """No holder could be reached or started, or it refused the request; the message says why."""
+
+
+class Snapshot:
+    """Where an attach starts: pi's messages at the cut, the last `rebuilt` of them made
+    again by the records of the run in progress that follow."""
+
+    def __init__(self, messages: list[Any], rebuilt: int) -> None:
+        self.messages = messages
+        self.rebuilt = rebuilt
+
+    @property
+    def history(self) -> list[Any]:
+        """The messages before the run in progress."""
+        return self.messages[: max(0, len(self.messages) - self.rebuilt)]
+
+
+class Chunks:
+    """A stream the client reads (`read`) fed with frames' payloads, and calls to make in
+    their place in it: once the client has handled every line before them (it handles what
+    one `read` returns before it reads again)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self._queue: asyncio.Queue[bytes | Callable[[], None] | None] = asyncio.Queue(maxsize)
+        self._ended = False
+        self._due: Callable[[], None] | None = None
+
+    async def put(self, data: bytes | Callable[[], None] | None) -> None:
+        await self._queue.put(data)
+
+    def offer(self, data: bytes) -> None:
+        """Put, or drop when it is full (stderr: its tail is what matters)."""
+        with contextlib.suppress(asyncio.QueueFull):
+            self._queue.put_nowait(data)
+
+    async def read(self, size: int) -> bytes:
+        if self._due is not None:
+            due, self._due = self._due, None
+            due()
+        parts: list[bytes] = []
+        total = 0
+        while not self._ended and total < size and (not parts or not self._queue.empty()):
+            item = self._queue.get_nowait() if parts else await self._queue.get()
+            if item is None:
+                self._ended = True
+            elif isinstance(item, bytes):
+                parts.append(item)
+                total += len(item)
+            elif parts:
+                self._due = item
+                break
+            else:
+                item()
+        return b"".join(parts)
+
+
+class HeldStdin:
+    """pi's stdin, as `i` frames."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+
+    @property
+    def transport(self) -> asyncio.WriteTransport:
+        return self._writer.transport  # type: ignore[return-value]
+
+    def write(self, data: bytes) -> None:
+        self._writer.write(frames.frame(frames.STDIN, data))
+
+    async def drain(self) -> None:
+        await self._writer.drain()
+
+    def close(self) -> None:
+        """pi is to end: the holder closes its stdin (then signals it if it lingers)."""
+        if not self._writer.is_closing():
+            self._writer.write(frames.control(op="close_stdin"))
+
+
+class HeldChild:
+    """The holder's pi as the client reads a child: `stdin`, `stdout`, `stderr`, `exited`."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, framer: frames.FrameReader,
+                 hello: dict[str, Any], ahead: list[tuple[bytes, bytes]]) -> None:
+        self.hello = hello
+        self.number: int = hello.get("number", 0)
+        self.pid: int = hello.get("pid") or 0
+        self.stdin = HeldStdin(writer)
+        self.stdout = Chunks(QUEUED_FRAMES)
+        self.stderr = Chunks(QUEUED_FRAMES)
+        self.exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.returncode: int | None = None
+        self.lost: str | None = None  # why the holder is gone, if it went
+        self.on_answered: Any = None  # called with the id of a dialog another window answered
+        self._reader = reader
+        self._writer = writer
+        self._framer = framer
+        self._detached = False
+        self._task = asyncio.create_task(self._demux(ahead), name=f"held-pi-{self.number}")
+
+    async def _demux(self, ahead: list[tuple[bytes, bytes]]) -> None:
+        try:
+            for kind, payload in ahead:
+                await self._frame(kind, payload)
+            while not self.exited.done():
+                chunk = await self._reader.read(1 << 20)
+                if not chunk:
+                    break
+                for kind, payload in self._framer.feed(chunk):
+                    await self._frame(kind, payload)
+        except (ConnectionError, OSError, frames.BadFrame):
+            pass
+        finally:
+            if not self.exited.done() and not self._detached:
+                self.lost = HOLDER_GONE
+            await self.stdout.put(None)
+            await self.stderr.put(None)
+            self._writer.close()
+            if not self.exited.done():
+                self.exited.set_result(None)
+
+    async def _frame(self, kind: bytes, payload: bytes) -> None:
+        if kind == frames.STDOUT:
+            await self.stdout.put(payload + b"\n")
+        elif kind == frames.STDERR:
+            self.stderr.offer(payload)
+        elif kind == frames.CONTROL:
+            message = frames.read_control(payload)
+            if message.get("op") == "exited":
+                code = message.get("code")
+                self.returncode = code if isinstance(code, int) else -1
+                self.exited.set_result(None)
+            elif message.get("op") == "answered" and isinstance(message.get("id"), str) and self.on_answered:
+                answered, on_answered = message["id"], self.on_answered
+                await self.stdout.put(lambda: on_answered(answered))  # (after the lines read before it)
+
+    def send_signal(self, sig: int) -> None:
+        if not self._writer.is_closing():
+            self._writer.write(frames.control(op="signal", signal=int(sig)))
+
+    def kill(self) -> None:
+        self.send_signal(9)
+
+    def close_pipes(self) -> None:
+        self._writer.close()
+
+    def detach(self) -> None:
+        """Stop watching; pi goes on in the holder."""
+        self._detached = True
+        if not self._writer.is_closing():
+            self._writer.write(frames.control(op="detach"))
+        self._writer.close()
+
+
+class HeldClient(RpcClient):
+    """A client of a pi the holder keeps: `spawn` (the argv, env and cwd to start) or
+    `number` (a held pi to attach to). `window` is what windows attaching later are told of it."""
+
+    def __init__(self, argv: list[str], *, holder_env: Mapping[str, str], number: int | None = None,
+                 window: dict[str, Any] | None = None, idle_close: float | None = None, **kwargs: Any) -> None:
+        super().__init__(argv, **kwargs)
+        self.holder_env = holder_env
+        self.number = number
+        self.window = window or {}
+        self.idle_close = idle_close
+        self.snapshot: Snapshot | None = None  # an attach's start, once start() returned
+        self.hello: dict[str, Any] = {}
+        self._prefix = "pideck-"
+
+    async def start(self) -> None:
+        if self.process is None and self.exited is None:
+            try:
+                self.process = await self._open()  # type: ignore[assignment]
+            except HoldError as exc:
+                from protocol.wire.client import ChildExited
+
+                self._finish(ChildExited(returncode=None, stderr_tail="", error=str(exc)))
+                return
+        await super().start()
+
+    def next_id(self) -> str:
+        return f"{self._prefix}{next(self._ids)}"
+
+    def exit_error(self) -> str | None:
+        return getattr(self.process, "lost", None)
+
+    def detach(self) -> None:
+        """Leave pi to the holder: no exit is reported for it."""
+        process = self.process
+        if isinstance(process, HeldChild):
+            self._listeners.clear()
+            process.detach()
+
+    async def _open(self) -> HeldChild:
+        reader, writer = await connect_holder(self.holder_env)
+        if self.number is None:
+            request: dict[str, Any] = {"op": "spawn", "argv": self.argv, "env": dict(self.env or os.environ),
+                                       "cwd": os.fspath(self.cwd or os.getcwd()), "window": self.window}
+            if self.idle_close is not None:
+                request["idle_close"] = self.idle_close
+        else:
+            request = {"op": "attach", "number": self.number}
+        writer.write(frames.control(**request))
+        framer = frames.FrameReader(frames.FROM_HOLDER)
+        pending: list[tuple[bytes, bytes]] = []
+        hello = await _next_control(reader, framer, pending)
+        if hello.get("error"):
+            writer.close()
+            raise HoldError(str(hello["error"]))
+        self.hello = hello
+        self._prefix = str(hello.get("prefix") or "") + "pideck-"
+        if self.number is not None:
+            self.snapshot = await _snapshot(reader, framer, pending)
+        child = HeldChild(reader, writer, framer, hello, pending)
+        child.on_answered = lambda request_id: self._emit(DialogAnswered(id=request_id))
+        return child
+
+
+async def _frames(reader: asyncio.StreamReader, framer: frames.FrameReader, pending: list[tuple[bytes, bytes]]) -> tuple[bytes, bytes]:
+    """The next frame from the holder during a handshake."""
+    while not pending:
+        chunk = await reader.read(1 << 20)
+        if not chunk:
+            raise HoldError(HOLDER_GONE)
+        try:
+            pending.extend(framer.feed(chunk))
+        except frames.BadFrame as exc:
+            raise HoldError(f"the holder sent what pideck cannot read: {exc}") from None
+    return pending.pop(0)
+
+
+async def _next_control(reader: asyncio.StreamReader, framer: frames.FrameReader,
+                        pending: list[tuple[bytes, bytes]]) -> dict[str, Any]:
+    kind, payload = await _frames(reader, framer, pending)
+    if kind != frames.CONTROL:
+        raise HoldError("the holder did not say hello")
+    try:
+        return frames.read_control(payload)
+    except frames.BadFrame as exc:
+        raise HoldError(str(exc)) from None
+
+
+async def _snapshot(reader: asyncio.StreamReader, framer: frames.FrameReader,
+                    pending: list[tuple[bytes, bytes]]) -> Snapshot:
+    message = await _next_control(reader, framer, pending)
+    if message.get("op") == "exited":
+        raise HoldError("that pi has exited")
+    rebuilt = message.get("rebuilt")
+    kind, payload = await _frames(reader, framer, pending)
+    response = decode(payload) if kind == frames.MESSAGES else None
+    if not isinstance(response, Response) or not isinstance(response.data, MessageList):
+        raise HoldError("pi's messages could not be read at the attach")
+    return Snapshot(response.data.messages, rebuilt if isinstance(rebuilt, int) and rebuilt >= 0 else 0)
+
+
+async def connect_holder(env: Mapping[str, str]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection to the user's holder, started if none listens."""
+    try:
+        folder = hold_dir(env)
+    except UnsafePlace as exc:
+        raise HoldError(str(exc)) from None
+    path = os.fspath(folder / SOCKET_NAME)
+    with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
+        return await asyncio.open_unix_connection(path, limit=1 << 20)
+    await asyncio.to_thread(start_holder, folder, env)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + HOLDER_START
+    while True:
+        try:
+            return await asyncio.open_unix_connection(path, limit=1 << 20)
+        except (FileNotFoundError, ConnectionRefusedError) as exc:
+            if loop.time() > deadline:
+                raise HoldError(f"the holder did not start listening on {path}: {exc.strerror}") from None
+        except OSError as exc:
+            raise HoldError(f"cannot reach the holder at {path}: {exc.strerror}") from None
+        await asyncio.sleep(0.05)  # (another window's holder, between its lock and its bind)
+
+
+def start_holder(folder: Path, env: Mapping[str, str]) -> None:
+    """Start a holder for `folder` and wait until it listens (or found another one)."""
+    root = str(Path(__file__).resolve().parents[2])
+    holder_env = dict(env)
+    holder_env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, holder_env.get("PYTHONPATH", "")]))
+    try:
+        subprocess.run([sys.executable, "-m", "protocol.hold", os.fspath(folder)], env=holder_env, cwd="/",
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=HOLDER_START, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise HoldError(f"cannot start the holder: {exc}") from None

@@ -1,0 +1,405 @@
+"""One pi child the holder owns, the windows that watch it, and what a window attaching
+later needs to rebuild it mid-run.
+
+What pi writes goes to every watching window as it is read (a response only to the window
+whose request it answers). The holder keeps: the records of the run in progress (from
+`agent_start` to `agent_settled`, in memory up to RUN_MEMORY, then on disk), the dialogs
+still open, and the last status, widget and title the extensions set. A window attaching
+gets a cut of pi's stream: the holder asks pi for its messages, and at the point of pi's
+answer hands the window that answer, how many of its messages the run's records rebuild,
+those records, and from then on every record live. Nothing is dispatched here: windows
+fold the records into their own session model, as they fold a pi of their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import signal
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from protocol.hold import frames
+from protocol.wire.child import Child, connect
+from protocol.wire.framing import LineFramer
+from protocol.wire.spawn import spawn
+
+RUN_MEMORY = 8 << 20  # bytes of a run's records kept in memory; beyond, on disk
+MAX_LINE = 512 << 20  # as the window's client: a longer line is dropped
+STDERR_KEPT = 256 << 10  # bytes of pi's stderr a window attaching gets
+BEHIND_LIMIT = 64 << 20  # bytes a window may leave unread before it is let go
+DIALOGS = frozenset({"select", "confirm", "input", "editor"})
+KEPT_UI = {"setStatus": "statusKey", "setWidget": "widgetKey", "setTitle": ""}
+SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGKILL})
+
+
+class Head(msgspec.Struct):
+    """What the holder reads of a line: its type and, for some, an id, a method, a key."""
+
+    type: str = ""
+    id: Any = None
+    method: str = ""
+    timeout: Any = None
+    statusKey: Any = None  # noqa: N815 (pi's names)
+    widgetKey: Any = None  # noqa: N815
+
+
+_head = msgspec.json.Decoder(Head)
+
+
+def head(line: bytes) -> Head | None:
+    try:
+        return _head.decode(line)
+    except msgspec.DecodeError:
+        return None
+
+
+class Watcher:
+    """A window's connection to one held pi."""
+
+    def __init__(self, transport: asyncio.Transport, prefix: str, drop: Callable[[str], None]) -> None:
+        self.transport = transport
+        self.prefix = prefix
+        self.allowance = 0  # bytes of a snapshot it may still have unread
+        self._drop = drop
+
+    def send(self, data: bytes) -> None:
+        if self.transport.is_closing():
+            return
+        self.transport.write(data)
+        if self.transport.get_write_buffer_size() > BEHIND_LIMIT + self.allowance:
+            self._drop("the window read nothing for too long")
+
+
+class OpenDialog(msgspec.Struct):
+    line: bytes
+    read_at: float
+    timeout_ms: float | None
+    in_run: bool
+
+    def left_ms(self, now: float) -> float | None:
+        if self.timeout_ms is None:
+            return None
+        return self.timeout_ms - (now - self.read_at) * 1000
+
+    def line_now(self, now: float) -> bytes:
+        """The request as a window attaching now reads it: its timeout what is left of it."""
+        left = self.left_ms(now)
+        if left is None:
+            return self.line
+        try:
+            record = msgspec.json.decode(self.line)
+            record["timeout"] = max(1, int(left))
+            return msgspec.json.encode(record)
+        except (msgspec.DecodeError, TypeError):
+            return self.line
+
+
+class HeldPi:
+    """`number` names it for `pideck ls` and `attach`; `window` is what the window that
+    started it said of it, handed back verbatim to windows that attach."""
+
+    def __init__(self, number: int, argv: list[str], env: dict[str, str], cwd: str, window: dict[str, Any],
+                 idle_close: float, place: str, log: Callable[[str], None], gone: Callable[[HeldPi], None]) -> None:
+        self.number = number
+        self.argv = argv
+        self.env = env
+        self.cwd = cwd
+        self.window = window
+        self.idle_close = idle_close
+        self.place = place
+        self.log = log
+        self._gone = gone
+        self.child: Child | None = None
+        self.watchers: list[Watcher] = []
+        self.returncode: int | None = None
+        self.started_at = time.time()
+        self.last_activity = time.time()
+        self.unseen_end = False  # a run ended with no window watching
+        self.run: tempfile.SpooledTemporaryFile[bytes] | None = None
+        self.run_message_ends = 0
+        self.dialogs: dict[str, OpenDialog] = {}
+        self.kept_ui: dict[tuple[str, str], bytes] = {}
+        self.stderr: deque[bytes] = deque()
+        self._stderr_size = 0
+        self._cuts: dict[str, list[Watcher]] = {}
+        self._ids = itertools.count(1)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closing: asyncio.Task[None] | None = None
+        self._idle_timer: asyncio.TimerHandle | None = None
+
+    # --- life ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Spawn pi (OSError or ValueError if it cannot be) and read it."""
+        self.child = await connect(spawn(self.argv, self.env, self.cwd))
+        self._tasks = [asyncio.create_task(self._read_stdout()), asyncio.create_task(self._read_stderr()),
+                       asyncio.create_task(self._watch_exit())]
+
+    @property
+    def pid(self) -> int | None:
+        return self.child.pid if self.child is not None else None
+
+    @property
+    def state(self) -> str:
+        """What `pideck ls` says of it."""
+        if self.returncode is not None:
+            return "exited"
+        if self._open_dialogs():
+            return "needs you"
+        if self.run is not None:
+            return "working"
+        return "done" if self.unseen_end else "idle"
+
+    def summary(self) -> dict[str, Any]:
+        return {"number": self.number, "pid": self.pid, "cwd": self.cwd, "state": self.state,
+                "windows": len(self.watchers), "last_activity": self.last_activity,
+                "started_at": self.started_at, "window": self.window}
+
+    def idle_since(self) -> float | None:
+        """Since when it has had no run and nobody watching (None: it has)."""
+        if self.watchers or self._cuts or self.run is not None:
+            return None
+        return self.last_activity
+
+    def _arm_idle(self) -> None:
+        """Look again when it will have been idle for `idle_close` (it may be by then): a pi
+        nobody watches or uses is closed then, so that nothing is held for ever."""
+        since = self.idle_since()
+        if since is None or self._idle_timer is not None or self.returncode is not None:
+            return
+        self._idle_timer = asyncio.get_running_loop().call_later(max(0.0, since + self.idle_close - time.time()),
+                                                                 self._idle_due)
+
+    def _idle_due(self) -> None:
+        self._idle_timer = None
+        since = self.idle_since()
+        if since is not None and time.time() - since >= self.idle_close:
+            self.log(f"pi {self.number}: nobody watched or used it for {self.idle_close:g} s; closing it")
+            self.close()
+        else:
+            self._arm_idle()
+
+    def close(self, grace: float = 3.0) -> asyncio.Task[None]:
+        """Close pi in order: its stdin, then SIGTERM, then SIGKILL."""
+        if self._closing is None:
+            self._closing = asyncio.create_task(self._close(grace))
+        return self._closing
+
+    async def _close(self, grace: float) -> None:
+        child = self.child
+        if child is None:
+            return
+        with contextlib.suppress(OSError, RuntimeError):
+            child.stdin.close()
+        for sig, wait in ((None, grace), (signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
+            if child.returncode is not None:
+                break
+            if sig is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    child.send_signal(sig)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(child.exited), wait)
+
+    def signal(self, number: int) -> None:
+        if self.child is not None and number in SIGNALS and self.child.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.child.send_signal(number)
+
+    # --- windows ------------------------------------------------------------------------
+
+    def watch(self, watcher: Watcher) -> None:
+        """A window that started this pi: it gets every record from now on."""
+        self.watchers.append(watcher)
+
+    def attach(self, watcher: Watcher) -> None:
+        """A window attaching: it gets the cut at pi's answer to the holder's get_messages."""
+        if self.child is None or self.returncode is not None:
+            watcher.send(frames.control(op="exited", code=self.returncode))
+            return
+        request_id = f"holder-{next(self._ids)}"
+        self._cuts[request_id] = [watcher]
+        self.write(msgspec.json.encode({"type": "get_messages", "id": request_id}) + b"\n")
+
+    def leave(self, watcher: Watcher) -> None:
+        if watcher in self.watchers:
+            self.watchers.remove(watcher)
+        for waiting in self._cuts.values():
+            if watcher in waiting:
+                waiting.remove(watcher)
+        self.last_activity = time.time()
+        self._arm_idle()
+
+    def from_window(self, watcher: Watcher, line: bytes) -> str | None:
+        """A line a window writes to pi; why it is refused, if it is."""
+        line = line.rstrip(b"\n")
+        if not line or b"\n" in line:
+            return "not one line"
+        record = head(line)
+        if record is None or not record.type:
+            return "not a JSON record"
+        if record.type == "extension_ui_response" and self.dialogs.pop(answered := str(record.id), None) is not None:
+            for other in self.watchers:  # (a later answer still goes to pi, which ignores it)
+                if other is not watcher:
+                    other.send(frames.control(op="answered", id=answered))
+        self.last_activity = time.time()
+        self.write(line + b"\n")
+        return None
+
+    def write(self, line: bytes) -> None:
+        child = self.child
+        if child is None or self.returncode is not None:
+            return
+        with contextlib.suppress(OSError, RuntimeError):
+            child.stdin.write(line)
+
+    # --- reading ------------------------------------------------------------------------
+
+    async def _read_stdout(self) -> None:
+        assert self.child is not None
+        framer = LineFramer()
+        while True:
+            try:
+                chunk = await self.child.stdout.read(1 << 20)
+            except (ConnectionError, OSError):
+                chunk = b""
+            if not chunk:
+                if (rest := framer.flush()) is not None:
+                    self._line(rest)
+                return
+            for line in framer.feed(chunk):
+                self._line(line)
+            if framer.pending > MAX_LINE:
+                framer.drop(0)
+                self.log(f"pi {self.number}: a line over {MAX_LINE:,} bytes dropped")
+
+    def _line(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        self.last_activity = now = time.time()
+        record = head(line)
+        kind = record.type if record is not None else ""
+        if kind == "response" and isinstance(record.id, str):  # type: ignore[union-attr]
+            self._response(record.id, line)  # type: ignore[union-attr]
+            return
+        if kind == "agent_start" and self.run is None:
+            self.run = tempfile.SpooledTemporaryFile(max_size=RUN_MEMORY, dir=self.place)
+            self.run_message_ends = 0
+        if kind == "extension_ui_request" and record is not None:
+            self._ui_request(record, line, now)
+        if self.run is not None:
+            self.run.write(line + b"\n")
+            if kind == "message_end":
+                self.run_message_ends += 1
+        if kind == "agent_settled" and self.run is not None:
+            self.run.close()
+            self.run = None
+            self.unseen_end = not self.watchers
+            self._arm_idle()
+        out = frames.frame(frames.STDOUT, line)
+        for watcher in tuple(self.watchers):
+            watcher.send(out)
+
+    def _ui_request(self, record: Head, line: bytes, now: float) -> None:
+        if record.method in DIALOGS and record.id is not None:
+            timeout = record.timeout if isinstance(record.timeout, (int, float)) and record.timeout > 0 else None
+            self.dialogs[str(record.id)] = OpenDialog(line, time.monotonic(), timeout, self.run is not None)
+        elif record.method in KEPT_UI:
+            field = KEPT_UI[record.method]
+            key = getattr(record, field, "") if field else ""
+            self.kept_ui[(record.method, str(key))] = line
+
+    def _response(self, request_id: str, line: bytes) -> None:
+        waiting = self._cuts.pop(request_id, None)
+        if waiting is not None:
+            for watcher in waiting:
+                self._hand_cut(watcher, line)
+            return
+        for watcher in self.watchers:
+            if request_id.startswith(watcher.prefix):
+                watcher.send(frames.frame(frames.STDOUT, line))
+                return
+
+    def _hand_cut(self, watcher: Watcher, messages: bytes) -> None:
+        """The window gets pi's messages, the run's records so far and what stays open; then
+        it watches live. All in the step pi's answer is read in: nothing comes between."""
+        now = time.monotonic()
+        self._open_dialogs()
+        watcher.allowance = len(messages)
+        watcher.send(frames.control(op="snapshot", rebuilt=self.run_message_ends if self.run is not None else 0))
+        watcher.send(frames.frame(frames.MESSAGES, messages))
+        replayed: set[str] = set()
+        if self.run is not None:
+            self.run.seek(0)
+            for raw in self.run:
+                line = raw.rstrip(b"\n")
+                record = head(line) if b'"extension_ui_request"' in line[:200] else None
+                if record is not None and record.method in DIALOGS:
+                    dialog = self.dialogs.get(str(record.id))
+                    if dialog is None:
+                        continue  # answered, or pi gave up on it
+                    line = dialog.line_now(now)
+                    replayed.add(str(record.id))
+                watcher.send(frames.frame(frames.STDOUT, line))
+            self.run.seek(0, 2)
+        for dialog_id, dialog in self.dialogs.items():
+            if dialog_id not in replayed:
+                watcher.send(frames.frame(frames.STDOUT, dialog.line_now(now)))
+        for line in self.kept_ui.values():
+            watcher.send(frames.frame(frames.STDOUT, line))
+        if self.stderr:
+            watcher.send(frames.frame(frames.STDERR, b"".join(self.stderr)))
+        self.unseen_end = False
+        self.watchers.append(watcher)
+
+    def _open_dialogs(self) -> dict[str, OpenDialog]:
+        """The dialogs pi still waits on (those past their timeout are forgotten)."""
+        now = time.monotonic()
+        for dialog_id in [key for key, dialog in self.dialogs.items() if (dialog.left_ms(now) or 1) <= 0]:
+            del self.dialogs[dialog_id]
+        return self.dialogs
+
+    async def _read_stderr(self) -> None:
+        assert self.child is not None
+        while True:
+            try:
+                chunk = await self.child.stderr.read(1 << 16)
+            except (ConnectionError, OSError):
+                chunk = b""
+            if not chunk:
+                return
+            self.stderr.append(chunk)
+            self._stderr_size += len(chunk)
+            while self._stderr_size > STDERR_KEPT and len(self.stderr) > 1:
+                self._stderr_size -= len(self.stderr.popleft())
+            out = frames.frame(frames.STDERR, chunk)
+            for watcher in tuple(self.watchers):
+                watcher.send(out)
+
+    async def _watch_exit(self) -> None:
+        assert self.child is not None
+        await self.child.exited
+        readers = [task for task in self._tasks if task is not asyncio.current_task()]
+        _, lingering = await asyncio.wait(readers, timeout=2.0)
+        if lingering:
+            self.child.close_pipes()
+            for task in lingering:
+                task.cancel()
+        self.returncode = self.child.returncode
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+        if self.run is not None:
+            self.run.close()
+            self.run = None
+        out = frames.control(op="exited", code=self.returncode)
+        for watcher in [*self.watchers, *(w for waiting in self._cuts.values() for w in waiting)]:
+            watcher.send(out)
+        self._cuts.clear()
+        self.log(f"pi {self.number} exited ({self.returncode})")
+        self._gone(self)

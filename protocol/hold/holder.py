@@ -1,0 +1,194 @@
+"""The holder's server: the socket, its connections, and the held pis.
+
+A connection's first frame is a control object naming what it wants:
+- `{"op": "spawn", "argv": [...], "env": {...}, "cwd": "...", "window": {...}, "idle_close": s}`:
+  pi started (its argv run as it is, never by a shell); the connection then watches it.
+- `{"op": "attach", "number": N}`: the connection watches pi N from a cut (held_pi.py).
+- `{"op": "list"}`: the held pis, answered and closed.
+- `{"op": "stop", "number": N}` or `{"op": "stop", "all": true}`: those pis closed in order.
+A watching connection sends `i` frames (lines for pi) and controls `close_stdin`,
+`signal` and `detach`. Peers of another uid are refused; what a peer sends that is not a
+frame, or a frame of the wrong kind or size, ends that connection and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from protocol.hold import frames
+from protocol.hold.held_pi import HeldPi, Watcher
+from protocol.hold.place import peer_uid
+
+LINGER = 10.0  # seconds the holder stays with no pi and no window
+DEFAULT_IDLE_CLOSE = 24 * 3600.0
+
+
+class Holder:
+    def __init__(self, folder: Path, log: Callable[[str], None], linger: float = LINGER) -> None:
+        self.folder = folder
+        self.log = log
+        self.linger = linger
+        self.pis: dict[int, HeldPi] = {}
+        self.connections = 0
+        self._numbers = itertools.count(1)
+        self._windows = itertools.count(1)
+        self._quiet = asyncio.Event()
+        self._server: asyncio.AbstractServer | None = None
+
+    async def serve(self, sock: socket.socket) -> None:
+        """Serve on the bound, listening `sock` until nothing has been held for `linger` s."""
+        self._server = await asyncio.start_unix_server(self._connection, sock=sock)
+        try:
+            while True:
+                self._quiet.clear()
+                if not self.pis and not self.connections:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._quiet.wait(), self.linger)
+                        continue
+                    if not self.pis and not self.connections:
+                        return
+                await self._quiet.wait()
+        finally:
+            self._server.close()
+            await asyncio.gather(*(pi.close() for pi in self.pis.values()), return_exceptions=True)
+
+    def _changed(self) -> None:
+        self._quiet.set()
+
+    # --- connections --------------------------------------------------------------------
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        uid = peer_uid(sock) if sock is not None else None
+        if uid != os.getuid():
+            self.log(f"refused a peer of uid {uid}")
+            writer.close()
+            return
+        self.connections += 1
+        self._changed()
+        connection = Connection(self, reader, writer)
+        try:
+            await connection.run()
+        except frames.BadFrame as exc:
+            self.log(f"a window sent what is not a frame: {exc}; its connection is closed")
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            connection.close()
+            self.connections -= 1
+            self._changed()
+
+    async def spawn(self, request: dict[str, Any]) -> HeldPi:
+        argv, env, cwd = request.get("argv"), request.get("env"), request.get("cwd")
+        if not (isinstance(argv, list) and argv and all(isinstance(word, str) for word in argv)):
+            raise ValueError("spawn: argv is not a list of words")
+        if not (isinstance(env, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())):
+            raise ValueError("spawn: env is not an object of strings")
+        if not isinstance(cwd, str):
+            raise ValueError("spawn: cwd is not a string")
+        window = request.get("window")
+        idle = request.get("idle_close")
+        idle_close = float(idle) if isinstance(idle, (int, float)) and 0 < idle < 1e9 else DEFAULT_IDLE_CLOSE
+        pi = HeldPi(next(self._numbers), argv, env, cwd, window if isinstance(window, dict) else {}, idle_close,
+                    str(self.folder), self.log, self._gone)
+        await pi.start()
+        self.pis[pi.number] = pi
+        self.log(f"pi {pi.number} started (pid {pi.pid}) in {cwd}")
+        self._changed()
+        return pi
+
+    def _gone(self, pi: HeldPi) -> None:
+        self.pis.pop(pi.number, None)
+        self._changed()
+
+    def next_prefix(self) -> str:
+        return f"w{next(self._windows)}-"
+
+
+class Connection:
+    """One peer: a window watching a pi, or a one-off question (list, stop)."""
+
+    def __init__(self, holder: Holder, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.holder = holder
+        self.reader = reader
+        self.writer = writer
+        self.frames = frames.FrameReader(frames.FROM_WINDOW)
+        self.pi: HeldPi | None = None
+        self.watcher: Watcher | None = None
+
+    def send(self, data: bytes) -> None:
+        if not self.writer.is_closing():
+            self.writer.write(data)
+
+    def drop(self, why: str) -> None:
+        self.holder.log(f"a window was let go: {why}")
+        self.writer.transport.abort()
+
+    def close(self) -> None:
+        if self.pi is not None and self.watcher is not None:
+            self.pi.leave(self.watcher)
+        self.writer.close()
+
+    async def run(self) -> None:
+        while chunk := await self.reader.read(1 << 20):
+            for kind, payload in self.frames.feed(chunk):
+                if kind == frames.CONTROL:
+                    if not await self.control(frames.read_control(payload)):
+                        return
+                elif self.pi is None or self.watcher is None:
+                    raise frames.BadFrame("a line for pi before a spawn or attach")
+                elif (why := self.pi.from_window(self.watcher, payload)) is not None:
+                    self.holder.log(f"a line for pi {self.pi.number} refused: {why}")
+
+    async def control(self, request: dict[str, Any]) -> bool:
+        """Do what a control frame asks; False when the connection is done."""
+        op = request.get("op")
+        holder = self.holder
+        if self.pi is None and op == "spawn":
+            try:
+                pi = await holder.spawn(request)
+            except (OSError, ValueError) as exc:
+                self.send(frames.control(op="hello", error=f"cannot start pi: {getattr(exc, 'strerror', None) or exc}"))
+                return False
+            self._watch(pi)
+            pi.watch(self.watcher)  # type: ignore[arg-type]
+            return True
+        if self.pi is None and op == "attach":
+            pi = holder.pis.get(request.get("number"))  # type: ignore[arg-type]
+            if pi is None:
+                self.send(frames.control(op="hello", error=f"no held pi {request.get('number')!r}"))
+                return False
+            self._watch(pi)
+            pi.attach(self.watcher)  # type: ignore[arg-type]
+            return True
+        if op == "list":
+            self.send(frames.control(op="list", holder=os.getpid(), pis=[pi.summary() for pi in holder.pis.values()]))
+            return False
+        if op == "stop":
+            chosen = list(holder.pis.values()) if request.get("all") is True else [
+                pi for pi in holder.pis.values() if pi.number == request.get("number")]
+            await asyncio.gather(*(pi.close() for pi in chosen))
+            self.send(frames.control(op="stopped", numbers=[pi.number for pi in chosen]))
+            return False
+        if self.pi is not None and op == "close_stdin":
+            self.pi.close()
+            return True
+        if self.pi is not None and op == "signal" and isinstance(request.get("signal"), int):
+            self.pi.signal(request["signal"])
+            return True
+        if op == "detach":
+            return False
+        raise frames.BadFrame(f"a control frame holder cannot take here: {str(op)[:40]!r}")
+
+    def _watch(self, pi: HeldPi) -> None:
+        self.pi = pi
+        self.watcher = Watcher(self.writer.transport, self.holder.next_prefix(), self.drop)  # type: ignore[arg-type]
+        self.send(frames.control(op="hello", number=pi.number, pid=pi.pid, prefix=self.watcher.prefix,
+                                 cwd=pi.cwd, argv=pi.argv, window=pi.window))

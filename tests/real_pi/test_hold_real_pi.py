@@ -1,0 +1,382 @@
+"""Held pis (protocol/hold/): the real pi in a real holder, reached by windows' clients.
+
+Each test has a holder folder of its own (XDG_RUNTIME_DIR), and every pi it holds is stopped
+at its end. A window here is a `HeldClient`, as pideck makes one (app/pi/early_start.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.pi_harness import (
+    ROOT,
+    SIZE,
+    UI_EVERYTHING,
+    PiHarness,
+    TmuxPideck,
+    send,
+    started,
+    transcript_text,
+    wait_until,
+)
+
+from app.pi.launch import held_launch
+from app.pideck_app import PideckApp
+from app.scripted_model.agent_dir import pi_model_args
+from app.scripted_model.scenarios import long_stream
+from app.scripted_model.server import Reply
+from protocol.hold import frames
+from protocol.hold.ask import ask, held
+from protocol.hold.held_client import HOLDER_GONE, HeldClient
+from protocol.hold.place import SOCKET_NAME, hold_dir
+from protocol.wire.client import ChildExited
+from protocol.wire.commands import ExtensionUIResponse, FollowUp, GetMessages, GetState, Prompt
+from protocol.wire.events import AgentSettled, MessageUpdate, TextDelta
+from protocol.wire.messages import AssistantMessage, UserMessage
+from protocol.wire.extension_ui import ConfirmRequest, DialogAnswered, EditorRequest, InputRequest, NotifyRequest, SelectRequest
+
+pytestmark = pytest.mark.pi
+
+
+@pytest.fixture
+def holder_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """A holder folder of the test's own; what it holds is stopped at the end."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    env = dict(os.environ)
+    yield env
+    try:
+        ask({"op": "stop", "all": True}, env, timeout=30.0)
+    except OSError:
+        pass
+
+
+class Window:
+    """One window's client of a held pi, with every record it read."""
+
+    def __init__(self, client: HeldClient) -> None:
+        self.client = client
+        self.records: list[Any] = []
+        client.add_listener(self.records.append)
+
+    def deltas(self) -> list[str]:
+        return [r.assistant_message_event.delta for r in self.records
+                if isinstance(r, MessageUpdate) and isinstance(r.assistant_message_event, TextDelta)]
+
+    def of(self, kind: type) -> list[Any]:
+        return [r for r in self.records if isinstance(r, kind)]
+
+    async def wait(self, condition: Any, what: str, timeout: float = 30.0) -> Any:
+        deadline = time.monotonic() + timeout
+        while not (value := condition()):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; {len(self.records)} records read")
+            await asyncio.sleep(0.01)
+        return value
+
+
+@pytest.fixture
+async def windows(pi_harness: PiHarness, holder_env: dict[str, str]) -> AsyncIterator[Any]:
+    """`await windows()` starts a held pi in a new window; `await windows(number)` attaches."""
+    opened: list[HeldClient] = []
+
+    async def open_window(number: int | None = None, extensions: tuple[Path, ...] = ()) -> Window:
+        client = HeldClient(pi_harness.make_argv(extensions=extensions), holder_env=holder_env, number=number,
+                            env=pi_harness.env, cwd=pi_harness.cwd)
+        window = Window(client)
+        opened.append(client)
+        await client.start()
+        assert client.exited is None, client.exited
+        await client.call(GetState(), timeout=30)
+        return window
+
+    yield open_window
+    for client in opened:
+        client.detach()
+
+
+async def test_a_flood_left_at_a_third_is_whole_when_attached(pi_harness: PiHarness, windows: Any) -> None:
+    """A 3,000-delta reply; the window leaves at about delta 1,000: the window attaching
+    later gets every delta, in order, once, and the run's end."""
+    pi_harness.reset_model()
+    reply = long_stream(3000)
+    pi_harness.model.queue(Reply(deltas=reply.deltas, delay=0.0005))
+    first = await windows()
+    number = first.client.hello["number"]
+    await first.client.call(Prompt(message="flood"))
+    await first.wait(lambda: len(first.deltas()) >= 1000, "a third of the flood")
+    first.client.detach()
+    seen_first = len(first.deltas())
+    assert seen_first < 3000, "the window left before the flood ended"
+    await asyncio.sleep(0)
+    second = await windows(number)
+    assert second.client.snapshot is not None
+    await second.wait(lambda: second.of(AgentSettled), "the run's end")
+    assert "".join(second.deltas()) == "".join(reply.deltas)
+    assert len(second.deltas()) == 3000
+
+
+async def test_a_run_that_ended_unwatched_is_listed_done_then_attached_whole(pi_harness: PiHarness, windows: Any,
+                                                                            holder_env: dict[str, str]) -> None:
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(text="The whole answer, said while nobody watched.", chunk_chars=3, delay=0.01))
+    first = await windows()
+    number = first.client.hello["number"]
+    await first.client.call(Prompt(message="answer"))
+    await first.wait(lambda: first.deltas(), "the reply's start")
+    first.client.detach()
+    states = await _wait_state(holder_env, number, "done")
+    assert states[-1]["windows"] == 0
+    second = await windows(number)
+    assert second.client.snapshot is not None
+    texts = [(type(m), _text(m)) for m in second.client.snapshot.history if isinstance(m, (UserMessage, AssistantMessage))]
+    assert texts == [(UserMessage, "answer"), (AssistantMessage, "The whole answer, said while nobody watched.")]
+    assert [pi["state"] for pi in held(holder_env)] == ["idle"]
+
+
+async def test_a_dialog_asked_while_detached_is_answered_after_attaching(pi_harness: PiHarness, windows: Any) -> None:
+    first = await windows(extensions=(UI_EVERYTHING,))
+    number = first.client.hello["number"]
+    asked = asyncio.ensure_future(first.client.call(Prompt(message="/ui-dialogs"), timeout=None))
+    await first.wait(lambda: first.of(SelectRequest), "the select dialog")
+    first.client.detach()
+    asked.cancel()
+    second = await windows(number)
+    select = (await second.wait(lambda: second.of(SelectRequest), "the select dialog again"))[0]
+    assert select.title == "Pick a colour"
+    await second.client.send(ExtensionUIResponse(id=select.id, value="green"))
+    await second.wait(lambda: second.of(ConfirmRequest), "the next dialog")
+    notes = [r.message for r in second.of(NotifyRequest)]
+    assert 'select="green"' in notes
+
+
+async def test_two_windows_share_one_pi(pi_harness: PiHarness, windows: Any) -> None:
+    """Both windows' messages reach pi in the order they were sent; a dialog answered in one
+    is said closed in the other; one leaving leaves the other working."""
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(text="slow " * 40, chunk_chars=5, delay=0.02), Reply(text="Second."),
+                           Reply(text="Third."), Reply(text="After the other left."))
+    a = await windows(extensions=(UI_EVERYTHING,))
+    b = await windows(a.client.hello["number"])
+    await a.client.call(Prompt(message="first"))
+    await b.wait(lambda: b.deltas(), "the first reply, in the second window")
+    await b.client.call(FollowUp(message="second"))
+    await a.client.call(FollowUp(message="third"))
+    await a.wait(lambda: len(a.of(AgentSettled)) >= 1 and "Third." in "".join(a.deltas()), "the three replies")
+    messages = (await a.client.call(GetMessages())).messages
+    assert [_text(m) for m in messages if isinstance(m, UserMessage)] == ["first", "second", "third"]
+    asked = asyncio.ensure_future(a.client.call(Prompt(message="/ui-dialogs"), timeout=None))
+    select = (await b.wait(lambda: b.of(SelectRequest), "the dialog in the second window"))[0]
+    await a.wait(lambda: a.of(SelectRequest), "the dialog in the first window")
+    await b.client.send(ExtensionUIResponse(id=select.id, value="red"))
+    await a.wait(lambda: [r.id for r in a.of(DialogAnswered)] == [select.id], "the first window told it is answered")
+    assert b.of(DialogAnswered) == []
+    await a.wait(lambda: a.of(ConfirmRequest), "the next dialog")
+    await a.client.send(ExtensionUIResponse(id=a.of(ConfirmRequest)[0].id, cancelled=True))
+    b.client.detach()
+    for kind in (InputRequest, EditorRequest):
+        request = await a.wait(lambda: a.of(kind), kind.__name__)  # noqa: B023 (awaited here)
+        await a.client.send(ExtensionUIResponse(id=request[0].id, cancelled=True))
+    await asked
+    before = len(a.of(AgentSettled))
+    await a.client.call(Prompt(message="alone now"))
+    await a.wait(lambda: len(a.of(AgentSettled)) > before, "a run after the other window left")
+    assert "After the other left." in "".join(a.deltas())
+
+
+async def test_the_holder_killed_mid_run_is_said_and_pi_goes(pi_harness: PiHarness, windows: Any,
+                                                            holder_env: dict[str, str]) -> None:
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(text="never finished " * 200, chunk_chars=4, delay=0.01))
+    window = await windows()
+    pid = window.client.hello["pid"]
+    await window.client.call(Prompt(message="go"))
+    await window.wait(lambda: window.deltas(), "the reply's start")
+    holder = ask({"op": "list"}, holder_env)
+    assert holder is not None
+    os.kill(holder["holder"], signal.SIGKILL)
+    exited = (await window.wait(lambda: window.of(ChildExited), "the exit"))[0]
+    assert exited.error == HOLDER_GONE
+    await window.wait(lambda: not _alive(pid), "pi gone with its holder", timeout=20)
+
+
+async def test_hostile_peers_stop_nothing(pi_harness: PiHarness, windows: Any, holder_env: dict[str, str]) -> None:
+    """Garbage, a half frame, 100 MB with no frame in it, a frame over the limit, a control
+    that is not JSON, a window that never reads: each ends its own connection only; the
+    window beside them streams on."""
+    pi_harness.reset_model()
+    reply = long_stream(1500)
+    pi_harness.model.queue(Reply(deltas=reply.deltas, delay=0.0005))
+    window = await windows()
+    number = window.client.hello["number"]
+    path = str(hold_dir(holder_env) / SOCKET_NAME)
+    sleeper = socket.socket(socket.AF_UNIX)
+    sleeper.connect(path)
+    sleeper.sendall(frames.control(op="attach", number=number))  # then never reads
+    for hostile in (b"hello\n", frames.HEADER.pack(b"c", 100) + b"{", b"x" * (100 << 20),
+                    frames.HEADER.pack(b"i", 1 << 30), frames.frame(b"c", b"not json"),
+                    frames.frame(b"i", b'{"type":"prompt","message":"no spawn"}\n')):
+        await asyncio.to_thread(_send_and_close, path, hostile)
+    await window.client.call(Prompt(message="flood"))
+    await window.wait(lambda: window.of(AgentSettled), "the flood's end")
+    assert "".join(window.deltas()) == "".join(reply.deltas)
+    assert [pi["number"] for pi in held(holder_env)] == [number]
+    sleeper.close()
+
+
+async def _wait_state(env: dict[str, str], number: int, state: str, timeout: float = 30.0) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    while True:
+        pis = [pi for pi in held(env) if pi["number"] == number]
+        if pis and pis[0]["state"] == state:
+            return pis
+        if time.monotonic() > deadline:
+            raise AssertionError(f"pi {number} never {state}: {pis}")
+        await asyncio.sleep(0.05)
+
+
+def _send_and_close(path: str, data: bytes) -> None:
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.connect(path)
+        sock.settimeout(10)
+        try:
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+            while sock.recv(1 << 16):
+                pass
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the holder closed it: what it should do
+
+
+def _text(message: Any) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(block, "text", "") for block in content)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie is gone too
+        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+# --- pideck itself -------------------------------------------------------------------------
+
+
+def _masked(text: str) -> str:
+    """A transcript without its clock times (the two runs differ only there)."""
+    return re.sub(r"\b\d\d:\d\d(:\d\d)?\b", "hh:mm", text)
+
+
+async def test_pideck_attached_after_a_hang_up_shows_the_flood_as_an_unbroken_run(
+        pi_harness: PiHarness, holder_env: dict[str, str]) -> None:
+    """pideck hangs up at about delta 1,000 of 3,000: the pideck attaching then shows the
+    same transcript as a pideck that watched the whole run, and the run's end."""
+    reply = long_stream(3000)
+    config = replace(pi_harness.launch_config(env={"XDG_RUNTIME_DIR": holder_env["XDG_RUNTIME_DIR"]}), hold=True)
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(deltas=reply.deltas, delay=0.0005), Reply(deltas=reply.deltas, delay=0.0005))
+    watched = PideckApp(config)
+    async with watched.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "flood")
+        await wait_until(pilot, lambda: "word2999" in transcript_text(watched) and not watched.session.running,
+                         timeout=60, what="the whole flood")
+        want = _masked(transcript_text(watched))
+    left = PideckApp(config)
+    async with left.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        deltas: list[Any] = []
+        left.client.add_listener(lambda record: deltas.append(record) if isinstance(record, MessageUpdate) else None)
+        await send(pilot, "flood")
+        await wait_until(pilot, lambda: len(deltas) >= 1000, timeout=30, what="a third of the flood")
+        left._hang_up()
+    assert left.detached == 1
+    assert len(deltas) < 3000, "pideck left before the flood ended"
+    (pi,) = held(holder_env)
+    assert pi["windows"] == 0 and pi["state"] in ("working", "done")
+    attached = PideckApp(held_launch(config, pi["number"], pi["cwd"], pi["window"]))
+    async with attached.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: attached._session_ready and "word2999" in transcript_text(attached)
+                         and not attached.session.running, timeout=60, what="the flood, attached")
+        assert _masked(transcript_text(attached)) == want
+        attached.exit()
+    assert held(holder_env) == [], "a quit stops the held pi"
+
+
+async def test_a_held_pi_nobody_watches_or_uses_is_closed_after_its_idle_time(pi_harness: PiHarness,
+                                                                             holder_env: dict[str, str]) -> None:
+    client = HeldClient(pi_harness.make_argv(), holder_env=holder_env, env=pi_harness.env, cwd=pi_harness.cwd,
+                        idle_close=1.0)
+    await client.start()
+    await client.call(GetState(), timeout=30)
+    pid = client.hello["pid"]
+    assert [pi["state"] for pi in held(holder_env)] == ["idle"]
+    client.detach()
+    deadline = time.monotonic() + 20
+    while held(holder_env) or _alive(pid):
+        assert time.monotonic() < deadline, "the idle pi was not closed"
+        await asyncio.sleep(0.1)
+
+
+class TerminalPi:
+    """pideck over the harness's real pi in `folder`, holding it, for TmuxPideck."""
+
+    def __init__(self, harness: PiHarness, folder: Path, holder_env: dict[str, str]) -> None:
+        self.dir = folder
+        self.harness = harness
+        self.holder_env = holder_env
+
+    def args(self) -> tuple[str, ...]:
+        return ("--hold", "--pi", shlex.join(self.harness.runtime.argv), "--", *pi_model_args(), "--no-session")
+
+    def env(self) -> dict[str, str]:
+        return {key: value for key, value in self.harness.env.items() if key.startswith(("PI_", "PIDECK_"))} | {
+            "XDG_STATE_HOME": str(self.dir / "state"), "XDG_RUNTIME_DIR": self.holder_env["XDG_RUNTIME_DIR"]}
+
+    def kinds(self) -> list[str]:
+        return []
+
+    def pideck(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(ROOT / ".venv" / "bin" / "pideck"), *args], capture_output=True, text=True,
+                              env={**os.environ, **self.env()}, timeout=60)
+
+
+def test_a_terminal_killed_mid_flood_leaves_the_run_to_pideck_attach(tmp_path: Path, pi_harness: PiHarness,
+                                                                    holder_env: dict[str, str]) -> None:
+    """The terminal pideck runs in is killed (its hang-up) while a 3,000-delta reply streams:
+    `pideck ls` lists the run, `pideck attach` in another terminal shows it to its end, and
+    `pideck stop --all` ends it."""
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(deltas=long_stream(3000).deltas, delay=0.001))
+    pi = TerminalPi(pi_harness, tmp_path, holder_env)
+    with TmuxPideck(pi, args=pi.args(), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "● ready" in term.screen(), "ready on the status line", timeout=60)
+        term.send("flood")
+        term.wait(lambda: "word5" in term.screen(), "the flood on the screen", timeout=30)
+    listed = pi.pideck("ls")
+    assert listed.returncode == 0, listed.stderr
+    assert re.search(r"^  1  (working|done) +\S+ +no window", listed.stdout, re.M), listed.stdout
+    with TmuxPideck(pi, args=("attach",), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "word2999" in term.screen() and "● ready" in term.screen(), "the flood's end", timeout=60)
+        assert "1 window" in pi.pideck("ls").stdout
+    stopped = pi.pideck("stop", "--all")
+    assert stopped.stdout.strip() == "pideck: stopped 1", stopped
+    assert "no pi is held" in pi.pideck("ls").stdout

@@ -1,0 +1,169 @@
+"""The holder's pieces that need no pi: its frames, its folder, who may use its socket, the
+window's stream of pi's lines, and what `pideck ls`, `stop` and `attach` read."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import shutil
+import socket
+import stat
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from app.hold_cli import attach_args, line, stop_main
+from app.terminal.say import say
+from protocol.hold import frames
+from protocol.hold.ask import ask
+from protocol.hold.held_client import Chunks, start_holder
+from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir
+
+
+def test_frames_come_out_whole_whatever_the_chunks() -> None:
+    data = frames.control(op="hello") + frames.frame(frames.STDOUT, b'{"type":"x"}') + frames.frame(frames.STDERR, b"")
+    reader = frames.FrameReader(frames.FROM_HOLDER)
+    got = [frame for i in range(len(data)) for frame in reader.feed(data[i : i + 1])]
+    assert got == [(b"c", b'{"op":"hello"}'), (b"o", b'{"type":"x"}'), (b"e", b"")]
+    assert reader.pending == 0
+
+
+@pytest.mark.parametrize("data, why", [
+    (b"hello\n", "unknown kind"),
+    (frames.HEADER.pack(b"o", 1), "unknown kind"),  # a holder's kind, from a window
+    (frames.HEADER.pack(b"i", frames.MAX_FRAME + 1), "over the limit"),
+    (frames.HEADER.pack(b"c", frames.MAX_CONTROL + 1), "over the limit"),
+])
+def test_a_broken_stream_is_refused_at_its_header(data: bytes, why: str) -> None:
+    with pytest.raises(frames.BadFrame, match=why):
+        frames.FrameReader(frames.FROM_WINDOW).feed(data)
+
+
+def test_a_control_frame_must_be_an_object() -> None:
+    with pytest.raises(frames.BadFrame):
+        frames.read_control(b"[1]")
+    with pytest.raises(frames.BadFrame):
+        frames.read_control(b"{")
+
+
+def test_the_folder_is_made_private_and_an_open_one_refused(tmp_path: Path) -> None:
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    folder = hold_dir({"XDG_RUNTIME_DIR": str(runtime)})
+    assert folder == runtime / "pideck"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    folder.chmod(0o755)
+    with pytest.raises(UnsafePlace, match="open to other users"):
+        hold_dir({"XDG_RUNTIME_DIR": str(runtime)})
+    folder.chmod(0o700)
+    link_runtime = tmp_path / "run2"
+    link_runtime.mkdir(mode=0o700)
+    (link_runtime / "pideck").symlink_to(folder)
+    with pytest.raises(UnsafePlace, match="not a folder"):
+        hold_dir({"XDG_RUNTIME_DIR": str(link_runtime)})
+
+
+def test_a_runtime_folder_too_deep_for_a_socket_falls_back_to_tmp(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 100)
+    deep.mkdir(mode=0o700)
+    assert hold_dir({"XDG_RUNTIME_DIR": str(deep)}) == Path("/tmp") / f"pideck-{os.getuid()}"
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="another uid is taken by root only")
+def test_another_user_is_refused_even_through_an_open_folder() -> None:
+    """As made, the folder keeps others out; opened by mistake, the holder still refuses a
+    peer of another uid (the kernel says who it is)."""
+    runtime = Path(tempfile.mkdtemp(prefix="pideck-test-run-"))  # (pytest's tmp_path is in a 0700 folder)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    folder = hold_dir(env)
+    start_holder(folder, env)
+    keep = socket.socket(socket.AF_UNIX)
+    keep.connect(str(folder / SOCKET_NAME))  # (a connection keeps the holder from leaving)
+    try:
+        assert _as_nobody(folder) == "PermissionError"
+        for path in (runtime, folder):
+            path.chmod(0o755)
+        (folder / SOCKET_NAME).chmod(0o777)
+        assert _as_nobody(folder) == "closed"
+        folder.chmod(0o700)
+        assert (ask({"op": "list"}, env) or {}).get("pis") == []  # the holder is fine
+        log = (folder / "holder.log").read_text()
+        assert "refused a peer of uid 65534" in log
+    finally:
+        keep.close()
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _as_nobody(folder: Path) -> str:
+    """What a process of uid 65534 gets when it asks the holder for its list."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: nobody, asking
+        outcome = "answered"
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.settimeout(10)
+                sock.connect(str(folder / SOCKET_NAME))
+                sock.sendall(frames.control(op="list"))
+                if not sock.recv(1 << 16):
+                    outcome = "closed"
+        except PermissionError:
+            outcome = "PermissionError"
+        except (ConnectionResetError, BrokenPipeError):
+            outcome = "closed"  # (the holder closed it before reading what was sent)
+        except BaseException as exc:  # noqa: BLE001 (said to the parent)
+            outcome = repr(exc)
+        os.write(write, outcome.encode())
+        os._exit(0)
+    os.close(write)
+    deadline = time.monotonic() + 20
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        assert time.monotonic() < deadline, "the child did not end"
+        time.sleep(0.01)
+    with os.fdopen(read, "rb") as pipe:
+        return pipe.read().decode()
+
+
+async def test_a_call_in_the_stream_comes_after_the_lines_before_it() -> None:
+    chunks = Chunks(16)
+    handled: list[str] = []
+    for item in (b"a\n", b"b\n", lambda: handled.append("call"), b"c\n"):
+        await chunks.put(item)  # type: ignore[arg-type]
+    await chunks.put(None)
+    first = await chunks.read(1 << 20)
+    assert first == b"a\nb\n" and handled == []
+    handled.append("lines a, b")
+    assert await chunks.read(1 << 20) == b"c\n"
+    assert handled == ["lines a, b", "call"]
+    assert await chunks.read(1 << 20) == b""
+    assert await asyncio.wait_for(chunks.read(1), 1) == b""
+
+
+def test_attach_reads_its_numbers_then_the_options() -> None:
+    assert attach_args(["2", "5", "--cwd", "x"]) == ([2, 5], ["--cwd", "x"])
+    assert attach_args([]) == ([], [])
+    assert attach_args(["²"]) == ([], ["²"])
+
+
+def test_stop_wants_numbers_or_all(capsys: pytest.CaptureFixture[str]) -> None:
+    assert stop_main([], {}, None) == 2  # type: ignore[arg-type]
+    assert stop_main(["1", "--all"], {}, None) == 2  # type: ignore[arg-type]
+    assert stop_main(["x"], {}, None) == 2  # type: ignore[arg-type]
+    assert "pideck stop" in capsys.readouterr().err
+
+
+def test_a_listed_line_shows_a_hostile_folder_name_as_data() -> None:
+    shown = line({"number": 3, "state": "working", "cwd": "/tmp/\x1b]0;owned\x07x", "windows": 2,
+                  "last_activity": 100.0, "window": {"remote": None}}, 130.0)
+    assert shown.startswith("  3  working")
+    assert "2 windows" in shown and "30 s ago" in shown
+    out = io.StringIO()
+    say(shown, file=out)  # (as ls_main prints it)
+    assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
+    assert "owned" in out.getvalue()
