@@ -2,8 +2,8 @@
 a 4-byte big-endian length, then that many bytes.
 
 Kinds: `c` a control object (JSON) both ways; window to holder `i`, one line for pi's
-stdin; holder to window `o`, one line pi wrote on stdout, `m` the get_messages answer an
-attach starts from, `e` what pi wrote on stderr. A frame longer than the reader's limit,
+stdin; holder to window `o`, lines pi wrote on stdout (each ending in LF), `m` the
+get_messages answer an attach starts from, `e` what pi wrote on stderr. A frame longer than the reader's limit,
 or of an unknown kind, ends the connection: the stream can no longer be trusted.
 """
 
@@ -14,12 +14,14 @@ from typing import Any
 
 import msgspec
 
+PROTOCOL = 1  # said in every hello: a window and a holder of another pideck may not understand each other
 HEADER = struct.Struct(">cI")
 CONTROL, STDIN, STDOUT, MESSAGES, STDERR = b"c", b"i", b"o", b"m", b"e"
 FROM_WINDOW = frozenset({CONTROL, STDIN})
 FROM_HOLDER = frozenset({CONTROL, STDOUT, MESSAGES, STDERR})
-MAX_CONTROL = 1 << 20  # a control object (a spawn's environment included)
-MAX_FRAME = 256 << 20  # a prompt with its images; pi's longest line (get_messages) is told in `m` frames
+MAX_CONTROL = 4 << 20  # a control object (a spawn's environment included: Linux's whole ARG_MAX is 2 MB)
+MAX_FRAME = 256 << 20  # a window's line for pi: a prompt with its images
+MAX_FROM_HOLDER = 600 << 20  # pi's longest line (the client's limit, 512 MB: a huge session's get_messages)
 
 
 class BadFrame(Exception):

@@ -133,14 +133,12 @@ class HeldChild:
 
     async def _demux(self, ahead: list[tuple[bytes, bytes]]) -> None:
         try:
-            for kind, payload in ahead:
-                await self._frame(kind, payload)
+            await self._frames(ahead)
             while not self.exited.done():
                 chunk = await self._reader.read(1 << 20)
                 if not chunk:
                     break
-                for kind, payload in self._framer.feed(chunk):
-                    await self._frame(kind, payload)
+                await self._frames(self._framer.feed(chunk))
         except (ConnectionError, OSError, frames.BadFrame):
             pass
         finally:
@@ -152,20 +150,23 @@ class HeldChild:
             if not self.exited.done():
                 self.exited.set_result(None)
 
-    async def _frame(self, kind: bytes, payload: bytes) -> None:
-        if kind == frames.STDOUT:
-            await self.stdout.put(payload + b"\n")
-        elif kind == frames.STDERR:
-            self.stderr.offer(payload)
-        elif kind == frames.CONTROL:
-            message = frames.read_control(payload)
-            if message.get("op") == "exited":
-                code = message.get("code")
-                self.returncode = code if isinstance(code, int) else -1
-                self.exited.set_result(None)
-            elif message.get("op") == "answered" and isinstance(message.get("id"), str) and self.on_answered:
-                answered, on_answered = message["id"], self.on_answered
-                await self.stdout.put(lambda: on_answered(answered))  # (after the lines read before it)
+    async def _frames(self, read: list[tuple[bytes, bytes]]) -> None:
+        for kind, payload in read:
+            if kind == frames.STDOUT:  # (lines pi wrote, each ending in LF: the client splits them)
+                await self.stdout.put(payload if payload.endswith(b"\n") else payload + b"\n")
+            elif kind == frames.STDERR:
+                self.stderr.offer(payload)
+            elif kind == frames.CONTROL:
+                await self._control(frames.read_control(payload))
+
+    async def _control(self, message: dict[str, Any]) -> None:
+        if message.get("op") == "exited":
+            code = message.get("code")
+            self.returncode = code if isinstance(code, int) else -1
+            self.exited.set_result(None)
+        elif message.get("op") == "answered" and isinstance(message.get("id"), str) and self.on_answered:
+            answered, on_answered = message["id"], self.on_answered
+            await self.stdout.put(lambda: on_answered(answered))  # (after the lines read before it)
 
     def send_signal(self, sig: int) -> None:
         if not self._writer.is_closing():
@@ -234,12 +235,13 @@ class HeldClient(RpcClient):
         else:
             request = {"op": "attach", "number": self.number}
         writer.write(frames.control(**request))
-        framer = frames.FrameReader(frames.FROM_HOLDER)
+        framer = frames.FrameReader(frames.FROM_HOLDER, frames.MAX_FROM_HOLDER)
         pending: list[tuple[bytes, bytes]] = []
         hello = await _next_control(reader, framer, pending)
-        if hello.get("error"):
+        if hello.get("error") or hello.get("protocol") != frames.PROTOCOL:
             writer.close()
-            raise HoldError(str(hello["error"]))
+            raise HoldError(str(hello.get("error") or "the holder running is another pideck's, which this one cannot "
+                                "talk to: `pideck stop --all` ends it and its pis (a new one starts on demand)"))
         self.hello = hello
         self._prefix = str(hello.get("prefix") or "") + "pideck-"
         if self.number is not None:

@@ -34,7 +34,9 @@ RUN_MEMORY = 8 << 20  # bytes of a run's records kept in memory; beyond, on disk
 MAX_LINE = 512 << 20  # as the window's client: a longer line is dropped
 STDERR_KEPT = 256 << 10  # bytes of pi's stderr a window attaching gets
 BEHIND_LIMIT = 64 << 20  # bytes a window may leave unread before it is let go
+FRAME_LINES = 4 << 20  # bytes of pi's lines put in one frame at most (beyond, a line of its own)
 DIALOGS = frozenset({"select", "confirm", "input", "editor"})
+MOST_KEPT = 256  # open dialogs, and statuses and widgets, kept for windows attaching (the oldest go)
 KEPT_UI = {"setStatus": "statusKey", "setWidget": "widgetKey", "setTitle": ""}
 SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGKILL})
 
@@ -51,6 +53,7 @@ class Head(msgspec.Struct):
 
 
 _head = msgspec.json.Decoder(Head)
+DELTA = b'{"type":"message_update",'  # how pi starts a streaming update
 
 
 def head(line: bytes) -> Head | None:
@@ -61,13 +64,28 @@ def head(line: bytes) -> Head | None:
 
 
 class Watcher:
-    """A window's connection to one held pi."""
+    """A window's connection to one held pi. What pi writes is `queue`d for it line by line
+    and sent once per read of pi's stdout (`flush`): one frame and one write for many lines."""
 
     def __init__(self, transport: asyncio.Transport, prefix: str, drop: Callable[[str], None]) -> None:
         self.transport = transport
         self.prefix = prefix
         self.allowance = 0  # bytes of a snapshot it may still have unread
         self._drop = drop
+        self._queued: list[bytes] = []
+        self._size = 0
+
+    def queue(self, line: bytes) -> None:
+        self._queued.append(line)
+        self._size += len(line)
+        if self._size > FRAME_LINES:  # (a long run replayed: sent as it is read, not all at once)
+            self.flush()
+
+    def flush(self) -> None:
+        if self._queued:
+            self._queued.append(b"")
+            data, self._queued, self._size = b"\n".join(self._queued), [], 0
+            self.send(frames.frame(frames.STDOUT, data))
 
     def send(self, data: bytes) -> None:
         if self.transport.is_closing():
@@ -274,7 +292,12 @@ class HeldPi:
                     self._line(rest)
                 return
             for line in framer.feed(chunk):
-                self._line(line)
+                try:
+                    self._line(line)
+                except Exception as exc:  # noqa: BLE001 (one line must not leave pi unread)
+                    self.log(f"pi {self.number}: a line could not be handled ({exc!r}); it went to no window")
+            for watcher in self.watchers:
+                watcher.flush()
             if framer.pending > MAX_LINE:
                 framer.drop(0)
                 self.log(f"pi {self.number}: a line over {MAX_LINE:,} bytes dropped")
@@ -283,8 +306,8 @@ class HeldPi:
         if not line.strip():
             return
         self.last_activity = now = time.time()
-        record = head(line)
-        kind = record.type if record is not None else ""
+        record = None if line.startswith(DELTA) else head(line)  # (most of a stream: read no further)
+        kind = "message_update" if record is None and line.startswith(DELTA) else record.type if record else ""
         if kind == "response" and isinstance(record.id, str):  # type: ignore[union-attr]
             self._response(record.id, line)  # type: ignore[union-attr]
             return
@@ -302,18 +325,17 @@ class HeldPi:
             self.run = None
             self.unseen_end = not self.watchers
             self._arm_idle()
-        out = frames.frame(frames.STDOUT, line)
-        for watcher in tuple(self.watchers):
-            watcher.send(out)
+        for watcher in self.watchers:
+            watcher.queue(line)
 
     def _ui_request(self, record: Head, line: bytes, now: float) -> None:
         if record.method in DIALOGS and record.id is not None:
             timeout = record.timeout if isinstance(record.timeout, (int, float)) and record.timeout > 0 else None
-            self.dialogs[str(record.id)] = OpenDialog(line, time.monotonic(), timeout, self.run is not None)
+            _keep(self.dialogs, str(record.id), OpenDialog(line, time.monotonic(), timeout, self.run is not None))
         elif record.method in KEPT_UI:
             field = KEPT_UI[record.method]
             key = getattr(record, field, "") if field else ""
-            self.kept_ui[(record.method, str(key))] = line
+            _keep(self.kept_ui, (record.method, str(key)[:200]), line)
 
     def _response(self, request_id: str, line: bytes) -> None:
         waiting = self._cuts.pop(request_id, None)
@@ -323,7 +345,7 @@ class HeldPi:
             return
         for watcher in self.watchers:
             if request_id.startswith(watcher.prefix):
-                watcher.send(frames.frame(frames.STDOUT, line))
+                watcher.queue(line)
                 return
 
     def _hand_cut(self, watcher: Watcher, messages: bytes) -> None:
@@ -346,13 +368,14 @@ class HeldPi:
                         continue  # answered, or pi gave up on it
                     line = dialog.line_now(now)
                     replayed.add(str(record.id))
-                watcher.send(frames.frame(frames.STDOUT, line))
+                watcher.queue(line)
             self.run.seek(0, 2)
         for dialog_id, dialog in self.dialogs.items():
             if dialog_id not in replayed:
-                watcher.send(frames.frame(frames.STDOUT, dialog.line_now(now)))
+                watcher.queue(dialog.line_now(now))
         for line in self.kept_ui.values():
-            watcher.send(frames.frame(frames.STDOUT, line))
+            watcher.queue(line)
+        watcher.flush()
         if self.stderr:
             watcher.send(frames.frame(frames.STDERR, b"".join(self.stderr)))
         self.unseen_end = False
@@ -403,3 +426,11 @@ class HeldPi:
         self._cuts.clear()
         self.log(f"pi {self.number} exited ({self.returncode})")
         self._gone(self)
+
+
+def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:
+    """`kept[key] = value`, as the newest, the oldest let go beyond MOST_KEPT."""
+    kept.pop(key, None)
+    kept[key] = value
+    while len(kept) > MOST_KEPT:
+        del kept[next(iter(kept))]

@@ -169,7 +169,7 @@ class Connection:
             pi.attach(self.watcher)  # type: ignore[arg-type]
             return True
         if op == "list":
-            self.send(frames.control(op="list", holder=os.getpid(), pis=[pi.summary() for pi in holder.pis.values()]))
+            self.send(frames.control(op="list", protocol=frames.PROTOCOL, holder=os.getpid(), pis=[pi.summary() for pi in holder.pis.values()]))
             return False
         if op == "stop":
             chosen = list(holder.pis.values()) if request.get("all") is True else [
@@ -190,5 +190,5 @@ class Connection:
     def _watch(self, pi: HeldPi) -> None:
         self.pi = pi
         self.watcher = Watcher(self.writer.transport, self.holder.next_prefix(), self.drop)  # type: ignore[arg-type]
-        self.send(frames.control(op="hello", number=pi.number, pid=pi.pid, prefix=self.watcher.prefix,
+        self.send(frames.control(op="hello", protocol=frames.PROTOCOL, number=pi.number, pid=pi.pid, prefix=self.watcher.prefix,
                                  cwd=pi.cwd, argv=pi.argv, window=pi.window))

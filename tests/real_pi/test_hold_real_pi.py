@@ -371,8 +371,10 @@ def test_a_terminal_killed_mid_flood_leaves_the_run_to_pideck_attach(tmp_path: P
         term.wait(lambda: "● ready" in term.screen(), "ready on the status line", timeout=60)
         term.send("flood")
         term.wait(lambda: "word5" in term.screen(), "the flood on the screen", timeout=30)
-    listed = pi.pideck("ls")
-    assert listed.returncode == 0, listed.stderr
+    deadline = time.monotonic() + 30
+    while "no window" not in (listed := pi.pideck("ls")).stdout:  # (once pideck has read its hang-up)
+        assert listed.returncode == 0 and time.monotonic() < deadline, listed
+        time.sleep(0.05)
     assert re.search(r"^  1  (working|done) +\S+ +no window", listed.stdout, re.M), listed.stdout
     with TmuxPideck(pi, args=("attach",), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
         term.wait(lambda: "word2999" in term.screen() and "● ready" in term.screen(), "the flood's end", timeout=60)

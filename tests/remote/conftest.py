@@ -169,11 +169,15 @@ def pi_env(harness: PiHarness) -> list[str]:
             f"XDG_STATE_HOME={os.environ['XDG_STATE_HOME']}"]
 
 
-def pideck_over_ssh(harness: PiHarness, sessions: Path, log: Path, pi_args: Sequence[str] = ()) -> str:
+def pideck_over_ssh(harness: PiHarness, sessions: Path, log: Path, pi_args: Sequence[str] = (),
+                    own: Sequence[str] = ()) -> str:
     """The remote command that runs pideck from this checkout on the harness's pi and model,
     saving sessions in `sessions`; `sessions` is in the environment of pideck and pi too
-    (PIDECK_TEST_MARK: pi's command line is only its title, "pi")."""
-    pideck = [*pi_env(harness), f"PIDECK_TEST_MARK={sessions}", str(PIDECK), "--pi", shlex.join(harness.runtime.argv), "--cwd", str(harness.cwd),
+    (PIDECK_TEST_MARK: pi's command line is only its title, "pi"), and so is the test's
+    holder folder (XDG_RUNTIME_DIR: ssh passes no environment). `own`: pideck's words first
+    (`attach`, `--hold`)."""
+    pideck = [*pi_env(harness), f"XDG_RUNTIME_DIR={os.environ['XDG_RUNTIME_DIR']}", f"PIDECK_TEST_MARK={sessions}",
+              str(PIDECK), *own, "--pi", shlex.join(harness.runtime.argv), "--cwd", str(harness.cwd),
               "--protocol-log", str(log), "--", *pi_model_args(), "--session-dir", str(sessions), *pi_args]  # fmt: skip
     return f"cd {shlex.quote(str(ROOT))} && exec {shlex.join(pideck)}"
 
@@ -217,12 +221,12 @@ class SshPideck(TmuxPideck):
 
 @pytest.fixture
 def ssh_pideck(sshd: SshServer, remote_pi: PiHarness) -> Iterator[Callable[..., SshPideck]]:
-    """`ssh_pideck(sessions, log, *pi_args)`: pideck in tmux over `ssh -t` into `sshd` (closed
+    """`ssh_pideck(sessions, log, *pi_args, own=())`: pideck in tmux over `ssh -t` into `sshd` (closed
     at the end of the test: the tmux server goes, and pideck with its connection)."""
     opened: list[SshPideck] = []
 
-    def open_one(sessions: Path, log: Path, *pi_args: str) -> SshPideck:
-        term = SshPideck([*sshd.ssh(tty=True), pideck_over_ssh(remote_pi, sessions, log, pi_args)])
+    def open_one(sessions: Path, log: Path, *pi_args: str, own: Sequence[str] = ()) -> SshPideck:
+        term = SshPideck([*sshd.ssh(tty=True), pideck_over_ssh(remote_pi, sessions, log, pi_args, own)])
         opened.append(term)
         return term
 

@@ -17,6 +17,7 @@ import pytest
 from tests.pi_harness import PiHarness
 
 from app.scripted_model.server import Reply
+from protocol.hold.ask import ask
 
 pytestmark = pytest.mark.pi
 
@@ -25,6 +26,7 @@ REPLIES = {
     "count slowly": Reply(text=" ".join(f"tick{n}" for n in range(1, 31)), chunk_chars=6, delay=0.1),
     "and then wave": Reply(text="Waving after the count."),
     "count again": Reply(text=" ".join(f"tock{n}" for n in range(1, 400)), chunk_chars=6, delay=0.1),
+    "count while held": Reply(text=" ".join(f"held{n}" for n in range(1, 100)), chunk_chars=6, delay=0.05),
 }
 
 
@@ -176,3 +178,27 @@ def test_pideck_over_ssh_streams_queues_aborts_copies_resizes_and_survives_a_dro
     again.wait_ready()
     for text in [*users, "Hello from the far side", "tick30", "Waving after the count.", "■ aborted"]:
         again.wait(lambda text=text: text in again.screen(), f"{text!r} in the resumed conversation")
+
+
+def test_a_held_run_outlives_a_dropped_link_and_is_attached_over_a_new_one(
+    sshd: Any, remote_pi: PiHarness, conversation: Path, tmp_path: Path, ssh_pideck: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """pideck --hold over ssh; the ssh client is killed while pi streams: pi goes on in the
+    holder, and `pideck attach` over a new connection shows the answer to its end."""
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    sessions = conversation
+    term = ssh_pideck(sessions, tmp_path / "protocol.log", own=("--hold",))
+    term.wait_ready()
+    term.send("count while held")
+    term.wait(lambda: "held3 " in term.screen(), "the long answer streaming")
+    os.kill(term.pane_pid, signal.SIGKILL)  # the ssh client: the connection drops
+    again = ssh_pideck(sessions, tmp_path / "protocol2.log", own=("attach",))
+    again.wait(lambda: "held99" in again.screen() and "● ready" in again.screen(), "the whole answer, attached",
+               timeout=60)
+    assert "■ aborted" not in again.screen()
+    said = session_messages(sessions)
+    assert said[-1] == ("assistant", REPLIES["count while held"].text), "pi finished the run the dropped link started"
+    ask({"op": "stop", "all": True}, {"XDG_RUNTIME_DIR": str(runtime)})

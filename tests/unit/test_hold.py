@@ -167,3 +167,15 @@ def test_a_listed_line_shows_a_hostile_folder_name_as_data() -> None:
     say(shown, file=out)  # (as ls_main prints it)
     assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
     assert "owned" in out.getvalue()
+
+
+async def test_a_holder_folder_open_to_others_is_said_as_pi_not_starting(tmp_path: Path) -> None:
+    from protocol.hold.held_client import HeldClient
+
+    runtime = tmp_path / "run"
+    (runtime / "pideck").mkdir(parents=True, mode=0o700)
+    (runtime / "pideck").chmod(0o777)
+    client = HeldClient(["pi"], holder_env={"XDG_RUNTIME_DIR": str(runtime)})
+    await client.start()
+    assert client.exited is not None and client.exited.error is not None
+    assert "open to other users" in client.exited.error

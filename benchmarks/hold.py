@@ -1,0 +1,161 @@
+"""Held pis (`pideck --hold`, protocol/hold/): what the holder between pideck and pi costs.
+
+In a holder folder of the benchmark's own (XDG_RUNTIME_DIR), the real pi on the scripted model:
+
+* the flood: a 3,000-delta reply, from submitting it to the frame that shows its last token,
+  PideckApp over a held pi against PideckApp over a pi of its own, in pairs, median of RUNS
+  (goal ≤ 1.05);
+* attaching: 8 held pis, 4 of them streaming a paced 3,000-delta reply, and `pideck attach`
+  (PideckApp on their 8 launches) from its construction to its first frame, and to the shown
+  session's transcript caught up with pi; against PideckApp starting 8 pis of its own
+  (construction to first frame) (goal: < 0.3 s);
+* the holder idle: its CPU time over IDLE_FOR s while it holds the 8 pis, no window and no run
+  (goal: 0).
+
+Run: `python -m benchmarks hold`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from benchmarks import harness as h
+from benchmarks.stream_to_screen import stream_once, wait_idle, wait_ready
+from benchmarks.table import Row
+
+RUNS = 9
+HELD = 8
+STREAMING = 4
+IDLE_FOR = 3.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def flood(pi: Any, held: bool, tag: str) -> float:
+    from app.pideck_app import PideckApp
+
+    app = PideckApp(replace(h.launch_config(pi), hold=held))
+    async with app.run_test(size=h.SIZE, headless=True):
+        await wait_ready(app)
+        await stream_once(app, pi, f"warm-{tag}")
+        await wait_idle(app)
+        return (await stream_once(app, pi, tag))["screen"]
+
+
+async def attach(pi: Any, env: dict[str, str]) -> dict[str, float]:
+    from app.hold_cli import attach_launches
+    from app.pideck_app import PideckApp
+    from app.scripted_model.server import Reply
+    from protocol.hold.held_client import HeldClient
+    from protocol.hold.ask import ask
+    from protocol.wire.commands import GetState, Prompt
+
+    clients = []
+    for _ in range(HELD):
+        client = HeldClient(pi.argv, holder_env=env, env=pi.env, cwd=pi.cwd)
+        await client.start()
+        await client.call(GetState(), timeout=60)
+        clients.append(client)
+    holder = (ask({"op": "list"}, env) or {})["holder"]
+    for client in clients:
+        client.detach()
+    await asyncio.sleep(1.0)  # (the holder has seen them go)
+    idle_from = cpu_seconds(holder)
+    await asyncio.sleep(IDLE_FOR)
+    idle = cpu_seconds(holder) - idle_from
+    pi.model.reset()
+    tag = "attach"
+    pi.model.queue(*(Reply(deltas=h.long_reply_deltas(3000, f"{tag}{n}"), delay=0.002) for n in range(STREAMING)))
+    streaming = []
+    for client in clients[:STREAMING]:  # (a window of their own starts the runs, then leaves)
+        again = HeldClient(pi.argv, holder_env=env, number=client.hello["number"])
+        await again.start()
+        await again.call(Prompt(message="stream"))
+        streaming.append(again)
+    await asyncio.sleep(0.5)  # (well into the replies)
+    for client in streaming:
+        client.detach()
+    base = h.launch_config(pi)
+    launches = attach_launches(replace(base, hold=True), _args(), env)
+    started = time.perf_counter()
+    app = PideckApp(launches[0], restore=launches[1:])
+    async with app.run_test(size=h.SIZE, headless=True):
+        first_frame = time.perf_counter() - started
+        await h.wait_until(lambda: app._session_ready and len(app.slots) == HELD, timeout=60, poll=0.005)
+        ready = time.perf_counter() - started
+        app.exit()
+    return {"first_frame": first_frame, "ready": ready, "idle_cpu": idle}
+
+
+def _args() -> Any:
+    import argparse
+
+    return argparse.Namespace(attach=[])
+
+
+async def own_first_frame(pi: Any) -> float:
+    """PideckApp starting 8 pis of its own: construct -> first frame."""
+    from app.pideck_app import PideckApp
+
+    started = time.perf_counter()
+    app = PideckApp(h.launch_config(pi), restore=[h.launch_config(pi) for _ in range(HELD - 1)])
+    async with app.run_test(size=h.SIZE, headless=True):
+        first = time.perf_counter() - started
+        await h.wait_until(lambda: app._session_ready and len(app.slots) == HELD, timeout=60, poll=0.005)
+    return first
+
+
+async def measure(runs: int = RUNS) -> dict[str, Any]:
+    from protocol.hold.ask import ask
+
+    runtime = tempfile.mkdtemp(prefix="pideck-bench-run-")
+    previous = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = runtime
+    env = dict(os.environ)
+    held: list[float] = []
+    own: list[float] = []
+    try:
+        async with h.real_pi() as pi:
+            for run in range(runs):
+                own.append(await flood(pi, False, f"own{run}"))
+                held.append(await flood(pi, True, f"held{run}"))
+            reference = await own_first_frame(pi)
+            attached = await attach(pi, env)
+            ask({"op": "stop", "all": True}, env, timeout=60)
+    finally:
+        if previous is None:
+            os.environ.pop("XDG_RUNTIME_DIR", None)
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = previous
+    return {"held": held, "own": own, "own_first_frame": reference, **attached}
+
+
+def run() -> list[Row]:
+    result = asyncio.run(measure())
+    own = h.median(result["own"]) * 1000
+    frame = result["own_first_frame"] * 1000
+    return [
+        Row(f"flood held: submit -> last token on screen (3,000 deltas, median of {RUNS})",
+            h.median(result["held"]) * 1000, "ms", "pi pideck's own child (--no-hold)", own),
+        Row(f"pideck attach, {HELD} held ({STREAMING} streaming): construct -> first frame",
+            result["first_frame"] * 1000, "ms", f"pideck starting {HELD} pis of its own: construct -> first frame", frame),
+        Row(f"pideck attach, {HELD} held: construct -> the shown session caught up", result["ready"] * 1000, "ms",
+            f"pideck starting {HELD} pis of its own: construct -> first frame", frame),
+        Row(f"holder CPU over {IDLE_FOR:g} s idle, {HELD} pis held", result["idle_cpu"] * 1000, "ms"),
+    ]
+
+
+if __name__ == "__main__":
+    from benchmarks.table import format_table
+
+    print(format_table(("hold", row) for row in run()))
