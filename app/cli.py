@@ -268,8 +268,9 @@ def main(argv: list[str] | None = None) -> int:
         # (after a hang-up too: --restore brings them back)
         written, cut = save_sessions(sessions, args, os.environ, restored)
         if code != HANGUP_EXIT and sys.stdout.isatty() and app.detached:
-            say(f"pideck: detached; {app.detached} pi{'s' * (app.detached > 1)} held go{'es' * (app.detached == 1)} on. "
-                "pideck attach shows them again, pideck ls lists them, pideck stop ends them", file=sys.stdout)
+            it = "them" if app.detached > 1 else "it"
+            say(f"pideck: detached; {app.detached} held pi{'s' * (app.detached > 1)} go{'es' * (app.detached == 1)} on. "
+                f"pideck attach shows {it} again, pideck ls lists {it}, pideck stop ends {it}", file=sys.stdout)
         elif code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
             from app.exit_output import print_exit_output
 
@@ -280,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
                 print_others(sessions, shown, args, sys.stdout)
                 if (line := drafts_left(sessions, written, cut)) is not None:
                     say(line, file=sys.stdout)
+                if kept := sum(slot.pi.kept for slot in app.slots):
+                    say(f"pideck: {kept} held pi{'s' * (kept > 1)} go{'es' * (kept == 1)} on: another window shows "
+                        f"{'them' if kept > 1 else 'it'} (pideck ls)", file=sys.stdout)
             except OSError:
                 pass  # it went away meanwhile
         elif in_browser:

@@ -673,8 +673,8 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         working = [slot.name for slot in self.slots if slot.pi.held and slot.pi.model.busy]
         if working:  # a run the holder would keep: say that a quit stops it, and how to keep it
             self.tell.warn(f"Press ctrl+c again to quit: it stops the run{'s' * (len(working) > 1)} still working "
-                           f"in {', '.join(working)}. Ctrl+\\ (or /detach) leaves {'them' if len(working) > 1 else 'it'} "
-                           "working: pideck attach brings them back", title="Quit", timeout=QUIT_WINDOW)
+                           f"in {', '.join(working)}. Ctrl+\\ (or /detach) leaves {(it := 'them' if len(working) > 1 else 'it')} "
+                           f"working: pideck attach brings {it} back", title="Quit", timeout=QUIT_WINDOW)
             return
         self.notify("Press ctrl+c again to quit", timeout=QUIT_WINDOW)
 

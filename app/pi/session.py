@@ -367,6 +367,11 @@ class PiSession:
         await self.recovery.restart()
 
     @property
+    def kept(self) -> bool:
+        """pi went on at this window's quit: another window shows it (protocol/hold/)."""
+        return isinstance(self.client, HeldClient) and self.client.kept
+
+    @property
     def held(self) -> bool:
         """pi is the holder's (protocol/hold/): it can go on without this window."""
         return isinstance(self.client, HeldClient) and self.client.running

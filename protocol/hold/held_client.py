@@ -124,6 +124,7 @@ class HeldChild:
         self.exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.returncode: int | None = None
         self.lost: str | None = None  # why the holder is gone, if it went
+        self.kept = False  # this window quit, and pi stays for another window that shows it
         self.on_answered: Any = None  # called with the id of a dialog another window answered
         self._reader = reader
         self._writer = writer
@@ -163,6 +164,9 @@ class HeldChild:
         if message.get("op") == "exited":
             code = message.get("code")
             self.returncode = code if isinstance(code, int) else -1
+            self.exited.set_result(None)
+        elif message.get("op") == "left":
+            self.kept = True
             self.exited.set_result(None)
         elif message.get("op") == "answered" and isinstance(message.get("id"), str) and self.on_answered:
             answered, on_answered = message["id"], self.on_answered
@@ -217,6 +221,11 @@ class HeldClient(RpcClient):
 
     def exit_error(self) -> str | None:
         return getattr(self.process, "lost", None)
+
+    @property
+    def kept(self) -> bool:
+        """This window quit, and pi goes on for another window that shows it."""
+        return bool(getattr(self.process, "kept", False))
 
     def detach(self) -> None:
         """Leave pi to the holder: no exit is reported for it."""

@@ -6,8 +6,9 @@ A connection's first frame is a control object naming what it wants:
 - `{"op": "attach", "number": N}`: the connection watches pi N from a cut (held_pi.py).
 - `{"op": "list"}`: the held pis, answered and closed.
 - `{"op": "stop", "number": N}` or `{"op": "stop", "all": true}`: those pis closed in order.
-A watching connection sends `i` frames (lines for pi) and controls `close_stdin`,
-`signal` and `detach`. Peers of another uid are refused; what a peer sends that is not a
+A watching connection sends `i` frames (lines for pi) and controls `close_stdin` (pi is
+closed; only the window leaves while another one watches, and is told `left`), `signal`
+and `detach`. Peers of another uid are refused; what a peer sends that is not a
 frame, or a frame of the wrong kind or size, ends that connection and nothing else.
 """
 
@@ -178,6 +179,10 @@ class Connection:
             self.send(frames.control(op="stopped", numbers=[pi.number for pi in chosen]))
             return False
         if self.pi is not None and op == "close_stdin":
+            others = [watcher for watcher in self.pi.watchers if watcher is not self.watcher]
+            if others:  # a window quits while another shows this pi: it leaves, pi stays
+                self.send(frames.control(op="left", windows=len(others)))
+                return False
             self.pi.close()
             return True
         if self.pi is not None and op == "signal" and isinstance(request.get("signal"), int):

@@ -382,3 +382,17 @@ def test_a_terminal_killed_mid_flood_leaves_the_run_to_pideck_attach(tmp_path: P
     stopped = pi.pideck("stop", "--all")
     assert stopped.stdout.strip() == "pideck: stopped 1", stopped
     assert "no pi is held" in pi.pideck("ls").stdout
+
+
+async def test_a_window_that_quits_leaves_pi_to_another_that_shows_it(pi_harness: PiHarness, windows: Any,
+                                                                     holder_env: dict[str, str]) -> None:
+    """A quit closes pi in order, but not from under another window: that one keeps it."""
+    a = await windows()
+    b = await windows(a.client.hello["number"])
+    await b.client.close()
+    assert b.client.kept
+    assert [pi["windows"] for pi in held(holder_env)] == [1]
+    await a.client.call(GetState())  # the other window's pi answers still
+    await a.client.close()
+    assert not a.client.kept
+    assert held(holder_env) == []
