@@ -9,7 +9,8 @@ A benchmark module is any module of this package (not starting with "_", not
 automatically. A module that fails to import or run is reported on stderr, the others
 still run, and the exit status is 1. Benchmarks print numbers; nothing asserts on time.
 They run with a state folder of their own (XDG_STATE_HOME), as the tests do: the user's
-saved desks, checkpoints and protocol log are never touched.
+saved desks, checkpoints and protocol log are never touched; and a holder folder of their
+own (XDG_RUNTIME_DIR): the user's held pis are never seen.
 """
 
 from __future__ import annotations
@@ -70,8 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     if options.names:
         failed = {name: error for name, error in failed.items() if name in options.names}
     selected = [name for name in options.names or list(modules) if name in modules]
-    with tempfile.TemporaryDirectory(prefix="pideck-bench-state-") as state:
+    with tempfile.TemporaryDirectory(prefix="pideck-bench-state-") as state, \
+            tempfile.TemporaryDirectory(prefix="pideck-bench-run-") as runtime:
         os.environ["XDG_STATE_HOME"] = state  # (the pidecks and pis they start inherit it)
+        os.environ["XDG_RUNTIME_DIR"] = runtime  # (a holder's folder: protocol/hold/place.py)
         return _run(modules, selected, failed, options.markdown)
 
 

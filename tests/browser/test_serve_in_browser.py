@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -245,3 +246,60 @@ def test_listening_beyond_this_machine_warns(tmp_path: Path) -> None:
         assert server.url.startswith(f"http://{socket.gethostname()}:")
     finally:
         server.stop()
+
+
+@pytest.mark.pi
+@pytest.mark.timeout(400)
+def test_a_page_attaches_to_a_run_a_terminal_started_and_answers_its_dialog(
+        browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal's `pideck --hold` streams a reply; `pideck serve --attach` shows the run in a
+    narrow page (a phone's width), which answers the extension's dialog: the terminal sees the
+    answer and its own dialog closes."""
+    from tests.pi_harness import PiHarness, TmuxPideck
+
+    from app.scripted_model.agent_dir import pi_model_args
+    from app.scripted_model.server import Reply
+    from protocol.hold.ask import ask
+
+    runtime = Path(tempfile.mkdtemp(prefix="pideck-test-run-"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    harness = PiHarness(tmp_path / "pi")
+    harness.model.queue(Reply(text=" ".join(f"far{n}" for n in range(1, 200)), chunk_chars=6, delay=0.03))
+
+    class Terminal:
+        dir = tmp_path
+
+        def kinds(self) -> list[str]:
+            return []
+
+    env = {key: value for key, value in harness.env.items() if key.startswith(("PI_", "PIDECK_"))} | {
+        "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_RUNTIME_DIR": str(runtime)}
+    args = ("--hold", "--pi", " ".join(harness.runtime.argv), "--", *pi_model_args(), "--no-session", "-e", str(EXTENSION))
+    server = None
+    try:
+        with TmuxPideck(Terminal(), args=args, cwd=tmp_path, env=env) as term:  # type: ignore[arg-type]
+            term.wait(lambda: "● ready" in term.screen(), "the terminal's pideck ready", timeout=60)
+            term.send("stream from the terminal")
+            term.wait(lambda: "far3 " in term.screen(), "the reply streaming in the terminal", timeout=30)
+            server = Served(tmp_path, "--attach")
+            context = browser.new_context(viewport={"width": 400, "height": 800})  # a phone's
+            screen = Screen(context.new_page())
+            screen.page.goto(server.url, timeout=60_000)
+            screen.wait_for("far150")  # the run the terminal started, as it streams
+            screen.wait_for("far199")
+            screen.page.click("#terminal")
+            term.wait(lambda: "● ready" in term.screen(), "the run over in the terminal", timeout=30)
+            term.send("/ui-dialogs")
+            screen.wait_for("Pick a colour")
+            term.wait(lambda: "Pick a colour" in term.screen(), "the dialog in the terminal too")
+            screen.page.keyboard.press("ArrowDown")
+            screen.page.keyboard.press("Enter")
+            screen.wait_for('select="green"')
+            term.wait(lambda: 'select="green"' in term.screen() and "Pick a colour" not in term.screen(),
+                      "the page's answer in the terminal, its dialog closed")
+            context.close()
+    finally:
+        if server is not None:
+            server.stop()
+        ask({"op": "stop", "all": True}, {"XDG_RUNTIME_DIR": str(runtime)})
+        harness.model.stop()

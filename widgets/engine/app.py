@@ -12,7 +12,9 @@ import os
 from typing import Any
 
 from rich.console import RenderableType
+from textual import events
 from textual.app import App, ReturnType
+from textual.geometry import Size
 from textual.notifications import Notification
 from textual.screen import Screen
 
@@ -61,6 +63,17 @@ class EngineApp(App[ReturnType]):
         if self.terminal_lines is not None:
             self.terminal_lines.forget()
 
+    def _on_resize(self, event: events.Resize) -> None:
+        """A web page's size that is not the one its driver heard last is put right before
+        Textual's handler sees it: the driver posts the size it starts at a step late, after
+        the page's own when pideck starts fast (a held pi: nothing to spawn), and the main
+        screen, told both, laid out for one, then the other, for ever, drawing nothing (both
+        modes: the page hangs either way)."""
+        latest = latest_page_size(getattr(self, "_driver", None), event)
+        if latest is not event:
+            event.prevent_default()  # (Textual's App._on_resize is not called with it)
+            self.post_message(latest)
+
     def can_move_rows(self, screen: Screen[Any], scroll: Scroll) -> bool:
         """Whether `screen`'s next update may have the terminal move rows itself: the engine
         runs, it is the screen shown, alone, and drew what the terminal shows."""
@@ -90,3 +103,14 @@ class EngineApp(App[ReturnType]):
                 if isinstance(compositor, RowsCompositor):
                     compositor.drawn(False)
             super()._display(screen, renderable)
+
+
+def latest_page_size(driver: object, event: events.Resize) -> events.Resize:
+    """`event`, or one of the size a web driver last heard from its page where that differs."""
+    if type(driver).__name__ != "WebDriver":
+        return event
+    size = getattr(driver, "_size", None)
+    if not (isinstance(size, tuple) and len(size) == 2 and all(isinstance(n, int) and n > 0 for n in size)):
+        return event
+    latest = Size(*size)
+    return event if latest == event.size else events.Resize(latest, latest)
