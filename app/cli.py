@@ -224,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         restored = restoring(args, os.environ)
         config = build_launch(args)
-        held = attached_launches(config, args) if config.hold and restored is None else []
+        bring_back = attach is not None or (not args.pi_args and args.cwd is None)
+        held = attached_launches(config, args) if config.hold and restored is None and bring_back else []
         if held:
             config = held[0]
     except NothingToRestore as exc:

@@ -57,9 +57,8 @@ def pideck_command(args: argparse.Namespace) -> list[str]:
         own += ["--cwd", str(Path(args.cwd).expanduser().resolve())]
     if getattr(args, "record", None) is not None:  # each page records to a file of its own (FILE-2, ...)
         own += ["--record", str(Path(args.record).expanduser().resolve())]
-    if getattr(args, "hold", None) is not None:
-        own.append("--hold" if args.hold else "--no-hold")
-    attach = ["attach"] if getattr(args, "attach", False) else []  # every pi held, a terminal's too (app/hold_cli.py)
+    attach = ["attach"] if getattr(args, "attach", False) else []
+    own.append("--hold" if getattr(args, "hold", None) or attach else "--no-hold")  # (a closed page: its pi ends)  # every pi held, a terminal's too (app/hold_cli.py)
     return [sys.executable, "-P", "-m", "app", *attach, *own, "--", *args.pi_args]
 
 

@@ -64,7 +64,14 @@ def start_pi(config: LaunchConfig) -> tuple[asyncio.Runner, RpcClient]:
     while the caller imports the UI. The app's `client.start()` reads it, in the app's
     context; if pi could not be spawned, it tries again and says why."""
     spawned: subprocess.Popen[bytes] | None = None
-    if not config.hold:  # (a held pi is the holder's to spawn, once the loop runs)
+    early = None
+    if config.hold and config.attach is None:  # the holder spawns it, asked now
+        from app.pi.launch import window_note
+        from protocol.hold.early import ask_early, spawn_request
+
+        early = ask_early(spawn_request(run_argv(config), config.env, str(config.cwd), window_note(config),
+                                        hold_idle(config.env)), config.env)
+    elif not config.hold:
         with contextlib.suppress(OSError, ValueError):
             spawned = spawn(run_argv(config), config.env, config.cwd)
     import asyncio
@@ -73,6 +80,8 @@ def start_pi(config: LaunchConfig) -> tuple[asyncio.Runner, RpcClient]:
     client = pi_client(config)
     if spawned is not None:
         client.adopt(spawned)
+    if early is not None:
+        client.adopt_socket(early)  # type: ignore[attr-defined]
     return runner, client
 
 

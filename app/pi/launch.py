@@ -170,11 +170,12 @@ def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> 
 
 
 def holding(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
-    """Whether pi is to be held: `--hold` or `--no-hold`, else `PIDECK_HOLD` (1/on/yes)."""
+    """Whether pi is to be held: `--hold` or `--no-hold`, else `PIDECK_HOLD` (0, off, no or
+    false: not held), else held."""
     chosen = getattr(args, "hold", None)
     if chosen is not None:
         return bool(chosen)
-    return env.get("PIDECK_HOLD", "").strip().lower() in ("1", "on", "yes", "true")
+    return env.get("PIDECK_HOLD", "").strip().lower() not in ("0", "off", "no", "false")
 
 
 def held_launch(base: LaunchConfig, number: int, cwd: str, window: Mapping[str, Any]) -> LaunchConfig:

@@ -13,13 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from protocol.hold import frames
+from protocol.hold.early import WAIT as HOLDER_START
+from protocol.hold.early import spawn_request, start_holder
 from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir
 from protocol.wire.client import RpcClient
 from protocol.wire.codec import decode
@@ -27,7 +26,6 @@ from protocol.wire.extension_ui import DialogAnswered
 from protocol.wire.responses import MessageList, Response
 
 QUEUED_FRAMES = 256  # frames of pi's stdout read ahead of the client: beyond, the socket waits
-HOLDER_START = 10.0  # seconds a holder may take to start listening
 HOLDER_GONE = "pideck's holder went away (killed?): pi's runs it held are lost; `pideck --restore` resumes the sessions from pi's files"
 
 
@@ -204,6 +202,11 @@ class HeldClient(RpcClient):
         self.snapshot: Snapshot | None = None  # an attach's start, once start() returned
         self.hello: dict[str, Any] = {}
         self._prefix = "pideck-"
+        self._early: Any = None  # a connection whose request was written before the loop ran (early.py)
+
+    def adopt_socket(self, sock: Any) -> None:
+        """`sock` (protocol.hold.early.ask_early's) carries this client's request already."""
+        self._early = sock
 
     async def start(self) -> None:
         if self.process is None and self.exited is None:
@@ -215,6 +218,13 @@ class HeldClient(RpcClient):
                 self._finish(ChildExited(returncode=None, stderr_tail="", error=str(exc)))
                 return
         await super().start()
+
+    def holder_request(self) -> dict[str, Any]:
+        """What this client asks of the holder: the spawn of its pi, or an attach."""
+        if self.number is not None:
+            return {"op": "attach", "number": self.number}
+        return spawn_request(self.argv, self.env or os.environ, os.fspath(self.cwd or os.getcwd()), self.window,
+                             self.idle_close)
 
     def next_id(self) -> str:
         return f"{self._prefix}{next(self._ids)}"
@@ -235,15 +245,12 @@ class HeldClient(RpcClient):
             process.detach()
 
     async def _open(self) -> HeldChild:
-        reader, writer = await connect_holder(self.holder_env)
-        if self.number is None:
-            request: dict[str, Any] = {"op": "spawn", "argv": self.argv, "env": dict(self.env or os.environ),
-                                       "cwd": os.fspath(self.cwd or os.getcwd()), "window": self.window}
-            if self.idle_close is not None:
-                request["idle_close"] = self.idle_close
+        early, self._early = self._early, None
+        if early is not None:
+            reader, writer = await asyncio.open_unix_connection(sock=early, limit=1 << 20)
         else:
-            request = {"op": "attach", "number": self.number}
-        writer.write(frames.control(**request))
+            reader, writer = await connect_holder(self.holder_env)
+            writer.write(frames.control(**self.holder_request()))
         framer = frames.FrameReader(frames.FROM_HOLDER, frames.MAX_FROM_HOLDER)
         pending: list[tuple[bytes, bytes]] = []
         hello = await _next_control(reader, framer, pending)
@@ -306,7 +313,10 @@ async def connect_holder(env: Mapping[str, str]) -> tuple[asyncio.StreamReader, 
     path = os.fspath(folder / SOCKET_NAME)
     with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
         return await asyncio.open_unix_connection(path, limit=1 << 20)
-    await asyncio.to_thread(start_holder, folder, env)
+    try:
+        await asyncio.to_thread(start_holder, folder, env)
+    except OSError as exc:
+        raise HoldError(f"cannot start the holder: {exc}") from None
     loop = asyncio.get_running_loop()
     deadline = loop.time() + HOLDER_START
     while True:
@@ -320,14 +330,3 @@ async def connect_holder(env: Mapping[str, str]) -> tuple[asyncio.StreamReader, 
         await asyncio.sleep(0.05)  # (another window's holder, between its lock and its bind)
 
 
-def start_holder(folder: Path, env: Mapping[str, str]) -> None:
-    """Start a holder for `folder` and wait until it listens (or found another one)."""
-    root = str(Path(__file__).resolve().parents[2])
-    holder_env = dict(env)
-    holder_env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, holder_env.get("PYTHONPATH", "")]))
-    try:
-        subprocess.run([sys.executable, "-m", "protocol.hold", os.fspath(folder)], env=holder_env, cwd="/",
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       timeout=HOLDER_START, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise HoldError(f"cannot start the holder: {exc}") from None

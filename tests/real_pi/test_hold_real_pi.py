@@ -337,7 +337,7 @@ async def test_a_held_pi_nobody_watches_or_uses_is_closed_after_its_idle_time(pi
 
 
 class TerminalPi:
-    """pideck over the harness's real pi in `folder`, holding it, for TmuxPideck."""
+    """pideck over the harness's real pi in `folder`, as a user starts it (held), for TmuxPideck."""
 
     def __init__(self, harness: PiHarness, folder: Path, holder_env: dict[str, str]) -> None:
         self.dir = folder
@@ -345,11 +345,13 @@ class TerminalPi:
         self.holder_env = holder_env
 
     def args(self) -> tuple[str, ...]:
-        return ("--hold", "--pi", shlex.join(self.harness.runtime.argv), "--", *pi_model_args(), "--no-session")
+        return ("--pi", shlex.join(self.harness.runtime.argv), "--", *pi_model_args(), "--no-session")
 
     def env(self) -> dict[str, str]:
+        """pideck's as a user's: PIDECK_HOLD unset (held by default), its own folders."""
         return {key: value for key, value in self.harness.env.items() if key.startswith(("PI_", "PIDECK_"))} | {
-            "XDG_STATE_HOME": str(self.dir / "state"), "XDG_RUNTIME_DIR": self.holder_env["XDG_RUNTIME_DIR"]}
+            "XDG_STATE_HOME": str(self.dir / "state"), "XDG_RUNTIME_DIR": self.holder_env["XDG_RUNTIME_DIR"],
+            "PIDECK_HOLD": ""}
 
     def kinds(self) -> list[str]:
         return []

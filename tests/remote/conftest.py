@@ -165,7 +165,7 @@ def remote_pi(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PiHarness]:
 def pi_env(harness: PiHarness) -> list[str]:
     """`env` words that point a pi started over ssh (which passes no environment) at the harness,
     and pideck at the test's own state folder (tests/conftest.py)."""
-    return ["env", f"PI_CODING_AGENT_DIR={harness.agent_dir}", "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1",
+    return ["env", f"PI_CODING_AGENT_DIR={harness.agent_dir}", "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PIDECK_HOLD=0",
             f"XDG_STATE_HOME={os.environ['XDG_STATE_HOME']}"]
 
 

@@ -179,3 +179,15 @@ async def test_a_holder_folder_open_to_others_is_said_as_pi_not_starting(tmp_pat
     await client.start()
     assert client.exited is not None and client.exited.error is not None
     assert "open to other users" in client.exited.error
+
+
+@pytest.mark.parametrize("flags, setting, held", [
+    ([], None, True), ([], "", True), ([], "0", False), ([], "off", False), ([], "1", True),
+    (["--no-hold"], "1", False), (["--hold"], "0", True),
+])
+def test_pi_is_held_unless_said_otherwise(flags: list[str], setting: str | None, held: bool) -> None:
+    from app.cli import parse_args
+    from app.pi.launch import holding
+
+    env = {} if setting is None else {"PIDECK_HOLD": setting}
+    assert holding(parse_args(flags), env) is held

@@ -44,3 +44,11 @@ def test_max_pages_is_a_whole_number_from_1(capsys: pytest.CaptureFixture[str]) 
         assert "--max-pages: must be a whole number from 1 to 1000" in err and "see pideck serve --help" in err
     with pytest.raises(SystemExit):
         parse_args(["--max-pages", "2"])  # pideck's own command line has no pages
+
+
+def test_a_page_holds_pi_only_when_asked() -> None:
+    """A closed page ends its pi unless the server was told to hold (`--hold`, `--attach`)."""
+    plain, held, attach = (pideck_command(parse_args(["serve", *flags])) for flags in ([], ["--hold"], ["--attach"]))
+    assert "--no-hold" in plain and "--hold" not in plain
+    assert "--hold" in held and "attach" not in held
+    assert attach[4] == "attach" and "--hold" in attach

@@ -1,0 +1,83 @@
+"""A held pi asked for before pideck imports asyncio and its UI, as a pi of its own is
+spawned then (app/pi/early_start.py): the holder starts pi while the UI is imported.
+
+Blocking, and only what `socket` and `subprocess` need: the connection (the holder started
+if none listens) and the spawn request written; the window's client reads the holder's
+answer on it once the loop runs (held_client.py). Any failure gives None: the client then
+tries again in the loop, and says why if it still cannot.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from protocol.hold import frames
+from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir
+
+WAIT = 10.0  # seconds a holder just started may take to listen
+
+
+def spawn_request(argv: list[str], env: Mapping[str, str], cwd: str, window: dict[str, Any],
+                  idle_close: float | None) -> dict[str, Any]:
+    """The control object that has the holder start pi."""
+    request: dict[str, Any] = {"op": "spawn", "argv": argv, "env": dict(env), "cwd": cwd, "window": window}
+    if idle_close is not None:
+        request["idle_close"] = idle_close
+    return request
+
+
+def ask_early(request: dict[str, Any], env: Mapping[str, str]) -> socket.socket | None:
+    """A connection to the holder with `request` written on it; None where that fails."""
+    try:
+        folder = hold_dir(env)
+    except UnsafePlace:
+        return None
+    path = os.fspath(folder / SOCKET_NAME)
+    sock = _connect(path)
+    if sock is None:
+        try:
+            start_holder(folder, env)
+        except OSError:
+            return None
+        deadline = time.monotonic() + WAIT
+        while (sock := _connect(path)) is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # (another window's holder, between its lock and its bind)
+    if sock is None:
+        return None
+    try:
+        sock.sendall(frames.control(**request))
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+def start_holder(folder: Path, env: Mapping[str, str]) -> None:
+    """Start a holder for `folder` and wait until it listens (or found another one); OSError
+    (a TimeoutExpired among them) when it cannot be started."""
+    root = str(Path(__file__).resolve().parents[2])
+    holder_env = dict(env)
+    holder_env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, holder_env.get("PYTHONPATH", "")]))
+    try:
+        subprocess.run([sys.executable, "-m", "protocol.hold", os.fspath(folder)], env=holder_env, cwd="/",
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=WAIT, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise OSError(f"it did not start within {WAIT:g} s") from exc
+
+
+def _connect(path: str) -> socket.socket | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except OSError:
+        sock.close()
+        return None
+    return sock
