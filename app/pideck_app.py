@@ -352,6 +352,10 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             self.tell.say(note, title="Engine")
         for note in self._notes:
             self.tell.warn(note, title="--restore")
+        if attached := sum(config.attach is not None for config in (self.config, *self._restore)):
+            they, them = ("they", "them") if attached > 1 else ("it", "it")
+            self.tell.say(f"{attached} held pi{'s' * (attached > 1)} brought back as {they} went on without a window "
+                          f"(pideck ls lists {them}; /open starts another)", title="Attached")
         self.show_terminal_cursor()
         self.set_interval(0.25, self._tick)
         self.app_resume_signal.subscribe(self, self._resumed)

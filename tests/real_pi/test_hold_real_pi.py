@@ -26,6 +26,7 @@ from tests.pi_harness import (
     UI_EVERYTHING,
     PiHarness,
     TmuxPideck,
+    notes,
     send,
     started,
     transcript_text,
@@ -317,6 +318,7 @@ async def test_pideck_attached_after_a_hang_up_shows_the_flood_as_an_unbroken_ru
         await wait_until(pilot, lambda: attached._session_ready and "word2999" in transcript_text(attached)
                          and not attached.session.running, timeout=60, what="the flood, attached")
         assert _masked(transcript_text(attached)) == want
+        assert "1 held pi brought back as it went on without a window" in " ".join(notes(attached))
         attached.exit()
     assert held(holder_env) == [], "a quit stops the held pi"
 
