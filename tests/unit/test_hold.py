@@ -19,7 +19,8 @@ from app.hold_cli import attach_args, line, stop_main
 from app.terminal.say import say
 from protocol.hold import frames
 from protocol.hold.ask import ask
-from protocol.hold.held_client import Chunks, start_holder
+from protocol.hold.early import start_holder
+from protocol.hold.held_client import Chunks
 from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir
 
 
@@ -191,3 +192,43 @@ def test_pi_is_held_unless_said_otherwise(flags: list[str], setting: str | None,
 
     env = {} if setting is None else {"PIDECK_HOLD": setting}
     assert holding(parse_args(flags), env) is held
+
+
+def test_a_holder_started_while_the_last_one_leaves_waits_for_its_lock() -> None:
+    """The last holder has taken its socket away but not yet let its lock go (its process
+    ends): a holder started then waits for the lock and listens, where it left at once and
+    the window waited for a socket nobody would make."""
+    import fcntl
+    import threading
+
+    from protocol.hold.place import LOCK_NAME
+
+    runtime = Path(tempfile.mkdtemp(prefix="pideck-test-run-"))
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    folder = hold_dir(env)
+    leaving = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(leaving, fcntl.LOCK_EX)
+    started = threading.Thread(target=start_holder, args=(folder, env))
+    started.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not _holds_open(folder / LOCK_NAME, str(folder)):  # the new one has its lock file open
+            assert time.monotonic() < deadline, "the new holder never opened its lock"
+            time.sleep(0.01)
+        os.close(leaving)  # the last holder's process ends
+        started.join(30)
+        assert (ask({"op": "list"}, env) or {}).get("pis") == [], "a holder listens"
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _holds_open(path: Path, marker: str) -> bool:
+    """Some process started with `marker` on its command line has `path` open."""
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes() and any(
+                    os.readlink(fd) == str(path) for fd in (entry / "fd").iterdir()):
+                return True
+        except OSError:
+            continue
+    return False
