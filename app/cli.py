@@ -170,7 +170,7 @@ def not_a_terminal() -> str | None:
     return None
 
 
-def attached_launches(config: LaunchConfig, args: argparse.Namespace) -> list[LaunchConfig]:
+def attached_launches(config: LaunchConfig, args: argparse.Namespace) -> list[tuple[LaunchConfig, str]]:
     """The held pis this window attaches to (app/hold_cli.py), over `config`."""
     from app.hold_cli import attach_launches
 
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         bring_back = attach is not None or (not args.pi_args and args.cwd is None)
         held = attached_launches(config, args) if config.hold and restored is None and bring_back else []
         if held:
-            config = held[0]
+            config = held[0][0]
     except NothingToRestore as exc:
         say(f"pideck: {exc}")
         return 1
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
 
     config = with_checkpoints(config)
     runner, client = start_pi(config)  # pi boots while the UI is imported
-    others = other_launches(config, restored) + [(launch, "") for launch in held[1:]]
+    others = other_launches(config, restored) + held[1:]
     from app.terminal.signals import exit_signals, release_interrupt_key
 
     with exit_signals(restore=argv is not None) as signals:  # None: run as the command, which ends here
@@ -259,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
             answers = query_terminal_colors(fd) if (fd := stdin_fd()) is not None else None
             app = app_class(config, client=client, terminal_colors=answers[:2] if answers else (None, None),
                             type_ahead=answers.typed if answers else b"", restore=[launch for launch, _ in others],
-                            drafts=[restored.opened[0].draft if restored else "", *(draft for _, draft in others)],
+                            drafts=[restored.opened[0].draft if restored else held[0][1] if held else "",
+                                    *(draft for _, draft in others)],
                             notes=restored.notes if restored else [])
             code = app.run_app(signals, runner)
         finally:

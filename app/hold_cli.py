@@ -94,13 +94,15 @@ def attach_args(argv: list[str]) -> tuple[list[int], list[str]]:
     return numbers, argv
 
 
-def attach_launches(base: LaunchConfig, args: argparse.Namespace, env: Mapping[str, str]) -> list[LaunchConfig]:
+def attach_launches(base: LaunchConfig, args: argparse.Namespace,
+                    env: Mapping[str, str]) -> list[tuple[LaunchConfig, str]]:
     """The launches of the held pis this window attaches to: those `args.attach` names, or
     all of them for `pideck attach`; for a plain `pideck` that holds, those no window
-    watches (none: it starts a pi of its own). LaunchError says why none can be."""
+    watches (none: it starts a pi of its own); each with the draft the last window left.
+    LaunchError says why none can be."""
     asked: list[int] | None = getattr(args, "attach", None)
     try:
-        pis = held(env)
+        pis = held(env, drafts=True)
     except (OSError, BadFrame, UnsafePlace) as exc:
         raise LaunchError(f"the holder did not answer: {exc}") from None
     live = [pi for pi in pis if pi.get("state") != "exited" and isinstance(pi.get("number"), int)]
@@ -116,5 +118,5 @@ def attach_launches(base: LaunchConfig, args: argparse.Namespace, env: Mapping[s
         chosen = live
         if not chosen:
             raise LaunchError("no pi is held (pideck --hold starts one that outlives its window)")
-    return [held_launch(base, pi["number"], str(pi.get("cwd")), window if isinstance(window := pi.get("window"), dict) else {})
-            for pi in chosen]
+    return [(held_launch(base, pi["number"], str(pi.get("cwd")), window if isinstance(window := pi.get("window"), dict) else {}),
+             draft if isinstance(draft := pi.get("draft"), str) else "") for pi in chosen]

@@ -149,7 +149,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         self._last_ctrl_c = 0.0
         self._eight_bit_alt_said = False  # the toast on xterm's Alt+digit characters (said once)
         self._leaving = False  # exit() was called: what pi sends now is dropped
-        self.detached = 0  # held pis left to the holder at the exit (/detach, a hang-up)
+        self.left_held: list[SessionSlot] = []  # sessions whose pi the holder keeps at the exit (/detach, a hang-up)
         self._exit_signals: ExitSignals | None = None
         self.read_keybindings()  # (before the first screen: it reads the keymap as it mounts)
         self.current = self._new_slot(config, client)
@@ -452,22 +452,28 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
     def _hang_up(self) -> None:
         """The terminal is gone: a held pi goes on in the holder, any other is closed in order
         (on unmount), and pideck exits."""
-        self.detached = sum(slot.pi.held for slot in self.slots)
+        if not self.leaving:
+            self.left_held = [slot for slot in self.slots if slot.pi.held]
         self.exit(HANGUP_EXIT)
 
     def detach(self) -> bool:
         """/detach, Ctrl+\\: the held pis go on in the holder and the window quits (a pi not
         held is closed as on a quit); False, and nothing done, when none is held."""
-        held = sum(slot.pi.held for slot in self.slots)
+        held = [slot for slot in self.slots if slot.pi.held]
         if not held or self.leaving:
             return False
-        self.detached = held
+        self.left_held = held
         self.exit(0)
         return True
 
+    @property
+    def detached(self) -> int:
+        """How many pis the holder keeps at this window's exit."""
+        return len(self.left_held)
+
     def action_detach(self) -> None:
         if not self.detach():
-            self.tell.warn("pi runs in this window, not held (pideck --hold, or PIDECK_HOLD=1, holds it): "
+            self.tell.warn("pi runs in this window, not held (started with --no-hold or PIDECK_HOLD=0, or --demo): "
                            "it would end with the window, so there is nothing to detach", title="Detach")
 
     def _signalled(self, signum: int) -> None:
@@ -598,9 +604,12 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
 
     def sessions_at_exit(self) -> list[tuple[str, LaunchConfig, SessionState | None, bool, str]]:
         """Every session open and closed: its name, launch, pi's last state, whether it is the
-        one pideck was started with, and the draft left in its prompt (none for one closed)."""
+        one pideck was started with, and the draft left in its prompt (none for one closed).
+        Not those whose pi goes on held (`pideck attach` brings them back): a desk restored
+        would start a second pi on the same session file."""
         return [(slot.name, slot.config, slot.pi.model.state, slot.config is self.config,
-                 "" if slot in self.closed else self._draft(slot)) for slot in [*self.slots, *self.closed]]
+                 "" if slot in self.closed else self._draft(slot)) for slot in [*self.slots, *self.closed]
+                if slot not in self.left_held and not slot.pi.kept]
 
     def _draft(self, slot: SessionSlot) -> str:
         editor = self._editors.get(slot)
@@ -695,5 +704,5 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         self.progress.clear()
         self._gc.close()
         # every pi closed in order (held ones left to the holder on a detach or a hang-up)
-        await asyncio.gather(*(slot.pi.close(detach=bool(self.detached)) for slot in self.slots))
+        await asyncio.gather(*(slot.pi.close(detach=bool(self.detached), draft=self._draft(slot)) for slot in self.slots))
 

@@ -86,7 +86,7 @@ async def attach(pi: Any, env: dict[str, str]) -> dict[str, float]:
     for client in streaming:
         client.detach()
     base = h.launch_config(pi)
-    launches = attach_launches(replace(base, hold=True), _args(), env)
+    launches = [launch for launch, _ in attach_launches(replace(base, hold=True), _args(), env)]
     started = time.perf_counter()
     app = PideckApp(launches[0], restore=launches[1:])
     async with app.run_test(size=h.SIZE, headless=True):

@@ -70,7 +70,7 @@ async def close_command(ctx: CommandContext, args: str) -> None:
 
 async def detach_command(ctx: CommandContext, args: str) -> None:
     if not ctx.ui.detach():
-        ctx.fail("pi runs in this window, not held (pideck --hold, or PIDECK_HOLD=1, holds it): "
+        ctx.fail("pi runs in this window, not held (started with --no-hold or PIDECK_HOLD=0, or --demo): "
                  "it would end with the window, so there is nothing to detach", title="/detach")
 
 

@@ -376,10 +376,11 @@ class PiSession:
         """pi is the holder's (protocol/hold/): it can go on without this window."""
         return isinstance(self.client, HeldClient) and self.client.running
 
-    async def close(self, detach: bool = False) -> None:
-        """End pi in order; with `detach`, a held pi is left to the holder instead."""
+    async def close(self, detach: bool = False, draft: str = "") -> None:
+        """End pi in order; with `detach`, a held pi is left to the holder instead, with
+        `draft` for the window that attaches next."""
         if detach and isinstance(self.client, HeldClient):
-            self.client.detach()
+            self.client.detach(draft)
             return
         await self.client.close()
 

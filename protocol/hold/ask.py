@@ -36,8 +36,9 @@ def ask(request: dict[str, Any], env: Mapping[str, str] | None = None, timeout: 
                     return frames.read_control(payload)
 
 
-def held(env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """The held pis, as the holder lists them ([] with no holder)."""
-    answer = ask({"op": "list"}, env, timeout=10.0)
+def held(env: Mapping[str, str] | None = None, drafts: bool = False) -> list[dict[str, Any]]:
+    """The held pis, as the holder lists them ([] with no holder); with `drafts`, each with
+    the draft its last window left."""
+    answer = ask({"op": "list", "drafts": drafts}, env, timeout=10.0)
     pis = answer.get("pis") if answer is not None else None
     return [pi for pi in pis if isinstance(pi, dict)] if isinstance(pis, list) else []

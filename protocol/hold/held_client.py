@@ -180,11 +180,12 @@ class HeldChild:
     def close_pipes(self) -> None:
         self._writer.close()
 
-    def detach(self) -> None:
-        """Stop watching; pi goes on in the holder."""
+    def detach(self, draft: str = "") -> None:
+        """Stop watching, leaving `draft` (what was typed and not sent) to the next window;
+        pi goes on in the holder."""
         self._detached = True
         if not self._writer.is_closing():
-            self._writer.write(frames.control(op="detach"))
+            self._writer.write(frames.control(op="detach", draft=draft))
         self._writer.close()
 
 
@@ -237,12 +238,12 @@ class HeldClient(RpcClient):
         """This window quit, and pi goes on for another window that shows it."""
         return bool(getattr(self.process, "kept", False))
 
-    def detach(self) -> None:
-        """Leave pi to the holder: no exit is reported for it."""
+    def detach(self, draft: str = "") -> None:
+        """Leave pi to the holder (and `draft` to the next window): no exit is reported for it."""
         process = self.process
         if isinstance(process, HeldChild):
             self._listeners.clear()
-            process.detach()
+            process.detach(draft)
 
     async def _open(self) -> HeldChild:
         early, self._early = self._early, None

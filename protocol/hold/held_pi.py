@@ -36,6 +36,7 @@ STDERR_KEPT = 256 << 10  # bytes of pi's stderr a window attaching gets
 BEHIND_LIMIT = 64 << 20  # bytes a window may leave unread before it is let go
 FRAME_LINES = 4 << 20  # bytes of pi's lines put in one frame at most (beyond, a line of its own)
 DIALOGS = frozenset({"select", "confirm", "input", "editor"})
+MOST_DRAFT = 1 << 20  # characters of a window's unsent text kept for the next one (as a desk keeps them)
 MOST_KEPT = 256  # open dialogs, and statuses and widgets, kept for windows attaching (the oldest go)
 KEPT_UI = {"setStatus": "statusKey", "setWidget": "widgetKey", "setTitle": ""}
 SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGKILL})
@@ -144,6 +145,7 @@ class HeldPi:
         self.run_message_ends = 0
         self.dialogs: dict[str, OpenDialog] = {}
         self.kept_ui: dict[tuple[str, str], bytes] = {}
+        self.draft = ""  # what the last window to leave had typed and not sent (`pideck attach` puts it back)
         self.stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._cuts: dict[str, list[Watcher]] = {}
@@ -175,10 +177,12 @@ class HeldPi:
             return "working"
         return "done" if self.unseen_end else "idle"
 
-    def summary(self) -> dict[str, Any]:
-        return {"number": self.number, "pid": self.pid, "cwd": self.cwd, "state": self.state,
-                "windows": len(self.watchers), "last_activity": self.last_activity,
-                "started_at": self.started_at, "window": self.window}
+    def summary(self, drafts: bool = False) -> dict[str, Any]:
+        """What `pideck ls` shows of it; with `drafts`, the draft the last window left too."""
+        summary = {"number": self.number, "pid": self.pid, "cwd": self.cwd, "state": self.state,
+                   "windows": len(self.watchers), "last_activity": self.last_activity,
+                   "started_at": self.started_at, "window": self.window}
+        return {**summary, "draft": self.draft} if drafts else summary
 
     def idle_since(self) -> float | None:
         """Since when it has had no run and nobody watching (None: it has)."""

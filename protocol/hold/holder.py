@@ -8,7 +8,7 @@ A connection's first frame is a control object naming what it wants:
 - `{"op": "stop", "number": N}` or `{"op": "stop", "all": true}`: those pis closed in order.
 A watching connection sends `i` frames (lines for pi) and controls `close_stdin` (pi is
 closed; only the window leaves while another one watches, and is told `left`), `signal`
-and `detach`. Peers of another uid are refused; what a peer sends that is not a
+and `detach` (with the draft the window leaves, which `list` gives with `drafts`). Peers of another uid are refused; what a peer sends that is not a
 frame, or a frame of the wrong kind or size, ends that connection and nothing else.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.hold import frames
-from protocol.hold.held_pi import HeldPi, Watcher
+from protocol.hold.held_pi import MOST_DRAFT, HeldPi, Watcher
 from protocol.hold.place import peer_uid
 
 LINGER = 10.0  # seconds the holder stays with no pi and no window
@@ -170,7 +170,9 @@ class Connection:
             pi.attach(self.watcher)  # type: ignore[arg-type]
             return True
         if op == "list":
-            self.send(frames.control(op="list", protocol=frames.PROTOCOL, holder=os.getpid(), pis=[pi.summary() for pi in holder.pis.values()]))
+            drafts = request.get("drafts") is True
+            self.send(frames.control(op="list", protocol=frames.PROTOCOL, holder=os.getpid(),
+                                     pis=[pi.summary(drafts) for pi in holder.pis.values()]))
             return False
         if op == "stop":
             chosen = list(holder.pis.values()) if request.get("all") is True else [
@@ -188,7 +190,9 @@ class Connection:
         if self.pi is not None and op == "signal" and isinstance(request.get("signal"), int):
             self.pi.signal(request["signal"])
             return True
-        if op == "detach":
+        if op == "detach":  # (with what the window had typed and not sent, for the next one)
+            if self.pi is not None and isinstance(draft := request.get("draft"), str):
+                self.pi.draft = draft[:MOST_DRAFT]
             return False
         raise frames.BadFrame(f"a control frame holder cannot take here: {str(op)[:40]!r}")
 

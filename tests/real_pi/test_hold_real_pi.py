@@ -366,8 +366,8 @@ class TerminalPi:
 def test_a_terminal_killed_mid_flood_leaves_the_run_to_pideck_attach(tmp_path: Path, pi_harness: PiHarness,
                                                                     holder_env: dict[str, str]) -> None:
     """The terminal pideck runs in is killed (its hang-up) while a 3,000-delta reply streams:
-    `pideck ls` lists the run, `pideck attach` in another terminal shows it to its end, and
-    `pideck stop --all` ends it."""
+    `pideck ls` lists the run, `pideck attach` in another terminal shows it to its end with
+    the text left unsent in the prompt, and `pideck stop --all` ends it."""
     pi_harness.reset_model()
     pi_harness.model.queue(Reply(deltas=long_stream(3000).deltas, delay=0.001))
     pi = TerminalPi(pi_harness, tmp_path, holder_env)
@@ -375,6 +375,8 @@ def test_a_terminal_killed_mid_flood_leaves_the_run_to_pideck_attach(tmp_path: P
         term.wait(lambda: "● ready" in term.screen(), "ready on the status line", timeout=60)
         term.send("flood")
         term.wait(lambda: "word5" in term.screen(), "the flood on the screen", timeout=30)
+        term.keys("-l", "typed, not sent")
+        term.wait(lambda: "typed, not sent" in term.screen(), "the draft in the prompt")
     deadline = time.monotonic() + 30
     while "no window" not in (listed := pi.pideck("ls")).stdout:  # (once pideck has read its hang-up)
         assert listed.returncode == 0 and time.monotonic() < deadline, listed
@@ -382,6 +384,7 @@ def test_a_terminal_killed_mid_flood_leaves_the_run_to_pideck_attach(tmp_path: P
     assert re.search(r"^  1  (working|done) +\S+ +no window", listed.stdout, re.M), listed.stdout
     with TmuxPideck(pi, args=("attach",), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
         term.wait(lambda: "word2999" in term.screen() and "● ready" in term.screen(), "the flood's end", timeout=60)
+        term.wait(lambda: "typed, not sent" in term.screen(), "the draft the killed terminal left, in the prompt")
         assert "1 window" in pi.pideck("ls").stdout
     stopped = pi.pideck("stop", "--all")
     assert stopped.stdout.strip() == "pideck: stopped 1", stopped
