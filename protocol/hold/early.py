@@ -27,7 +27,8 @@ WAIT = 10.0  # seconds a holder just started may take to listen
 def spawn_request(argv: list[str], env: Mapping[str, str], cwd: str, window: dict[str, Any],
                   idle_close: float | None) -> dict[str, Any]:
     """The control object that has the holder start pi."""
-    request: dict[str, Any] = {"op": "spawn", "argv": argv, "env": dict(env), "cwd": cwd, "window": window}
+    request: dict[str, Any] = {"op": "spawn", "protocol": frames.PROTOCOL, "argv": argv, "env": dict(env), "cwd": cwd,
+                               "window": window}
     if idle_close is not None:
         request["idle_close"] = idle_close
     return request

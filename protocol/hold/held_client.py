@@ -223,7 +223,7 @@ class HeldClient(RpcClient):
     def holder_request(self) -> dict[str, Any]:
         """What this client asks of the holder: the spawn of its pi, or an attach."""
         if self.number is not None:
-            return {"op": "attach", "number": self.number}
+            return {"op": "attach", "protocol": frames.PROTOCOL, "number": self.number}
         return spawn_request(self.argv, self.env or os.environ, os.fspath(self.cwd or os.getcwd()), self.window,
                              self.idle_close)
 

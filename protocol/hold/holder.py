@@ -1,9 +1,12 @@
 """The holder's server: the socket, its connections, and the held pis.
 
 A connection's first frame is a control object naming what it wants:
-- `{"op": "spawn", "argv": [...], "env": {...}, "cwd": "...", "window": {...}, "idle_close": s}`:
-  pi started (its argv run as it is, never by a shell); the connection then watches it.
-- `{"op": "attach", "number": N}`: the connection watches pi N from a cut (held_pi.py).
+- `{"op": "spawn", "protocol": 1, "argv": [...], "env": {...}, "cwd": "...", "window": {...},
+  "idle_close": s}`: pi started (its argv run as it is, never by a shell); the connection then
+  watches it.
+- `{"op": "attach", "protocol": 1, "number": N}`: the connection watches pi N from a cut
+  (held_pi.py).
+A spawn or attach of another protocol is refused (a window of another pideck version).
 - `{"op": "list"}`: the held pis, answered and closed.
 - `{"op": "stop", "number": N}` or `{"op": "stop", "all": true}`: those pis closed in order.
 A watching connection sends `i` frames (lines for pi) and controls `close_stdin` (pi is
@@ -152,6 +155,10 @@ class Connection:
         """Do what a control frame asks; False when the connection is done."""
         op = request.get("op")
         holder = self.holder
+        if op in ("spawn", "attach") and request.get("protocol") != frames.PROTOCOL:
+            self.send(frames.control(op="hello", error="this pideck's holder is another version's: `pideck stop "
+                                     "--all` ends it and its pis (a new one starts on demand)"))
+            return False
         if self.pi is None and op == "spawn":
             try:
                 pi = await holder.spawn(request)

@@ -226,7 +226,7 @@ async def test_hostile_peers_stop_nothing(pi_harness: PiHarness, windows: Any, h
     path = str(hold_dir(holder_env) / SOCKET_NAME)
     sleeper = socket.socket(socket.AF_UNIX)
     sleeper.connect(path)
-    sleeper.sendall(frames.control(op="attach", number=number))  # then never reads
+    sleeper.sendall(frames.control(op="attach", protocol=frames.PROTOCOL, number=number))  # then never reads
     for hostile in (b"hello\n", frames.HEADER.pack(b"c", 100) + b"{", b"x" * (100 << 20),
                     frames.HEADER.pack(b"i", 1 << 30), frames.frame(b"c", b"not json"),
                     frames.frame(b"i", b'{"type":"prompt","message":"no spawn"}\n')):

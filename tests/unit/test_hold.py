@@ -232,3 +232,18 @@ def _holds_open(path: Path, marker: str) -> bool:
         except OSError:
             continue
     return False
+
+
+def test_a_window_of_another_version_is_refused_before_anything_starts() -> None:
+    runtime = Path(tempfile.mkdtemp(prefix="pideck-test-run-"))
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    folder = hold_dir(env)
+    start_holder(folder, env)
+    try:
+        for request in ({"op": "spawn", "protocol": frames.PROTOCOL + 1, "argv": ["sleep", "60"], "env": {}, "cwd": "/"},
+                        {"op": "spawn", "argv": ["sleep", "60"], "env": {}, "cwd": "/"}):
+            answer = ask(request, env)
+            assert answer is not None and "another version" in answer["error"]
+        assert (ask({"op": "list"}, env) or {}).get("pis") == [], "nothing was started"
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
