@@ -287,10 +287,7 @@ class HeldPi:
         assert self.child is not None
         framer = LineFramer()
         while True:
-            try:
-                chunk = await self.child.stdout.read(1 << 20)
-            except (ConnectionError, OSError):
-                chunk = b""
+            chunk = await _read(self.child.stdout, 1 << 20)
             if not chunk:
                 if (rest := framer.flush()) is not None:
                     self._line(rest)
@@ -395,10 +392,7 @@ class HeldPi:
     async def _read_stderr(self) -> None:
         assert self.child is not None
         while True:
-            try:
-                chunk = await self.child.stderr.read(1 << 16)
-            except (ConnectionError, OSError):
-                chunk = b""
+            chunk = await _read(self.child.stderr, 1 << 16)
             if not chunk:
                 return
             self.stderr.append(chunk)
@@ -430,6 +424,14 @@ class HeldPi:
         self._cuts.clear()
         self.log(f"pi {self.number} exited ({self.returncode})")
         self._gone(self)
+
+
+async def _read(stream: asyncio.StreamReader, size: int) -> bytes:
+    """Up to `size` bytes of a pipe of pi's; b"" at its end or once it broke."""
+    try:
+        return await stream.read(size)
+    except (ConnectionError, OSError):
+        return b""
 
 
 def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:
