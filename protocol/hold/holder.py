@@ -31,6 +31,7 @@ from protocol.hold.held_pi import MOST_DRAFT, HeldPi, Watcher
 from protocol.hold.place import peer_uid
 
 LINGER = 10.0  # seconds the holder stays with no pi and no window
+FIRST_WAIT = 30.0  # seconds a holder just started waits for its first window at least
 DEFAULT_IDLE_CLOSE = 24 * 3600.0
 
 
@@ -44,17 +45,21 @@ class Holder:
         self._numbers = itertools.count(1)
         self._windows = itertools.count(1)
         self._quiet = asyncio.Event()
+        self._served = False  # a window has come
         self._server: asyncio.AbstractServer | None = None
 
     async def serve(self, sock: socket.socket) -> None:
-        """Serve on the bound, listening `sock` until nothing has been held for `linger` s."""
+        """Serve on the bound, listening `sock` until nothing has been held for `linger` s (at
+        least FIRST_WAIT before the first window came: the one that started it, however
+        loaded its machine, finds it listening)."""
         self._server = await asyncio.start_unix_server(self._connection, sock=sock)
         try:
             while True:
                 self._quiet.clear()
                 if not self.pis and not self.connections:
+                    wait = self.linger if self._served else max(self.linger, FIRST_WAIT)
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._quiet.wait(), self.linger)
+                        await asyncio.wait_for(self._quiet.wait(), wait)
                         continue
                     if not self.pis and not self.connections:
                         return
@@ -76,6 +81,7 @@ class Holder:
             writer.close()
             return
         self.connections += 1
+        self._served = True
         self._changed()
         connection = Connection(self, reader, writer)
         try:

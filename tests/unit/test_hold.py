@@ -247,3 +247,23 @@ def test_a_window_of_another_version_is_refused_before_anything_starts() -> None
         assert (ask({"op": "list"}, env) or {}).get("pis") == [], "nothing was started"
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+async def test_a_holder_waits_for_its_first_window_longer_than_it_lingers(tmp_path: Path) -> None:
+    """A window slower to come than the holder's linger (a loaded machine) finds it listening;
+    once that window has gone, the holder leaves after its linger."""
+    from protocol.hold.holder import Holder
+
+    path = tmp_path / "holder.sock"
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(path))
+    sock.listen()
+    holder = Holder(tmp_path, lambda line: None, linger=0.05)
+    served = asyncio.ensure_future(holder.serve(sock))
+    await asyncio.sleep(0.5)  # the window that started it, ten lingers late
+    assert not served.done()
+    reader, writer = await asyncio.open_unix_connection(str(path))
+    writer.write(frames.control(op="list"))
+    assert await reader.read(1 << 16)
+    writer.close()
+    await asyncio.wait_for(served, 10)  # (then it leaves)
