@@ -1,14 +1,14 @@
-"""A held pi asked for before pideck imports asyncio and its UI, as a pi of its own is
-spawned then (app/pi/early_start.py): the holder starts pi while the UI is imported.
-
-Blocking, and only what `socket` and `subprocess` need: the connection (the holder started
-if none listens) and the spawn request written; the window's client reads the holder's
-answer on it once the loop runs (held_client.py). Any failure gives None: the client then
-tries again in the loop, and says why if it still cannot.
+"""The way to the user's holder (the holder started if none listens), blocking and with
+only what `socket` and `subprocess` need: so a held pi can be asked for before pideck
+imports asyncio and its UI, as a pi of its own is spawned then (app/pi/early_start.py), and
+the holder starts pi while the UI is imported. The window's client reads the holder's
+answer on that connection once the loop runs, and makes its own connection the same way,
+in a thread, where there was none (held_client.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -24,6 +24,10 @@ from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir
 WAIT = 10.0  # seconds a holder just started may take to listen
 
 
+class HoldError(Exception):
+    """No holder could be reached or started, or it refused the request; the message says why."""
+
+
 def spawn_request(argv: list[str], env: Mapping[str, str], cwd: str, window: dict[str, Any],
                   idle_close: float | None) -> dict[str, Any]:
     """The control object that has the holder start pi."""
@@ -35,22 +39,11 @@ def spawn_request(argv: list[str], env: Mapping[str, str], cwd: str, window: dic
 
 
 def ask_early(request: dict[str, Any], env: Mapping[str, str]) -> socket.socket | None:
-    """A connection to the holder with `request` written on it; None where that fails."""
+    """A connection to the holder with `request` written on it; None where that fails (the
+    client then tries again in the loop, and says why if it still cannot)."""
     try:
-        folder = hold_dir(env)
-    except UnsafePlace:
-        return None
-    path = os.fspath(folder / SOCKET_NAME)
-    sock = _connect(path)
-    if sock is None:
-        try:
-            start_holder(folder, env)
-        except OSError:
-            return None
-        deadline = time.monotonic() + WAIT
-        while (sock := _connect(path)) is None and time.monotonic() < deadline:
-            time.sleep(0.02)  # (another window's holder, between its lock and its bind)
-    if sock is None:
+        sock = holder_socket(env)
+    except HoldError:
         return None
     try:
         sock.sendall(frames.control(**request))
@@ -58,6 +51,31 @@ def ask_early(request: dict[str, Any], env: Mapping[str, str]) -> socket.socket 
         sock.close()
         return None
     return sock
+
+
+def holder_socket(env: Mapping[str, str]) -> socket.socket:
+    """A connection to the user's holder, started if none listens; HoldError says why not."""
+    try:
+        folder = hold_dir(env)
+    except UnsafePlace as exc:
+        raise HoldError(str(exc)) from None
+    path = os.fspath(folder / SOCKET_NAME)
+    with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
+        return _connect(path)
+    try:
+        start_holder(folder, env)
+    except OSError as exc:
+        raise HoldError(f"cannot start the holder: {exc}") from None
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            return _connect(path)
+        except (FileNotFoundError, ConnectionRefusedError) as exc:
+            if time.monotonic() > deadline:
+                raise HoldError(f"the holder did not start listening on {path}: {exc.strerror}") from None
+        except OSError as exc:
+            raise HoldError(f"cannot reach the holder at {path}: {exc.strerror}") from None
+        time.sleep(0.02)  # (another window's holder, between its lock and its bind)
 
 
 def start_holder(folder: Path, env: Mapping[str, str]) -> None:
@@ -74,11 +92,11 @@ def start_holder(folder: Path, env: Mapping[str, str]) -> None:
         raise OSError(f"it did not start within {WAIT:g} s") from exc
 
 
-def _connect(path: str) -> socket.socket | None:
+def _connect(path: str) -> socket.socket:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
     except OSError:
         sock.close()
-        return None
+        raise
     return sock

@@ -17,20 +17,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from protocol.hold import frames
-from protocol.hold.early import WAIT as HOLDER_START
-from protocol.hold.early import spawn_request, start_holder
-from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir
-from protocol.wire.client import RpcClient
+from protocol.hold.early import HoldError, holder_socket, spawn_request
+from protocol.wire.client import ChildExited, RpcClient
 from protocol.wire.codec import decode
 from protocol.wire.extension_ui import DialogAnswered
 from protocol.wire.responses import MessageList, Response
 
 QUEUED_FRAMES = 256  # frames of pi's stdout read ahead of the client: beyond, the socket waits
 HOLDER_GONE = "pideck's holder went away (killed?): pi's runs it held are lost; `pideck --restore` resumes the sessions from pi's files"
-
-
-class HoldError(Exception):
-    """No holder could be reached or started, or it refused the request; the message says why."""
 
 
 class Snapshot:
@@ -113,7 +107,6 @@ class HeldChild:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, framer: frames.FrameReader,
                  hello: dict[str, Any], ahead: list[tuple[bytes, bytes]]) -> None:
-        self.hello = hello
         self.number: int = hello.get("number", 0)
         self.pid: int = hello.get("pid") or 0
         self.stdin = HeldStdin(writer)
@@ -214,8 +207,6 @@ class HeldClient(RpcClient):
             try:
                 self.process = await self._open()  # type: ignore[assignment]
             except HoldError as exc:
-                from protocol.wire.client import ChildExited
-
                 self._finish(ChildExited(returncode=None, stderr_tail="", error=str(exc)))
                 return
         await super().start()
@@ -306,28 +297,6 @@ async def _snapshot(reader: asyncio.StreamReader, framer: frames.FrameReader,
 
 
 async def connect_holder(env: Mapping[str, str]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """A connection to the user's holder, started if none listens."""
-    try:
-        folder = hold_dir(env)
-    except UnsafePlace as exc:
-        raise HoldError(str(exc)) from None
-    path = os.fspath(folder / SOCKET_NAME)
-    with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
-        return await asyncio.open_unix_connection(path, limit=1 << 20)
-    try:
-        await asyncio.to_thread(start_holder, folder, env)
-    except OSError as exc:
-        raise HoldError(f"cannot start the holder: {exc}") from None
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + HOLDER_START
-    while True:
-        try:
-            return await asyncio.open_unix_connection(path, limit=1 << 20)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            if loop.time() > deadline:
-                raise HoldError(f"the holder did not start listening on {path}: {exc.strerror}") from None
-        except OSError as exc:
-            raise HoldError(f"cannot reach the holder at {path}: {exc.strerror}") from None
-        await asyncio.sleep(0.05)  # (another window's holder, between its lock and its bind)
-
-
+    """A connection to the user's holder, started if none listens (early.py's, in a thread)."""
+    sock = await asyncio.to_thread(holder_socket, env)
+    return await asyncio.open_unix_connection(sock=sock, limit=1 << 20)

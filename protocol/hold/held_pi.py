@@ -100,7 +100,6 @@ class OpenDialog(msgspec.Struct):
     line: bytes
     read_at: float
     timeout_ms: float | None
-    in_run: bool
 
     def left_ms(self, now: float) -> float | None:
         if self.timeout_ms is None:
@@ -332,7 +331,7 @@ class HeldPi:
     def _ui_request(self, record: Head, line: bytes, now: float) -> None:
         if record.method in DIALOGS and record.id is not None:
             timeout = record.timeout if isinstance(record.timeout, (int, float)) and record.timeout > 0 else None
-            _keep(self.dialogs, str(record.id), OpenDialog(line, time.monotonic(), timeout, self.run is not None))
+            _keep(self.dialogs, str(record.id), OpenDialog(line, time.monotonic(), timeout))
         elif record.method in KEPT_UI:
             field = KEPT_UI[record.method]
             key = getattr(record, field, "") if field else ""
