@@ -98,7 +98,7 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
         p.add_argument("--port", type=port_number, default=DEFAULT_PORT, help="port to listen on (default: %(default)s; 0: any free one)")
         p.add_argument("--attach", action="store_true",
                        help="each page attaches to every pi pideck's holder keeps (pideck attach): runs a terminal "
-                            "started with --hold, followed and answered from any browser, a phone's included")
+                            "started, followed and answered from any browser, a phone's included")
         p.add_argument("--max-pages", metavar="N", type=page_count, default=DEFAULT_MAX_PAGES,
                        help="pages open at once, each with its own pideck and pi (about 60 MB each); one more is "
                             "refused with a page that says why (default: %(default)s)")
@@ -124,7 +124,7 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--hold", action=argparse.BooleanOptionalAction, default=None,
                    help="run pi in pideck's holder, a background process of yours, so that its runs outlive this "
                         "window (a closed terminal, a dropped ssh link, Ctrl+\\ or /detach): pideck attach brings "
-                        "them back, pideck ls lists them, pideck stop ends them (default: PIDECK_HOLD, else off)")
+                        "them back, pideck ls lists them, pideck stop ends them (default: held, unless PIDECK_HOLD is 0, off, no or false; --demo never is)")
     if not serve:
         p.add_argument("--restore", nargs="?", const="newest", metavar="N|list",
                        help="open again the sessions open at a quit, with their drafts (each saved one, on its "

@@ -29,7 +29,7 @@ def ls_main(argv: list[str], env: Mapping[str, str], out: IO[str]) -> int:
         say(f"pideck ls: the holder did not answer: {exc}")
         return 1
     if not pis:
-        say("pideck: no pi is held (pideck --hold starts one that outlives its window)", file=out)
+        say("pideck: no pi is held (a pideck started without --no-hold holds its pi)", file=out)
         return 0
     now = time.time()
     for pi in pis:
@@ -117,6 +117,6 @@ def attach_launches(base: LaunchConfig, args: argparse.Namespace,
     else:
         chosen = live
         if not chosen:
-            raise LaunchError("no pi is held (pideck --hold starts one that outlives its window)")
+            raise LaunchError("no pi is held (a pideck started without --no-hold holds its pi)")
     return [(held_launch(base, pi["number"], str(pi.get("cwd")), window if isinstance(window := pi.get("window"), dict) else {}),
              draft if isinstance(draft := pi.get("draft"), str) else "") for pi in chosen]
