@@ -30,7 +30,7 @@ transcript shows.
 This is the one module of shared test helpers (imported as `tests.pi_harness`; no test
 module imports another): besides the above, typing and sending (`type_text`, `start_run`,
 `send`, `started`, `quiesce`), extension requests (`ui`), recorded streams edited for a
-test (`derive_stream`), pideck in a real terminal (`TmuxPideck`), and fixture data
+test (`derive_stream`), pideck in a real terminal (`TmuxPideck`, over the real pi: `HarnessPi`), and fixture data
 (`fixture_entries`, `copy_session`, `summary`, `tiny_png`).
 """
 
@@ -717,6 +717,37 @@ class TmuxPideck:
         for pid in (*inner, *map(int, recorded)):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGHUP)
+
+
+class HarnessPi:
+    """pideck over the harness's real pi and scripted model, in `folder` (for TmuxPideck, as a
+    Fake is): what each request to the model holds is in `pi_harness.model.requests`."""
+
+    def __init__(self, harness: PiHarness, folder: Path) -> None:
+        self.dir = folder
+        self.harness = harness
+
+    def args(self) -> tuple[str, ...]:
+        return ("--pi", shlex.join(self.harness.runtime.argv), "--", *pi_model_args(), "--no-session")
+
+    def env(self) -> dict[str, str]:
+        """pideck's: the harness's PI_ and PIDECK_ variables, a state folder of its own."""
+        return {key: value for key, value in self.harness.env.items() if key.startswith(("PI_", "PIDECK_"))} | {
+            "XDG_STATE_HOME": str(self.dir / "state")}
+
+    def kinds(self) -> list[str]:
+        return []  # (pideck's own log of what it sent is not kept here)
+
+    def user_texts(self) -> list[list[str]]:
+        """The user messages of each request pi made to the model, in order."""
+        return [[_user_text(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user"]
+                for body in self.harness.model.requests]
+
+
+def _user_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or () if isinstance(part, dict))
 
 
 # --- widgets and fixture data ----------------------------------------------------------------

@@ -255,9 +255,8 @@ def test_a_page_attaches_to_a_run_a_terminal_started_and_answers_its_dialog(
     """A terminal's `pideck --hold` streams a reply; `pideck serve --attach` shows the run in a
     narrow page (a phone's width), which answers the extension's dialog: the terminal sees the
     answer and its own dialog closes."""
-    from tests.pi_harness import PiHarness, TmuxPideck
+    from tests.pi_harness import HarnessPi, PiHarness, TmuxPideck
 
-    from app.scripted_model.agent_dir import pi_model_args
     from app.scripted_model.server import Reply
     from protocol.hold.ask import ask
 
@@ -266,18 +265,12 @@ def test_a_page_attaches_to_a_run_a_terminal_started_and_answers_its_dialog(
     harness = PiHarness(tmp_path / "pi")
     harness.model.queue(Reply(text=" ".join(f"far{n}" for n in range(1, 200)), chunk_chars=6, delay=0.03))
 
-    class Terminal:
-        dir = tmp_path
-
-        def kinds(self) -> list[str]:
-            return []
-
-    env = {key: value for key, value in harness.env.items() if key.startswith(("PI_", "PIDECK_"))} | {
-        "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_RUNTIME_DIR": str(runtime)}
-    args = ("--hold", "--pi", " ".join(harness.runtime.argv), "--", *pi_model_args(), "--no-session", "-e", str(EXTENSION))
+    terminal = HarnessPi(harness, tmp_path)
+    args = ("--hold", *terminal.args(), "-e", str(EXTENSION))
     server = None
     try:
-        with TmuxPideck(Terminal(), args=args, cwd=tmp_path, env=env) as term:  # type: ignore[arg-type]
+        with TmuxPideck(terminal, args=args, cwd=tmp_path,  # type: ignore[arg-type]
+                        env=terminal.env() | {"XDG_RUNTIME_DIR": str(runtime)}) as term:
             term.wait(lambda: "● ready" in term.screen(), "the terminal's pideck ready", timeout=60)
             term.send("stream from the terminal")
             term.wait(lambda: "far3 " in term.screen(), "the reply streaming in the terminal", timeout=30)

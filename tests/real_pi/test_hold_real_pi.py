@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import shlex
 import signal
 import socket
 import subprocess
@@ -24,6 +23,7 @@ from tests.pi_harness import (
     ROOT,
     SIZE,
     UI_EVERYTHING,
+    HarnessPi,
     PiHarness,
     TmuxPideck,
     notes,
@@ -35,7 +35,6 @@ from tests.pi_harness import (
 
 from app.pi.launch import held_launch
 from app.pideck_app import PideckApp
-from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.scenarios import long_stream
 from app.scripted_model.server import Reply
 from protocol.hold import frames
@@ -338,25 +337,16 @@ async def test_a_held_pi_nobody_watches_or_uses_is_closed_after_its_idle_time(pi
         await asyncio.sleep(0.1)
 
 
-class TerminalPi:
+class TerminalPi(HarnessPi):
     """pideck over the harness's real pi in `folder`, as a user starts it (held), for TmuxPideck."""
 
     def __init__(self, harness: PiHarness, folder: Path, holder_env: dict[str, str]) -> None:
-        self.dir = folder
-        self.harness = harness
+        super().__init__(harness, folder)
         self.holder_env = holder_env
 
-    def args(self) -> tuple[str, ...]:
-        return ("--pi", shlex.join(self.harness.runtime.argv), "--", *pi_model_args(), "--no-session")
-
     def env(self) -> dict[str, str]:
-        """pideck's as a user's: PIDECK_HOLD unset (held by default), its own folders."""
-        return {key: value for key, value in self.harness.env.items() if key.startswith(("PI_", "PIDECK_"))} | {
-            "XDG_STATE_HOME": str(self.dir / "state"), "XDG_RUNTIME_DIR": self.holder_env["XDG_RUNTIME_DIR"],
-            "PIDECK_HOLD": ""}
-
-    def kinds(self) -> list[str]:
-        return []
+        """pideck's as a user's: PIDECK_HOLD unset (held by default), its own holder folder too."""
+        return super().env() | {"XDG_RUNTIME_DIR": self.holder_env["XDG_RUNTIME_DIR"], "PIDECK_HOLD": ""}
 
     def pideck(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(ROOT / ".venv" / "bin" / "pideck"), *args], capture_output=True, text=True,

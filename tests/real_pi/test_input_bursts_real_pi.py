@@ -6,16 +6,14 @@ sessions in one write, each sent in the session shown when it was pressed."""
 from __future__ import annotations
 
 import json
-import shlex
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import PiHarness, TmuxPideck
+from tests.pi_harness import HarnessPi, PiHarness, TmuxPideck
 
 from app.runtime import PiRuntime
-from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -81,36 +79,6 @@ def editor(term: TmuxPideck) -> str:
         return ""
     bottom = next((i for i in range(tops[-1] + 1, len(rows)) if rows[i].startswith("╰")), len(rows))
     return "\n".join(row[1:row.find("│", 1)].strip() for row in rows[tops[-1] + 1 : bottom])
-
-
-class HarnessPi:
-    """pideck over the harness's real pi and scripted model, in `folder` (for TmuxPideck, as a
-    Fake is): what each request to the model holds is in `pi_harness.model.requests`."""
-
-    def __init__(self, harness: PiHarness, folder: Path) -> None:
-        self.dir = folder
-        self.harness = harness
-
-    def args(self) -> tuple[str, ...]:
-        return ("--pi", shlex.join(self.harness.runtime.argv), "--", *pi_model_args(), "--no-session")
-
-    def env(self) -> dict[str, str]:
-        return {key: value for key, value in self.harness.env.items() if key.startswith(("PI_", "PIDECK_"))} | {
-            "XDG_STATE_HOME": str(self.dir / "state")}
-
-    def kinds(self) -> list[str]:
-        return []  # (pideck's own log of what it sent is not kept here)
-
-    def user_texts(self) -> list[list[str]]:
-        """The user messages of each request pi made to the model, in order."""
-        return [[_text(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user"]
-                for body in self.harness.model.requests]
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(part.get("text", "") for part in content or () if isinstance(part, dict))
 
 
 @pytest.mark.parametrize("send", ["Enter", "M-Enter"], ids=["enter", "alt+enter"])
