@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 
 from protocol.hold import frames
-from protocol.wire.child import Child, connect
+from protocol.wire.child import Child, connect, end
 from protocol.wire.framing import LineFramer
 from protocol.wire.spawn import spawn
 
@@ -147,7 +147,7 @@ class HeldPi:
         self.draft = ""  # what the last window to leave had typed and not sent (`pideck attach` puts it back)
         self.stderr: deque[bytes] = deque()
         self._stderr_size = 0
-        self._cuts: dict[str, list[Watcher]] = {}
+        self._cuts: dict[str, Watcher] = {}  # windows attaching, by the id of the get_messages their cut waits on
         self._ids = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
         self._closing: asyncio.Task[None] | None = None
@@ -214,19 +214,8 @@ class HeldPi:
         return self._closing
 
     async def _close(self, grace: float) -> None:
-        child = self.child
-        if child is None:
-            return
-        with contextlib.suppress(OSError, RuntimeError):
-            child.stdin.close()
-        for sig, wait in ((None, grace), (signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
-            if child.returncode is not None:
-                break
-            if sig is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    child.send_signal(sig)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(child.exited), wait)
+        if self.child is not None:
+            await end(self.child, grace)
 
     def signal(self, number: int) -> None:
         if self.child is not None and number in SIGNALS and self.child.returncode is None:
@@ -245,15 +234,14 @@ class HeldPi:
             watcher.send(frames.control(op="exited", code=self.returncode))
             return
         request_id = f"holder-{next(self._ids)}"
-        self._cuts[request_id] = [watcher]
+        self._cuts[request_id] = watcher
         self.write(msgspec.json.encode({"type": "get_messages", "id": request_id}) + b"\n")
 
     def leave(self, watcher: Watcher) -> None:
         if watcher in self.watchers:
             self.watchers.remove(watcher)
-        for waiting in self._cuts.values():
-            if watcher in waiting:
-                waiting.remove(watcher)
+        for request_id in [key for key, waiting in self._cuts.items() if waiting is watcher]:
+            del self._cuts[request_id]
         self.last_activity = time.time()
         self._arm_idle()
 
@@ -338,10 +326,8 @@ class HeldPi:
             _keep(self.kept_ui, (record.method, str(key)[:200]), line)
 
     def _response(self, request_id: str, line: bytes) -> None:
-        waiting = self._cuts.pop(request_id, None)
-        if waiting is not None:
-            for watcher in waiting:
-                self._hand_cut(watcher, line)
+        if (waiting := self._cuts.pop(request_id, None)) is not None:
+            self._hand_cut(waiting, line)
             return
         for watcher in self.watchers:
             if request_id.startswith(watcher.prefix):
@@ -418,7 +404,7 @@ class HeldPi:
             self.run.close()
             self.run = None
         out = frames.control(op="exited", code=self.returncode)
-        for watcher in [*self.watchers, *(w for waiting in self._cuts.values() for w in waiting)]:
+        for watcher in [*self.watchers, *self._cuts.values()]:
             watcher.send(out)
         self._cuts.clear()
         self.log(f"pi {self.number} exited ({self.returncode})")

@@ -10,6 +10,8 @@ waits for it (as asyncio's default child watcher does).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import subprocess
 import threading
 from typing import Any
@@ -51,6 +53,24 @@ class Child:
         """Stop reading and writing it (a process it started holds the pipes open)."""
         for transport in self._transports:
             transport.close()
+
+
+async def end(child: Child, grace: float, term_grace: float = 2.0) -> None:
+    """End `child` in order: close its stdin and wait `grace` s; then SIGTERM and wait
+    `term_grace` s; then SIGKILL (a held pi's child stands in too: held_client.HeldChild)."""
+    if child.returncode is None:
+        with contextlib.suppress(OSError, RuntimeError):
+            child.stdin.close()
+    for sig, wait in ((None, grace), (signal.SIGTERM, term_grace), (signal.SIGKILL, 5.0)):
+        if child.returncode is not None:
+            break
+        if sig is not None:
+            try:
+                child.send_signal(sig)
+            except ProcessLookupError:
+                break
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(child.exited), wait)
 
 
 async def connect(popen: subprocess.Popen[bytes]) -> Child:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import signal
 import subprocess
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
@@ -24,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from protocol.wire.child import Child, connect
+from protocol.wire.child import Child, connect, end
 from protocol.wire.codec import ProtocolError, Unknown, decode, encode
 from protocol.wire.commands import Command, ExtensionUIResponse, Prompt, command_name
 from protocol.wire.events import AgentSettled, MessageUpdate, UnknownAssistantEvent
@@ -196,20 +195,7 @@ class RpcClient:
         process = self.process
         if process is None:
             return self.exited
-        if process.returncode is None:
-            process.stdin.close()
-        for sig, wait in ((None, grace), (signal.SIGTERM, term_grace), (signal.SIGKILL, 5.0)):
-            if process.returncode is not None:
-                break
-            if sig is not None:
-                try:
-                    process.send_signal(sig)
-                except ProcessLookupError:
-                    break
-            try:
-                await asyncio.wait_for(asyncio.shield(process.exited), wait)
-            except TimeoutError:
-                continue
+        await end(process, grace, term_grace)
         try:
             await asyncio.wait_for(self._done.wait(), 5.0)
         except TimeoutError:
