@@ -43,7 +43,8 @@ def line(pi: Mapping[str, Any], now: float) -> str:
     windows = pi.get("windows") if isinstance(pi.get("windows"), int) else 0
     last = pi.get("last_activity")
     ago = _ago(now - last) if isinstance(last, (int, float)) else "?"
-    host = (pi.get("window") or {}).get("remote") if isinstance(pi.get("window"), dict) else None
+    window = pi.get("window")
+    host = window.get("remote") if isinstance(window, dict) else None
     where = f"{host}:{pi.get('cwd')}" if isinstance(host, str) and host else str(pi.get("cwd"))
     watched = f"{windows} window{'s' * (windows != 1)}" if windows else "no window"
     return f"{number!s:>3}  {str(pi.get('state')):<9}  {where}  {watched}  last activity {ago} ago"
