@@ -21,6 +21,7 @@ from typing import Any
 
 from benchmarks import harness as h
 from protocol import decode
+from widgets.engine.probes import watch_display
 
 LAST = "ZZLASTANSWER"
 COMMON = {"api": "openai-completions", "provider": "scripted", "model": "scripted-demo"}
@@ -120,14 +121,12 @@ async def next_frame(app: Any, action: Callable[[], Any], timeout: float = 900, 
     (timed as it is made: work queued after it may delay the wait's next look), the
     first made once `when()` holds."""
     frames: list[float] = []
-    original = app._display
 
     def display(screen: Any, renderable: Any) -> None:
         if when():
             frames.append(time.perf_counter())
-        original(screen, renderable)
 
-    app._display = display
+    undo = watch_display(app, display)
     try:
         gc.collect()
         started = time.perf_counter()
@@ -137,4 +136,4 @@ async def next_frame(app: Any, action: Callable[[], Any], timeout: float = 900, 
         await h.wait_until(lambda: bool(frames), timeout=timeout, poll=0.005)
         return frames[0] - started
     finally:
-        app._display = original
+        undo()

@@ -21,6 +21,7 @@ from app.pi.launch import LaunchConfig
 from app.scripted_model.server import Reply
 from protocol.wire.client import ChildExited, RpcError
 from protocol.wire.commands import Command, GetState
+from widgets.engine.probes import watch_display
 
 SIZE = (120, 40)
 POLL = 0.002  # seconds between checks for "is it on screen yet"
@@ -247,17 +248,12 @@ class PaintWatch:
     def __init__(self, app: Any, token: str) -> None:
         self.app, self.token = app, token
         self.painted: float | None = None
-        self._original = app._display
-        app._display = self._display
+        self.close = watch_display(app, self.displayed)
 
-    def _display(self, screen: Any, renderable: Any) -> None:
+    def displayed(self, screen: Any, renderable: Any) -> None:
         if self.painted is None and renderable is not None and hasattr(renderable, "render_segments"):
             if self.token in renderable.render_segments(self.app.console):
                 self.painted = time.perf_counter()
-        self._original(screen, renderable)
-
-    def close(self) -> None:
-        self.app._display = self._original
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ from typing import Any
 from benchmarks import harness as h
 from benchmarks import stream_to_screen as stream
 from benchmarks.table import Row
+from widgets.engine.probes import send_as_driver
 
 RATE = 20.0  # keys per second
 STREAMS = 10
@@ -44,7 +45,7 @@ async def type_key(app: Any, char: str) -> float:
     event = events.Key(char, char)
     event.set_sender(app)
     started = time.perf_counter()
-    app._driver.send_message(event)
+    send_as_driver(app, event)
     done = await h.wait_until(lambda: editor.cursor_location != before, timeout=30, poll=0.001)
     return done - started
 

@@ -22,8 +22,6 @@ IDLE_KEYS = 60
 
 
 async def measure() -> dict[str, Any]:
-    from textual.widgets._toast import Toast
-
     from app.pideck_app import PideckApp
     from tests.pi_harness import EXTENSIONS_DIR
     from widgets.prompt_editor import PromptEditor
@@ -43,7 +41,7 @@ async def measure() -> dict[str, Any]:
 
             def done() -> bool:
                 nonlocal most
-                most = max(most, len(app.screen.query(Toast)))
+                most = max(most, len(app.screen.query("Toast")))
                 return any(notice.message == "stream=done" for notice in app.toasts.center.entries)
 
             await type_keys(app, busy, until=done)

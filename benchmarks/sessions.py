@@ -27,6 +27,7 @@ from benchmarks import tool_transcript as tools
 from benchmarks.keystroke_latency import type_keys
 from benchmarks.table import Row
 from protocol import decode
+from widgets.engine.probes import send_as_driver, watch_display
 
 OPEN = 8
 STREAMING = 4
@@ -137,13 +138,7 @@ class ScreenFrames:
 
     def __init__(self, app: Any) -> None:
         self.screens: list[Any] = []
-        original = app._display
-
-        def display(screen: Any, renderable: Any) -> None:
-            self.screens.append(screen)
-            original(screen, renderable)
-
-        app._display = display
+        watch_display(app, lambda screen, _renderable: self.screens.append(screen))
 
     def shown_since(self, count: int, screen: Any) -> bool:
         return screen in self.screens[count:]
@@ -170,7 +165,7 @@ async def switching() -> dict[str, float]:
             key = events.Key("alt+2" if turn % 2 == 0 else "alt+1", None)  # as the terminal's driver sends it
             key.set_sender(app)
             started = time.perf_counter()
-            app._driver.send_message(key)
+            send_as_driver(app, key)
             await h.wait_until(lambda: frames.shown_since(seen, target), timeout=60, poll=0.001)
             switches.append(time.perf_counter() - started)
             await pilot.pause(0.5)  # (the session left is trimmed meanwhile)

@@ -28,6 +28,7 @@ from typing import Any
 
 from benchmarks import harness as h
 from benchmarks.table import Row
+from widgets.engine.probes import watch_display
 from protocol import decode
 from protocol.wire.codec import Unknown
 
@@ -103,13 +104,11 @@ class Frames:
 
     def __init__(self, app: Any) -> None:
         self.count = 0
-        original = app._display
 
-        def display(screen: Any, renderable: Any) -> None:
+        def display(_screen: Any, _renderable: Any) -> None:
             self.count += 1
-            original(screen, renderable)
 
-        app._display = display
+        watch_display(app, display)
 
 
 async def measure_variant(kinds: bool | None, tag: str) -> dict[str, float]:
