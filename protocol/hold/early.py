@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.hold import frames
-from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir
+from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir, listener_uid_error
 
 WAIT = 10.0  # seconds a holder just started may take to listen
 
@@ -93,10 +93,15 @@ def start_holder(folder: Path, env: Mapping[str, str]) -> None:
 
 
 def _connect(path: str) -> socket.socket:
+    """A connection to the listener at `path`, once the kernel said it is the user's own
+    (HoldError if not: nothing has been sent on it)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(path)
     except OSError:
         sock.close()
         raise
+    if (why := listener_uid_error(sock, path)) is not None:
+        sock.close()
+        raise HoldError(why)
     return sock

@@ -60,7 +60,7 @@ DELTA = b'{"type":"message_update",'  # how pi starts a streaming update
 def head(line: bytes) -> Head | None:
     try:
         return _head.decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # (a line nested beyond msgspec's depth: not a record the holder reads)
         return None
 
 

@@ -24,15 +24,15 @@ import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from protocol.hold import frames
+from protocol.hold import controls, frames
 from protocol.hold.held_pi import MOST_DRAFT, HeldPi, Watcher
 from protocol.hold.place import peer_uid
 
 LINGER = 10.0  # seconds the holder stays with no pi and no window
 FIRST_WAIT = 30.0  # seconds a holder just started waits for its first window at least
 DEFAULT_IDLE_CLOSE = 24 * 3600.0
+STDIN_BEHIND = 1 << 20  # bytes for pi's stdin kept while pi does not read them; beyond, the window's socket waits
 
 
 class Holder:
@@ -90,23 +90,20 @@ class Holder:
             self.log(f"a window sent what is not a frame: {exc}; its connection is closed")
         except (ConnectionError, OSError):
             pass
+        except Exception as exc:  # noqa: BLE001 (one peer ends its own connection, whatever it sent)
+            self.log(f"a window's connection failed ({exc!r:.200}); it is closed")
         finally:
             connection.close()
             self.connections -= 1
             self._changed()
 
-    async def spawn(self, request: dict[str, Any]) -> HeldPi:
-        argv, env, cwd = request.get("argv"), request.get("env"), request.get("cwd")
-        if not (isinstance(argv, list) and argv and all(isinstance(word, str) for word in argv)):
-            raise ValueError("spawn: argv is not a list of words")
-        if not (isinstance(env, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())):
-            raise ValueError("spawn: env is not an object of strings")
-        if not isinstance(cwd, str):
-            raise ValueError("spawn: cwd is not a string")
-        window = request.get("window")
-        idle = request.get("idle_close")
-        idle_close = float(idle) if isinstance(idle, (int, float)) and 0 < idle < 1e9 else DEFAULT_IDLE_CLOSE
-        pi = HeldPi(next(self._numbers), argv, env, cwd, window if isinstance(window, dict) else {}, idle_close,
+    async def spawn(self, request: controls.Spawn) -> HeldPi:
+        if not request.argv:
+            raise ValueError("spawn: argv is empty")
+        idle = request.idle_close
+        idle_close = idle if idle is not None and 0 < idle < 1e9 else DEFAULT_IDLE_CLOSE
+        cwd = request.cwd
+        pi = HeldPi(next(self._numbers), request.argv, request.env, cwd, request.window, idle_close,
                     str(self.folder), self.log, self._gone)
         await pi.start()
         self.pis[pi.number] = pi
@@ -129,7 +126,7 @@ class Connection:
         self.holder = holder
         self.reader = reader
         self.writer = writer
-        self.frames = frames.FrameReader(frames.FROM_WINDOW)
+        self.frames = frames.FrameReader(frames.FROM_WINDOW, 0)  # (no line for pi before a spawn or attach)
         self.pi: HeldPi | None = None
         self.watcher: Watcher | None = None
 
@@ -148,24 +145,38 @@ class Connection:
 
     async def run(self) -> None:
         while chunk := await self.reader.read(1 << 20):
-            for kind, payload in self.frames.feed(chunk):
+            self.frames.add(chunk)
+            while (got := self.frames.next()) is not None:
+                kind, payload = got
                 if kind == frames.CONTROL:
-                    if not await self.control(frames.read_control(payload)):
+                    if not await self.control(payload):
                         return
                 elif self.pi is None or self.watcher is None:
                     raise frames.BadFrame("a line for pi before a spawn or attach")
                 elif (why := self.pi.from_window(self.watcher, payload)) is not None:
                     self.holder.log(f"a line for pi {self.pi.number} refused: {why}")
+            await self._room_for_pi()
 
-    async def control(self, request: dict[str, Any]) -> bool:
+    async def _room_for_pi(self) -> None:
+        """Wait while pi's stdin holds more than STDIN_BEHIND bytes it has not read: this
+        window's socket is not read meanwhile, so its lines wait in the window."""
+        child = self.pi.child if self.pi is not None else None
+        if child is None or child.returncode is not None:
+            return
+        if child.stdin.transport.get_write_buffer_size() > STDIN_BEHIND:
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                await child.stdin.drain()
+
+    async def control(self, payload: bytes) -> bool:
         """Do what a control frame asks; False when the connection is done."""
-        op = request.get("op")
+        head = controls.read_op(payload)
         holder = self.holder
-        if op in ("spawn", "attach") and request.get("protocol") != frames.PROTOCOL:
+        if head.op in ("spawn", "attach") and head.protocol != frames.PROTOCOL:
             self.send(frames.control(op="hello", error="this pideck's holder is another version's: `pideck stop "
                                      "--all` ends it and its pis (a new one starts on demand)"))
             return False
-        if self.pi is None and op == "spawn":
+        request = controls.read(payload)
+        if self.pi is None and isinstance(request, controls.Spawn):
             try:
                 pi = await holder.spawn(request)
             except (OSError, ValueError) as exc:
@@ -174,43 +185,43 @@ class Connection:
             self._watch(pi)
             pi.watch(self.watcher)  # type: ignore[arg-type]
             return True
-        if self.pi is None and op == "attach":
-            pi = holder.pis.get(request.get("number"))  # type: ignore[arg-type]
+        if self.pi is None and isinstance(request, controls.Attach):
+            pi = holder.pis.get(request.number)
             if pi is None:
-                self.send(frames.control(op="hello", error=f"no held pi {request.get('number')!r}"))
+                self.send(frames.control(op="hello", error=f"no held pi {request.number}"))
                 return False
             self._watch(pi)
             pi.attach(self.watcher)  # type: ignore[arg-type]
             return True
-        if op == "list":
-            drafts = request.get("drafts") is True
+        if isinstance(request, controls.List):
             self.send(frames.control(op="list", protocol=frames.PROTOCOL, holder=os.getpid(),
-                                     pis=[pi.summary(drafts) for pi in holder.pis.values()]))
+                                     pis=[pi.summary(request.drafts) for pi in holder.pis.values()]))
             return False
-        if op == "stop":
-            chosen = list(holder.pis.values()) if request.get("all") is True else [
-                pi for pi in holder.pis.values() if pi.number == request.get("number")]
+        if isinstance(request, controls.Stop):
+            chosen = list(holder.pis.values()) if request.all else [
+                pi for pi in holder.pis.values() if pi.number == request.number]
             await asyncio.gather(*(pi.close() for pi in chosen))
             self.send(frames.control(op="stopped", numbers=[pi.number for pi in chosen]))
             return False
-        if self.pi is not None and op == "close_stdin":
+        if self.pi is not None and isinstance(request, controls.CloseStdin):
             others = [watcher for watcher in self.pi.watchers if watcher is not self.watcher]
             if others:  # a window quits while another shows this pi: it leaves, pi stays
                 self.send(frames.control(op="left", windows=len(others)))
                 return False
             self.pi.close()
             return True
-        if self.pi is not None and op == "signal" and isinstance(request.get("signal"), int):
-            self.pi.signal(request["signal"])
+        if self.pi is not None and isinstance(request, controls.Signal):
+            self.pi.signal(request.signal)
             return True
-        if op == "detach":  # (with what the window had typed and not sent, for the next one)
-            if self.pi is not None and isinstance(draft := request.get("draft"), str):
-                self.pi.draft = draft[:MOST_DRAFT]
+        if isinstance(request, controls.Detach):  # (with what the window had typed and not sent, for the next one)
+            if self.pi is not None and request.draft is not None:
+                self.pi.draft = request.draft[:MOST_DRAFT]
             return False
-        raise frames.BadFrame(f"a control frame holder cannot take here: {str(op)[:40]!r}")
+        raise frames.BadFrame(f"a control frame the holder cannot take here: {head.op[:40]!r}")
 
     def _watch(self, pi: HeldPi) -> None:
         self.pi = pi
+        self.frames.limit = frames.MAX_FRAME
         self.watcher = Watcher(self.writer.transport, self.holder.next_prefix(), self.drop)  # type: ignore[arg-type]
         self.send(frames.control(op="hello", protocol=frames.PROTOCOL, number=pi.number, pid=pi.pid, prefix=self.watcher.prefix,
                                  cwd=pi.cwd, argv=pi.argv, window=pi.window))

@@ -1,0 +1,184 @@
+"""The holder's socket at its edges: who listens and who connects (checked from both ends),
+what a hostile peer may send, the folder it is in."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import stat
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from protocol.hold import frames
+from protocol.hold.ask import ask
+from protocol.hold.early import HoldError, holder_socket, start_holder
+from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir
+
+
+@pytest.fixture
+def holder() -> Iterator[tuple[dict[str, str], Path]]:
+    """A holder started in a runtime folder of the test's own: its env and its folder."""
+    runtime = Path(tempfile.mkdtemp(prefix="pideck-test-run-"))
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    folder = hold_dir(env)
+    start_holder(folder, env)
+    yield env, folder
+    try:
+        ask({"op": "stop", "all": True}, env, timeout=30.0)
+    except OSError:
+        pass
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+def exchange(folder: Path, data: bytes, timeout: float = 20.0) -> bytes:
+    """What the holder answers `data` with, until it closes the connection."""
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(timeout)
+        sock.connect(str(folder / SOCKET_NAME))
+        try:
+            sock.sendall(data)
+        except (BrokenPipeError, ConnectionResetError):
+            return b""
+        got = b""
+        while chunk := sock.recv(1 << 16):
+            got += chunk
+        return got
+
+
+@pytest.mark.parametrize("payload", [
+    b'{"op":"list","x":' + b"[" * 200_000 + b"]" * 200_000 + b"}",
+    b'{"op":"attach","protocol":1,"number":[1]}',
+    b'{"op":"spawn","protocol":1,"argv":5,"env":{},"cwd":"/"}',
+    b'{"op":"stop","number":{"a":1}}',
+    b'{"op":"signal","signal":"TERM"}',
+    b'[' * 1000 + b']' * 1000,
+], ids=["200,000 deep", "a list for a number", "argv a number", "an object for a number", "a name for a signal",
+        "not an object"])
+def test_a_hostile_control_ends_its_connection_with_one_line(holder: tuple[dict[str, str], Path],
+                                                               payload: bytes) -> None:
+    env, folder = holder
+    assert exchange(folder, frames.frame(frames.CONTROL, payload)) == b""
+    assert (ask({"op": "list"}, env) or {}).get("pis") == [], "the holder serves on"
+    log = (folder / "holder.log").read_text()
+    assert "Traceback" not in log and "Error" not in log.replace("error", ""), log[-2000:]
+    assert log.count("its connection is closed") == 1, log[-2000:]
+
+
+def test_a_line_for_pi_nested_too_deep_is_refused_and_the_window_stays(holder: tuple[dict[str, str], Path]) -> None:
+    env, folder = holder
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(20)
+        sock.connect(str(folder / SOCKET_NAME))
+        sock.sendall(frames.control(op="spawn", protocol=frames.PROTOCOL, argv=["sleep", "60"], env={}, cwd="/"))
+        reader = frames.FrameReader(frames.FROM_HOLDER)
+        hello: list[tuple[bytes, bytes]] = []
+        while not hello:
+            hello = reader.feed(sock.recv(1 << 16))
+        assert b'"number"' in hello[0][1]
+        sock.sendall(frames.frame(frames.STDIN, b'{"type":"prompt","id":' + b"[" * 200_000 + b"]" * 200_000 + b"}\n"))
+        deadline = time.monotonic() + 20
+        while "refused: not a JSON record" not in (folder / "holder.log").read_text():
+            assert time.monotonic() < deadline, (folder / "holder.log").read_text()[-2000:]
+            time.sleep(0.02)
+        assert [pi["windows"] for pi in (ask({"op": "list"}, env) or {})["pis"]] == [1], "the window still watches"
+    assert "Traceback" not in (folder / "holder.log").read_text()
+
+
+def test_a_line_for_pi_before_a_spawn_is_refused_by_its_header(holder: tuple[dict[str, str], Path]) -> None:
+    """A connection that has neither spawned nor attached sends a 256 MB line: the holder
+    refuses it on the frame's header, not after reading it."""
+    env, folder = holder
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.settimeout(20)
+        sock.connect(str(folder / SOCKET_NAME))
+        sock.sendall(frames.HEADER.pack(frames.STDIN, frames.MAX_FRAME))
+        sent = 0
+        with pytest.raises((BrokenPipeError, ConnectionResetError)):
+            chunk = b"x" * (1 << 20)
+            while sent < frames.MAX_FRAME:
+                sent += sock.send(chunk)
+        assert sent < 64 << 20, f"the holder read {sent:,} bytes of a frame it refuses"
+    assert "i frame of 268,435,456 bytes is over the limit" in (folder / "holder.log").read_text()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="another uid is taken by root only")
+def test_a_window_tells_a_listener_of_another_user_nothing() -> None:
+    """Another user's process listens where the holder's socket is (it swapped the folder in
+    a runtime folder open to it): the window, `pideck ls` and the early spawn refuse it
+    before sending a byte."""
+    runtime = Path(tempfile.mkdtemp(prefix="pideck-test-run-"))
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    folder = hold_dir(env)
+    read, write = os.pipe()
+    ready_read, ready_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the impostor: binds where the holder would, then listens as nobody
+        received = 0
+        try:
+            listener = socket.socket(socket.AF_UNIX)
+            listener.bind(str(folder / SOCKET_NAME))
+            os.chmod(folder / SOCKET_NAME, 0o777)
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            listener.listen(8)
+            listener.settimeout(20)
+            os.write(ready_write, b"x")
+            for _ in range(3):
+                peer, _ = listener.accept()
+                peer.settimeout(1)
+                try:
+                    while chunk := peer.recv(1 << 16):
+                        received += len(chunk)
+                except OSError:
+                    pass
+                peer.close()
+        finally:
+            os.write(write, str(received).encode())
+            os._exit(0)
+    os.close(write)
+    try:
+        assert os.read(ready_read, 1) == b"x"
+        with pytest.raises(HoldError, match="another user"):
+            holder_socket(env)
+        with pytest.raises(UnsafePlace, match="another user"):
+            ask({"op": "list"}, env)
+        from protocol.hold.early import ask_early, spawn_request
+
+        assert ask_early(spawn_request(["pi"], {"OPENAI_API_KEY": "secret"}, "/", {}, None), env) is None
+        with os.fdopen(read, "rb") as pipe:
+            assert pipe.read() == b"0", "the impostor read what a window sent"
+    finally:
+        os.waitpid(pid, 0)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def test_a_folder_others_may_write_without_the_sticky_bit_is_not_used(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A runtime folder others may write (0777, 0770): another user could put a folder of
+    their own in place of pideck's; /tmp is used instead (so long as it has its sticky bit)."""
+    import protocol.hold.place as place
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    tmp.chmod(0o1777)
+    monkeypatch.setattr(place, "TMP", tmp)
+    for mode in (0o777, 0o770):
+        runtime = tmp_path / f"run{mode:o}"
+        runtime.mkdir()
+        runtime.chmod(mode)
+        assert hold_dir({"XDG_RUNTIME_DIR": str(runtime)}) == tmp / f"pideck-{os.getuid()}"
+        assert not (runtime / "pideck").exists()
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    assert hold_dir({"XDG_RUNTIME_DIR": str(sticky)}) == sticky / "pideck"
+    tmp.chmod(0o777)
+    with pytest.raises(UnsafePlace, match="without the sticky bit"):
+        hold_dir({"XDG_RUNTIME_DIR": str(tmp_path / "run777")})
+    assert stat.S_IMODE(tmp.stat().st_mode) == 0o777
