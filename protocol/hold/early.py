@@ -21,7 +21,7 @@ from typing import Any
 from protocol.hold import frames
 from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir, listener_uid_error
 
-WAIT = 10.0  # seconds a holder just started may take to listen
+WAIT = 20.0  # seconds a holder just started may take to listen (one ending may first close its pis: listen.TAKE_WAIT)
 
 
 class HoldError(Exception):

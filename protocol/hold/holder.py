@@ -21,17 +21,19 @@ import asyncio
 import contextlib
 import itertools
 import os
-import socket
+import signal
 from collections.abc import Callable
 from pathlib import Path
 
 from protocol.hold import controls, frames
 from protocol.hold.held_pi import MOST_DRAFT, HeldPi, Watcher
-from protocol.hold.place import peer_uid
+from protocol.hold.listen import Listening, take
+from protocol.hold.place import UnsafePlace, check_folder, peer_uid
 
 LINGER = 10.0  # seconds the holder stays with no pi and no window
 FIRST_WAIT = 30.0  # seconds a holder just started waits for its first window at least
 DEFAULT_IDLE_CLOSE = 24 * 3600.0
+BOUND_CHECK = 1.0  # seconds between looks at whether the socket is still there
 STDIN_BEHIND = 1 << 20  # bytes for pi's stdin kept while pi does not read them; beyond, the window's socket waits
 
 
@@ -42,19 +44,28 @@ class Holder:
         self.linger = linger
         self.pis: dict[int, HeldPi] = {}
         self.connections = 0
+        self.leaving: str | None = None  # why the holder ends in order (a signal), once it does
         self._numbers = itertools.count(1)
         self._windows = itertools.count(1)
         self._quiet = asyncio.Event()
         self._served = False  # a window has come
         self._server: asyncio.AbstractServer | None = None
+        self._listening: Listening | None = None
 
-    async def serve(self, sock: socket.socket) -> None:
-        """Serve on the bound, listening `sock` until nothing has been held for `linger` s (at
-        least FIRST_WAIT before the first window came: the one that started it, however
-        loaded its machine, finds it listening)."""
-        self._server = await asyncio.start_unix_server(self._connection, sock=sock)
+    async def serve(self, listening: Listening) -> None:
+        """Serve on `listening` until nothing has been held for `linger` s (at least
+        FIRST_WAIT before the first window came: the one that started it, however loaded its
+        machine, finds it listening), or SIGTERM, SIGINT or SIGHUP: then no window can connect
+        any more, the windows are told, the pis closed in order, the socket and the lock
+        removed. A socket removed under it (its folder with it, at a logout) is made again."""
+        loop = asyncio.get_running_loop()
+        self._listening = listening
+        self._server = await asyncio.start_unix_server(self._connection, sock=listening.sock)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.add_signal_handler(sig, self._leave, signal.Signals(sig).name)
+        keeper = asyncio.create_task(self._keep_bound())
         try:
-            while True:
+            while not self.leaving:
                 self._quiet.clear()
                 if not self.pis and not self.connections:
                     wait = self.linger if self._served else max(self.linger, FIRST_WAIT)
@@ -65,8 +76,65 @@ class Holder:
                         return
                 await self._quiet.wait()
         finally:
-            self._server.close()
+            keeper.cancel()
+            self._stop_listening()
+            if self.leaving:
+                notice = frames.control(op="leaving", why=f"pideck's holder was ended ({self.leaving}); it closed its pis")
+                for pi in self.pis.values():
+                    for watcher in pi.watchers:
+                        watcher.send(notice)
             await asyncio.gather(*(pi.close() for pi in self.pis.values()), return_exceptions=True)
+            self._listening.release(remove=True)
+
+    def _leave(self, why: str) -> None:
+        if self.leaving is None:
+            self.leaving = why
+            self.log(f"{why}: closing the pis, then leaving")
+            self._stop_listening()  # (first: a window starting now starts a new holder)
+            self._changed()
+
+    def _stop_listening(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        if self._listening is not None:
+            self._listening.unlink_socket()
+
+    async def _keep_bound(self) -> None:
+        """Each BOUND_CHECK s: the socket made again if it was removed."""
+        tick = getattr(self.log, "tick", None)  # (holder.log writes the counts of lines said too often)
+        while True:
+            await asyncio.sleep(BOUND_CHECK)
+            if tick is not None:
+                tick()
+            if self._listening is not None and not self._listening.present():
+                if not await self._bind_again():
+                    return
+
+    async def _bind_again(self) -> bool:
+        """Make the folder, the lock and the socket again (the folder was removed: a logout);
+        False once another holder serves there."""
+        try:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(self.folder, 0o700)
+            check_folder(self.folder)
+            listening = take(self.folder, wait=0)
+        except (OSError, UnsafePlace) as exc:
+            self.log(f"the socket was removed and cannot be made again yet: {exc}")
+            return True
+        reopen = getattr(self.log, "reopen", None)
+        if reopen is not None:
+            reopen()
+        if listening is None:
+            self.log(f"the socket was removed, and another holder serves {self.folder} now: this one serves the "
+                     "windows it has until its pis end")
+            return False
+        assert self._listening is not None and self._server is not None
+        self._server.close()
+        self._listening.release(remove=False)
+        self._listening = listening
+        self._server = await asyncio.start_unix_server(self._connection, sock=listening.sock)
+        self.log(f"the socket was removed (a logout removes the runtime folder); listening again on {listening.path}")
+        return True
 
     def _changed(self) -> None:
         self._quiet.set()
@@ -176,6 +244,10 @@ class Connection:
                                      "--all` ends it and its pis (a new one starts on demand)"))
             return False
         request = controls.read(payload)
+        if holder.leaving and isinstance(request, (controls.Spawn, controls.Attach)):
+            self.send(frames.control(op="hello", leaving=True, error=f"pideck's holder is ending ({holder.leaving}); "
+                                     "its pis are being closed"))
+            return False
         if self.pi is None and isinstance(request, controls.Spawn):
             try:
                 pi = await holder.spawn(request)

@@ -47,7 +47,7 @@ def hold_dir(env: Mapping[str, str] | None = None) -> Path:
         pass
     except OSError as exc:
         raise UnsafePlace(f"cannot make {base}: {exc.strerror}") from None
-    _check(base)
+    check_folder(base)
     return base
 
 
@@ -73,7 +73,8 @@ def _unsafe_parent(folder: Path, own: bool) -> str | None:
     return None
 
 
-def _check(folder: Path) -> None:
+def check_folder(folder: Path) -> None:
+    """UnsafePlace unless `folder` is a real folder of the user's that nobody else may enter."""
     try:
         info = os.lstat(folder)
     except OSError as exc:

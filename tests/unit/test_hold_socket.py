@@ -182,3 +182,130 @@ def test_a_folder_others_may_write_without_the_sticky_bit_is_not_used(tmp_path: 
     with pytest.raises(UnsafePlace, match="without the sticky bit"):
         hold_dir({"XDG_RUNTIME_DIR": str(tmp_path / "run777")})
     assert stat.S_IMODE(tmp.stat().st_mode) == 0o777
+
+
+def wait_for(condition, what: str, timeout: float = 30.0):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+    return value
+
+
+def spawned(folder: Path, argv: list[str]) -> socket.socket:
+    """A window's connection to the holder that spawned `argv` for it (after the hello)."""
+    sock = socket.socket(socket.AF_UNIX)
+    sock.settimeout(30)
+    sock.connect(str(folder / SOCKET_NAME))
+    sock.sendall(frames.control(op="spawn", protocol=frames.PROTOCOL, argv=argv, env={"PATH": os.environ["PATH"]}, cwd="/"))
+    reader = frames.FrameReader(frames.FROM_HOLDER)
+    got: list[tuple[bytes, bytes]] = []
+    while not got:
+        got = reader.feed(sock.recv(1 << 16))
+    assert b'"number"' in got[0][1], got
+    return sock
+
+
+def test_the_socket_removed_with_its_runtime_folder_is_made_again(holder: tuple[dict[str, str], Path]) -> None:
+    """systemd-logind removes the runtime folder at a user's last logout, and makes it again
+    at the next login: the holder binds its socket again, and pideck ls, attach and the next
+    pideck find it and its pis (not a second holder)."""
+    env, folder = holder
+    window = spawned(folder, ["sleep", "60"])
+    try:
+        before = ask({"op": "list"}, env)
+        assert before is not None and [pi["number"] for pi in before["pis"]] == [1]
+        runtime = Path(env["XDG_RUNTIME_DIR"])
+        shutil.rmtree(runtime)
+        runtime.mkdir(mode=0o700)
+        after = wait_for(lambda: ask({"op": "list"}, env), "the holder to listen again")
+        assert after["holder"] == before["holder"], "a second holder"
+        assert [(pi["number"], pi["windows"]) for pi in after["pis"]] == [(1, 1)]
+        assert "listening again" in (folder / "holder.log").read_text()
+        assert stat.S_IMODE((folder / SOCKET_NAME).stat().st_mode) == 0o600
+        with holder_socket(env) as sock:  # (the next window's connection)
+            sock.sendall(frames.control(op="list"))
+            assert sock.recv(1 << 16)
+    finally:
+        window.close()
+
+
+def test_a_window_that_comes_while_the_holder_ends_gets_a_new_holder(holder: tuple[dict[str, str], Path]) -> None:
+    """SIGTERM to a holder whose pi takes seconds to close (it ignores its stdin's end and
+    SIGTERM): the socket goes at once, so a window coming meanwhile starts a holder of its
+    own, which serves once the last one has let its lock go; the one it told to go ends in order."""
+    import signal
+
+    env, folder = holder
+    window = spawned(folder, ["sh", "-c", "trap '' TERM; exec sleep 60"])
+    try:
+        first = ask({"op": "list"}, env)
+        assert first is not None
+        os.kill(first["holder"], signal.SIGTERM)
+        wait_for(lambda: not (folder / SOCKET_NAME).exists(), "the socket to go")
+        with holder_socket(env) as sock:  # (a holder started while the last one still closes its pi)
+            sock.sendall(frames.control(op="list"))
+            reader = frames.FrameReader(frames.FROM_HOLDER)
+            answer: list[tuple[bytes, bytes]] = []
+            while not answer:
+                answer = reader.feed(sock.recv(1 << 16))
+        listed = frames.read_control(answer[0][1])
+        assert listed["holder"] != first["holder"] and listed["pis"] == []
+        told = window.recv(1 << 16)
+        assert b'"leaving"' in told and b"SIGTERM" in told
+        log = (folder / "holder.log").read_text()
+        assert "SIGTERM: closing the pis" in log and f"holder {first['holder']} done (SIGTERM)" in log
+    finally:
+        window.close()
+
+
+def rss(pid: int) -> int:
+    """A process's resident memory, in bytes."""
+    for row in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if row.startswith("VmRSS:"):
+            return int(row.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_lines_for_a_pi_that_does_not_read_wait_in_the_window(holder: tuple[dict[str, str], Path]) -> None:
+    """pi does not read its stdin (stopped, stuck): the holder stops reading the window's
+    lines once pi's stdin holds a bound of them, so they wait in the window, where they
+    grew the holder by as much as was sent."""
+    env, folder = holder
+    window = spawned(folder, ["sleep", "60"])
+    try:
+        listed = ask({"op": "list"}, env)
+        assert listed is not None
+        pid = listed["holder"]
+        before = rss(pid)
+        line = frames.frame(frames.STDIN, b'{"type":"prompt","message":"' + b"x" * (1 << 20) + b'"}\n')
+        window.setblocking(False)
+        sent, most, view = 0, 200 << 20, memoryview(line)
+        offset = 0
+        stalled = time.monotonic()
+        while sent < most and time.monotonic() - stalled < 3.0:
+            try:
+                count = window.send(view[offset:])
+            except BlockingIOError:
+                time.sleep(0.01)
+                continue
+            sent += count
+            offset = (offset + count) % len(line)
+            stalled = time.monotonic()
+        grown = rss(pid) - before
+        assert sent < 32 << 20, f"the holder took {sent:,} bytes for a pi that reads none"
+        assert grown < 64 << 20, f"the holder grew by {grown:,} bytes"
+    finally:
+        window.close()
+
+
+def test_a_flood_of_empty_lines_leaves_a_short_log(holder: tuple[dict[str, str], Path]) -> None:
+    """1 MB of empty frames for pi, each refused: the log says so a few times, then counts."""
+    env, folder = holder
+    window = spawned(folder, ["sleep", "60"])
+    window.sendall(frames.frame(frames.STDIN, b"") * ((1 << 20) // frames.HEADER.size))
+    window.close()
+    wait_for(lambda: [pi["windows"] for pi in (ask({"op": "list"}, env) or {}).get("pis", [])] == [0],
+             "the holder to have read the window to its end")
+    size = (folder / "holder.log").stat().st_size
+    assert size < 16 << 10, f"{size:,} bytes of log"
