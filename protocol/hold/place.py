@@ -101,6 +101,16 @@ def peer_way(platform: str | None = None) -> str | None:
     return "getpeereid" if _getpeereid() is not None else None
 
 
+def unheld_why() -> str | None:
+    """Why pi cannot be held here (None: it can): the platform offers no way to tell whose
+    process is at the other end of the holder's socket."""
+    if peer_way() is not None:
+        return None
+    return ("pi runs as pideck's own child here (as with --no-hold): this system offers no way to tell who is at the "
+            "other end of a Unix socket (SO_PEERCRED, LOCAL_PEERCRED, getpeereid), which the holder needs to serve "
+            "only you")
+
+
 def peer_uid(sock: socket.socket, way: str | None = None) -> int | None:
     """The uid of the process at the other end of a Unix socket (None where the kernel cannot say)."""
     way = peer_way() if way is None else way
