@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,8 +32,9 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def serve(listening: Listening) -> None:
-    """Leave the terminal and serve on `listening` until the holder is done."""
+def serve(listening: Listening, first: tuple[str, subprocess.Popen[bytes]] | None = None) -> None:
+    """Leave the terminal and serve on `listening` until the holder is done (`first`: the pi
+    spawned for the window that started it, and the token its spawn request names it by)."""
     folder = listening.folder
     os.chdir("/")
     null = os.open(os.devnull, os.O_RDWR)
@@ -41,7 +43,7 @@ def serve(listening: Listening) -> None:
     os.close(null)
     log = HolderLog(folder / "holder.log")
     log(f"holder {os.getpid()} serving {listening.path}")
-    holder = Holder(folder, log, linger=float(os.environ.get("PIDECK_HOLD_LINGER") or LINGER))
+    holder = Holder(folder, log, linger=float(os.environ.get("PIDECK_HOLD_LINGER") or LINGER), first=first)
     try:
         asyncio.run(holder.serve(listening))
     finally:

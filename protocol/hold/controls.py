@@ -26,6 +26,7 @@ class Spawn(msgspec.Struct, tag="spawn", tag_field="op"):
     protocol: int = 0
     window: dict[str, Any] = {}
     idle_close: float | None = None
+    spawned: str | None = None  # the token of the pi a holder forked for this window spawned (protocol/hold/early.py)
 
 
 class Attach(msgspec.Struct, tag="attach", tag_field="op"):

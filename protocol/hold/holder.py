@@ -22,6 +22,7 @@ import contextlib
 import itertools
 import os
 import signal
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,7 +39,8 @@ STDIN_BEHIND = 1 << 20  # bytes for pi's stdin kept while pi does not read them;
 
 
 class Holder:
-    def __init__(self, folder: Path, log: Callable[[str], None], linger: float = LINGER) -> None:
+    def __init__(self, folder: Path, log: Callable[[str], None], linger: float = LINGER,
+                 first: tuple[str, subprocess.Popen[bytes]] | None = None) -> None:
         self.folder = folder
         self.log = log
         self.linger = linger
@@ -51,6 +53,7 @@ class Holder:
         self._served = False  # a window has come
         self._server: asyncio.AbstractServer | None = None
         self._listening: Listening | None = None
+        self._first = first  # the pi spawned before the loop ran, for the window that started the holder
 
     async def serve(self, listening: Listening) -> None:
         """Serve on `listening` until nothing has been held for `linger` s (at least
@@ -64,6 +67,7 @@ class Holder:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, self._leave, signal.Signals(sig).name)
         keeper = asyncio.create_task(self._keep_bound())
+        unclaimed = loop.call_later(FIRST_WAIT, self._end_first, "nobody asked for it")
         try:
             while not self.leaving:
                 self._quiet.clear()
@@ -77,6 +81,8 @@ class Holder:
                 await self._quiet.wait()
         finally:
             keeper.cancel()
+            unclaimed.cancel()
+            self._end_first("the holder ends")
             self._stop_listening()
             if self.leaving:
                 notice = frames.control(op="leaving", why=f"pideck's holder was ended ({self.leaving}); it closed its pis")
@@ -85,6 +91,16 @@ class Holder:
                         watcher.send(notice)
             await asyncio.gather(*(pi.close() for pi in self.pis.values()), return_exceptions=True)
             self._listening.release(remove=True)
+
+    def _end_first(self, why: str) -> None:
+        """The pi spawned for the window that started the holder, never asked for: ended."""
+        if self._first is not None:
+            _token, popen = self._first
+            self._first = None
+            self.log(f"the pi spawned at the start (pid {popen.pid}) ended: {why}")
+            with contextlib.suppress(OSError):
+                popen.kill()
+            popen.wait()
 
     def _leave(self, why: str) -> None:
         if self.leaving is None:
@@ -171,9 +187,12 @@ class Holder:
         idle = request.idle_close
         idle_close = idle if idle is not None and 0 < idle < 1e9 else DEFAULT_IDLE_CLOSE
         cwd = request.cwd
+        spawned = None
+        if self._first is not None and request.spawned == self._first[0]:
+            spawned, self._first = self._first[1], None
         pi = HeldPi(next(self._numbers), request.argv, request.env, cwd, request.window, idle_close,
                     str(self.folder), self.log, self._gone)
-        await pi.start()
+        await pi.start(spawned)
         self.pis[pi.number] = pi
         self.log(f"pi {pi.number} started (pid {pi.pid}) in {cwd}")
         self._changed()

@@ -3,6 +3,7 @@ what a hostile peer may send, the folder it is in."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -309,3 +310,47 @@ def test_a_flood_of_empty_lines_leaves_a_short_log(holder: tuple[dict[str, str],
              "the holder to have read the window to its end")
     size = (folder / "holder.log").stat().st_size
     assert size < 16 << 10, f"{size:,} bytes of log"
+
+
+def test_a_holder_forked_for_a_window_spawns_its_pi_at_once() -> None:
+    """The first pideck when no holder runs: the holder is forked from it and spawns its pi
+    before it imports or serves anything; the window's spawn request, naming that pi by its
+    token, gets it (and only once: another request spawns another)."""
+    from protocol.hold.early import fork_holder
+
+    runtime = Path(tempfile.mkdtemp(prefix="pideck-test-run-"))
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    folder = hold_dir(env)
+    marker = f"{time.time() % 1000:.6f}"
+    request = {"op": "spawn", "protocol": frames.PROTOCOL, "argv": ["sleep", marker], "env": {"PATH": os.environ["PATH"]},
+               "cwd": "/", "window": {}}
+    try:
+        token = fork_holder(folder, request)
+        assert token
+        pids = wait_for(lambda: [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
+                                 and _cmdline(p) == ["sleep", marker]], "pi spawned before any window asked")
+        hellos = []
+        for spawned in (token, token):
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.settimeout(30)
+                sock.connect(str(folder / SOCKET_NAME))
+                sock.sendall(frames.control(**request, spawned=spawned))
+                reader = frames.FrameReader(frames.FROM_HOLDER)
+                got: list[tuple[bytes, bytes]] = []
+                while not got:
+                    got = reader.feed(sock.recv(1 << 16))
+                hellos.append(frames.read_control(got[0][1]))
+                sock.sendall(frames.control(op="detach", draft=""))
+        assert hellos[0]["pid"] == pids[0]
+        assert hellos[1]["pid"] != pids[0], "the token names one pi, once"
+    finally:
+        with contextlib.suppress(OSError):
+            ask({"op": "stop", "all": True}, env, timeout=30.0)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _cmdline(process: Path) -> list[str]:
+    try:
+        return (process / "cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+    except OSError:
+        return []
