@@ -354,3 +354,45 @@ def _cmdline(process: Path) -> list[str]:
         return (process / "cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
     except OSError:
         return []
+
+
+async def test_a_window_told_the_holder_is_ending_starts_a_new_one() -> None:
+    """The holder answers a window's spawn that it is ending (a signal came as the window
+    connected), and takes its socket away: the window asks again, which starts a new
+    holder, instead of saying pi could not start."""
+    import asyncio
+    import sys
+    import threading
+
+    from protocol.hold.held_client import HeldClient
+
+    runtime = Path(tempfile.mkdtemp(prefix="pideck-test-run-"))
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    folder = hold_dir(env)
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(folder / SOCKET_NAME))
+    listener.listen(1)
+    listener.settimeout(30)
+
+    def ending_holder() -> None:
+        peer, _ = listener.accept()
+        with peer:
+            peer.recv(1 << 20)
+            (folder / SOCKET_NAME).unlink()
+            peer.sendall(frames.control(op="hello", leaving=True, error="pideck's holder is ending (SIGTERM)"))
+        listener.close()
+
+    ending = threading.Thread(target=ending_holder)
+    ending.start()
+    client = HeldClient([sys.executable, str(Path(__file__).parents[1] / "fake_pi.py")], holder_env=env, env=env)
+    try:
+        await asyncio.wait_for(client.start(), 60)
+        assert client.exited is None, client.exited
+        assert isinstance(client.hello.get("number"), int)
+        assert (ask({"op": "list"}, env) or {}).get("pis"), "a new holder holds the window's pi"
+    finally:
+        ending.join(30)
+        client.detach()
+        with contextlib.suppress(OSError):
+            ask({"op": "stop", "all": True}, env, timeout=30.0)
+        shutil.rmtree(runtime, ignore_errors=True)
