@@ -12,7 +12,7 @@ from app.pi.launch import LaunchConfig, LaunchError, held_launch
 from app.terminal.say import say
 from protocol.hold.ask import ask, held
 from protocol.hold.frames import BadFrame
-from protocol.hold.place import UnsafePlace
+from protocol.hold.place import UnsafePlace, unheld_why
 from protocol.numbers import parse_int
 
 LS_USAGE = "usage: pideck ls"
@@ -23,6 +23,9 @@ def ls_main(argv: list[str], env: Mapping[str, str], out: IO[str]) -> int:
     if argv:
         say(f"pideck ls takes no arguments\n{LS_USAGE}")
         return 2
+    if (why := unheld_why()) is not None:
+        say(f"pideck: no pi is held: {why}", file=out)
+        return 0
     try:
         pis = held(env)
     except (OSError, BadFrame, UnsafePlace) as exc:

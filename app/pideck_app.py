@@ -350,6 +350,8 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             self.tell.warn(problem, title=SETTING)
         if (note := off_note()) is not None:
             self.tell.say(note, title="Engine")
+        if self.config.unheld is not None:
+            self.tell.warn(self.config.unheld, title="Not held")
         for note in self._notes:
             self.tell.warn(note, title="--restore")
         if attached := sum(config.attach is not None for config in (self.config, *self._restore)):

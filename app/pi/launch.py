@@ -25,6 +25,7 @@ from app.runtime import (
     pi_version,
     runtime_dir,
 )
+from protocol.hold.place import unheld_why
 from protocol.wire.redact import Redactor
 
 if TYPE_CHECKING:
@@ -70,6 +71,8 @@ class LaunchConfig:
     """pi is the holder's child (`--hold`, protocol/hold/): its runs outlive this window."""
     attach: int | None = None
     """The number of the held pi this window attaches to (`pideck attach`), not one it starts."""
+    unheld: str | None = None
+    """Why pi is not held though it was to be (protocol.hold.place.unheld_why), said once at start."""
 
     def close(self) -> None:
         """Stop the demo model (if any) and remove its scratch directory; end the recording."""
@@ -165,7 +168,8 @@ def build_launch(args: argparse.Namespace, progress: Progress | None = None) -> 
         pi_args=tuple(args.pi_args),
         demo_args=tuple(demo.pi_args) if demo is not None else (),
         pi_flag=args.pi,
-        hold=holding(args, env) and demo is None,
+        hold=holding(args, env) and demo is None and unheld_why() is None,
+        unheld=unheld_why() if holding(args, env) and demo is None else None,
     )
 
 

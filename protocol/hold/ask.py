@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from protocol.hold import frames
-from protocol.hold.place import SOCKET_NAME, hold_dir
+from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir, listener_uid_error
 
 ANSWER_LIMIT = 16 << 20
 
@@ -17,7 +17,7 @@ ANSWER_LIMIT = 16 << 20
 def ask(request: dict[str, Any], env: Mapping[str, str] | None = None, timeout: float = 30.0) -> dict[str, Any] | None:
     """The holder's answer to `request`; None when there is no holder. OSError, or
     frames.BadFrame for an answer that is not one, when it does not answer as it should;
-    place.UnsafePlace when its folder is not safe."""
+    place.UnsafePlace when its folder is not safe or another user listens there."""
     path = os.fspath(hold_dir(env) / SOCKET_NAME)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
@@ -25,6 +25,8 @@ def ask(request: dict[str, Any], env: Mapping[str, str] | None = None, timeout: 
             sock.connect(path)
         except (FileNotFoundError, ConnectionRefusedError):
             return None
+        if (why := listener_uid_error(sock, path)) is not None:
+            raise UnsafePlace(why)
         sock.sendall(frames.control(**request))
         reader = frames.FrameReader(frames.FROM_HOLDER, ANSWER_LIMIT)
         while True:

@@ -41,41 +41,55 @@ def read_control(payload: bytes) -> dict[str, Any]:
     try:
         value = msgspec.json.decode(payload)
     except msgspec.DecodeError as exc:
-        raise BadFrame(f"a control frame is not JSON: {exc}") from None
+        raise BadFrame(f"a control frame is not JSON: {str(exc)[:200]}") from None
+    except RecursionError:
+        raise BadFrame("a control frame nested too deep") from None
     if not isinstance(value, dict):
         raise BadFrame("a control frame is not an object")
     return value
 
 
 class FrameReader:
-    """Frames out of the bytes fed to it, checked against `kinds` and `limit`."""
+    """Frames out of the bytes fed to it, checked against `kinds` and `limit` (a frame's
+    header is checked as soon as it is read: one over the limit is refused before its bytes
+    come). `limit` may change between frames (`next`)."""
 
     def __init__(self, kinds: frozenset[bytes], limit: int = MAX_FRAME) -> None:
         self.kinds = kinds
         self.limit = limit
         self._buffer = bytearray()
+        self._start = 0
 
     @property
     def pending(self) -> int:
-        return len(self._buffer)
+        return len(self._buffer) - self._start
 
     def feed(self, chunk: bytes) -> list[tuple[bytes, bytes]]:
         """The frames `chunk` completes, as (kind, payload); BadFrame on a broken stream."""
-        buffer = self._buffer
-        buffer += chunk
+        self.add(chunk)
         frames: list[tuple[bytes, bytes]] = []
-        start = 0
-        while len(buffer) - start >= HEADER.size:
-            kind, size = HEADER.unpack_from(buffer, start)
-            if kind not in self.kinds:
-                raise BadFrame(f"a frame of unknown kind {kind!r}")
-            if size > (MAX_CONTROL if kind == CONTROL else self.limit):
-                raise BadFrame(f"a {kind.decode('latin-1')} frame of {size:,} bytes is over the limit")
-            end = start + HEADER.size + size
-            if len(buffer) < end:
-                break
-            frames.append((kind, bytes(buffer[start + HEADER.size : end])))
-            start = end
-        if start:
-            del buffer[:start]
+        while (got := self.next()) is not None:
+            frames.append(got)
         return frames
+
+    def add(self, chunk: bytes) -> None:
+        if self._start:
+            del self._buffer[: self._start]
+            self._start = 0
+        self._buffer += chunk
+
+    def next(self) -> tuple[bytes, bytes] | None:
+        """The next whole frame of what was added (None: none yet); BadFrame on a broken stream."""
+        buffer, start = self._buffer, self._start
+        if len(buffer) - start < HEADER.size:
+            return None
+        kind, size = HEADER.unpack_from(buffer, start)
+        if kind not in self.kinds:
+            raise BadFrame(f"a frame of unknown kind {kind!r}")
+        if size > (MAX_CONTROL if kind == CONTROL else self.limit):
+            raise BadFrame(f"a {kind.decode('latin-1')} frame of {size:,} bytes is over the limit")
+        end = start + HEADER.size + size
+        if len(buffer) < end:
+            return None
+        self._start = end
+        return kind, bytes(buffer[start + HEADER.size : end])

@@ -23,6 +23,7 @@ from protocol.wire.codec import decode
 from protocol.wire.extension_ui import DialogAnswered
 from protocol.wire.responses import MessageList, Response
 
+OPEN_TRIES = 3  # connections to the holder tried before a window says why pi cannot start
 QUEUED_FRAMES = 256  # frames of pi's stdout read ahead of the client: beyond, the socket waits
 HOLDER_GONE = "pideck's holder went away (killed?): pi's runs it held are lost; `pideck --restore` resumes the sessions from pi's files"
 
@@ -156,6 +157,8 @@ class HeldChild:
             code = message.get("code")
             self.returncode = code if isinstance(code, int) else -1
             self.exited.set_result(None)
+        elif message.get("op") == "leaving" and isinstance(message.get("why"), str):
+            self.lost = message["why"][:300]  # (its pis are closed: their exits come next)
         elif message.get("op") == "left":
             self.kept = True
             self.exited.set_result(None)
@@ -237,15 +240,30 @@ class HeldClient(RpcClient):
             process.detach(draft)
 
     async def _open(self) -> HeldChild:
+        """The holder's hello to this client's request, then its child. A holder that closed
+        the connection before its hello, or said it is ending, is asked again: a new one is
+        started (the one ending has taken its socket away)."""
         early, self._early = self._early, None
-        if early is not None:
-            reader, writer = await asyncio.open_unix_connection(sock=early, limit=1 << 20)
-        else:
-            reader, writer = await connect_holder(self.holder_env)
-            writer.write(frames.control(**self.holder_request()))
-        framer = frames.FrameReader(frames.FROM_HOLDER, frames.MAX_FROM_HOLDER)
-        pending: list[tuple[bytes, bytes]] = []
-        hello = await _next_control(reader, framer, pending)
+        for attempt in range(OPEN_TRIES):
+            if early is not None:
+                reader, writer = await asyncio.open_unix_connection(sock=early, limit=1 << 20)
+                early = None
+            else:
+                reader, writer = await connect_holder(self.holder_env)
+                writer.write(frames.control(**self.holder_request()))
+            framer = frames.FrameReader(frames.FROM_HOLDER, frames.MAX_FROM_HOLDER)
+            pending: list[tuple[bytes, bytes]] = []
+            try:
+                hello = await _next_control(reader, framer, pending)
+            except NoHello:
+                writer.close()
+                if attempt + 1 < OPEN_TRIES:
+                    continue
+                raise
+            if hello.get("leaving") is True and self.number is None and attempt + 1 < OPEN_TRIES:
+                writer.close()
+                continue
+            break
         if hello.get("error") or hello.get("protocol") != frames.PROTOCOL:
             writer.close()
             raise HoldError(str(hello.get("error") or "the holder running is another pideck's, which this one cannot "
@@ -259,12 +277,15 @@ class HeldClient(RpcClient):
         return child
 
 
+class NoHello(HoldError):
+    """The holder closed the connection before it answered (it was leaving, or went)."""
+
 async def _frames(reader: asyncio.StreamReader, framer: frames.FrameReader, pending: list[tuple[bytes, bytes]]) -> tuple[bytes, bytes]:
     """The next frame from the holder during a handshake."""
     while not pending:
         chunk = await reader.read(1 << 20)
         if not chunk:
-            raise HoldError(HOLDER_GONE)
+            raise NoHello(HOLDER_GONE)
         try:
             pending.extend(framer.feed(chunk))
         except frames.BadFrame as exc:

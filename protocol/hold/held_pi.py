@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import itertools
 import signal
+import subprocess
 import tempfile
 import time
 from collections import deque
@@ -60,7 +61,7 @@ DELTA = b'{"type":"message_update",'  # how pi starts a streaming update
 def head(line: bytes) -> Head | None:
     try:
         return _head.decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # (a line nested beyond msgspec's depth: not a record the holder reads)
         return None
 
 
@@ -155,9 +156,9 @@ class HeldPi:
 
     # --- life ---------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Spawn pi (OSError or ValueError if it cannot be) and read it."""
-        self.child = await connect(spawn(self.argv, self.env, self.cwd))
+    async def start(self, spawned: subprocess.Popen[bytes] | None = None) -> None:
+        """Spawn pi (OSError or ValueError if it cannot be), or take `spawned`, and read it."""
+        self.child = await connect(spawned if spawned is not None else spawn(self.argv, self.env, self.cwd))
         self._tasks = [asyncio.create_task(self._read_stdout()), asyncio.create_task(self._read_stderr()),
                        asyncio.create_task(self._watch_exit())]
 

@@ -21,40 +21,55 @@ import asyncio
 import contextlib
 import itertools
 import os
-import socket
+import signal
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from protocol.hold import frames
+from protocol.hold import controls, frames
 from protocol.hold.held_pi import MOST_DRAFT, HeldPi, Watcher
-from protocol.hold.place import peer_uid
+from protocol.hold.listen import Listening, take
+from protocol.hold.place import UnsafePlace, check_folder, peer_uid
 
 LINGER = 10.0  # seconds the holder stays with no pi and no window
 FIRST_WAIT = 30.0  # seconds a holder just started waits for its first window at least
 DEFAULT_IDLE_CLOSE = 24 * 3600.0
+BOUND_CHECK = 1.0  # seconds between looks at whether the socket is still there
+STDIN_BEHIND = 1 << 20  # bytes for pi's stdin kept while pi does not read them; beyond, the window's socket waits
 
 
 class Holder:
-    def __init__(self, folder: Path, log: Callable[[str], None], linger: float = LINGER) -> None:
+    def __init__(self, folder: Path, log: Callable[[str], None], linger: float = LINGER,
+                 first: tuple[str, subprocess.Popen[bytes]] | None = None) -> None:
         self.folder = folder
         self.log = log
         self.linger = linger
         self.pis: dict[int, HeldPi] = {}
         self.connections = 0
+        self.leaving: str | None = None  # why the holder ends in order (a signal), once it does
         self._numbers = itertools.count(1)
         self._windows = itertools.count(1)
         self._quiet = asyncio.Event()
         self._served = False  # a window has come
         self._server: asyncio.AbstractServer | None = None
+        self._listening: Listening | None = None
+        self._first = first  # the pi spawned before the loop ran, for the window that started the holder
 
-    async def serve(self, sock: socket.socket) -> None:
-        """Serve on the bound, listening `sock` until nothing has been held for `linger` s (at
-        least FIRST_WAIT before the first window came: the one that started it, however
-        loaded its machine, finds it listening)."""
-        self._server = await asyncio.start_unix_server(self._connection, sock=sock)
+    async def serve(self, listening: Listening) -> None:
+        """Serve on `listening` until nothing has been held for `linger` s (at least
+        FIRST_WAIT before the first window came: the one that started it, however loaded its
+        machine, finds it listening), or SIGTERM, SIGINT or SIGHUP: then no window can connect
+        any more, the windows are told, the pis closed in order, the socket and the lock
+        removed. A socket removed under it (its folder with it, at a logout) is made again."""
+        loop = asyncio.get_running_loop()
+        self._listening = listening
+        self._server = await asyncio.start_unix_server(self._connection, sock=listening.sock)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.add_signal_handler(sig, self._leave, signal.Signals(sig).name)
+        keeper = asyncio.create_task(self._keep_bound())
+        unclaimed = loop.call_later(FIRST_WAIT, self._end_first, "nobody asked for it")
         try:
-            while True:
+            while not self.leaving:
                 self._quiet.clear()
                 if not self.pis and not self.connections:
                     wait = self.linger if self._served else max(self.linger, FIRST_WAIT)
@@ -65,8 +80,77 @@ class Holder:
                         return
                 await self._quiet.wait()
         finally:
-            self._server.close()
+            keeper.cancel()
+            unclaimed.cancel()
+            self._end_first("the holder ends")
+            self._stop_listening()
+            if self.leaving:
+                notice = frames.control(op="leaving", why=f"pideck's holder was ended ({self.leaving}); it closed its pis")
+                for pi in self.pis.values():
+                    for watcher in pi.watchers:
+                        watcher.send(notice)
             await asyncio.gather(*(pi.close() for pi in self.pis.values()), return_exceptions=True)
+            self._listening.release(remove=True)
+
+    def _end_first(self, why: str) -> None:
+        """The pi spawned for the window that started the holder, never asked for: ended."""
+        if self._first is not None:
+            _token, popen = self._first
+            self._first = None
+            self.log(f"the pi spawned at the start (pid {popen.pid}) ended: {why}")
+            with contextlib.suppress(OSError):
+                popen.kill()
+            popen.wait()
+
+    def _leave(self, why: str) -> None:
+        if self.leaving is None:
+            self.leaving = why
+            self.log(f"{why}: closing the pis, then leaving")
+            self._stop_listening()  # (first: a window starting now starts a new holder)
+            self._changed()
+
+    def _stop_listening(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        if self._listening is not None:
+            self._listening.unlink_socket()
+
+    async def _keep_bound(self) -> None:
+        """Each BOUND_CHECK s: the socket made again if it was removed."""
+        tick = getattr(self.log, "tick", None)  # (holder.log writes the counts of lines said too often)
+        while True:
+            await asyncio.sleep(BOUND_CHECK)
+            if tick is not None:
+                tick()
+            if self._listening is not None and not self._listening.present():
+                if not await self._bind_again():
+                    return
+
+    async def _bind_again(self) -> bool:
+        """Make the folder, the lock and the socket again (the folder was removed: a logout);
+        False once another holder serves there."""
+        try:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(self.folder, 0o700)
+            check_folder(self.folder)
+            listening = take(self.folder, wait=0)
+        except (OSError, UnsafePlace) as exc:
+            self.log(f"the socket was removed and cannot be made again yet: {exc}")
+            return True
+        reopen = getattr(self.log, "reopen", None)
+        if reopen is not None:
+            reopen()
+        if listening is None:
+            self.log(f"the socket was removed, and another holder serves {self.folder} now: this one serves the "
+                     "windows it has until its pis end")
+            return False
+        assert self._listening is not None and self._server is not None
+        self._server.close()
+        self._listening.release(remove=False)
+        self._listening = listening
+        self._server = await asyncio.start_unix_server(self._connection, sock=listening.sock)
+        self.log(f"the socket was removed (a logout removes the runtime folder); listening again on {listening.path}")
+        return True
 
     def _changed(self) -> None:
         self._quiet.set()
@@ -90,25 +174,25 @@ class Holder:
             self.log(f"a window sent what is not a frame: {exc}; its connection is closed")
         except (ConnectionError, OSError):
             pass
+        except Exception as exc:  # noqa: BLE001 (one peer ends its own connection, whatever it sent)
+            self.log(f"a window's connection failed ({exc!r:.200}); it is closed")
         finally:
             connection.close()
             self.connections -= 1
             self._changed()
 
-    async def spawn(self, request: dict[str, Any]) -> HeldPi:
-        argv, env, cwd = request.get("argv"), request.get("env"), request.get("cwd")
-        if not (isinstance(argv, list) and argv and all(isinstance(word, str) for word in argv)):
-            raise ValueError("spawn: argv is not a list of words")
-        if not (isinstance(env, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())):
-            raise ValueError("spawn: env is not an object of strings")
-        if not isinstance(cwd, str):
-            raise ValueError("spawn: cwd is not a string")
-        window = request.get("window")
-        idle = request.get("idle_close")
-        idle_close = float(idle) if isinstance(idle, (int, float)) and 0 < idle < 1e9 else DEFAULT_IDLE_CLOSE
-        pi = HeldPi(next(self._numbers), argv, env, cwd, window if isinstance(window, dict) else {}, idle_close,
+    async def spawn(self, request: controls.Spawn) -> HeldPi:
+        if not request.argv:
+            raise ValueError("spawn: argv is empty")
+        idle = request.idle_close
+        idle_close = idle if idle is not None and 0 < idle < 1e9 else DEFAULT_IDLE_CLOSE
+        cwd = request.cwd
+        spawned = None
+        if self._first is not None and request.spawned == self._first[0]:
+            spawned, self._first = self._first[1], None
+        pi = HeldPi(next(self._numbers), request.argv, request.env, cwd, request.window, idle_close,
                     str(self.folder), self.log, self._gone)
-        await pi.start()
+        await pi.start(spawned)
         self.pis[pi.number] = pi
         self.log(f"pi {pi.number} started (pid {pi.pid}) in {cwd}")
         self._changed()
@@ -129,7 +213,7 @@ class Connection:
         self.holder = holder
         self.reader = reader
         self.writer = writer
-        self.frames = frames.FrameReader(frames.FROM_WINDOW)
+        self.frames = frames.FrameReader(frames.FROM_WINDOW, 0)  # (no line for pi before a spawn or attach)
         self.pi: HeldPi | None = None
         self.watcher: Watcher | None = None
 
@@ -148,24 +232,42 @@ class Connection:
 
     async def run(self) -> None:
         while chunk := await self.reader.read(1 << 20):
-            for kind, payload in self.frames.feed(chunk):
+            self.frames.add(chunk)
+            while (got := self.frames.next()) is not None:
+                kind, payload = got
                 if kind == frames.CONTROL:
-                    if not await self.control(frames.read_control(payload)):
+                    if not await self.control(payload):
                         return
                 elif self.pi is None or self.watcher is None:
                     raise frames.BadFrame("a line for pi before a spawn or attach")
                 elif (why := self.pi.from_window(self.watcher, payload)) is not None:
                     self.holder.log(f"a line for pi {self.pi.number} refused: {why}")
+            await self._room_for_pi()
 
-    async def control(self, request: dict[str, Any]) -> bool:
+    async def _room_for_pi(self) -> None:
+        """Wait while pi's stdin holds more than STDIN_BEHIND bytes it has not read: this
+        window's socket is not read meanwhile, so its lines wait in the window."""
+        child = self.pi.child if self.pi is not None else None
+        if child is None or child.returncode is not None:
+            return
+        if child.stdin.transport.get_write_buffer_size() > STDIN_BEHIND:
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                await child.stdin.drain()
+
+    async def control(self, payload: bytes) -> bool:
         """Do what a control frame asks; False when the connection is done."""
-        op = request.get("op")
+        head = controls.read_op(payload)
         holder = self.holder
-        if op in ("spawn", "attach") and request.get("protocol") != frames.PROTOCOL:
+        if head.op in ("spawn", "attach") and head.protocol != frames.PROTOCOL:
             self.send(frames.control(op="hello", error="this pideck's holder is another version's: `pideck stop "
                                      "--all` ends it and its pis (a new one starts on demand)"))
             return False
-        if self.pi is None and op == "spawn":
+        request = controls.read(payload)
+        if holder.leaving and isinstance(request, (controls.Spawn, controls.Attach)):
+            self.send(frames.control(op="hello", leaving=True, error=f"pideck's holder is ending ({holder.leaving}); "
+                                     "its pis are being closed"))
+            return False
+        if self.pi is None and isinstance(request, controls.Spawn):
             try:
                 pi = await holder.spawn(request)
             except (OSError, ValueError) as exc:
@@ -174,43 +276,43 @@ class Connection:
             self._watch(pi)
             pi.watch(self.watcher)  # type: ignore[arg-type]
             return True
-        if self.pi is None and op == "attach":
-            pi = holder.pis.get(request.get("number"))  # type: ignore[arg-type]
+        if self.pi is None and isinstance(request, controls.Attach):
+            pi = holder.pis.get(request.number)
             if pi is None:
-                self.send(frames.control(op="hello", error=f"no held pi {request.get('number')!r}"))
+                self.send(frames.control(op="hello", error=f"no held pi {request.number}"))
                 return False
             self._watch(pi)
             pi.attach(self.watcher)  # type: ignore[arg-type]
             return True
-        if op == "list":
-            drafts = request.get("drafts") is True
+        if isinstance(request, controls.List):
             self.send(frames.control(op="list", protocol=frames.PROTOCOL, holder=os.getpid(),
-                                     pis=[pi.summary(drafts) for pi in holder.pis.values()]))
+                                     pis=[pi.summary(request.drafts) for pi in holder.pis.values()]))
             return False
-        if op == "stop":
-            chosen = list(holder.pis.values()) if request.get("all") is True else [
-                pi for pi in holder.pis.values() if pi.number == request.get("number")]
+        if isinstance(request, controls.Stop):
+            chosen = list(holder.pis.values()) if request.all else [
+                pi for pi in holder.pis.values() if pi.number == request.number]
             await asyncio.gather(*(pi.close() for pi in chosen))
             self.send(frames.control(op="stopped", numbers=[pi.number for pi in chosen]))
             return False
-        if self.pi is not None and op == "close_stdin":
+        if self.pi is not None and isinstance(request, controls.CloseStdin):
             others = [watcher for watcher in self.pi.watchers if watcher is not self.watcher]
             if others:  # a window quits while another shows this pi: it leaves, pi stays
                 self.send(frames.control(op="left", windows=len(others)))
                 return False
             self.pi.close()
             return True
-        if self.pi is not None and op == "signal" and isinstance(request.get("signal"), int):
-            self.pi.signal(request["signal"])
+        if self.pi is not None and isinstance(request, controls.Signal):
+            self.pi.signal(request.signal)
             return True
-        if op == "detach":  # (with what the window had typed and not sent, for the next one)
-            if self.pi is not None and isinstance(draft := request.get("draft"), str):
-                self.pi.draft = draft[:MOST_DRAFT]
+        if isinstance(request, controls.Detach):  # (with what the window had typed and not sent, for the next one)
+            if self.pi is not None and request.draft is not None:
+                self.pi.draft = request.draft[:MOST_DRAFT]
             return False
-        raise frames.BadFrame(f"a control frame holder cannot take here: {str(op)[:40]!r}")
+        raise frames.BadFrame(f"a control frame the holder cannot take here: {head.op[:40]!r}")
 
     def _watch(self, pi: HeldPi) -> None:
         self.pi = pi
+        self.frames.limit = frames.MAX_FRAME
         self.watcher = Watcher(self.writer.transport, self.holder.next_prefix(), self.drop)  # type: ignore[arg-type]
         self.send(frames.control(op="hello", protocol=frames.PROTOCOL, number=pi.number, pid=pi.pid, prefix=self.watcher.prefix,
                                  cwd=pi.cwd, argv=pi.argv, window=pi.window))

@@ -253,13 +253,13 @@ async def test_a_holder_waits_for_its_first_window_longer_than_it_lingers(tmp_pa
     """A window slower to come than the holder's linger (a loaded machine) finds it listening;
     once that window has gone, the holder leaves after its linger."""
     from protocol.hold.holder import Holder
+    from protocol.hold.listen import take
 
-    path = tmp_path / "holder.sock"
-    sock = socket.socket(socket.AF_UNIX)
-    sock.bind(str(path))
-    sock.listen()
+    listening = take(tmp_path)
+    assert listening is not None
+    path = listening.path
     holder = Holder(tmp_path, lambda line: None, linger=0.05)
-    served = asyncio.ensure_future(holder.serve(sock))
+    served = asyncio.ensure_future(holder.serve(listening))
     await asyncio.sleep(0.5)  # the window that started it, ten lingers late
     assert not served.done()
     reader, writer = await asyncio.open_unix_connection(str(path))
