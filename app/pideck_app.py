@@ -612,8 +612,11 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
                 if slot not in self.left_held and not slot.pi.kept]
 
     def _draft(self, slot: SessionSlot) -> str:
+        """What its prompt holds, after the messages that waited for pi to be ready."""
         editor = self._editors.get(slot)
-        return editor.expanded_text if editor is not None else self._draft_of.get(slot, "")
+        if editor is None:
+            return self._draft_of.get(slot, "")
+        return "\n\n".join(text for text in (*slot.main.waiting_texts, editor.expanded_text) if text)
 
     def session_lines(self) -> list[SessionLine]:
         return [slot.line() for slot in self.slots]
