@@ -181,6 +181,7 @@ class MainScreen(EngineScreen[None]):
         self.branch: str | None = None  # the git branch of pi's folder (app/git_branch.py)
         self._where: tuple[object, ...] | None = None  # the label on the prompt's bottom border, as compared
         self._theme_left: str | None = None  # the theme when another session's screen was shown (None: never)
+        self._waiting: list[PromptEditor.Submitted] = []  # sent before pi was ready, to go once it is
 
     def compose(self) -> ComposeResult:
         config = self.context.config
@@ -219,7 +220,7 @@ class MainScreen(EngineScreen[None]):
         self.follow_display()
 
     def set_up_prompt(self, editor: PromptEditor) -> None:
-        """The prompt's title, its completions, what a paste may attach and what Enter may send."""
+        """The prompt's title, its completions and what a paste may attach."""
         editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
         editor.completer = lambda before: complete(
             before, self._commands(), self.context.cwd,
@@ -228,7 +229,6 @@ class MainScreen(EngineScreen[None]):
         if (host := self.context.config.remote) is not None:
             editor.completer = without_local_files(editor.completer, host, lambda text: self.context.warn(text, "@"))
         editor.paste_handler = self.context.attachments.paste
-        editor.submit_check = self._can_send
 
     def follow_display(self) -> None:
         """pi's display settings (at start-up and on /reload); one pi would not take is
@@ -357,18 +357,44 @@ class MainScreen(EngineScreen[None]):
 
     # --- sending --------------------------------------------------------------------------
 
-    def _can_send(self, text: str) -> bool:
-        """Whether Enter sends `text` now (the editor asks on the key): a message waits in
-        the editor until pi has started; a `/` command runs at once."""
-        if (not self.pi.ready or self.session.life.restarting) and parse(text) is None:  # (a restart: not loaded yet)
-            self.context.warn("pi is still starting: the prompt stays here; send it once the status line says ready.",
-                              title="Not sent yet")
-            return False
-        return True
+    @property
+    def _pi_takes_messages(self) -> bool:
+        return self.pi.ready and not self.session.life.restarting  # (a restart: not loaded yet)
+
+    @property
+    def waiting_texts(self) -> list[str]:
+        """The messages sent before pi was ready, still to go (the draft at exit keeps them)."""
+        return [event.text for event in self._waiting]
 
     @on(PromptEditor.Submitted)
     async def submit(self, event: PromptEditor.Submitted) -> None:
-        """Send what the editor held at Enter (it has emptied itself: keys typed since are the next message's)."""
+        """Send what the editor held at Enter (it has emptied itself: keys typed since are the
+        next message's). A message sent before pi is ready (its model's name shows while
+        its messages are read) waits, and goes, in order, once pi is ready; a `/` command
+        runs at once."""
+        if parse(event.text) is not None:
+            await self._send(event)
+            return
+        self._waiting.append(event)
+        await self._send_waiting()
+        if self._waiting:
+            self.context.say("pi is still starting: the message goes to pi once the status line says ready",
+                             title="Sent when ready")
+
+    def pi_life_changed(self) -> None:
+        """pi's life changed (ready, could not start): the messages waiting for it go, in
+        the screen's turn (after any Enter before), or come back to the prompt."""
+        if self._waiting:
+            self.call_later(self._send_waiting)
+
+    async def _send_waiting(self) -> None:
+        if self.session.life.startup_error is not None:  # never sent: back in the prompt
+            self.editor.put_before(self.waiting_texts)
+            self._waiting.clear()
+        while self._waiting and self._pi_takes_messages:
+            await self._send(self._waiting.pop(0))
+
+    async def _send(self, event: PromptEditor.Submitted) -> None:
         text = event.text
         context, attachments = self.context, self.context.attachments
         if "@" in text:

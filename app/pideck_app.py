@@ -72,6 +72,7 @@ from protocol.state.session_model import Changes, SessionModel
 from widgets.markdown_stream import RENDERER, import_renderer
 from widgets.prompt_editor import PromptEditor
 from widgets.safe_text import clean
+from widgets.screens.on_purpose import KeyPace
 from widgets.screens.startup_error import StartupErrorScreen
 
 FIRST_MODE = "session-1"
@@ -156,6 +157,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         # the git branch of the shown session's folder (one look every 2 s, not one per session)
         self._branches = BranchFollower(self, lambda: self.current.pi.cwd, self._branch_shown)
         # keys typed while pideck starts (type_ahead: before the app ran) wait for the prompt
+        self.key_pace = KeyPace()  # when keys and pastes arrive (widgets/screens/on_purpose.py)
         self.held_keys = HeldKeys(self._keys_have_a_place, lambda event: App.on_event(self, event), keys_in(type_ahead))
 
     def get_line_filters(self) -> Sequence[LineFilter]:
@@ -250,6 +252,8 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         return self.current.refresh_stats()
 
     async def on_event(self, event: events.Event) -> None:
+        if not event.is_forwarded:
+            self.key_pace.arrived(event)  # (a question that writes tells typed-ahead keys by it)
         if type(event) is events.Key and not event.is_forwarded and event.character in EIGHT_BIT_ALT:
             self._typed_eight_bit_alt(event.character)
         if not await self.held_keys.take(event):
@@ -614,8 +618,11 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
                 if slot not in self.left_held and not slot.pi.kept]
 
     def _draft(self, slot: SessionSlot) -> str:
+        """What its prompt holds, after the messages that waited for pi to be ready."""
         editor = self._editors.get(slot)
-        return editor.expanded_text if editor is not None else self._draft_of.get(slot, "")
+        if editor is None:
+            return self._draft_of.get(slot, "")
+        return "\n\n".join(text for text in (*slot.main.waiting_texts, editor.expanded_text) if text)
 
     def session_lines(self) -> list[SessionLine]:
         return [slot.line() for slot in self.slots]

@@ -325,6 +325,8 @@ class SessionSlot:
         if self.shown:
             with self.app.batch_update():
                 await self.main.show_changes(changes)
+        if changes.status:
+            self.main.pi_life_changed()
         for severity, message in changes.notifications:
             self.notify(message, severity=_SEVERITY.get(severity, "information"), markup=False)
         if changes.run:

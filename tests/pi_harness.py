@@ -400,6 +400,17 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], Any], timeout: f
         await pilot.pause(0.02)
 
 
+async def question(pilot: Pilot[Any]) -> Any:
+    """The question that writes (a revert's, /rewind's) on screen, once a key pressed may
+    answer it (widgets/screens/on_purpose.py: not within its first 0.3 s)."""
+    from widgets.screens.revert_dialog import RevertDialog
+
+    dialog = await wait_until(pilot, lambda: isinstance(pilot.app.screen, RevertDialog) and pilot.app.screen,
+                              what="the question")
+    await wait_until(pilot, dialog.on_purpose.takes_keys, what="the question taking keys")
+    return dialog
+
+
 def has_role(style: Style, role: str) -> bool:
     """Whether `style` carries what the palette role sets (its colour, or its attributes)."""
     wanted = palette.style(role)

@@ -102,7 +102,9 @@ async def test_enter_running_steers_and_alt_enter_follows_up(tmp_path: Path) -> 
         assert "abort" not in fake.kinds()
 
 
-async def test_start_up_says_starting_and_keeps_an_early_prompt(tmp_path: Path) -> None:
+async def test_start_up_says_starting_and_sends_early_prompts_once_pi_is_ready(tmp_path: Path) -> None:
+    """Messages sent while pi starts wait, and go in order once it is ready: an Enter
+    pressed before was lost (the text stayed in the prompt)."""
     fake = Fake(tmp_path, "--hold-state")  # pi does not answer get_state until released
     app = fake.app()
     async with app.run_test(size=SIZE) as pilot:
@@ -113,15 +115,32 @@ async def test_start_up_says_starting_and_keeps_an_early_prompt(tmp_path: Path) 
         assert "ready" not in str(status.render())
         await type_text(pilot, "hello early")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any("still starting" in str(n.message) for n in app._notifications),
-                         what="a note why it was not sent")
-        assert app.query_one(PromptEditor).text == "hello early"
-        fake.inject("#fake:release-state")
-        await ready(pilot, fake)
-        assert "ready" in str(status.render()) and not fake.commands("prompt")
+        await wait_until(pilot, lambda: any("goes to pi once" in str(n.message) for n in app._notifications),
+                         what="a note that it waits for pi")
+        await type_text(pilot, "and then")
         await pilot.press("enter")
-        prompts = await wait_until(pilot, lambda: fake.commands("prompt"), what="the prompt, sent now")
-        assert prompts[0]["message"] == "hello early"
+        await type_text(pilot, "a draft")
+        assert app.query_one(PromptEditor).text == "a draft" and not fake.commands("prompt")
+        fake.inject("#fake:release-state")
+        prompts = await wait_until(pilot, lambda: len(fake.commands("prompt")) == 2 and fake.commands("prompt"),
+                                   what="both messages, sent now")
+        assert [(p["message"], p.get("streamingBehavior")) for p in prompts] == [("hello early", None), ("and then", "steer")]
+        assert app.query_one(PromptEditor).text == "a draft"
+
+
+async def test_a_message_waiting_for_a_pi_that_could_not_start_comes_back_to_the_prompt(tmp_path: Path) -> None:
+    fake = Fake(tmp_path, "--hold-state")
+    app = fake.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "get_state" in fake.kinds(), what="pideck asked for pi's state")
+        await type_text(pilot, "hello early")
+        await pilot.press("enter")
+        await type_text(pilot, "a draft")
+        assert app.main.waiting_texts == ["hello early"]
+        fake.inject("#fake:close-stdout")
+        await wait_until(pilot, lambda: app.session.life.startup_error is not None, what="pi could not start")
+        await wait_until(pilot, lambda: app.main.editor.text == "hello early\n\na draft", what="the message given back")
+        assert not app.main.waiting_texts
 
 
 async def test_ctrl_c_quits_while_pi_is_starting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.style import Style
-from tests.pi_harness import SESSIONS, Fake, call_view, fixture_entries, send, wait_until
+from tests.pi_harness import SESSIONS, Fake, call_view, fixture_entries, question, send, wait_until
 from tests.screen_app import ScreenApp
 from tests.snapshot_plugin import settle
 
@@ -186,7 +186,6 @@ async def test_a_revert_is_written_off_the_ui_thread_and_keys_wait_for_it(tmp_pa
     import threading
 
     from protocol.state.reverts import Plan
-    from widgets.screens.revert_dialog import RevertDialog
 
     release, on_main = threading.Event(), []
 
@@ -202,7 +201,7 @@ async def test_a_revert_is_written_off_the_ui_thread_and_keys_wait_for_it(tmp_pa
         screen = await open_changes(pilot)
         screen.reverts = SlowReverts()  # type: ignore[assignment]
         await pilot.press("R")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, RevertDialog), what="the question")
+        await question(pilot)
         await pilot.press("y")
         await wait_until(pilot, lambda: on_main, what="the write begun")
         await pilot.press("u")

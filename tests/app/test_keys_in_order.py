@@ -88,7 +88,7 @@ async def test_dialogs_take_a_burst_in_order() -> None:
     assert await dialog_answer(line, *typed("ab"), "home", *typed("x"), "enter") == "xab"
 
 
-async def test_session_picker_delete_after_typing_in_one_burst(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_session_picker_delete_asked_in_a_burst_waits_for_an_enter_pressed_on_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shutil, "which", lambda name: None)  # no `trash` command: the file is removed
     files = [tmp_path / "open.jsonl", tmp_path / "old.jsonl"]
     for file in files:
@@ -98,7 +98,12 @@ async def test_session_picker_delete_after_typing_in_one_burst(tmp_path: Path, m
     async with app.run_test(size=PICKER_SIZE) as pilot:
         picker = app.first
         await wait_until(pilot, lambda: len(picker.shown) == 2, what="listing")
-        burst(app, *typed("old"), "ctrl+d", "enter")  # Ctrl+D asks about the filtered row, Enter confirms
+        burst(app, *typed("old"), "ctrl+d", "enter")  # Ctrl+D asks about the filtered row; an Enter typed with it
+        note = picker.query_one("#picker-note")
+        await wait_until(pilot, lambda: "Enter was ignored" in str(note.render()), what="the Enter ignored")
+        assert "Delete “Old try”?" in str(note.render()) and files[1].exists()
+        await wait_until(pilot, picker.on_purpose.takes_keys, what="the question taking keys")
+        await pilot.press("enter")  # pressed on its own, once the question is read, deletes
         await wait_until(pilot, lambda: not files[1].exists(), what="the filtered session deleted")
         assert files[0].exists() and app.screen is picker
 

@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import PiHarness, quiesce, send, started, transcript_text, wait_until
+from tests.pi_harness import PiHarness, question, quiesce, send, started, transcript_text, wait_until
 from tests.real_pi.test_reverts_real_pi import answer, go_to, open_changes
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
 from widgets.message_views import ToolCallBlock
 from widgets.screens.changes_screen import ChangesScreen
-from widgets.screens.revert_dialog import RevertDialog
 from widgets.screens.rewind_picker import RewindPicker
 
 pytestmark = pytest.mark.pi
@@ -126,7 +125,7 @@ async def test_rewind_puts_back_every_file_changed_after_the_message(pi_harness:
             ("Edit line 1.", 7), ("Edit line 2.", 7), ("Edit line 3.", 7), ("Edit line 4.", 7), ("Edit line 5.", 7),
             ("Prompt a.", 6), ("Prompt b.", 4), ("Prompt c.", 2)]
         await pilot.press("up", "enter")  # the last is highlighted first: before prompt b
-        confirm = await wait_until(pilot, lambda: isinstance(app.screen, RevertDialog) and app.screen, what="the question")
+        confirm = await question(pilot)
         assert confirm.plan.label == "4 files"
         await pilot.press("y")
         await wait_until(pilot, lambda: "Prompt b." in app.main.editor.text, timeout=30, what="the fork")
@@ -140,7 +139,7 @@ async def test_rewind_puts_back_every_file_changed_after_the_message(pi_harness:
                                   what="the picker again")
         assert [c.text for c in picker.choices][1:] == ["Edit line 2.", "Edit line 3.", "Edit line 4.", "Edit line 5.", "Prompt a."]
         await pilot.press("up", "up", "up", "up", "enter")  # before the second edit of f.txt
-        await wait_until(pilot, lambda: isinstance(app.screen, RevertDialog), what="the question")
+        await question(pilot)
         await pilot.press("y")
         await wait_until(pilot, lambda: "Edit line 2." in app.main.editor.text, timeout=30, what="the second fork")
         assert (project / "f.txt").read_text() == lines.replace("line 1\n", "line 1 by pi\n")
@@ -177,7 +176,7 @@ async def test_reverts_belong_to_their_session_and_enter_never_writes_over_a_cha
         (project / "f.txt").write_text("the user's\n")  # changed since pi left it
         go_to(screen, "f.txt")
         await pilot.press("R")
-        dialog = await wait_until(pilot, lambda: isinstance(app.screen, RevertDialog) and app.screen, what="the question")
+        dialog = await question(pilot)
         assert dialog.plan.conflict == (b"one\n", b"three\n", b"the user's\n")
         await pilot.press("enter")
         await pilot.pause()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import PiHarness, quiesce, send, started, transcript_text, wait_until
+from tests.pi_harness import PiHarness, burst, question, quiesce, send, started, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
@@ -68,8 +68,7 @@ def go_to(screen: ChangesScreen, path: str, text: str | None = None) -> None:
 
 
 async def answer(pilot: Any, key: str) -> RevertDialog:
-    dialog = await wait_until(pilot, lambda: isinstance(pilot.app.screen, RevertDialog) and pilot.app.screen,
-                              what="the revert's question")
+    dialog = await question(pilot)
     await pilot.press(key)
     await wait_until(pilot, lambda: not isinstance(pilot.app.screen, RevertDialog), what="the question answered")
     await wait_until(pilot, lambda: not getattr(pilot.app.screen, "busy", False), what="the revert written")
@@ -127,10 +126,15 @@ async def test_revert_a_hunk_a_file_a_created_file_and_undo(pi_harness: PiHarnes
         await answer(pilot, "y")
         assert not (project / "new.txt").exists()
 
-        # R on a file the user changed after pi: the three versions, and n leaves it
+        # R on a file the user changed after pi: the three versions; a path typed on as they
+        # open answers nothing with its y, and n leaves the file
         go_to(screen, "notes.md")
         await pilot.press("R")
+        opened = await wait_until(pilot, lambda: isinstance(app.screen, RevertDialog) and app.screen, what="the question")
+        burst(app, *"/tmp/barp_3yl3sw/")
+        await wait_until(pilot, lambda: any(line.display for line in opened.query("#revert-ignored")), what="the y ignored")
         dialog = await answer(pilot, "n")
+        assert dialog is opened
         assert dialog.plan.conflict == (b"# notes\n", b"# pi's notes\n", b"# notes the user wrote after pi\n")
         assert (project / "notes.md").read_text() == "# notes the user wrote after pi\n"
 

@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import PiHarness, quiesce, send, started, transcript_text, wait_until
+from tests.pi_harness import PiHarness, question, quiesce, send, started, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
-from widgets.screens.revert_dialog import RevertDialog
 from widgets.screens.rewind_picker import RewindPicker
 
 pytestmark = pytest.mark.pi
@@ -72,7 +71,7 @@ async def test_rewind_across_three_prompts_and_undo(pi_harness: PiHarness, tmp_p
             ("First: edit app.py, write a.txt.", 3, 0), ("Second: write config.txt.", 2, 0),
             ("Third: edit app.py again.", 1, 0)]
         await pilot.press("up", "enter")  # the last is highlighted first: the second message
-        dialog = await wait_until(pilot, lambda: isinstance(app.screen, RevertDialog) and app.screen, what="the question")
+        dialog = await question(pilot)
         assert "@@ config.txt @@" in dialog.plan.lines and "@@ app.py @@" in dialog.plan.lines
         await pilot.press("y")
         await wait_until(pilot, lambda: app.session.state.session_file != first_session
@@ -119,7 +118,7 @@ async def test_rewind_puts_back_what_a_bash_sed_changed(pi_harness: PiHarness, t
                                   what="the picker")
         assert [(c.text, c.files, c.inexact) for c in picker.choices] == [("Edit app.py.", 3, 0), ("Run sed.", 3, 0)]
         await pilot.press("enter")  # the last message: before the sed
-        await wait_until(pilot, lambda: isinstance(app.screen, RevertDialog), what="the question")
+        await question(pilot)
         await pilot.press("y")
         await wait_until(pilot, lambda: "Run sed." in app.main.editor.text, timeout=30, what="the fork")
         assert (project / "app.py").read_text() == AFTER_FIRST  # the edit before the message stays
@@ -170,7 +169,7 @@ async def test_a_bang_commands_changes_show_and_are_put_back(pi_harness: PiHarne
                                   what="the picker")
         assert [(c.text, c.files) for c in picker.choices] == [("Edit app.py.", 2)]  # app.py and made.txt (notes.txt is back)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, RevertDialog), what="the question")
+        await question(pilot)
         await pilot.press("y")
         await wait_until(pilot, lambda: "Edit app.py." in app.main.editor.text, timeout=30, what="the fork")
         assert (project / "app.py").read_text() == APP and not (project / "made.txt").exists()

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import SIZE, PiHarness, quiesce, send, transcript_text, wait_until
+from tests.pi_harness import SIZE, PiHarness, question, quiesce, send, transcript_text, wait_until
 from tests.real_pi.test_reverts_real_pi import answer, go_to, open_changes
 from tests.remote.test_remote_pi import launch
 
@@ -21,7 +21,6 @@ from app.pi.checkpoint_launch import checkpoint_root
 from app.pideck_app import PideckApp
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply, ToolCallSpec
-from widgets.screens.revert_dialog import RevertDialog
 from widgets.screens.rewind_picker import RewindPicker
 
 pytestmark = pytest.mark.pi
@@ -159,7 +158,7 @@ async def test_rewind_on_the_host_across_prompts_with_an_edit_a_write_and_bash(
         assert [(c.text, c.files, c.inexact) for c in picker.choices] == [
             ("First: edit the code.", 3, 0), ("Second: config and notes.", 2, 0)]
         await pilot.press("enter")  # the last is highlighted first: the second message
-        dialog = await wait_until(pilot, lambda: isinstance(app.screen, RevertDialog) and app.screen, what="the question")
+        dialog = await question(pilot)
         assert f"@@ {NOTES} @@" in dialog.plan.lines and f"@@ {CONFIG} @@" in dialog.plan.lines
         await pilot.press("y")
         await wait_until(pilot, lambda: app.session.state.session_file != first_session

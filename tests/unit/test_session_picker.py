@@ -145,7 +145,9 @@ async def test_delete_asks_first_and_never_deletes_the_open_session(tmp_path: Pa
         assert "Delete “Old try”? Enter deletes" in str(note.render())
         await pilot.press("escape")
         assert app.screen is picker and files[1].exists(), "Esc keeps it, and the picker stays"
-        await pilot.press("ctrl+d", "enter")
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, picker.on_purpose.takes_keys, what="the question taking keys")
+        await pilot.press("enter")
         await wait_until(pilot, lambda: not files[1].exists(), what="deleted")
         assert [row.value for row in picker.shown] == [sessions[0]] and app.screen is picker
         assert "“Old try” removed" in str(note.render())

@@ -1,11 +1,15 @@
 """The question a revert asks before it writes (protocol/state/reverts.py `Plan`): what will be
 written, as a diff; or, for a file that changed since pi left it, its three versions side
 by side (before the session, as pi left it, now) for the user to choose; or why it cannot
-be done. Dismissed with True to write. File text is data: cleaned, drawn as plain text."""
+be done. Dismissed with True to write, by a key pressed on purpose (on_purpose.py). File text
+is data: cleaned, drawn as plain text."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -17,6 +21,7 @@ from widgets import palette
 from widgets.key_footer import KeyFooter
 from widgets.page_keys import PagedScroll
 from widgets.safe_text import clean
+from widgets.screens.on_purpose import OnPurpose
 
 MAX_LINES = 2000  # of each version or diff shown; the rest is counted
 
@@ -51,24 +56,57 @@ def version_text(data: bytes | None) -> Text:
 
 class RevertDialog(ModalScreen[bool]):
     """A revert's question. Over a file that changed since pi left it, only `y` writes: Enter
-    (typed ahead, or by habit) does nothing there."""
+    (typed ahead, or by habit) does nothing there. The keys that write answer only when
+    pressed on purpose (`OnPurpose`); the line under the title says why one was ignored."""
 
     CSS_PATH = "revert_dialog.tcss"
     BINDINGS = [
-        Binding("y", "dismiss(True)", "Write it"),
+        Binding("y", "write", "Write it"),
         Binding("enter", "enter", "Write it", show=False),
         Binding("n,escape", "dismiss(False)", "Leave the file"),
     ]
+    WRITES = {"y": "write", "enter": "enter"}  # the keys that write, by their action
     FIRST = "before this session"  # the first of a conflict's three versions, for a whole file
 
     def __init__(self, plan: Plan, title: str = "") -> None:
         super().__init__()
         self.plan = plan
         self.title_text = title  # instead of the plan's own question
+        self.on_purpose = OnPurpose(self, self._say_ignored)
+        self._pressed: events.Key | None = None  # the key whose action runs now (None: a click)
+
+    def on_mount(self) -> None:
+        self.on_purpose.asked()
+
+    def on_key(self, event: events.Key) -> None:
+        """A key that writes runs its action here, where the time it was pressed is known."""
+        action = self.WRITES.get(event.key)
+        if action is None:
+            return
+        event.stop()
+        event.prevent_default()
+        self._pressed = event
+        try:
+            getattr(self, f"action_{action}")()
+        finally:
+            self._pressed = None
+
+    def _answer(self, act: Callable[[], None]) -> None:
+        key = self._pressed
+        name = "y" if key is None or key.key == "y" else "Enter"
+        self.on_purpose.answer(None if key is None else key.time, name, act)
+
+    def _say_ignored(self, text: str) -> None:
+        line = self.query_one("#revert-ignored", Static)
+        line.update(Text(text, palette.style("warning")))
+        line.display = True
+
+    def action_write(self) -> None:
+        self._answer(lambda: self.dismiss(True))
 
     def action_enter(self) -> None:
         if self.plan.conflict is None:
-            self.dismiss(True)
+            self._answer(lambda: self.dismiss(True))
         else:
             self.notify("The file changed since pi left it: y writes over it, n leaves it.", title="Enter writes nothing here")
 
@@ -84,10 +122,13 @@ class RevertDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         plan = self.plan
+        ignored = Static("", id="revert-ignored")
+        ignored.display = False
         with Vertical(id="revert"):
             if plan.conflict is not None:
                 before, left, now = plan.conflict
                 yield Static(Text(self.conflict_question(), palette.style("warning", "bold")), id="revert-title")
+                yield ignored
                 with Horizontal(id="revert-versions"):
                     first = self.FIRST if plan.what == "the whole file" else "after the revert"
                     for title, data in ((first, before), ("as pi left it", left), ("now", now)):
@@ -98,6 +139,7 @@ class RevertDialog(ModalScreen[bool]):
                 yield Static(Text("What will be written, from now:", "bold"))
             else:
                 yield Static(Text(self.question(), "bold"), id="revert-title")
+                yield ignored
             with PagedScroll(id="revert-diff"):
                 yield Static(diff_text(plan.lines) if plan.lines else Text("(no change to the file)", palette.style("muted")))
         yield KeyFooter()
@@ -108,7 +150,7 @@ class RewindDialog(RevertDialog):
     goes on), and the rewind itself with every file it puts back (`n` cancels all of it)."""
 
     BINDINGS = [
-        Binding("y", "dismiss(True)", "Put it back"),
+        Binding("y", "write", "Put it back"),
         Binding("enter", "enter", "Put it back", show=False),
         Binding("n,escape", "dismiss(False)", "Leave the file"),
     ]
@@ -123,9 +165,10 @@ class RewindConfirm(RevertDialog):
     """The rewind: pi forks from just before the message and the files are put back."""
 
     BINDINGS = [
-        Binding("y,enter", "dismiss(True)", "Rewind"),
+        Binding("y,enter", "write", "Rewind"),
         Binding("n,escape", "dismiss(False)", "Cancel: nothing changes"),
     ]
+    WRITES = {"y": "write", "enter": "write"}
 
     def question(self) -> str:
         files = self.plan.label

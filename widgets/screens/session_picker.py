@@ -4,7 +4,8 @@ Enter chooses, Esc closes. Session names and message texts are foreign text, sho
 
 As in pi's session selector, /resume also has Ctrl+N (named sessions only), Ctrl+P (file
 paths instead of working directories) and Ctrl+D (delete the highlighted session, after
-Enter confirms: to the trash with the `trash` command where there is one, else removed).
+Enter confirms: to the trash with the `trash` command where there is one, else removed; an
+Enter typed ahead or in a burst does not confirm, widgets/screens/on_purpose.py).
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from collections.abc import Callable, Sequence
 
 from rich.table import Table
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.binding import Binding
 from textual.widgets import Input
 
 from protocol.wire.responses import ForkMessage
 from protocol.files.session_files import SessionSummary
 from widgets.engine.keys_in_order import OrderedInput
+from widgets.screens.on_purpose import OnPurpose
 from widgets.screens.pickers import FilteredPicker, Row
 from widgets.safe_text import clean, safe
 from widgets import palette
@@ -80,6 +82,17 @@ class SessionFilter(OrderedInput):
 
     BINDINGS = [Binding("ctrl+d", "screen.delete", "Delete")]
 
+    async def on_key(self, event: events.Key) -> None:
+        """Enter while a delete is asked answers it, with the time it was pressed."""
+        screen = self.screen
+        if event.key == "enter" and isinstance(screen, SessionPicker) and screen.deleting is not None:
+            if not self.sent_on(event):
+                event.stop()
+                event.prevent_default()
+                screen.confirm_delete(event.time)
+            return
+        await super().on_key(event)
+
 
 class SessionPicker(FilteredPicker[SessionSummary]):
     """The session files of pi's session directory; Tab switches to every folder's sessions and back (as in pi).
@@ -121,6 +134,9 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         self.beside = False  # chosen with Alt+Enter: open it in a session of its own (/open)
         self._deleting_filter = ""  # the filter line when it was asked
         self._note = ""
+        self._question = Text()  # the delete's, while it is asked
+        self.on_purpose = OnPurpose(self, lambda why: self.set_note(Text.assemble(
+            self._question, "\n", (why, palette.style("warning")))))
 
     def on_mount(self) -> None:
         self.reload()
@@ -170,7 +186,10 @@ class SessionPicker(FilteredPicker[SessionSummary]):
             self.set_note(Text("pi has this session open: it cannot be deleted", palette.style("error", "bold")))
             return
         self.deleting, self._deleting_filter = summary, self.filter_text()
-        self.set_note(Text(f"Delete “{one_line(summary.title)[:80]}”? Enter deletes · Esc keeps it", palette.style("error", "bold")))
+        self._question = Text(f"Delete “{one_line(summary.title)[:80]}”? Enter deletes · Esc keeps it",
+                              palette.style("error", "bold"))
+        self.set_note(self._question)
+        self.on_purpose.asked()
 
     def action_cancel(self) -> None:
         if self.deleting is None:
@@ -187,6 +206,16 @@ class SessionPicker(FilteredPicker[SessionSummary]):
     def action_choose(self) -> None:
         if self.deleting is None:
             super().action_choose()
+        else:
+            self.confirm_delete(None)
+
+    def confirm_delete(self, pressed: float | None) -> None:
+        """Enter pressed at `pressed` (None: not a key) while a delete is asked: the file is
+        deleted if it was pressed on purpose."""
+        self.on_purpose.answer(pressed, "Enter", self._delete)
+
+    def _delete(self) -> None:
+        if self.deleting is None:
             return
         summary, self.deleting = self.deleting, None
         try:

@@ -1,0 +1,60 @@
+"""A question whose answer writes or deletes takes it only from a key pressed on purpose
+(widgets/screens/on_purpose.py): text typed while or just before it opened answered it (a
+prompt typed on into the "changed since pi left it" question, a path such as
+`…/barp_3yl3sw/…`, wrote over the user's edit with its `y`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.pi_harness import Fake, burst, wait_until
+
+from protocol.state.reverts import Plan
+from widgets.screens.revert_dialog import RevertDialog, RewindConfirm
+
+
+def conflict(tmp_path: Path) -> Plan:
+    return Plan(str(tmp_path / "notes.md"), "notes.md", "the whole file", b"the user's\n", b"before\n",
+                conflict=(b"before\n", b"pi's\n", b"the user's\n"))
+
+
+async def ask(pilot: Any, dialog: RevertDialog) -> list[bool | None]:
+    answers: list[bool | None] = []
+    pilot.app.push_screen(dialog, answers.append)
+    await wait_until(pilot, lambda: pilot.app.screen is dialog, what="the question")
+    return answers
+
+
+def ignored(dialog: RevertDialog) -> str:
+    """The line that says a key was ignored ("" while it is hidden, or not composed yet)."""
+    lines = dialog.query("#revert-ignored")
+    return str(lines.first().render()) if lines and lines.first().display else ""
+
+
+async def test_text_typed_on_as_the_question_opens_answers_nothing(tmp_path: Path) -> None:
+    async with Fake(tmp_path).run() as pilot:
+        dialog = RevertDialog(conflict(tmp_path))
+        answers = await ask(pilot, dialog)
+        burst(pilot.app, *"/tmp/barp_3yl3sw/x")  # typed on into it, in the question's first frames
+        await wait_until(pilot, lambda: "y was ignored" in ignored(dialog), what="the y ignored, and said")
+        await pilot.pause()
+        assert pilot.app.screen is dialog and answers == []
+        await wait_until(pilot, dialog.on_purpose.takes_keys, what="the question taking keys")
+        await pilot.press("y")  # on its own, 0.3 s after it was drawn: it writes
+        await wait_until(pilot, lambda: answers == [True], what="the answer")
+
+
+async def test_a_y_in_a_burst_answers_nothing_however_late(tmp_path: Path) -> None:
+    async with Fake(tmp_path).run() as pilot:
+        dialog = RewindConfirm(conflict(tmp_path), title="Rewind to before “x”")
+        answers = await ask(pilot, dialog)
+        await wait_until(pilot, dialog.on_purpose.takes_keys, what="the question taking keys")
+        burst(pilot.app, *"3yl")  # keys faster than a person types: text, not an answer
+        await wait_until(pilot, lambda: "y was ignored" in ignored(dialog), what="the y ignored")
+        burst(pilot.app, "x", "enter")  # an Enter right after a key
+        await wait_until(pilot, lambda: "Enter was ignored" in ignored(dialog), what="the Enter ignored")
+        await pilot.pause()
+        assert pilot.app.screen is dialog and answers == []
+        await pilot.press("enter")  # on its own
+        await wait_until(pilot, lambda: answers == [True], what="the answer")
