@@ -172,7 +172,7 @@ def test_a_page_streams_an_answer_answers_a_dialog_and_its_close_ends_pideck(bro
     wait(lambda: served.processes() == [served.process.pid], "the page's pideck and pi to end", timeout=30,
          detail=lambda: f"; left: {served.processes()}; log:\n{served.log()}")
     # the server says so once the page's pideck has been waited for, which may be just after it is gone
-    wait(lambda: "a page from 127.0.0.1 closed; its pideck and pi have ended" in served.log(),
+    wait(lambda: "a page from 127.0.0.1 closed; its pideck has ended" in served.log(),
          "the server's line for the closed page", timeout=30, detail=lambda: f"; log:\n{served.log()}")
     log = served.log()
     resume = re.search(r"to resume it: (\S*pideck .*--session (\S+))", log)  # (the path of the pideck run)
@@ -295,4 +295,62 @@ def test_a_page_attaches_to_a_run_a_terminal_started_and_answers_its_dialog(
         if server is not None:
             server.stop()
         ask({"op": "stop", "all": True}, {"XDG_RUNTIME_DIR": str(runtime)})
+        harness.model.stop()
+
+
+@pytest.mark.pi
+@pytest.mark.timeout(400)
+def test_closing_an_attached_page_leaves_the_held_run_and_the_next_page_shows_it(
+        browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal's held run, detached (Ctrl+\\): a `pideck serve --attach` page's close is a
+    hang-up, never a quit, so the held pi goes on and each next page shows it (where the first
+    close ended it, and every later page, finding no pi, stayed black); a quit on purpose in a
+    page (/quit) ends it, as in a terminal."""
+    from tests.pi_harness import HarnessPi, PiHarness, TmuxPideck
+
+    from app.scripted_model.server import Reply
+    from protocol.hold.ask import ask, held
+
+    runtime = Path(tempfile.mkdtemp(prefix="pideck-test-run-"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    env = {"XDG_RUNTIME_DIR": str(runtime)}
+    harness = PiHarness(tmp_path / "pi")
+    harness.model.queue(Reply(text=" ".join(f"far{n}" for n in range(1, 400)), chunk_chars=6, delay=0.05))
+    terminal = HarnessPi(harness, tmp_path)
+    server = None
+    try:
+        with TmuxPideck(terminal, args=("--hold", *terminal.args()), cwd=tmp_path,  # type: ignore[arg-type]
+                        env=terminal.env() | env) as term:
+            term.wait(lambda: "● ready" in term.screen(), "the terminal's pideck ready", timeout=60)
+            term.send("stream from the terminal")
+            term.wait(lambda: "far3 " in term.screen(), "the reply streaming in the terminal", timeout=30)
+            term.keys("C-\\")
+            wait(lambda: (pis := held(env)) and not pis[0].get("windows"), "the terminal detached")
+        server = Served(tmp_path, "--attach")
+        for size in ({"width": 1200, "height": 800}, {"width": 400, "height": 800}):
+            context = browser.new_context(viewport=size)
+            screen = Screen(context.new_page())
+            screen.page.goto(server.url, timeout=60_000)
+            screen.wait_for("far")  # the run, as it goes on
+            context.close()
+            wait(lambda: server.processes() == [server.process.pid], "the page's pideck to end", timeout=30,
+                 detail=lambda: f"; left: {server.processes()}; log:\n{server.log()}")
+            pis = held(env)
+            assert len(pis) == 1 and pis[0]["state"] != "exited" and not pis[0].get("windows"), pis
+        assert server.log().count("held pi goes on") == 2, server.log()
+        assert "pi have ended" not in server.log()
+
+        screen = Screen(browser.new_page())
+        screen.page.goto(server.url, timeout=60_000)
+        screen.wait_for("far399", timeout=120.0)
+        screen.page.click("#terminal")
+        screen.wait_for("● ready")
+        screen.type("/quit")
+        wait(lambda: not [pi for pi in held(env) if pi["state"] != "exited"], "the quit to end the held pi",
+             detail=lambda: f"; held: {held(env)}; log:\n{server.log()}")
+        screen.page.close()
+    finally:
+        if server is not None:
+            server.stop()
+        ask({"op": "stop", "all": True}, env)
         harness.model.stop()
