@@ -185,8 +185,9 @@ def _app_class() -> type[PideckApp]:
 
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
-    for name in ("COLUMNS", "LINES"):  # a size a shell exported: Textual would take it over the terminal's, resizes unseen
-        os.environ.pop(name, None)
+    if not served_in_browser():  # (a page's: its size, which Textual's web driver starts at)
+        for name in ("COLUMNS", "LINES"):  # a size a shell exported: Textual would take it over the terminal's, resizes unseen
+            os.environ.pop(name, None)
     if given[:1] in (["ls"], ["stop"]):  # the pis the holder keeps (app/hold_cli.py)
         from app.hold_cli import ls_main, stop_main
 

@@ -5,12 +5,15 @@ in order, and the server kills it when neither worked."""
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,3 +60,21 @@ def test_the_server_ends_a_page_pideck_by_closing_its_stdin_and_kills_one_that_s
     assert asyncio.run(run(reads_to_the_end, end_within=30.0)) == 3, "its stdin closed, and no quit sent"
     stays = "import time; print('__GANGLION__', flush=True); time.sleep(600)"
     assert asyncio.run(run(stays, end_within=0.5)) == -signal.SIGKILL, "killed"
+
+
+def test_a_page_pideck_starts_at_its_pages_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """textual-serve gives the page's size in COLUMNS and ROWS, where Textual's web driver
+    reads it: a page's pideck keeps them (without, it started 80 wide, the page told it its
+    own size a step later, and a page's screen laid out for one, then the other, for ever,
+    drawing nothing). A terminal's pideck drops a COLUMNS a shell exported."""
+    from app.cli import main
+    from app.served_page import WEB_DRIVER
+
+    monkeypatch.setenv("COLUMNS", "43")
+    monkeypatch.setenv("ROWS", "46")
+    monkeypatch.setenv("TEXTUAL_DRIVER", WEB_DRIVER)
+    assert main(["--version"]) == 0
+    assert os.environ.get("COLUMNS") == "43" and os.environ.get("ROWS") == "46"
+    monkeypatch.delenv("TEXTUAL_DRIVER")
+    assert main(["--version"]) == 0
+    assert "COLUMNS" not in os.environ
