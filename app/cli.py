@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from app.pi.launch import LaunchConfig, LaunchError, build_launch, refuse
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
-from app.served_page import served_in_browser, tell_server_how_to_resume
+from app.served_page import served_in_browser, tell_server_how_to_resume, watch_page
 from app.terminal.say import ShownParser, say
 from protocol.numbers import parse_int
 from protocol.wire.protocol_log import default_log_path
@@ -185,8 +185,9 @@ def _app_class() -> type[PideckApp]:
 
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
-    for name in ("COLUMNS", "LINES"):  # a size a shell exported: Textual would take it over the terminal's, resizes unseen
-        os.environ.pop(name, None)
+    if not served_in_browser():  # (a page's: its size, which Textual's web driver starts at)
+        for name in ("COLUMNS", "LINES"):  # a size a shell exported: Textual would take it over the terminal's, resizes unseen
+            os.environ.pop(name, None)
     if given[:1] in (["ls"], ["stop"]):  # the pis the holder keeps (app/hold_cli.py)
         from app.hold_cli import ls_main, stop_main
 
@@ -216,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
     if not in_browser and (stream := not_a_terminal()) is not None:
         say(f"pideck: {stream} is not a terminal; pideck runs full screen in one")
         return 2
+    if in_browser:
+        watch_page(0)  # (its stdin: the server's pipe)
     from app.restore import NothingToRestore, drafts_left, other_launches, print_others, restoring, save_sessions
 
     args.attach = attach
@@ -289,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             except OSError:
                 pass  # it went away meanwhile
         elif in_browser:
-            tell_server_how_to_resume(args, app.session.state)
+            tell_server_how_to_resume(args, app.session.state, app.detached)
         if (fd := stdin_fd()) is not None:
             release_interrupt_key(fd)
     return code

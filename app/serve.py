@@ -108,7 +108,8 @@ def serve(args: argparse.Namespace) -> int:
     if not is_loopback(args.host):
         say(f"pideck: warning: listening on {args.host}: anyone who can reach this port and has the URL "
             "can run commands as you on this machine, and plain HTTP carries the token unencrypted")
-    server = _token_server(shlex.join(pideck_command(args)), args.host, args.port, secrets.token_urlsafe(24),
+    # exec: the shell textual-serve runs it with becomes pideck, which a page's end can then kill
+    server = _token_server("exec " + shlex.join(pideck_command(args)), args.host, args.port, secrets.token_urlsafe(24),
                            args.max_pages)
     try:
         asyncio.run(server.run())
@@ -176,7 +177,8 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
 
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             """textual-serve's, with a PageService and a line in the server's terminal when a
-            page comes and goes (closed, reloaded or cut off: its pideck closes pi in order)."""
+            page comes and goes (closed, reloaded or cut off: a hang-up for its pideck, which
+            leaves held pis to the holder and closes any other in order)."""
             websocket = web.WebSocketResponse(heartbeat=15)
             if (refused := self._full(request)) is not None:  # a page loaded before the others filled the cap
                 await websocket.prepare(request)
@@ -201,8 +203,7 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             finally:
                 self.pages.discard(websocket)
                 await service.stop()
-                say(f"pideck: a page from {request.remote} closed; its pideck and pi have ended", file=sys.stdout,
-                    flush=True)
+                say(f"pideck: a page from {request.remote} closed; its pideck has ended", file=sys.stdout, flush=True)
             return websocket
 
         async def run(self) -> None:

@@ -1,17 +1,22 @@
-"""A pideck that runs for a page of `pideck serve` (app/serve.py): how it knows, and what it
-tells the server's terminal as it ends. Apart from the server, whose imports (asyncio
-among them) a pideck run in a terminal does without until pi is started."""
+"""A pideck that runs for a page of `pideck serve` (app/serve.py): how it knows, that it
+ends when its page goes, and what it tells the server's terminal as it ends. Apart from the
+server, whose imports (asyncio among them) a pideck run in a terminal does without until pi
+is started."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
+import threading
+import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from protocol.wire.responses import SessionState
 
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve sets in TEXTUAL_DRIVER
+LEAVE_WITHIN = 10.0  # seconds this pideck has to end once its page is gone, before it is ended at once
 
 
 def served_in_browser() -> bool:
@@ -19,15 +24,36 @@ def served_in_browser() -> bool:
     return os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER
 
 
-def tell_server_how_to_resume(args: argparse.Namespace, state: SessionState | None) -> None:
-    """A page's pideck has ended: the command that resumes its session (if saved) goes to
-    stderr, which textual-serve prints in the server's terminal."""
+def watch_page(fd: int, leave_within: float = LEAVE_WITHIN) -> None:
+    """End this process `leave_within` s after its page went (the server closed `fd`, its
+    stdin), if it is still running then. The app leaves in order as soon as it sees the
+    hang-up (app/terminal/hangup.py); this thread is for an app too busy to see it or to
+    finish leaving: a page's pideck never outlives its page by more."""
+    from app.terminal.hangup import CHECK_EVERY, terminal_gone
+
+    def watch() -> None:
+        while not terminal_gone(fd):
+            time.sleep(CHECK_EVERY)
+        time.sleep(leave_within)
+        os.kill(os.getpid(), signal.SIGKILL)  # (held pis go on: the holder sees a window go)
+
+    threading.Thread(target=watch, name="page-watch", daemon=True).start()
+
+
+def tell_server_how_to_resume(args: argparse.Namespace, state: SessionState | None, detached: int = 0) -> None:
+    """A page's pideck has ended: what goes on held (`detached` pis), else the command that
+    resumes its session (if saved), goes to stderr, which textual-serve prints in the
+    server's terminal."""
     from app.resume_commands import resume_command
     from app.terminal.say import say
 
     command = resume_command(args, state)
     try:
-        if command is not None:
+        if detached:
+            it = "them" if detached > 1 else "it"
+            say(f"pideck: the page's {detached} held pi{'s' * (detached > 1)} go{'es' * (detached == 1)} on; "
+                f"pideck attach shows {it}, pideck ls lists {it}, pideck stop ends {it}", flush=True)
+        elif command is not None:
             say(f"pideck: the page's session is saved; to resume it: {command}", flush=True)
     except OSError:
         pass  # the server is gone

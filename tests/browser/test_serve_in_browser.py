@@ -8,6 +8,7 @@ on a canvas), with the escape sequences taken out."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -172,7 +173,7 @@ def test_a_page_streams_an_answer_answers_a_dialog_and_its_close_ends_pideck(bro
     wait(lambda: served.processes() == [served.process.pid], "the page's pideck and pi to end", timeout=30,
          detail=lambda: f"; left: {served.processes()}; log:\n{served.log()}")
     # the server says so once the page's pideck has been waited for, which may be just after it is gone
-    wait(lambda: "a page from 127.0.0.1 closed; its pideck and pi have ended" in served.log(),
+    wait(lambda: "a page from 127.0.0.1 closed; its pideck has ended" in served.log(),
          "the server's line for the closed page", timeout=30, detail=lambda: f"; log:\n{served.log()}")
     log = served.log()
     resume = re.search(r"to resume it: (\S*pideck .*--session (\S+))", log)  # (the path of the pideck run)
@@ -296,3 +297,143 @@ def test_a_page_attaches_to_a_run_a_terminal_started_and_answers_its_dialog(
             server.stop()
         ask({"op": "stop", "all": True}, {"XDG_RUNTIME_DIR": str(runtime)})
         harness.model.stop()
+
+
+@contextlib.contextmanager
+def held_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, words: int, delay: float) -> Iterator[dict[str, str]]:
+    """A terminal's `pideck --hold` over the real pi streams a reply of `words` words, then
+    detaches (Ctrl+\\): its held pi goes on with no window. Yields the holder's environment;
+    every held pi is stopped after."""
+    from tests.pi_harness import HarnessPi, PiHarness, TmuxPideck
+
+    from app.scripted_model.server import Reply
+    from protocol.hold.ask import ask, held
+
+    runtime = Path(tempfile.mkdtemp(prefix="pideck-test-run-"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    env = {"XDG_RUNTIME_DIR": str(runtime)}
+    harness = PiHarness(tmp_path / "pi")
+    harness.model.queue(Reply(text=" ".join(f"far{n}" for n in range(1, words + 1)), chunk_chars=6, delay=delay))
+    terminal = HarnessPi(harness, tmp_path)
+    try:
+        with TmuxPideck(terminal, args=("--hold", *terminal.args()), cwd=tmp_path,  # type: ignore[arg-type]
+                        env=terminal.env() | env) as term:
+            term.wait(lambda: "● ready" in term.screen(), "the terminal's pideck ready", timeout=60)
+            term.send("stream from the terminal")
+            term.wait(lambda: "far3 " in term.screen(), "the reply streaming in the terminal", timeout=30)
+            term.keys("C-\\")
+            wait(lambda: (pis := held(env)) and not pis[0].get("windows"), "the terminal detached")
+        yield env
+    finally:
+        ask({"op": "stop", "all": True}, env)
+        harness.model.stop()
+
+
+def page_pideck(server: Served, before: set[int]) -> int:
+    """The pideck a page started (its pid), once there."""
+    def started() -> int | None:
+        return next((pid for pid in set(server.processes()) - before if b"app\0attach" in _cmdline(pid)), None)
+    return int(wait(started, "the page's pideck"))
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def rss_mb(pid: int) -> float:
+    """The resident memory of process `pid`, in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time process `pid` has used (user and system), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.pi
+@pytest.mark.timeout(400)
+def test_closing_an_attached_page_leaves_the_held_run_and_the_next_page_shows_it(
+        browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal's held run, detached: a `pideck serve --attach` page's close is a hang-up,
+    never a quit, so the held pi goes on and each next page shows it (where the first close
+    ended it, and every later page, finding no pi, stayed black); a quit on purpose in a page
+    (/quit) ends it, as in a terminal."""
+    from protocol.hold.ask import held
+
+    with held_run(tmp_path, monkeypatch, words=400, delay=0.05) as env:
+        server = Served(tmp_path, "--attach")
+        try:
+            for size in ({"width": 1200, "height": 800}, {"width": 400, "height": 800}):
+                context = browser.new_context(viewport=size)
+                screen = Screen(context.new_page())
+                screen.page.goto(server.url, timeout=60_000)
+                screen.wait_for("far")  # the run, as it goes on
+                context.close()
+                wait(lambda: server.processes() == [server.process.pid], "the page's pideck to end", timeout=30,
+                     detail=lambda: f"; left: {server.processes()}; log:\n{server.log()}")
+                pis = held(env)
+                assert len(pis) == 1 and pis[0]["state"] != "exited" and not pis[0].get("windows"), pis
+            assert server.log().count("held pi goes on") == 2, server.log()
+            assert "pi have ended" not in server.log()
+
+            screen = Screen(browser.new_page())
+            screen.page.goto(server.url, timeout=60_000)
+            screen.wait_for("far")
+            screen.wait_for("ready", since=len(screen.received), timeout=120.0)  # the run is over (the status line)
+            screen.page.click("#terminal")
+            screen.type("/quit")
+            wait(lambda: not [pi for pi in held(env) if pi["state"] != "exited"], "the quit to end the held pi",
+                 detail=lambda: f"; held: {held(env)}; log:\n{server.log()}")
+            screen.page.close()
+        finally:
+            server.stop()
+
+
+@pytest.mark.pi
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("engine", ["on", "off"])
+def test_attached_pages_opened_and_closed_over_a_run_all_draw_stay_small_and_end(
+        browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: str) -> None:
+    """Twenty pages of `pideck serve --attach`, of different sizes, opened and closed over a
+    streaming held run: every page draws the run, its pideck stays under 200 MB, and ends
+    within seconds of its close; once the run is over, a page's pideck idles. (A page whose
+    pideck started at another size than its own drew nothing and grew for ever, and one that
+    did not end kept growing after its page was gone.)"""
+    if engine == "off":
+        monkeypatch.setenv("PIDECK_ENGINE", "off")
+    sizes = [{"width": 1200, "height": 800}, {"width": 400, "height": 800}, {"width": 800, "height": 600},
+             {"width": 390, "height": 844}, {"width": 1000, "height": 400}]
+    with held_run(tmp_path, monkeypatch, words=4000, delay=0.03):
+        server = Served(tmp_path, "--attach")
+        try:
+            for n in range(20):
+                context = browser.new_context(viewport=sizes[n % len(sizes)])
+                screen = Screen(context.new_page())
+                before = set(server.processes())
+                screen.page.goto(server.url, timeout=60_000)
+                pid = page_pideck(server, before)
+                screen.wait_for("far", timeout=60.0)
+                assert rss_mb(pid) < 200, f"page {n}: {rss_mb(pid):.0f} MB"
+                context.close()
+                wait(lambda: not Path(f"/proc/{pid}").exists() or b"app" not in _cmdline(pid),
+                     f"page {n}'s pideck to end", timeout=30, detail=lambda: f"; log:\n{server.log()}")
+            screen = Screen(browser.new_page())
+            before = set(server.processes())
+            screen.page.goto(server.url, timeout=60_000)
+            pid = page_pideck(server, before)
+            screen.wait_for("far")
+            screen.wait_for("ready", since=len(screen.received), timeout=300.0)  # the run is over (the status line)
+            used = cpu_seconds(pid)
+            screen.page.wait_for_timeout(3000)
+            assert cpu_seconds(pid) - used < 0.3, "a page's pideck idles while nothing changes"
+            assert rss_mb(pid) < 200
+            screen.page.close()
+        finally:
+            server.stop()
