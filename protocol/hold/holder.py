@@ -54,6 +54,7 @@ class Holder:
         self._server: asyncio.AbstractServer | None = None
         self._listening: Listening | None = None
         self._first = first  # the pi spawned before the loop ran, for the window that started the holder
+        self._unbound = False  # its socket was removed and could not be made again yet
 
     async def serve(self, listening: Listening) -> None:
         """Serve on `listening` until nothing has been held for `linger` s (at least
@@ -135,8 +136,11 @@ class Holder:
             check_folder(self.folder)
             listening = take(self.folder, wait=0)
         except (OSError, UnsafePlace) as exc:
-            self.log(f"the socket was removed and cannot be made again yet: {exc}")
+            if not self._unbound:  # (said once: the runtime folder may be gone for days, till the next login)
+                self.log(f"the socket was removed and cannot be made again yet: {exc}")
+            self._unbound = True
             return True
+        self._unbound = False
         reopen = getattr(self.log, "reopen", None)
         if reopen is not None:
             reopen()

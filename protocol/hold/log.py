@@ -10,6 +10,7 @@ count is written once that window has passed (`tick`, each second or so, or the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -70,7 +71,8 @@ class HolderLog:
 
     def reopen(self) -> None:
         """Write to `path` again (it was moved away, or its folder removed and made again);
-        one over LOG_CAP is moved to `.1` first."""
+        one over LOG_CAP is moved to `.1` first. Where `path` cannot be opened, the file
+        written to is emptied once over LOG_CAP."""
         try:
             if os.lstat(self.path).st_size > self.cap:
                 os.replace(self.path, self.path.with_name(self.path.name + ".1"))
@@ -78,7 +80,10 @@ class HolderLog:
             pass
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
-        except OSError:
+        except OSError:  # (its folder is gone: the file written to is one nobody can read any more)
+            with contextlib.suppress(OSError):
+                if os.fstat(self.fd).st_size > self.cap:
+                    os.ftruncate(self.fd, 0)
             return
         os.dup2(fd, self.fd)
         os.close(fd)

@@ -56,3 +56,17 @@ def test_a_log_past_its_cap_at_start_starts_anew(tmp_path: Path, fd: int) -> Non
     HolderLog(path, cap=1000, fd=fd)("hello")
     assert path.read_text().endswith("hello\n") and path.stat().st_size < 100
     assert path.with_name("holder.log.1").stat().st_size == 5000
+
+
+def test_a_log_whose_folder_is_gone_stays_bounded(tmp_path: Path, fd: int) -> None:
+    """The runtime folder removed at a logout, not made again for a while: the log written to
+    (a file nobody can reach any more) does not grow past its cap."""
+    folder = tmp_path / "pideck"
+    folder.mkdir()
+    log = HolderLog(folder / "holder.log", cap=10_000, fd=fd)
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+    for number in range(2000):
+        log(f"line {chr(65 + number % 26) * 20} {'y' * (number % 9)}")
+        assert os.fstat(fd).st_size <= 10_000 + 100
