@@ -3,7 +3,8 @@
 A connection's first frame is a control object naming what it wants:
 - `{"op": "spawn", "protocol": 1, "argv": [...], "env": {...}, "cwd": "...", "window": {...},
   "idle_close": s}`: pi started (its argv run as it is, never by a shell); the connection then
-  watches it.
+  watches it. With `"spawned": token`, the pi a holder forked by that window spawned before
+  it served (early.py) is the one it watches.
 - `{"op": "attach", "protocol": 1, "number": N}`: the connection watches pi N from a cut
   (held_pi.py).
 A spawn or attach of another protocol is refused (a window of another pideck version).
@@ -12,7 +13,9 @@ A spawn or attach of another protocol is refused (a window of another pideck ver
 A watching connection sends `i` frames (lines for pi) and controls `close_stdin` (pi is
 closed; only the window leaves while another one watches, and is told `left`), `signal`
 and `detach` (with the draft the window leaves, which `list` gives with `drafts`). Peers of another uid are refused; what a peer sends that is not a
-frame, or a frame of the wrong kind or size, ends that connection and nothing else.
+frame, or a frame of the wrong kind or size, or a control of the wrong types (controls.py),
+ends that connection and nothing else. While pi does not read its stdin, the lines a window
+sends wait in the window (the holder stops reading it).
 """
 
 from __future__ import annotations
