@@ -216,7 +216,7 @@ class Holder:
         number = max(kept, self._last_number + 1)
         self._last_number = number
         try:
-            with open(f"{path}.new", "w", encoding="ascii") as file:
+            with open(os.open(f"{path}.new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600), "w") as file:
                 file.write(f"{number + 1}\n")
             os.replace(f"{path}.new", path)
         except OSError as exc:

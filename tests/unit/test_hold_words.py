@@ -13,6 +13,7 @@ import pytest
 
 from app.cli import main
 from app.hold_cli import table
+from app.pideck_app import attached_note
 from app.serve import page_words, pages_full
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,6 +98,16 @@ def test_ls_of_a_pi_on_another_host_keeps_its_folder_as_it_is_there() -> None:
     (_, row) = table([{"number": 1, "state": "idle", "cwd": "/home/ada/p", "windows": 0, "last_activity": 1.0,
                        "window": {"remote": "box"}}], 1.0, "/home/ada")
     assert row.endswith("box:p  box:/home/ada/p")
+
+
+@pytest.mark.parametrize("windows, said", [
+    ([0], "1 held pi brought back as it went on without a window (pideck ls lists it; /open starts another)"),
+    ([0, 0], "2 held pis brought back as they went on without a window (pideck ls lists them"),
+    ([1], "1 held pi shown here too: another window shows it as well, and both follow and answer the same run "),
+    ([0, 2, 0], "3 held pis brought back: 2 went on without a window, 1 is shown in another window too"),
+])
+def test_an_attach_says_whether_another_window_showed_each_pi(windows: list[int], said: str) -> None:
+    assert said in attached_note(windows)
 
 
 def test_the_server_of_held_pages_says_they_go_on() -> None:
