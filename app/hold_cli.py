@@ -115,14 +115,14 @@ def _row(pi: Mapping[str, Any], now: float, home: str | None) -> tuple[str, ...]
     window = pi.get("window")
     host = window.get("remote") if isinstance(window, dict) else None
     cwd = str(pi.get("cwd"))
-    folder = shown_folder(cwd, None if host else home)
+    folder = _folder(cwd, None if host else home)
     return (visible(str(pi.get("number")), one_line=True), visible(str(pi.get("state")), one_line=True),
             f"{windows} window{'s' * (windows != 1)}" if windows else "no window",
             f"{_ago(now - last)} ago" if isinstance(last, (int, float)) else "?",
             _name(pi.get("name"), cwd, host), f"{visible(host, one_line=True)}:{folder}" if host else folder)
 
 
-def shown_folder(cwd: str, home: str | None) -> str:
+def _folder(cwd: str, home: str | None) -> str:
     """`cwd` as a shell takes it (quoted where it must be, `~/` for the home folder left
     out of the quotes), its controls shown."""
     relative = home_relative(cwd, home)

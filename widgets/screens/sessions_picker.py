@@ -17,11 +17,11 @@ def session_row(line: SessionLine) -> Text:
     text.append(f"{line.number} ", palette.style("muted"))
     text.append(f"{SYMBOLS[line.mark]} {line.mark.value:<10}", palette.style(ROLES[line.mark]))
     text.append(f" {line.name:<24}", "bold" if line.current else "")
+    if line.held is not None:  # (before the folder, which may be long)
+        text.append(f"held {line.held}  ", palette.style("accent"))
     text.append(f" {line.model}")
     where = f"{line.host}: " if line.host else ""
     text.append(f"  {where}{clean(line.folder)}", palette.style("muted"))
-    if line.held is not None:
-        text.append(f"  held {line.held}", palette.style("accent"))
     text.append(f"  {line.cost}  {ago(line.idle_for)}", palette.style("muted"))
     return text
 
