@@ -85,7 +85,7 @@ def test_a_held_session_says_so_and_a_stop_says_who_stopped_it(tmp_path: Path, p
     folder = tmp_path / "my project"
     folder.mkdir()
     pi_harness.reset_model()
-    pi_harness.model.queue(Reply(text="slow " * 400, chunk_chars=5, delay=0.02))
+    pi_harness.model.queue(Reply(text="slow " * 400, chunk_chars=5, delay=0.05))
     pi = HomePi(pi_harness, folder, holder_env, home=tmp_path, pi_args=("--name", "review"), welcome=True)
     with TmuxPideck(pi, args=pi.args(), cwd=folder, env=pi.env()) as term:  # type: ignore[arg-type]
         term.wait(lambda: "● ready" in term.screen(), "ready on the status line", timeout=60)
@@ -120,7 +120,7 @@ def test_an_attach_marks_a_run_ended_unseen_and_says_which_pis_another_window_sh
     done unseen (✓) in the sessions row, each `held`; the toast says both went on without a
     window. A second `pideck attach 1` says pi 1 is shown in another window too."""
     pi_harness.reset_model()
-    pi_harness.model.queue(Reply(text="finished unwatched " * 60, chunk_chars=6, delay=0.02))
+    pi_harness.model.queue(Reply(text="finished unwatched " * 60, chunk_chars=6, delay=0.05))
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir()
     two.mkdir()
