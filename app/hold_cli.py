@@ -193,7 +193,7 @@ def _stopped(answer: Mapping[str, Any]) -> list[dict[str, Any]]:
 def _as_it_was(pi: Mapping[str, Any]) -> str:
     """` (it was working, shown in 1 window, which says so)`, for a stop that cut something."""
     state, windows = pi.get("state"), pi.get("windows")
-    said = [f"it was {state}"] if state in ("working", "needs you") else []
+    said = {"working": ["it was working"], "needs you": ["a dialog of it waited for an answer"]}.get(str(state), [])
     if isinstance(windows, int) and windows:
         said.append(f"shown in {windows} window{'s' * (windows > 1)}, which say{'s' * (windows == 1)} so")
     return f" ({', '.join(said)})" if said else ""

@@ -134,3 +134,19 @@ def test_a_page_whose_held_pis_go_on_says_so_and_no_resume_command(capsys: pytes
     assert "to resume it" not in err
     tell_server_how_to_resume(parse_args([]), state)
     assert "to resume it" in capsys.readouterr().err
+
+
+def test_a_stop_says_what_it_cut(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import sys as system
+
+    from app import hold_cli
+
+    answer = {"op": "stopped", "numbers": [1, 2, 3], "pis": [
+        {"number": 1, "state": "working", "windows": 1}, {"number": 2, "state": "needs you", "windows": 2},
+        {"number": 3, "state": "idle", "windows": 0}]}
+    monkeypatch.setattr(hold_cli, "ask", lambda *args, **kwargs: answer)
+    assert hold_cli.stop_main(["--all"], {}, system.stdout) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "pideck: stopped 1 (it was working, shown in 1 window, which says so)",
+        "pideck: stopped 2 (a dialog of it waited for an answer, shown in 2 windows, which say so)",
+        "pideck: stopped 3"]
