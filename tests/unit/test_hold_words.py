@@ -117,7 +117,7 @@ def test_the_server_of_held_pages_says_they_go_on() -> None:
     assert "held pis they showed go on" in stopping
     assert "held pis go on" in pages_full(4, 4, held=True)
     start, closed, _ = page_words(False, 4)
-    assert "own pideck and pi" in start and closed == "its pideck and pi have ended"
+    assert "own pideck and pi" in start and closed == "its pideck has ended"
 
 
 def test_a_page_whose_held_pis_go_on_says_so_and_no_resume_command(capsys: pytest.CaptureFixture[str],
@@ -128,9 +128,9 @@ def test_a_page_whose_held_pis_go_on_says_so_and_no_resume_command(capsys: pytes
 
     (session := tmp_path / "a.jsonl").write_text("{}\n")
     state = SessionState(session_file=str(session), session_id="a")
-    tell_server_how_to_resume(parse_args([]), state, held=1)
+    tell_server_how_to_resume(parse_args([]), state, 1)
     err = capsys.readouterr().err
-    assert "the page's 1 held pi goes on: pideck attach shows it again" in err
+    assert "the page's 1 held pi goes on; pideck attach shows it" in err
     assert "to resume it" not in err
     tell_server_how_to_resume(parse_args([]), state)
     assert "to resume it" in capsys.readouterr().err
