@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
+import signal
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from app.pi.launch import LaunchConfig, LaunchError, build_launch, refuse
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
@@ -18,10 +21,17 @@ from protocol.wire.protocol_log import default_log_path
 if TYPE_CHECKING:
     from app.pideck_app import PideckApp
 
+T = TypeVar("T")
+
 DESCRIPTION = """\
 A full-screen terminal front-end for the pi coding agent. pideck starts a
 `pi --mode rpc` child and shows its session, streaming output and tool runs;
 /open starts more, each its own pi, and --restore opens again those open at a quit.
+
+pi is held by default: a background process of yours keeps it, so that a run goes on
+when the window goes (a closed terminal, a dropped ssh link, Ctrl+\\ or /detach).
+A plain `pideck` with held pis no window shows brings them back; `pideck attach`
+shows held pis, `pideck ls` lists them, `pideck stop` ends them.
 
 Everything after `--` is passed to pi unchanged."""
 
@@ -40,6 +50,9 @@ examples:
   pideck -- --no-session
   pideck --pi 'node /opt/pi/dist/cli.js' -- --model sonnet:high
   PI_CODING_AGENT_DIR=~/.pi/work pideck   use another pi config directory
+  pideck attach                           show every held pi again (pideck attach 2: only pi 2)
+  pideck ls                               list the held pis: number, state, name, folder
+  pideck stop 2                           end held pi 2 (pideck stop --all: every one)
   pideck serve --demo                     the same in a web browser: open the URL it prints
                                           (pideck serve --help says more)
   pideck --record bug.jsonl               record what pi and pideck send each other;
@@ -50,7 +63,9 @@ examples:
 
 SERVE_DESCRIPTION = """\
 Serve pideck to web browsers: each page that opens the printed URL gets a pideck of its
-own, run with the same OPTIONS and PI_ARGS as `pideck` takes. The URL holds a random token;
+own, run with the same OPTIONS and PI_ARGS as `pideck` takes. A page's pi is its own and
+ends with the page, unless --attach (each page shows the held pis, which go on when it
+closes) or --hold (each page's pi is held). The URL holds a random token;
 requests without it are refused (403). The server listens on 127.0.0.1 unless --host says
 otherwise, and whoever can reach it with the token can run commands as you.
 
@@ -83,7 +98,8 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
     p = _Parser(
         prog="pideck serve" if serve else "pideck",
         usage=("pideck serve [--host HOST] [--port PORT] [OPTIONS] [-- PI_ARGS...]" if serve else
-               "pideck [OPTIONS] [-- PI_ARGS...]\n       pideck serve [--host HOST] [--port PORT] [OPTIONS] [-- PI_ARGS...]"
+               "pideck [OPTIONS] [-- PI_ARGS...]\n       pideck attach [N...] [OPTIONS]\n       pideck ls\n       pideck stop N [N...] | --all"
+               "\n       pideck serve [--host HOST] [--port PORT] [OPTIONS] [-- PI_ARGS...]"
                "\n       pideck view FILE|-\n       pideck replay [--speed N] FILE"),
         description=SERVE_DESCRIPTION if serve else DESCRIPTION,
         epilog=None if serve else EPILOG,
@@ -98,9 +114,10 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
         p.add_argument("--port", type=port_number, default=DEFAULT_PORT, help="port to listen on (default: %(default)s; 0: any free one)")
         p.add_argument("--attach", action="store_true",
                        help="each page attaches to every pi pideck's holder keeps (pideck attach): runs a terminal "
-                            "started, followed and answered from any browser, a phone's included")
+                            "started, followed and answered from any browser, a phone's included; a page closed leaves them "
+                            "going on")
         p.add_argument("--max-pages", metavar="N", type=page_count, default=DEFAULT_MAX_PAGES,
-                       help="pages open at once, each with its own pideck and pi (about 60 MB each); one more is "
+                       help="pages open at once, each with its own pideck (and pi, unless held; about 60 MB each); one more is "
                             "refused with a page that says why (default: %(default)s)")
     p.add_argument("--pi", metavar="CMD", help="command that runs pi, split like a shell would (never run by one)")
     p.add_argument("--demo", action="store_true", help="use the built-in scripted demo model (no API key, no network)")
@@ -122,9 +139,12 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
                    help="write every line pi sends and every command pideck sends, with times, to FILE (mode 0600, "
                         "secrets redacted; an existing FILE is kept and FILE-2... used), for `pideck replay FILE`")
     p.add_argument("--hold", action=argparse.BooleanOptionalAction, default=None,
-                   help="run pi in pideck's holder, a background process of yours, so that its runs outlive this "
-                        "window (a closed terminal, a dropped ssh link, Ctrl+\\ or /detach): pideck attach brings "
-                        "them back, pideck ls lists them, pideck stop ends them (default: held, unless PIDECK_HOLD is 0, off, no or false; --demo never is)")
+                   help=("hold each page's pi in pideck's holder, a background process of yours, so that it goes on "
+                         "when the page closes (pideck attach, pideck ls, pideck stop) (default: not held: a page's pi "
+                         "ends with it; --attach shows the held pis)") if serve else
+                        ("run pi in pideck's holder, a background process of yours, so that its runs outlive this "
+                         "window (a closed terminal, a dropped ssh link, Ctrl+\\ or /detach): pideck attach brings "
+                         "them back, pideck ls lists them, pideck stop ends them (default: held, unless PIDECK_HOLD is 0, off, no or false; --demo never is)"))
     if not serve:
         p.add_argument("--restore", nargs="?", const="newest", metavar="N|list",
                        help="open again the sessions open at a quit, with their drafts (each saved one, on its "
@@ -162,6 +182,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def printing(work: Callable[[], T]) -> T | int:
+    """What `work` returns, or the exit status it asked for (--help, a usage error); 141, as
+    for a command SIGPIPE ended, when what it printed had no reader left (`pideck ls | head
+    -1`): the rest is dropped without a traceback, now and at the exit's flush."""
+    try:
+        try:
+            done = work()
+        except SystemExit as exc:
+            done = exc.code if isinstance(exc.code, int) else 0
+        sys.stdout.flush()
+    except BrokenPipeError:
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+    return 0 if done is None else done
+
+
 def not_a_terminal() -> str | None:
     """Which of stdin and stdout is not a terminal (pideck runs full screen), if one is not."""
     for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
@@ -191,20 +228,22 @@ def main(argv: list[str] | None = None) -> int:
     if given[:1] in (["ls"], ["stop"]):  # the pis the holder keeps (app/hold_cli.py)
         from app.hold_cli import ls_main, stop_main
 
-        return (ls_main if given[0] == "ls" else stop_main)(given[1:], os.environ, sys.stdout)
+        return printing(lambda: (ls_main if given[0] == "ls" else stop_main)(given[1:], os.environ, sys.stdout))
     attach: list[int] | None = None
     if given[:1] == ["attach"]:
-        from app.hold_cli import attach_args
+        from app.hold_cli import attach_args, attach_parser
 
         attach, given = attach_args(given[1:])
+        if {"-h", "--help"} & set(given[: given.index("--")] if "--" in given else given):
+            return printing(attach_parser().print_help)
     if given[:1] in (["view"], ["replay"]):  # a headless run or a recording, shown read-only (app/view_cli.py)
         from app.view_cli import main as view, replay_main
 
         return (view if given[0] == "view" else replay_main)(given[1:], restore_signals=argv is not None)
-    try:
-        args = parse_args(given)
-    except SystemExit as exc:  # --help, --version, a usage error
-        return exc.code if isinstance(exc.code, int) else 0
+    parsed = printing(lambda: parse_args(given))  # (--help, --version: printed, and their exit status)
+    if isinstance(parsed, int):
+        return parsed
+    args = parsed
     if args.serve:
         from app.serve import serve
 
@@ -212,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "restore", None) == "list":
         from app.restore import list_desks
 
-        return list_desks(os.environ, sys.stdout)
+        return printing(lambda: list_desks(os.environ, sys.stdout))
     in_browser = served_in_browser()
     if not in_browser and (stream := not_a_terminal()) is not None:
         say(f"pideck: {stream} is not a terminal; pideck runs full screen in one")

@@ -42,6 +42,7 @@ from app.pi.settings import (
 from app.pi.remote import without_local_files
 from app.selection_copy import SelectionCopy
 from app.commands.registry import parse
+from protocol.hold.held_client import held_number
 from protocol.wire.client import RpcDataError, RpcError
 from protocol.wire.commands import Abort, AbortBash, Command, Prompt
 from protocol.wire.responses import CommandInfo
@@ -188,7 +189,7 @@ class MainScreen(EngineScreen[None]):
         yield SessionsRow(id="sessions-row")
         with Horizontal(id="main"):
             with Vertical(id="conversation"):
-                yield Transcript(self.session, wheel_lines=wheel_lines(config), id="transcript",
+                yield Transcript(self.session, wheel_lines=wheel_lines(config), held=config.hold, id="transcript",
                                  classes=f"-scrollbar-{scrollbar_setting(config)}")
                 yield SearchBar(id="search")
                 yield CrashBar(id="crash-bar")
@@ -282,7 +283,7 @@ class MainScreen(EngineScreen[None]):
             self.queue_lines.refresh_queue()
         if changes.session or changes.usage or changes.status:  # (status: pi started, its rows filled)
             self.stats.refresh_stats()
-        if changes.session or changes.reset:  # a session's folder or name
+        if changes.session or changes.reset or changes.status:  # a session's folder or name; pi held or gone
             self.show_where()
         if changes.extension_ui:
             await self._refresh_extension_widgets()
@@ -563,10 +564,12 @@ class MainScreen(EngineScreen[None]):
 
     def show_where(self) -> None:
         """pi's folder, branch and session name on the prompt's bottom border, as pi's footer
-        shows them under its editor (widgets/status_where.py); cut from the left to fit."""
+        shows them under its editor, and whether pi is held (widgets/status_where.py); cut
+        from the left to fit."""
         config, editor = self.context.config, self.editor
         cells = editor.outer_size.width - 6 if editor.outer_size.width else 200  # its corners and a margin
-        label = where_label(self.session, branch=self.branch, home=config.env.get("HOME"), host=config.remote, cells=cells)
+        label = where_label(self.session, branch=self.branch, home=config.env.get("HOME"), host=config.remote, cells=cells,
+                            held=held_number(self.pi.client))
         shown = (label.plain, label.style, label.spans)  # (a Text's == leaves its style out: a theme's colours)
         if shown != self._where:  # (a border set repaints the editor, as every state pi sends did: 1 ms a reply)
             self._where, editor.border_subtitle = shown, label

@@ -50,6 +50,7 @@ from app.notifier import Notifier
 from app.pi.settings import copy_on_select, display, terminal_progress
 from app.selection_copy import SelectionCopy
 from app.run_alerts import RunAlerts
+from protocol.hold.held_client import HeldClient
 from protocol.state.desk import Mark, SessionLine
 from app.terminal.progress import TerminalProgress
 from app.themes import Themes
@@ -79,6 +80,23 @@ FIRST_MODE = "session-1"
 HIDDEN_VIEWS = 40  # messages a session keeps mounted while another is shown
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 EXPLAIN_FOR = 20.0  # seconds a toast that explains a setting stays up
+
+
+def attached_note(windows: list[int]) -> str:
+    """What an attach says of the held pis it brought back, given how many other windows
+    showed each."""
+    alone, shared = sum(not count for count in windows), sum(bool(count) for count in windows)
+    them = "them" if len(windows) > 1 else "it"
+    if not shared:
+        they = "they" if alone > 1 else "it"
+        said = f"{alone} held pi{'s' * (alone > 1)} brought back as {they} went on without a window"
+    elif not alone:
+        said = (f"{shared} held pi{'s' * (shared > 1)} shown here too: another window shows {them} as well, "
+                f"and both follow and answer the same run{'s' * (shared > 1)}")
+    else:
+        said = (f"{len(windows)} held pis brought back: {alone} went on without a window, {shared} "
+                f"{'is' if shared == 1 else 'are'} shown in another window too")
+    return f"{said} (pideck ls lists {them}; /open starts another)"
 
 
 class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit at once): pi has none
@@ -144,6 +162,8 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         self._restore = list(restore or ())  # sessions to open beside the first (--restore)
         self._drafts = list(drafts or ())  # the drafts --restore brought, the first session's first
         self._notes = list(notes or ())  # what --restore said of the sessions it left out
+        self._attaching = sum(launch.attach is not None for launch in (config, *self._restore))  # held pis brought back
+        self._attached: list[int] = []  # of those started, how many other windows show each
         self._editors: dict[SessionSlot, PromptEditor] = {}  # each session's prompt, once composed (its draft at exit)
         self._draft_of: dict[SessionSlot, str] = {}  # a draft not in its prompt yet
         self._gc = StreamingGC(self.set_timer)
@@ -358,10 +378,6 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             self.tell.warn(self.config.unheld, title="Not held")
         for note in self._notes:
             self.tell.warn(note, title="--restore")
-        if attached := sum(config.attach is not None for config in (self.config, *self._restore)):
-            they, them = ("they", "them") if attached > 1 else ("it", "it")
-            self.tell.say(f"{attached} held pi{'s' * (attached > 1)} brought back as {they} went on without a window "
-                          f"(pideck ls lists {them}; /open starts another)", title="Attached")
         self.show_terminal_cursor()
         self.set_interval(0.25, self._tick)
         self.app_resume_signal.subscribe(self, self._resumed)
@@ -408,8 +424,22 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
 
     async def _start(self, slot: SessionSlot) -> None:
         await slot.pi.start()
+        if slot.config.attach is not None:
+            self._brought_back(slot)
         if slot.pi.ready and RENDERER not in sys.modules:
             self.run_worker(import_renderer, thread=True, group="import", exit_on_error=False)
+
+    def _brought_back(self, slot: SessionSlot) -> None:
+        """A held pi attached to has started: a run it ended that no window showed is marked
+        unseen (its ✓) where it is not shown; once all have, a toast says what they were."""
+        hello = slot.pi.client.hello if isinstance(slot.pi.client, HeldClient) else {}
+        if hello.get("state") == "done" and not slot.shown:
+            slot.unread = True
+            self.desk_changed()
+        windows = hello.get("windows")
+        self._attached.append(windows if isinstance(windows, int) else 0)
+        if len(self._attached) == self._attaching:
+            self.tell.say(attached_note(self._attached), title="Attached")
 
     async def _apply_changes(self) -> None:
         await self.pi.apply_changes()
@@ -565,6 +595,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             return  # the app is closing: its widgets are going away
         for slot in self.slots:
             slot.pi.problems.check()
+            slot.follow_name()
         self.main.animate()
         if len(self.slots) > 1:
             self.desk_changed()  # (a dialog's time running out changes its session's mark)

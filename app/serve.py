@@ -70,10 +70,26 @@ def page_count(value: str) -> int:
     return pages
 
 
-def pages_full(open_pages: int, max_pages: int) -> str:
-    """What a refused page reads."""
+def pages_full(open_pages: int, max_pages: int, held: bool = False) -> str:
+    """What a refused page reads (`held`: pages show held pis, which go on when one closes)."""
     return (f"pideck serve: {open_pages} pages are open, the most it allows (--max-pages {max_pages}). "
-            "Close one of them (its pideck and pi end), then reload this page.")
+            f"Close one of them ({'its pideck ends, held pis go on' if held else 'its pideck and pi end'}), "
+            "then reload this page.")
+
+
+def page_words(held: bool, max_pages: int) -> tuple[str, str, str]:
+    """What the server's terminal says at its start, at a page's close and at its stop:
+    `held` (--attach, --hold), the pis pages show go on without them."""
+    if held:
+        return (f"pideck: each page gets its own pideck, which shows held pis: they go on when the page closes "
+                f"(pideck ls lists them, pideck stop ends them); at most {max_pages} pages at once (--max-pages); "
+                "Ctrl+C stops the server",
+                "its pideck has ended; the held pis it showed go on (pideck ls lists them)",
+                "pideck: stopping; each open page's pideck ends, the held pis they showed go on (pideck ls lists them)")
+    return (f"pideck: each page gets its own pideck and pi, at most {max_pages} pages at once (--max-pages); "
+            "Ctrl+C stops the server",
+            "its pideck has ended",
+            "pideck: stopping; open pages' pideck and pi are closed")
 
 
 def is_loopback(host: str) -> bool:
@@ -110,7 +126,7 @@ def serve(args: argparse.Namespace) -> int:
             "can run commands as you on this machine, and plain HTTP carries the token unencrypted")
     # exec: the shell textual-serve runs it with becomes pideck, which a page's end can then kill
     server = _token_server("exec " + shlex.join(pideck_command(args)), args.host, args.port, secrets.token_urlsafe(24),
-                           args.max_pages)
+                           args.max_pages, held=bool(getattr(args, "attach", False) or getattr(args, "hold", None)))
     try:
         asyncio.run(server.run())
     except ServeError as exc:
@@ -119,7 +135,8 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _token_server(command: str, host: str, port: int, token: str, max_pages: int = DEFAULT_MAX_PAGES) -> Any:
+def _token_server(command: str, host: str, port: int, token: str, max_pages: int = DEFAULT_MAX_PAGES,
+                  held: bool = False) -> Any:
     from aiohttp import WSCloseCode, web
 
     from widgets.engine.served import EngineAppService, EngineServer
@@ -137,6 +154,8 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
         if request.path == "/" and "token" in request.query:
             response.set_cookie(cookie, token, httponly=True, samesite="Strict")
         return response
+
+    words = page_words(held, max_pages)
 
     class PageService(EngineAppService):
         async def run(self) -> None:
@@ -166,7 +185,7 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
                 return None
             say(f"pideck: refused a page from {request.remote}: {len(self.pages)} pages are open, the most "
                 f"--max-pages allows ({max_pages})", file=sys.stdout, flush=True)
-            return pages_full(len(self.pages), max_pages)
+            return pages_full(len(self.pages), max_pages, held)
 
         async def handle_index(self, request: web.Request) -> web.StreamResponse:
             if (refused := self._full(request)) is not None:
@@ -203,7 +222,7 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             finally:
                 self.pages.discard(websocket)
                 await service.stop()
-                say(f"pideck: a page from {request.remote} closed; its pideck has ended", file=sys.stdout, flush=True)
+                say(f"pideck: a page from {request.remote} closed; {words[1]}", file=sys.stdout, flush=True)
             return websocket
 
         async def run(self) -> None:
@@ -220,8 +239,7 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             bound = runner.addresses[0][1]
             self.public_url = origin(self.host, bound)  # the page's links to its websocket and files
             say(f"pideck: serving on {self.public_url}/?token={token}", file=sys.stdout, flush=True)
-            say(f"pideck: each page gets its own pideck and pi, at most {max_pages} pages at once (--max-pages); "
-                "Ctrl+C stops the server", file=sys.stdout, flush=True)
+            say(words[0], file=sys.stdout, flush=True)
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
@@ -229,7 +247,7 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
             try:
                 await stop.wait()
             finally:
-                say("pideck: stopping; open pages' pideck and pi are closed", file=sys.stdout, flush=True)
+                say(words[2], file=sys.stdout, flush=True)
                 await asyncio.gather(*(page.close() for page in list(self.pages)))  # each ends its pideck
                 await runner.cleanup()
 

@@ -37,6 +37,7 @@ from app.pi.launch import LaunchConfig
 from app.pi.record_pump import Stoppable
 from app.pi.session import PiSession
 from app.run_alerts import RunAlerts, notify_setting, run_error
+from protocol.hold.held_client import held_number
 from protocol.state.desk import Mark, SessionLine, cost_label, mark_of, model_label, session_name
 from protocol.state.notification_center import NotificationCenter
 from protocol.state.session_model import Changes
@@ -193,6 +194,7 @@ class SessionSlot:
         self.mode = f"session-{serial}"  # its Textual mode: its main screen and what is pushed over it
         self.shown = False
         self.unread = False  # a run ended while it was not shown, not looked at since
+        self._asking: tuple[int, str] | None = None  # the toast that says it asks, and the name it says
         self._kept = False  # changes were kept while it was not shown
         self.closing = False
         self.dialogs = DialogQueue()
@@ -241,7 +243,8 @@ class SessionSlot:
         last = self.pi.last_record_at
         return SessionLine(number=self.number, name=self.name, mark=self.mark, model=model_label(model),
                            folder=str(self.pi.cwd), host=self.config.remote, cost=cost_label(model),
-                           idle_for=None if last is None else time.monotonic() - last, current=self.shown)
+                           idle_for=None if last is None else time.monotonic() - last, current=self.shown,
+                           held=held_number(self.pi.client))
 
     def all_commands(self) -> list[CommandInfo]:
         """pideck's own `/` commands, then pi's (extensions, prompt templates, skills)."""
@@ -374,11 +377,9 @@ class SessionSlot:
         toast says that it asks (taken off once it is shown)."""
         if self.shown:
             return True
-        toast = None
         if len(self.app.slots) > 1:
             self.alerts.dialog(self.name)  # the bell and the desktop say a session not shown asks
-            toast = self.app.toasts.notify(f"“{self.name}” asks a question: Alt+0 or Alt+{self.number} shows it",
-                                           "Needs you", "warning", None, markup=False)
+            self._say_asking()
         try:
             while not self.shown:
                 try:
@@ -387,8 +388,27 @@ class SessionSlot:
                     return False
             return True
         finally:
-            if toast is not None:  # (shown, or its time ran out: the toast says no more)
-                self.app.toasts.take_off(toast)
+            if self._asking is not None:  # (shown, or its time ran out: the toast says no more)
+                self.app.toasts.take_off(self._asking[0])
+                self._asking = None
+
+    def follow_name(self) -> None:
+        """The toast that says it asks names it as the sessions row does now (pi's name of it
+        may come after its dialog: a held pi attached to asks before its state is read)."""
+        if self._asking is not None and self._asking[1] != self.name:
+            self._say_asking()
+
+    def _say_asking(self) -> None:
+        """The toast that says this session asks, naming it as the sessions row does (in
+        place of the one before, if one is up)."""
+        if self._asking is not None:
+            self.app.toasts.take_off(self._asking[0])
+            self._asking = None
+        name = self.name
+        key = self.app.toasts.notify(f"“{name}” asks a question: Alt+0 or Alt+{self.number} shows it",
+                                     "Needs you", "warning", None, markup=False)
+        if key is not None:
+            self._asking = (key, name)
 
     def forget_dialogs(self) -> None:
         """Drop the extension dialogs waiting for their turn, and close the one shown (pi exited)."""

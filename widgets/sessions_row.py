@@ -1,6 +1,6 @@
 """The row of open sessions above the conversation, shown once a second one is open: each
-session's number (its Alt key), state symbol and name; the one shown is highlighted, one
-that needs you stands out. Clicking a session shows it."""
+session's number (its Alt key), state symbol and name, and `held` for a pi the holder keeps;
+the one shown is highlighted, one that needs you stands out. Clicking a session shows it."""
 
 from __future__ import annotations
 
@@ -37,6 +37,8 @@ def row_text(lines: list[SessionLine]) -> tuple[Text, list[tuple[int, int, int]]
         label.append(line.name, palette.style(role) if line.mark in (Mark.NEEDS_YOU, Mark.FAILED) else "")
         if line.mark is Mark.NEEDS_YOU:
             label.append(" needs you", palette.style(role))
+        if line.held is not None:
+            label.append(" held", palette.style("muted"))
         if line.current:
             label.stylize("reverse")
         text.append_text(label)
@@ -57,11 +59,11 @@ class SessionsRow(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
         self._spans: list[tuple[int, int, int]] = []
-        self._shown: list[tuple[int, str, Mark, bool]] = []
+        self._shown: list[tuple[int, str, Mark, bool, int | None]] = []
 
     def show_lines(self, lines: list[SessionLine]) -> None:
         """The sessions as they are now (none: the row hides)."""
-        key = [(line.number, line.name, line.mark, line.current) for line in lines]
+        key = [(line.number, line.name, line.mark, line.current, line.held) for line in lines]
         if key == self._shown:
             return
         self._shown = key

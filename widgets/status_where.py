@@ -1,5 +1,6 @@
 """What pi's footer says, where pideck shows it (protocol/state/footer_format.py writes each part as
-pi does): pi's folder, git branch and session name on the prompt's bottom border, always;
+pi does): pi's folder, git branch and session name on the prompt's bottom border, always,
+and after them `held N` while the holder keeps pi (N as `pideck ls` numbers it);
 and, while the side panes are hidden (below 100 columns, or F2), the tokens and cost, the
 context's use and `model • thinking` on the right of the status line.
 
@@ -31,15 +32,20 @@ class Part:
     text: Text
 
 
-def where_label(session: SessionModel, *, branch: str | None, home: str | None, host: str | None, cells: int) -> Text:
-    """pi's folder, branch and session name, cut from the left to `cells` (for the prompt's
-    bottom border, under it as pi's footer is under its editor)."""
+def where_label(session: SessionModel, *, branch: str | None, home: str | None, host: str | None, cells: int,
+                held: int | None = None) -> Text:
+    """pi's folder, branch and session name, and `held N` for pi held as N, cut from the
+    left to `cells` (for the prompt's bottom border, under it as pi's footer is under its editor)."""
     name = session.state.session_name if session.state is not None else None
     if host is not None:  # pi's folder is on its host: pideck does not know it
         text = f"pi on {host}"
     else:
         text = footer_format.where(session.cwd, home, branch, name)
-    return _cut_left(Text(clean(text).replace("\n", " "), palette.style("muted")), max(cells, 2))
+    label = Text(clean(text).replace("\n", " "), palette.style("muted"))
+    if held is not None:
+        label.append(" · ", palette.style("muted"))
+        label.append(f"held {held}", palette.style("accent"))
+    return _cut_left(label, max(cells, 2))
 
 
 def stats_parts(session: SessionModel, viewed: bool = False) -> list[Part]:

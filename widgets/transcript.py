@@ -60,6 +60,10 @@ WELCOME = (
     "/ completes pi's commands, @ completes file paths.\n"
     "Ctrl+T thinking · Ctrl+O tool output · F2 side panes · F3 tool log · Ctrl+C twice quits."
 )
+# With pi held (protocol/hold/): the window can go and leave the run going.
+WELCOME_HELD = WELCOME.replace(
+    " · Ctrl+C twice quits.", ".\nCtrl+\\ detaches: the window goes, the run goes on (pideck attach brings it back) · "
+    "Ctrl+C twice quits and stops it.")
 
 
 def hidden_in_transcript(session: SessionModel, item: MessageItem) -> bool:
@@ -91,12 +95,13 @@ class Transcript(PagesAtOnce, GrowsInPlace, VerticalScroll, can_focus=True):
     FOCUS_ON_CLICK = False  # a click or a drag (selecting text) leaves the prompt focused, to type on
     page_animate = False  # (a page is there at once: an animation would race the stream's end)
 
-    def __init__(self, session: SessionModel, wheel_lines: int | None = None, **kwargs: object) -> None:
+    def __init__(self, session: SessionModel, wheel_lines: int | None = None, held: bool = False, **kwargs: object) -> None:
         """`wheel_lines`: lines a wheel step scrolls (pi's `fullscreenWheelScrollLines`);
-        None speeds up with the spin."""
+        None speeds up with the spin. `held`: pi is held (the welcome says how to detach)."""
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.session = session
         self.wheel_lines = wheel_lines
+        self.welcome_text = WELCOME_HELD if held else WELCOME
         self.views: dict[int, MessageView | BannerView] = {}
         self._hidden_before = 0
         self._hidden_after = 0  # items after the views shown (a window away from the end)
@@ -127,7 +132,7 @@ class Transcript(PagesAtOnce, GrowsInPlace, VerticalScroll, can_focus=True):
 
     def on_mount(self) -> None:
         self.anchor()
-        self.welcome = Static(WELCOME, id="welcome", classes="welcome", markup=False)
+        self.welcome = Static(self.welcome_text, id="welcome", classes="welcome", markup=False)
         self.mount(self.new_output, self.welcome)
 
     def on_resize(self) -> None:
@@ -258,7 +263,7 @@ class Transcript(PagesAtOnce, GrowsInPlace, VerticalScroll, can_focus=True):
         self.later_marker = Static(self._later_text(), id="later-marker", classes="banner") if self._hidden_after else None
         if self.later_marker is not None:
             widgets.append(self.later_marker)
-        self.welcome = Static(WELCOME, id="welcome", classes="welcome", markup=False) if not items else None
+        self.welcome = Static(self.welcome_text, id="welcome", classes="welcome", markup=False) if not items else None
         if self.welcome is not None:
             widgets.append(self.welcome)
         await self.mount_all(widgets)

@@ -16,6 +16,8 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import msgspec
+
 from protocol.hold import frames
 from protocol.hold.early import HoldError, holder_socket, spawn_request
 from protocol.wire.client import ChildExited, RpcClient
@@ -117,6 +119,7 @@ class HeldChild:
         self.returncode: int | None = None
         self.lost: str | None = None  # why the holder is gone, if it went
         self.kept = False  # this window quit, and pi stays for another window that shows it
+        self.stopped_by: str | None = None  # who ended pi from outside (`pideck stop`), as the holder said
         self.on_answered: Any = None  # called with the id of a dialog another window answered
         self._reader = reader
         self._writer = writer
@@ -159,6 +162,8 @@ class HeldChild:
             self.exited.set_result(None)
         elif message.get("op") == "leaving" and isinstance(message.get("why"), str):
             self.lost = message["why"][:300]  # (its pis are closed: their exits come next)
+        elif message.get("op") == "stopped" and isinstance(message.get("by"), str):
+            self.stopped_by = message["by"][:100]
         elif message.get("op") == "left":
             self.kept = True
             self.exited.set_result(None)
@@ -221,6 +226,11 @@ class HeldClient(RpcClient):
         return spawn_request(self.argv, self.env or os.environ, os.fspath(self.cwd or os.getcwd()), self.window,
                              self.idle_close)
 
+    def _finish(self, exited: ChildExited) -> None:
+        if (by := getattr(self.process, "stopped_by", None)) is not None:
+            exited = msgspec.structs.replace(exited, stopped_by=by)
+        super()._finish(exited)
+
     def next_id(self) -> str:
         return f"{self._prefix}{next(self._ids)}"
 
@@ -275,6 +285,14 @@ class HeldClient(RpcClient):
         child = HeldChild(reader, writer, framer, hello, pending)
         child.on_answered = lambda request_id: self._emit(DialogAnswered(id=request_id))
         return child
+
+
+def held_number(client: RpcClient) -> int | None:
+    """The number `pideck ls` gives the pi `client` reaches, while it runs held; else None."""
+    if isinstance(client, HeldClient) and client.running:
+        number = client.hello.get("number")
+        return number if isinstance(number, int) else None
+    return None
 
 
 class NoHello(HoldError):

@@ -55,6 +55,20 @@ class Head(msgspec.Struct):
 
 
 _head = msgspec.json.Decoder(Head)
+
+
+class _StateData(msgspec.Struct):
+    sessionName: Any = None  # noqa: N815 (pi's name)
+
+
+class _StateAnswer(msgspec.Struct):
+    """What the holder reads of pi's answer to a window's get_state: the session's name."""
+
+    command: str = ""
+    data: _StateData | None = None
+
+
+_state_answer = msgspec.json.Decoder(_StateAnswer)
 DELTA = b'{"type":"message_update",'  # how pi starts a streaming update
 
 
@@ -146,6 +160,7 @@ class HeldPi:
         self.dialogs: dict[str, OpenDialog] = {}
         self.kept_ui: dict[tuple[str, str], bytes] = {}
         self.draft = ""  # what the last window to leave had typed and not sent (`pideck attach` puts it back)
+        self.name: str | None = None  # the session's name, as pi's last get_state answer said it
         self.stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._cuts: dict[str, Watcher] = {}  # windows attaching, by the id of the get_messages their cut waits on
@@ -181,7 +196,7 @@ class HeldPi:
         """What `pideck ls` shows of it; with `drafts`, the draft the last window left too."""
         summary = {"number": self.number, "pid": self.pid, "cwd": self.cwd, "state": self.state,
                    "windows": len(self.watchers), "last_activity": self.last_activity,
-                   "started_at": self.started_at, "window": self.window}
+                   "started_at": self.started_at, "window": self.window, "name": self.name}
         return {**summary, "draft": self.draft} if drafts else summary
 
     def idle_since(self) -> float | None:
@@ -327,6 +342,8 @@ class HeldPi:
             _keep(self.kept_ui, (record.method, str(key)[:200]), line)
 
     def _response(self, request_id: str, line: bytes) -> None:
+        if b'"get_state"' in line[:300]:
+            self._read_name(line)
         if (waiting := self._cuts.pop(request_id, None)) is not None:
             self._hand_cut(waiting, line)
             return
@@ -334,6 +351,15 @@ class HeldPi:
             if request_id.startswith(watcher.prefix):
                 watcher.queue(line)
                 return
+
+    def _read_name(self, line: bytes) -> None:
+        try:
+            answer = _state_answer.decode(line)
+        except msgspec.DecodeError:  # (a ValidationError too)
+            return
+        if answer.command == "get_state" and answer.data is not None:
+            name = answer.data.sessionName
+            self.name = name[:1000] if isinstance(name, str) else None
 
     def _hand_cut(self, watcher: Watcher, messages: bytes) -> None:
         """The window gets pi's messages, the run's records so far and what stays open; then

@@ -9,7 +9,11 @@ A connection's first frame is a control object naming what it wants:
   (held_pi.py).
 A spawn or attach of another protocol is refused (a window of another pideck version).
 - `{"op": "list"}`: the held pis, answered and closed.
-- `{"op": "stop", "number": N}` or `{"op": "stop", "all": true}`: those pis closed in order.
+- `{"op": "stop", "number": N}` or `{"op": "stop", "all": true}`: those pis closed in order,
+  each window showing one told `{"op": "stopped", "by": "pideck stop"}` first; the answer
+  says what each was doing then.
+A hello says the pi's `state` (as `pideck ls` does) and how many other `windows` show it.
+Numbers go on from the last holder's (kept in its folder).
 A watching connection sends `i` frames (lines for pi) and controls `close_stdin` (pi is
 closed; only the window leaves while another one watches, and is told `left`), `signal`
 and `detach` (with the draft the window leaves, which `list` gives with `drafts`). Peers of another uid are refused; what a peer sends that is not a
@@ -33,12 +37,15 @@ from protocol.hold import controls, frames
 from protocol.hold.held_pi import MOST_DRAFT, HeldPi, Watcher
 from protocol.hold.listen import Listening, take
 from protocol.hold.place import UnsafePlace, check_folder, peer_uid
+from protocol.numbers import parse_int
 
 LINGER = 10.0  # seconds the holder stays with no pi and no window
 FIRST_WAIT = 30.0  # seconds a holder just started waits for its first window at least
 DEFAULT_IDLE_CLOSE = 24 * 3600.0
 BOUND_CHECK = 1.0  # seconds between looks at whether the socket is still there
 STDIN_BEHIND = 1 << 20  # bytes for pi's stdin kept while pi does not read them; beyond, the window's socket waits
+NUMBER_NAME = "next-number"  # the number the next pi gets, so that a new holder's go on from the last one's
+STOPPED_BY = "pideck stop"
 
 
 class Holder:
@@ -50,7 +57,7 @@ class Holder:
         self.pis: dict[int, HeldPi] = {}
         self.connections = 0
         self.leaving: str | None = None  # why the holder ends in order (a signal), once it does
-        self._numbers = itertools.count(1)
+        self._last_number = 0
         self._windows = itertools.count(1)
         self._quiet = asyncio.Event()
         self._served = False  # a window has come
@@ -197,13 +204,31 @@ class Holder:
         spawned = None
         if self._first is not None and request.spawned == self._first[0]:
             spawned, self._first = self._first[1], None
-        pi = HeldPi(next(self._numbers), request.argv, request.env, cwd, request.window, idle_close,
+        pi = HeldPi(self._next_number(), request.argv, request.env, cwd, request.window, idle_close,
                     str(self.folder), self.log, self._gone)
         await pi.start(spawned)
         self.pis[pi.number] = pi
         self.log(f"pi {pi.number} started (pid {pi.pid}) in {cwd}")
         self._changed()
         return pi
+
+    def _next_number(self) -> int:
+        """A number no pi held since the holder's folder was made had (it goes at a reboot)."""
+        path = self.folder / NUMBER_NAME
+        try:
+            with open(path, "rb") as file:
+                kept = parse_int(file.read(24).decode("ascii", "replace").strip(), 1, low=1)
+        except OSError:
+            kept = 1
+        number = max(kept, self._last_number + 1)
+        self._last_number = number
+        try:
+            with open(os.open(f"{path}.new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600), "w") as file:
+                file.write(f"{number + 1}\n")
+            os.replace(f"{path}.new", path)
+        except OSError as exc:
+            self.log(f"the next pi's number could not be kept: {exc}")
+        return number
 
     def _gone(self, pi: HeldPi) -> None:
         self.pis.pop(pi.number, None)
@@ -298,8 +323,12 @@ class Connection:
         if isinstance(request, controls.Stop):
             chosen = list(holder.pis.values()) if request.all else [
                 pi for pi in holder.pis.values() if pi.number == request.number]
+            was = [{"number": pi.number, "state": pi.state, "windows": len(pi.watchers)} for pi in chosen]
+            for pi in chosen:  # the windows showing it say why it ends
+                for watcher in pi.watchers:
+                    watcher.send(frames.control(op="stopped", by=STOPPED_BY))
             await asyncio.gather(*(pi.close() for pi in chosen))
-            self.send(frames.control(op="stopped", numbers=[pi.number for pi in chosen]))
+            self.send(frames.control(op="stopped", numbers=[pi.number for pi in chosen], pis=was))
             return False
         if self.pi is not None and isinstance(request, controls.CloseStdin):
             others = [watcher for watcher in self.pi.watchers if watcher is not self.watcher]
@@ -322,4 +351,4 @@ class Connection:
         self.frames.limit = frames.MAX_FRAME
         self.watcher = Watcher(self.writer.transport, self.holder.next_prefix(), self.drop)  # type: ignore[arg-type]
         self.send(frames.control(op="hello", protocol=frames.PROTOCOL, number=pi.number, pid=pi.pid, prefix=self.watcher.prefix,
-                                 cwd=pi.cwd, argv=pi.argv, window=pi.window))
+                                 cwd=pi.cwd, argv=pi.argv, window=pi.window, state=pi.state, windows=len(pi.watchers)))

@@ -77,6 +77,7 @@ class SessionLine:
     cost: str
     idle_for: float | None  # seconds since its last record, None if none came yet
     current: bool
+    held: int | None = None  # its pi's number in the holder (`pideck ls`), while held
 
 
 def model_label(model: SessionModel) -> str:

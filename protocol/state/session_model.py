@@ -890,6 +890,8 @@ def exit_reason(exited: ChildExited) -> str:
     """A title for the banner: how pi ended, or why it could not be started."""
     if exited.error:
         return f"pi could not be started: {exited.error}"
+    if exited.stopped_by:
+        return f"pi was stopped by `{exited.stopped_by}`"
     code = exited.returncode
     if code is not None and code < 0:
         try:

@@ -71,6 +71,7 @@ class ChildExited(msgspec.Struct, frozen=True):
     returncode: int | None
     stderr_tail: str
     error: str | None = None
+    stopped_by: str | None = None  # what ended it on purpose from outside (a held pi: `pideck stop`)
 
 
 class RpcError(Exception):

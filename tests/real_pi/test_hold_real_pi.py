@@ -371,7 +371,7 @@ def test_a_terminal_killed_mid_flood_leaves_the_run_to_pideck_attach(tmp_path: P
     while "no window" not in (listed := pi.pideck("ls")).stdout:  # (once pideck has read its hang-up)
         assert listed.returncode == 0 and time.monotonic() < deadline, listed
         time.sleep(0.05)
-    assert re.search(r"^  1  (working|done) +\S+ +no window", listed.stdout, re.M), listed.stdout
+    assert re.search(r"^ +1  (working|done) +no window ", listed.stdout, re.M), listed.stdout
     with TmuxPideck(pi, args=("attach",), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
         term.wait(lambda: "word2999" in term.screen() and "● ready" in term.screen(), "the flood's end", timeout=60)
         term.wait(lambda: "typed, not sent" in term.screen(), "the draft the killed terminal left, in the prompt")

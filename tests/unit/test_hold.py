@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.hold_cli import attach_args, line, stop_main
+from app.hold_cli import attach_args, stop_main, table
 from app.terminal.say import say
 from protocol.hold import frames
 from protocol.hold.ask import ask
@@ -160,8 +160,8 @@ def test_stop_wants_numbers_or_all(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_listed_line_shows_a_hostile_folder_name_as_data() -> None:
-    shown = line({"number": 3, "state": "working", "cwd": "/tmp/\x1b]0;owned\x07x", "windows": 2,
-                  "last_activity": 100.0, "window": {"remote": None}}, 130.0)
+    shown = table([{"number": 3, "state": "working", "cwd": "/tmp/\x1b]0;owned\x07x", "windows": 2,
+                    "last_activity": 100.0, "window": {"remote": None}}], 130.0, None)[1]
     assert shown.startswith("  3  working")
     assert "2 windows" in shown and "30 s ago" in shown
     out = io.StringIO()

@@ -1,5 +1,5 @@
-"""/sessions: every open session with its state, model, folder, host, cost and how long
-since pi last sent something; Enter shows the highlighted one."""
+"""/sessions: every open session with its state, model, folder, host, whether its pi is held
+(and as which number), cost and how long since pi last sent something; Enter shows the highlighted one."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ def session_row(line: SessionLine) -> Text:
     text.append(f"{line.number} ", palette.style("muted"))
     text.append(f"{SYMBOLS[line.mark]} {line.mark.value:<10}", palette.style(ROLES[line.mark]))
     text.append(f" {line.name:<24}", "bold" if line.current else "")
+    if line.held is not None:  # (before the folder, which may be long)
+        text.append(f"held {line.held}  ", palette.style("accent"))
     text.append(f" {line.model}")
     where = f"{line.host}: " if line.host else ""
     text.append(f"  {where}{clean(line.folder)}", palette.style("muted"))
