@@ -541,3 +541,18 @@ def test_attached_pages_opened_and_closed_over_a_run_all_draw_stay_small_and_end
             screen.page.close()
         finally:
             server.stop()
+
+
+def test_an_attached_page_with_no_pi_held_says_so(browser: Browser, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `pideck serve --attach` page when no pi is held shows why its pideck did not start
+    (it stayed black, the reason only in the server's terminal)."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="pideck-test-run-"))
+    server = Served(tmp_path, "--attach")
+    try:
+        screen = Screen(browser.new_page())
+        screen.page.goto(server.url, timeout=60_000)
+        screen.wait_for("pideck: no pi is held")
+        screen.page.close()
+    finally:
+        server.stop()
