@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from app.pi.launch import LaunchConfig, LaunchError, build_launch, refuse
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
-from app.served_page import served_in_browser, tell_server_how_to_resume, watch_page
+from app.served_page import served_in_browser, tell_page, tell_server_how_to_resume, watch_page
 from app.terminal.say import ShownParser, say
 from protocol.numbers import parse_int
 from protocol.wire.protocol_log import default_log_path
@@ -274,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         say(f"pideck: {exc}")
         return 1
     except (LaunchError, ProvisionError) as exc:
+        if in_browser:
+            tell_page(f"pideck: {exc}")
         return refuse(exc)
     except KeyboardInterrupt:
         say("pideck: interrupted")

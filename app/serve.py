@@ -7,6 +7,9 @@ its websocket, its static files, downloads) must carry the random token of the p
 as `?token=` (the page then sets it as a cookie for the rest) or as that cookie; any other
 request gets 403. A websocket must also come from a page of this server (its Origin).
 
+The page is textual-serve's, with a viewport (a phone lays it out at its own width) and, on
+a touch screen, a bar of the keys a phone's keyboard lacks (served_page.html).
+
 Each page's pideck and pi take about 60 MB: at most `--max-pages` pages (default 4) are
 open at once. One more is refused, with a page that says why (a websocket: that message as
 its terminal's text, then closed) and a line in the server's terminal.
@@ -39,6 +42,7 @@ DEFAULT_MAX_PAGES = 4
 MOST_PAGES = 1000  # the largest --max-pages taken
 TOKEN_COOKIE = "pideck_token_{port}"  # one per port: two servers on one host keep their own
 MAX_CELLS = 1000  # a page's width or height in cells, at the most
+PAGE_TEMPLATE = "served_page.html"  # textual-serve's page, with a phone's viewport and a key bar (beside this file)
 
 
 class ServeError(Exception):
@@ -137,9 +141,13 @@ def serve(args: argparse.Namespace) -> int:
 
 def _token_server(command: str, host: str, port: int, token: str, max_pages: int = DEFAULT_MAX_PAGES,
                   held: bool = False) -> Any:
+    import jinja2
     from aiohttp import WSCloseCode, web
 
     from widgets.engine.served import EngineAppService, EngineServer
+
+    page = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), autoescape=True).get_template(
+        PAGE_TEMPLATE)
 
     @web.middleware
     async def require_token(request: web.Request, handler: Any) -> web.StreamResponse:
@@ -192,7 +200,8 @@ def _token_server(command: str, host: str, port: int, token: str, max_pages: int
                 return web.Response(status=503, content_type="text/html", text=(
                     f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>pideck: too many pages</title></head>"
                     f"<body style=\"font-family: monospace; padding: 2em\"><p>{refused}</p></body></html>\n"))
-            return await super().handle_index(request)  # type: ignore[no-any-return]
+            html = page.render(await self.page_context(request))
+            return web.Response(text=html, content_type="text/html")
 
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             """textual-serve's, with a PageService and a line in the server's terminal when a

@@ -40,6 +40,19 @@ def watch_page(fd: int, leave_within: float = LEAVE_WITHIN) -> None:
     threading.Thread(target=watch, name="page-watch", daemon=True).start()
 
 
+def tell_page(text: str) -> None:
+    """Show `text` on the page, as its terminal's (Textual's web driver's framing, which
+    textual-serve reads): a pideck that cannot start for it (no pi held for an attach...) says
+    why there, where the page stayed black."""
+    from protocol.control_codes import visible
+
+    shown = f"\r\n  {visible(text)}\r\n".encode()
+    try:
+        os.write(1, b"__GANGLION__\n" + b"D" + len(shown).to_bytes(4, "big") + shown)
+    except OSError:
+        pass  # the page is gone
+
+
 def tell_server_how_to_resume(args: argparse.Namespace, state: SessionState | None, detached: int = 0) -> None:
     """A page's pideck has ended: what goes on held (`detached` pis), else the command that
     resumes its session (if saved), goes to stderr, which textual-serve prints in the

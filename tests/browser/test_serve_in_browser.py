@@ -9,6 +9,7 @@ on a canvas), with the escape sequences taken out."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -143,6 +144,8 @@ def test_a_page_streams_an_answer_answers_a_dialog_and_its_close_ends_pideck(bro
     assert response is not None and response.status == 200
     screen.page.wait_for_selector("body.-first-byte", timeout=60_000)  # the app's first bytes arrived
     screen.wait_for("● ready")
+    assert screen.page.evaluate("getComputedStyle(document.getElementById('keys')).display") == "none", \
+        "no key bar with a keyboard and a mouse"
     screen.page.click("#terminal")
 
     screen.type("hello from the browser")
@@ -357,6 +360,107 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+CUP = re.compile(r"\x1b\[(\d+);(\d+)H")
+
+
+def cell_of(screen: Screen, text: str) -> tuple[int, int]:
+    """The cell (row, column, from 0) where `text` was last written on the page's terminal."""
+    raw = b"".join(screen.received).decode("utf-8", "replace")
+    found = None
+    moves = list(CUP.finditer(raw))
+    for move, after in zip(moves, [*moves[1:], None]):
+        written = raw[move.end():after.start() if after else len(raw)]
+        plain = re.sub(r"\x1b\[(\d*)C", lambda m: " " * int(m.group(1) or 1), written)  # (the engine's skips)
+        if (column := ESCAPES.sub("", plain).find(text)) >= 0:
+            found = (int(move.group(1)) - 1, int(move.group(2)) - 1 + column)
+    assert found is not None, f"{text!r} was never written"
+    return found
+
+
+def tap_text(screen: Screen, text: str, size: dict[str, int]) -> None:
+    """Tap the middle of the first cell of `text` on a page whose terminal is `size` cells."""
+    row, column = cell_of(screen, text)
+    box = screen.page.locator(".xterm-screen").bounding_box()
+    assert box is not None
+    screen.page.touchscreen.tap(box["x"] + (column + 0.5) * box["width"] / size["width"],
+                                box["y"] + (row + 0.5) * box["height"] / size["height"])
+
+
+def lit_pixels(page: Page) -> int:
+    """How many pixels of the page's terminal text (xterm.js's canvas) are lit, not the dark
+    background: the text drawn."""
+    return int(page.evaluate("""() => {
+        const canvas = document.querySelector(".xterm-text-layer");
+        const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+        let lit = 0;
+        for (let i = 0; i < data.length; i += 4) if (data[i] + data[i + 1] + data[i + 2] > 300) lit++;
+        return lit;
+    }"""))
+
+
+@pytest.mark.pi
+@pytest.mark.timeout(400)
+def test_a_phone_gets_a_page_of_its_width_with_keys_and_taps_that_answer(
+        browser: Browser, served: Served, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A phone (Chromium's emulation: 390x844, touch): the page is laid out at the phone's
+    width (it had no viewport and was drawn 980 px wide, its text a third of the size), a bar
+    gives the keys a phone's keyboard lacks (Esc, Ctrl+C, Tab, arrows, Alt+Enter), a prompt
+    typed is sent, and a dialog is answered by taps and the bar. Screenshots are kept in a
+    folder of the test's (named in the output)."""
+    shots = tmp_path_factory.mktemp("phone-screenshots")
+    print(f"screenshots: {shots}")
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    sizes: list[dict[str, int]] = []
+    page = phone.new_page()
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sizes.append(json.loads(frame)[1])
+                                          if isinstance(frame, str) and frame.startswith('["resize"') else None))
+    screen = Screen(page)
+    try:
+        page.goto(served.url, timeout=60_000)
+        screen.wait_for("● ready")
+        assert page.evaluate("window.innerWidth") == 390, "laid out at the phone's width, not 980 px"
+        assert page.evaluate("getComputedStyle(document.getElementById('keys')).display") == "flex"
+        size = sizes[-1]
+        assert 30 <= size["width"] <= 50, f"a phone's width in cells: {size}"
+        page.tap("#terminal")
+        screen.type("hello from a phone")
+        screen.wait_for("Here is what I found", timeout=120.0)
+        page.wait_for_timeout(500)  # (the frame on the page's canvas)
+        page.screenshot(path=str(shots / "phone-reply.png"))
+        assert lit_pixels(page) > 5000, "the text is drawn"
+
+        screen.type("/ui-dialogs")
+        screen.wait_for("Pick a colour")
+        mark = len(screen.received)
+        page.tap("#keys [data-key=down]")  # the bar's arrow: green highlighted (drawn again)
+        screen.wait_for("green", since=mark)
+        page.wait_for_timeout(300)  # (the frame on the page's canvas)
+        page.screenshot(path=str(shots / "phone-select.png"))
+        tap_text(screen, "blue", size)  # the option tapped is chosen, whichever is highlighted
+        screen.wait_for('select="blue"')
+        screen.wait_for("Proceed?")
+        page.tap("#keys [data-key=esc]")
+        screen.wait_for("confirm=false")
+        screen.wait_for("Your name")
+        page.keyboard.type("Ada")
+        page.keyboard.press("Enter")
+        screen.wait_for('input="Ada"')
+        screen.wait_for("Edit the text")
+        mark = len(screen.received)
+        page.tap("#keys [data-key=esc]")
+        screen.wait_for("editor=", "more notification", since=mark)
+        page.screenshot(path=str(shots / "phone-answered.png"))
+
+        page.keyboard.type("a draft to clear")
+        screen.wait_for("a draft to clear")
+        page.tap("#keys [data-key=ctrl_c]")  # the prompt cleared
+        mark = len(screen.received)
+        page.tap("#keys [data-key=ctrl_c]")
+        screen.wait_for("again to quit", since=mark)
+    finally:
+        phone.close()
+
+
 @pytest.mark.pi
 @pytest.mark.timeout(400)
 def test_closing_an_attached_page_leaves_the_held_run_and_the_next_page_shows_it(
@@ -437,3 +541,18 @@ def test_attached_pages_opened_and_closed_over_a_run_all_draw_stay_small_and_end
             screen.page.close()
         finally:
             server.stop()
+
+
+def test_an_attached_page_with_no_pi_held_says_so(browser: Browser, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `pideck serve --attach` page when no pi is held shows why its pideck did not start
+    (it stayed black, the reason only in the server's terminal)."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="pideck-test-run-"))
+    server = Served(tmp_path, "--attach")
+    try:
+        screen = Screen(browser.new_page())
+        screen.page.goto(server.url, timeout=60_000)
+        screen.wait_for("pideck: no pi is held")
+        screen.page.close()
+    finally:
+        server.stop()

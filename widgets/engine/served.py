@@ -30,6 +30,10 @@ class EngineServer(Server):
         """The aiohttp application that serves the pages, for a runner of the caller's."""
         return await self._make_app()
 
+    async def page_context(self, request: web.Request) -> dict[str, Any]:
+        """What textual-serve's page template is given for `request` (its websocket's URL...)."""
+        return await Server.handle_index.__wrapped__(self, request)  # type: ignore[attr-defined, no-any-return]
+
     async def process_messages(self, websocket: web.WebSocketResponse, service: AppService) -> None:
         """Read what the page sends (keys, resizes...) into `service` until the page closes."""
         await self._process_messages(websocket, service)
