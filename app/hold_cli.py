@@ -17,6 +17,7 @@ from protocol.numbers import parse_int
 
 LS_USAGE = "usage: pideck ls"
 STOP_USAGE = "usage: pideck stop N [N...] | --all"
+DRAFTS_APART = "\n\n─── an older draft, left by another window ───\n\n"  # between two drafts put back at an attach
 
 
 def ls_main(argv: list[str], env: Mapping[str, str], out: IO[str]) -> int:
@@ -102,7 +103,7 @@ def attach_launches(base: LaunchConfig, args: argparse.Namespace,
                     env: Mapping[str, str]) -> list[tuple[LaunchConfig, str]]:
     """The launches of the held pis this window attaches to: those `args.attach` names, or
     all of them for `pideck attach`; for a plain `pideck` that holds, those no window
-    watches (none: it starts a pi of its own); each with the draft the last window left.
+    watches (none: it starts a pi of its own); each with the drafts windows left, merged.
     LaunchError says why none can be."""
     asked: list[int] | None = getattr(args, "attach", None)
     try:
@@ -122,5 +123,17 @@ def attach_launches(base: LaunchConfig, args: argparse.Namespace,
         chosen = live
         if not chosen:
             raise LaunchError("no pi is held (a pideck started without --no-hold holds its pi)")
-    return [(held_launch(base, pi["number"], str(pi.get("cwd")), window if isinstance(window := pi.get("window"), dict) else {}),
-             draft if isinstance(draft := pi.get("draft"), str) else "") for pi in chosen]
+    launches = []
+    for pi in chosen:
+        listed = pi.get("drafts")
+        drafts = [draft for draft in listed if isinstance(draft, str)] if isinstance(listed, list) else []
+        window = pi.get("window")
+        launches.append((held_launch(base, pi["number"], str(pi.get("cwd")), window if isinstance(window, dict) else {}, drafts),
+                         merged_drafts(drafts)))
+    return launches
+
+
+def merged_drafts(drafts: list[str]) -> str:
+    """The drafts windows left (newest first) as one prompt: the newest, then each older one
+    after a line that says so."""
+    return DRAFTS_APART.join(drafts)

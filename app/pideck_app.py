@@ -27,6 +27,7 @@ from textual.driver import Driver
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widgets import TextArea
 from textual.worker import Worker
 
 from app.attachments import Attachments
@@ -79,6 +80,7 @@ FIRST_MODE = "session-1"
 HIDDEN_VIEWS = 40  # messages a session keeps mounted while another is shown
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 EXPLAIN_FOR = 20.0  # seconds a toast that explains a setting stays up
+DRAFT_EVERY = 1.0  # seconds between two reports of a held pi's changed draft to its holder
 
 
 class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit at once): pi has none
@@ -146,6 +148,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         self._notes = list(notes or ())  # what --restore said of the sessions it left out
         self._editors: dict[SessionSlot, PromptEditor] = {}  # each session's prompt, once composed (its draft at exit)
         self._draft_of: dict[SessionSlot, str] = {}  # a draft not in its prompt yet
+        self._drafts_changed: set[SessionSlot] = set()  # held sessions whose draft the holder has not been told
         self._gc = StreamingGC(self.set_timer)
         self._last_ctrl_c = 0.0
         self._eight_bit_alt_said = False  # the toast on xterm's Alt+digit characters (said once)
@@ -362,8 +365,14 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             they, them = ("they", "them") if attached > 1 else ("it", "it")
             self.tell.say(f"{attached} held pi{'s' * (attached > 1)} brought back as {they} went on without a window "
                           f"(pideck ls lists {them}; /open starts another)", title="Attached")
+        if merged := [config for config in (self.config, *self._restore) if len(config.attach_drafts) > 1]:
+            count = sum(len(config.attach_drafts) for config in merged)
+            self.tell.say(f"{count} drafts left by windows that went are in the prompt{'s' * (len(merged) > 1)}, the "
+                          "newest first, each older one after a line “─── an older draft, left by another window ───”",
+                          title="Drafts", timeout=EXPLAIN_FOR)
         self.show_terminal_cursor()
         self.set_interval(0.25, self._tick)
+        self.set_interval(DRAFT_EVERY, self._report_drafts)
         self.app_resume_signal.subscribe(self, self._resumed)
         if not self.is_headless and (fd := stdin_fd()) is not None:
             watch_hangup(asyncio.get_running_loop().add_signal_handler, self.set_interval, fd, self._hang_up)
@@ -616,6 +625,20 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         return [(slot.name, slot.config, slot.pi.model.state, slot.config is self.config,
                  "" if slot in self.closed else self._draft(slot)) for slot in [*self.slots, *self.closed]
                 if slot not in self.left_held and not slot.pi.kept]
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """A held session's prompt changed: its holder is told within DRAFT_EVERY s."""
+        for slot, editor in self._editors.items():
+            if editor is event.text_area and slot.pi.held:
+                self._drafts_changed.add(slot)
+
+    def _report_drafts(self) -> None:
+        """Tell the holder of each held pi whose prompt changed what it holds now, so that a
+        window killed without a word (SIGKILL) leaves its draft all the same."""
+        changed, self._drafts_changed = self._drafts_changed, set()
+        for slot in changed:
+            if slot in self.slots and not self.leaving:
+                slot.pi.report_draft(self._draft(slot))
 
     def _draft(self, slot: SessionSlot) -> str:
         """What its prompt holds, after the messages that waited for pi to be ready."""

@@ -73,6 +73,8 @@ class LaunchConfig:
     """The number of the held pi this window attaches to (`pideck attach`), not one it starts."""
     unheld: str | None = None
     """Why pi is not held though it was to be (protocol.hold.place.unheld_why), said once at start."""
+    attach_drafts: tuple[str, ...] = ()
+    """The drafts windows left with that pi, which this window takes into its prompt."""
 
     def close(self) -> None:
         """Stop the demo model (if any) and remove its scratch directory; end the recording."""
@@ -182,9 +184,11 @@ def holding(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
     return env.get("PIDECK_HOLD", "").strip().lower() not in ("0", "off", "no", "false")
 
 
-def held_launch(base: LaunchConfig, number: int, cwd: str, window: Mapping[str, Any]) -> LaunchConfig:
+def held_launch(base: LaunchConfig, number: int, cwd: str, window: Mapping[str, Any],
+                drafts: Sequence[str] = ()) -> LaunchConfig:
     """The launch of held pi `number` (`pideck attach`): its own command and folder, and
-    what the window that started it said of it, over this window's `base`."""
+    what the window that started it said of it, over this window's `base`; `drafts`, those
+    windows left with it, taken."""
     def text(name: str) -> str | None:
         value = window.get(name)
         return value if isinstance(value, str) else None
@@ -195,7 +199,7 @@ def held_launch(base: LaunchConfig, number: int, cwd: str, window: Mapping[str, 
 
     return replace(base, argv=words("argv") or base.argv, cwd=Path(cwd), hold=True, attach=number, demo=False, demo_server=None,
                    recorder=None, pi_source=text("pi_source") or base.pi_source, remote=text("remote"),
-                   pi_args=words("pi_args"), demo_args=(), pi_flag=text("pi_flag"))
+                   pi_args=words("pi_args"), demo_args=(), pi_flag=text("pi_flag"), attach_drafts=tuple(drafts))
 
 
 def window_note(config: LaunchConfig) -> dict[str, Any]:

@@ -37,7 +37,8 @@ STDERR_KEPT = 256 << 10  # bytes of pi's stderr a window attaching gets
 BEHIND_LIMIT = 64 << 20  # bytes a window may leave unread before it is let go
 FRAME_LINES = 4 << 20  # bytes of pi's lines put in one frame at most (beyond, a line of its own)
 DIALOGS = frozenset({"select", "confirm", "input", "editor"})
-MOST_DRAFT = 1 << 20  # characters of a window's unsent text kept for the next one (as a desk keeps them)
+MOST_DRAFT = 16 << 20  # characters of a window's unsent text kept for the next one (a longer one is cut, and the window says so)
+MOST_DRAFTS = 32 << 20  # characters of the drafts kept in all, the newest first (beyond, the oldest go, logged)
 MOST_KEPT = 256  # open dialogs, and statuses and widgets, kept for windows attaching (the oldest go)
 KEPT_UI = {"setStatus": "statusKey", "setWidget": "widgetKey", "setTitle": ""}
 SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGKILL})
@@ -73,9 +74,20 @@ class Watcher:
         self.transport = transport
         self.prefix = prefix
         self.allowance = 0  # bytes of a snapshot it may still have unread
+        self.draft: str | None = None  # the unsent text the window last said it has (None: it said nothing yet)
+        self.taken: list[str] = []  # the drafts it took at its attach: kept again if it leaves before saying its own
+        self._draft_parts: list[str] = []
         self._drop = drop
         self._queued: list[bytes] = []
         self._size = 0
+
+    def draft_part(self, text: str, more: bool) -> None:
+        """A piece of the window's draft (a long one comes in pieces, each in a control
+        frame); the draft is what the pieces make once the last has come, cut to MOST_DRAFT."""
+        if sum(map(len, self._draft_parts)) < MOST_DRAFT:
+            self._draft_parts.append(text)
+        if not more:
+            self.draft, self._draft_parts = "".join(self._draft_parts)[:MOST_DRAFT], []
 
     def queue(self, line: bytes) -> None:
         self._queued.append(line)
@@ -145,7 +157,7 @@ class HeldPi:
         self.run_message_ends = 0
         self.dialogs: dict[str, OpenDialog] = {}
         self.kept_ui: dict[tuple[str, str], bytes] = {}
-        self.draft = ""  # what the last window to leave had typed and not sent (`pideck attach` puts it back)
+        self.drafts: list[str] = []  # what windows that left had typed and not sent, newest first (`pideck attach` puts them back)
         self.stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._cuts: dict[str, Watcher] = {}  # windows attaching, by the id of the get_messages their cut waits on
@@ -178,11 +190,26 @@ class HeldPi:
         return "done" if self.unseen_end else "idle"
 
     def summary(self, drafts: bool = False) -> dict[str, Any]:
-        """What `pideck ls` shows of it; with `drafts`, the draft the last window left too."""
+        """What `pideck ls` shows of it; with `drafts`, the drafts windows left too."""
         summary = {"number": self.number, "pid": self.pid, "cwd": self.cwd, "state": self.state,
                    "windows": len(self.watchers), "last_activity": self.last_activity,
                    "started_at": self.started_at, "window": self.window}
-        return {**summary, "draft": self.draft} if drafts else summary
+        return {**summary, "drafts": self.drafts} if drafts else summary
+
+    def keep_draft(self, draft: str) -> None:
+        """Keep `draft` for the next window, as the newest (once: an equal older one goes)."""
+        if not draft.strip():
+            return
+        kept = [draft, *(older for older in self.drafts if older != draft)]
+        while len(kept) > 1 and sum(map(len, kept)) > MOST_DRAFTS:
+            kept.pop()
+            self.log(f"pi {self.number}: the oldest draft a window left was let go (drafts over {MOST_DRAFTS:,} characters)")
+        self.drafts = kept
+
+    def take_drafts(self, watcher: Watcher, taken: list[str]) -> None:
+        """A window attaching put `taken` (drafts it listed) in its prompt: they are its own now."""
+        watcher.taken = [draft for draft in taken if draft in self.drafts]
+        self.drafts = [draft for draft in self.drafts if draft not in watcher.taken]
 
     def idle_since(self) -> float | None:
         """Since when it has had no run and nobody watching (None: it has)."""
@@ -239,6 +266,10 @@ class HeldPi:
         self.write(msgspec.json.encode({"type": "get_messages", "id": request_id}) + b"\n")
 
     def leave(self, watcher: Watcher) -> None:
+        """A window gone (a detach, a quit, a dropped connection): its draft kept for the next."""
+        for draft in reversed([watcher.draft] if watcher.draft is not None else watcher.taken):
+            self.keep_draft(draft)
+        watcher.draft, watcher.taken = None, []
         if watcher in self.watchers:
             self.watchers.remove(watcher)
         for request_id in [key for key, waiting in self._cuts.items() if waiting is watcher]:

@@ -10,8 +10,10 @@ A spawn or attach of another protocol is refused (a window of another pideck ver
 - `{"op": "list"}`: the held pis, answered and closed.
 - `{"op": "stop", "number": N}` or `{"op": "stop", "all": true}`: those pis closed in order.
 A watching connection sends `i` frames (lines for pi) and controls `close_stdin` (pi is
-closed; only the window leaves while another one watches, and is told `left`), `signal`
-and `detach` (with the draft the window leaves, which `list` gives with `drafts`). Peers of another uid are refused; what a peer sends that is not a
+closed; only the window leaves while another one watches, and is told `left`), `signal`,
+`draft` (the text typed and not sent, in pieces: `text`, `more` while one follows; when the
+window leaves it is kept for the next, which `list` gives with `drafts`, and an attach's
+`drafts` names those the window took) and `detach`. Peers of another uid are refused; what a peer sends that is not a
 frame, or a frame of the wrong kind or size, ends that connection and nothing else.
 """
 
@@ -27,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from protocol.hold import controls, frames
-from protocol.hold.held_pi import MOST_DRAFT, HeldPi, Watcher
+from protocol.hold.held_pi import HeldPi, Watcher
 from protocol.hold.listen import Listening, take
 from protocol.hold.place import UnsafePlace, check_folder, peer_uid
 
@@ -282,6 +284,7 @@ class Connection:
                 self.send(frames.control(op="hello", error=f"no held pi {request.number}"))
                 return False
             self._watch(pi)
+            pi.take_drafts(self.watcher, request.drafts)  # type: ignore[arg-type]
             pi.attach(self.watcher)  # type: ignore[arg-type]
             return True
         if isinstance(request, controls.List):
@@ -304,9 +307,12 @@ class Connection:
         if self.pi is not None and isinstance(request, controls.Signal):
             self.pi.signal(request.signal)
             return True
-        if isinstance(request, controls.Detach):  # (with what the window had typed and not sent, for the next one)
-            if self.pi is not None and request.draft is not None:
-                self.pi.draft = request.draft[:MOST_DRAFT]
+        if self.watcher is not None and isinstance(request, controls.Draft):
+            self.watcher.draft_part(request.text, request.more)  # (kept for the next window when it leaves)
+            return True
+        if isinstance(request, controls.Detach):
+            if self.watcher is not None and request.draft is not None:
+                self.watcher.draft_part(request.draft, False)
             return False
         raise frames.BadFrame(f"a control frame the holder cannot take here: {head.op[:40]!r}")
 
