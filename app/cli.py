@@ -292,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
             except OSError:
                 pass  # it went away meanwhile
         elif in_browser:
-            tell_server_how_to_resume(args, app.session.state, app.detached)
+            tell_server_how_to_resume(args, app.current.config, app.session.state, app.detached,
+                                      started=app.current.config is config)
         if (fd := stdin_fd()) is not None:
             release_interrupt_key(fd)
     return code

@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING
 
 from app.pi.args import opening_session
 from app.pi.launch import LaunchConfig, LaunchError, check_saved_launch, open_launch
-from app.resume_commands import resume_command, saved, session_resume
+from app.resume_commands import resume_line, saved
 from app.terminal.say import say
 from protocol.numbers import parse_int
 
@@ -131,7 +131,7 @@ def save_sessions(sessions: list[Closing], args: argparse.Namespace, env: Mappin
     for name, config, state, started, _ in sessions:
         if state is None or not saved(state, config.remote):
             continue
-        if started:
+        if started and config.attach is None:  # (a held pi attached to: its own launch, not this window's flags)
             kept.append(SavedSession(cwd=str(config.cwd), pi=args.pi, name=name,
                                      pi_args=opening_session(list(args.pi_args), state.session_id)))
         else:
@@ -179,7 +179,7 @@ def print_others(sessions: list[Closing], shown: int, args: argparse.Namespace, 
     from app.exit_output import print_other_sessions  # (the UI's modules: not before pi is spawned)
 
     print_other_sessions([
-        (name, resume_command(args, state) if started else session_resume(config, state))
+        (name, resume_line(args, config, state, started))
         for index, (name, config, state, started, _) in enumerate(sessions) if index != shown
     ], file)
 
