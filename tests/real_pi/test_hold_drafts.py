@@ -1,20 +1,28 @@
-"""What windows of a held pi had typed and not sent: every window's draft is kept by the
-holder, however the window went, whole, and put back at the next attach."""
+"""What a user leaves behind with a held pi survives: every window's draft is kept by the
+holder, however the window went, whole, and put back at the next attach; a session left
+held is saved where `--restore` finds it, which attaches while it is held and resumes it
+once the holder is gone."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import shlex
+import signal
 import time
+from pathlib import Path
 from dataclasses import replace
 from typing import Any
 
-from tests.pi_harness import SIZE, PiHarness, notes, started, wait_until
-from tests.real_pi.test_hold_real_pi import holder_env, windows  # noqa: F401 (fixtures)
+from tests.pi_harness import SIZE, PiHarness, TmuxPideck, notes, started, wait_until
+from tests.real_pi.test_hold_real_pi import TerminalPi, holder_env, windows  # noqa: F401 (fixtures)
 
 from app.hold_cli import DRAFTS_APART, attach_launches
 from app.pideck_app import PideckApp
-from protocol.hold.ask import held
+from app.scripted_model.agent_dir import pi_model_args
+from app.scripted_model.server import Reply
+from protocol.hold.ask import ask, held
 from protocol.hold.held_client import HeldChild
 
 import pytest
@@ -89,3 +97,40 @@ async def test_a_draft_over_a_control_frame_is_kept_whole(pi_harness: PiHarness,
         app.detach()
     kept = _drafts(holder_env)
     assert len(kept) == 1 and len(kept[0]) == len(big) and kept[0] == big
+
+
+def test_a_detached_session_is_restored_attached_while_held_and_resumed_once_the_holder_died(
+        tmp_path: Path, pi_harness: PiHarness, holder_env: dict[str, str]) -> None:
+    """Ctrl+\\ with a draft: `pideck --restore` attaches to the held pi (no second pi); Ctrl+\\
+    again, then the holder is killed (as by the OOM killer): `--restore list` still lists the
+    session, and `pideck --restore` resumes it from pi's file, with its draft."""
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(text="the answer before the detach"))
+    pi = TerminalPi(pi_harness, tmp_path, holder_env)
+    args = ("--pi", shlex.join(pi_harness.runtime.argv), "--", *pi_model_args())
+    with TmuxPideck(pi, args=args, cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "● ready" in term.screen(), "ready", timeout=60)
+        term.send("a question")
+        term.wait(lambda: "the answer before the detach" in term.screen(), "the answer", timeout=60)
+        term.keys("-l", "left at the detach")
+        term.wait(lambda: "left at the detach" in term.screen(), "the draft in the prompt")
+        term.keys("C-\\")
+        term.wait(lambda: "detached; 1 held pi goes on" in term.screen(), "the detach", timeout=30)
+    assert "1 left held" in pi.pideck("--restore", "list").stdout
+    with TmuxPideck(pi, args=("--restore",), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "left at the detach" in term.screen() and "● ready" in term.screen(), "restored", timeout=60)
+        (listed,) = held(holder_env)
+        assert listed["windows"] == 1, "the restore attached to the held pi: no second pi on its file"
+        term.keys("C-\\")
+        term.wait(lambda: "detached; 1 held pi goes on" in term.screen(), "the detach", timeout=30)
+    answer = ask({"op": "list"}, holder_env)
+    assert answer is not None
+    (listed,) = answer["pis"]
+    os.kill(answer["holder"], signal.SIGKILL)
+    os.kill(listed["pid"], signal.SIGKILL)  # (no orderly end: as a reboot leaves it)
+    assert "no pi is held" in pi.pideck("ls").stdout
+    restorable = pi.pideck("--restore", "list").stdout
+    assert restorable.count("1 left held") == 1, restorable
+    with TmuxPideck(pi, args=("--restore",), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "the answer before the detach" in term.screen() and "left at the detach" in term.screen()
+                  and "● ready" in term.screen(), "the session resumed with its draft", timeout=60)
