@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping
 from typing import IO, Any
 
-from app.pi.launch import LaunchConfig, LaunchError, held_launch
+from app.pi.launch import LaunchConfig, LaunchError, held_launch, resting_launch
 from app.terminal.say import say
 from protocol.hold.ask import ask, held
 from protocol.hold.frames import BadFrame
@@ -127,9 +127,12 @@ def attach_launches(base: LaunchConfig, args: argparse.Namespace,
     for pi in chosen:
         listed = pi.get("drafts")
         drafts = [draft for draft in listed if isinstance(draft, str)] if isinstance(listed, list) else []
-        window = pi.get("window")
-        launches.append((held_launch(base, pi["number"], str(pi.get("cwd")), window if isinstance(window, dict) else {}, drafts),
-                         merged_drafts(drafts)))
+        window = pi.get("window") if isinstance(pi.get("window"), dict) else {}
+        if isinstance(session_file := pi.get("session_file"), str):  # (closed idle: it comes back on its file)
+            launch = resting_launch(base, pi["number"], str(pi.get("cwd")), window, session_file, drafts)  # type: ignore[arg-type]
+        else:
+            launch = held_launch(base, pi["number"], str(pi.get("cwd")), window, drafts)  # type: ignore[arg-type]
+        launches.append((launch, merged_drafts(drafts)))
     return launches
 
 

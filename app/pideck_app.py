@@ -361,7 +361,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             self.tell.warn(self.config.unheld, title="Not held")
         for note in self._notes:
             self.tell.warn(note, title="--restore")
-        if attached := sum(config.attach is not None for config in (self.config, *self._restore)):
+        if attached := sum(config.attach is not None or config.resumes is not None for config in (self.config, *self._restore)):
             they, them = ("they", "them") if attached > 1 else ("it", "it")
             self.tell.say(f"{attached} held pi{'s' * (attached > 1)} brought back as {they} went on without a window "
                           f"(pideck ls lists {them}; /open starts another)", title="Attached")

@@ -75,6 +75,8 @@ class LaunchConfig:
     """Why pi is not held though it was to be (protocol.hold.place.unheld_why), said once at start."""
     attach_drafts: tuple[str, ...] = ()
     """The drafts windows left with that pi, which this window takes into its prompt."""
+    resumes: int | None = None
+    """The number of a held pi the holder closed idle, which this window starts again on its session file."""
 
     def close(self) -> None:
         """Stop the demo model (if any) and remove its scratch directory; end the recording."""
@@ -200,6 +202,14 @@ def held_launch(base: LaunchConfig, number: int, cwd: str, window: Mapping[str, 
     return replace(base, argv=words("argv") or base.argv, cwd=Path(cwd), hold=True, attach=number, demo=False, demo_server=None,
                    recorder=None, pi_source=text("pi_source") or base.pi_source, remote=text("remote"),
                    pi_args=words("pi_args"), demo_args=(), pi_flag=text("pi_flag"), attach_drafts=tuple(drafts))
+
+
+def resting_launch(base: LaunchConfig, number: int, cwd: str, window: Mapping[str, Any], session_file: str,
+                   drafts: Sequence[str] = ()) -> LaunchConfig:
+    """The launch that brings back held pi `number`, which the holder closed idle: its own
+    command, folder and flags (held_launch), opening `session_file`, under its number."""
+    launch = open_launch(replace(held_launch(base, number, cwd, window), attach=None), Path(cwd), session=session_file)
+    return replace(launch, resumes=number, attach_drafts=tuple(drafts))
 
 
 def window_note(config: LaunchConfig) -> dict[str, Any]:

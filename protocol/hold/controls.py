@@ -27,6 +27,8 @@ class Spawn(msgspec.Struct, tag="spawn", tag_field="op"):
     window: dict[str, Any] = {}
     idle_close: float | None = None
     spawned: str | None = None  # the token of the pi a holder forked for this window spawned (protocol/hold/early.py)
+    resumes: int | None = None  # the number of a pi the holder closed idle, started again on its session file
+    drafts: list[str] = []  # and the drafts windows left with it that this window took into its prompt
 
 
 class Attach(msgspec.Struct, tag="attach", tag_field="op"):

@@ -218,11 +218,12 @@ class HeldClient(RpcClient):
 
     def __init__(self, argv: list[str], *, holder_env: Mapping[str, str], number: int | None = None,
                  window: dict[str, Any] | None = None, idle_close: float | None = None,
-                 drafts: tuple[str, ...] = (), **kwargs: Any) -> None:
+                 drafts: tuple[str, ...] = (), resumes: int | None = None, **kwargs: Any) -> None:
         super().__init__(argv, **kwargs)
         self.holder_env = holder_env
         self.number = number
         self.drafts = drafts  # the drafts windows left that this one puts in its prompt, at an attach
+        self.resumes = resumes  # the number of a pi the holder closed idle, started again here
         self.window = window or {}
         self.idle_close = idle_close
         self.snapshot: Snapshot | None = None  # an attach's start, once start() returned
@@ -247,8 +248,11 @@ class HeldClient(RpcClient):
         """What this client asks of the holder: the spawn of its pi, or an attach."""
         if self.number is not None:
             return {"op": "attach", "protocol": frames.PROTOCOL, "number": self.number, "drafts": list(self.drafts)}
-        return spawn_request(self.argv, self.env or os.environ, os.fspath(self.cwd or os.getcwd()), self.window,
-                             self.idle_close)
+        request = spawn_request(self.argv, self.env or os.environ, os.fspath(self.cwd or os.getcwd()), self.window,
+                                self.idle_close)
+        if self.resumes is not None:
+            request |= {"resumes": self.resumes, "drafts": list(self.drafts)}
+        return request
 
     def next_id(self) -> str:
         return f"{self._prefix}{next(self._ids)}"

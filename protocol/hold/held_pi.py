@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 import signal
 import subprocess
 import tempfile
@@ -42,6 +43,7 @@ MOST_DRAFTS = 32 << 20  # characters of the drafts kept in all, the newest first
 MOST_KEPT = 256  # open dialogs, and statuses and widgets, kept for windows attaching (the oldest go)
 KEPT_UI = {"setStatus": "statusKey", "setWidget": "widgetKey", "setTitle": ""}
 SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGKILL})
+REST_ASK = 10.0  # seconds pi has to say its session file before it is closed idle all the same
 
 
 class Head(msgspec.Struct):
@@ -165,6 +167,8 @@ class HeldPi:
         self._tasks: list[asyncio.Task[None]] = []
         self._closing: asyncio.Task[None] | None = None
         self._idle_timer: asyncio.TimerHandle | None = None
+        self.session_file: str | None = None  # pi's, as it said when it was closed idle (it comes back on it)
+        self._resting: str | None = None  # the id of the get_state asked before closing it idle
 
     # --- life ---------------------------------------------------------------------------
 
@@ -229,11 +233,31 @@ class HeldPi:
     def _idle_due(self) -> None:
         self._idle_timer = None
         since = self.idle_since()
-        if since is not None and time.time() - since >= self.idle_close:
-            self.log(f"pi {self.number}: nobody watched or used it for {self.idle_close:g} s; closing it")
-            self.close()
+        if since is not None and time.time() - since >= self.idle_close and not self._open_dialogs():
+            self._resting = asked = f"holder-{next(self._ids)}"  # (its session file first: it comes back on it)
+            self.write(msgspec.json.encode({"type": "get_state", "id": asked}) + b"\n")
+            asyncio.get_running_loop().call_later(REST_ASK, lambda: self._rest(None) if self._resting == asked else None)
+        elif since is not None and time.time() - since >= self.idle_close:  # (a dialog waits: look again later)
+            self._idle_timer = asyncio.get_running_loop().call_later(self.idle_close, self._idle_due)
         else:
             self._arm_idle()
+
+    def _rest(self, session_file: str | None) -> None:
+        """Close pi, idle: the holder keeps what lists it and brings it back on `session_file`
+        (holder.py); without one, it is kept while a window's draft waits in it."""
+        if session_file is not None and not self.window.get("remote") and not os.path.isfile(session_file):
+            session_file = None  # (pi never wrote it: nothing to come back on)
+        self._resting = None
+        if self.idle_since() is None or self.returncode is not None:  # (a window came meanwhile)
+            self._arm_idle()
+            return
+        if session_file is None and self.drafts:
+            self.log(f"pi {self.number}: idle, but kept: a draft waits in it and it has no session file to come back on")
+            return
+        self.session_file = session_file
+        self.log(f"pi {self.number}: nobody watched or used it for {self.idle_close:g} s; closing it"
+                 + (" (it comes back on its session file)" if session_file else ""))
+        self.close()
 
     def close(self, grace: float = 3.0) -> asyncio.Task[None]:
         """Close pi in order: its stdin, then SIGTERM, then SIGKILL."""
@@ -358,6 +382,9 @@ class HeldPi:
             _keep(self.kept_ui, (record.method, str(key)[:200]), line)
 
     def _response(self, request_id: str, line: bytes) -> None:
+        if request_id == self._resting:
+            self._rest(_session_file(line))
+            return
         if (waiting := self._cuts.pop(request_id, None)) is not None:
             self._hand_cut(waiting, line)
             return
@@ -449,6 +476,16 @@ async def _read(stream: asyncio.StreamReader, size: int) -> bytes:
         return await stream.read(size)
     except (ConnectionError, OSError):
         return b""
+
+
+def _session_file(line: bytes) -> str | None:
+    """The session file in pi's answer to get_state, if it names one."""
+    try:
+        data = msgspec.json.decode(line).get("data")
+    except (msgspec.DecodeError, AttributeError):
+        return None
+    found = data.get("sessionFile") if isinstance(data, dict) else None
+    return found if isinstance(found, str) and found else None
 
 
 def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:

@@ -27,6 +27,7 @@ import signal
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from protocol.hold import controls, frames
 from protocol.hold.held_pi import HeldPi, Watcher
@@ -35,7 +36,8 @@ from protocol.hold.place import UnsafePlace, check_folder, peer_uid
 
 LINGER = 10.0  # seconds the holder stays with no pi and no window
 FIRST_WAIT = 30.0  # seconds a holder just started waits for its first window at least
-DEFAULT_IDLE_CLOSE = 24 * 3600.0
+DEFAULT_IDLE_CLOSE = 300.0  # seconds a pi with no window, no run and no open dialog lives on (PIDECK_HOLD_IDLE)
+RESTING_FOR = 24 * 3600.0  # seconds the holder lists a pi it closed idle, to bring it back on its session file
 BOUND_CHECK = 1.0  # seconds between looks at whether the socket is still there
 STDIN_BEHIND = 1 << 20  # bytes for pi's stdin kept while pi does not read them; beyond, the window's socket waits
 
@@ -47,6 +49,7 @@ class Holder:
         self.log = log
         self.linger = linger
         self.pis: dict[int, HeldPi] = {}
+        self.resting: dict[int, dict[str, Any]] = {}  # the pis closed idle, as listed (they come back on their session file)
         self.connections = 0
         self.leaving: str | None = None  # why the holder ends in order (a signal), once it does
         self._numbers = itertools.count(1)
@@ -73,12 +76,12 @@ class Holder:
         try:
             while not self.leaving:
                 self._quiet.clear()
-                if not self.pis and not self.connections:
+                if not self.pis and not self.connections and not self.resting:
                     wait = self.linger if self._served else max(self.linger, FIRST_WAIT)
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._quiet.wait(), wait)
                         continue
-                    if not self.pis and not self.connections:
+                    if not self.pis and not self.connections and not self.resting:
                         return
                 await self._quiet.wait()
         finally:
@@ -192,9 +195,17 @@ class Holder:
         spawned = None
         if self._first is not None and request.spawned == self._first[0]:
             spawned, self._first = self._first[1], None
-        pi = HeldPi(next(self._numbers), request.argv, request.env, cwd, request.window, idle_close,
-                    str(self.folder), self.log, self._gone)
-        await pi.start(spawned)
+        resting = self.resting.pop(request.resumes, None) if request.resumes is not None else None
+        pi = HeldPi(request.resumes if resting is not None else next(self._numbers), request.argv,  # type: ignore[arg-type]
+                    request.env, cwd, request.window, idle_close, str(self.folder), self.log, self._gone)
+        if resting is not None:  # (a pi closed idle, back on its session file: as it was listed)
+            pi.drafts, pi.started_at = resting.get("drafts") or [], resting.get("started_at") or pi.started_at
+        try:
+            await pi.start(spawned)
+        except (OSError, ValueError):
+            if resting is not None:
+                self.resting[pi.number] = resting
+            raise
         self.pis[pi.number] = pi
         self.log(f"pi {pi.number} started (pid {pi.pid}) in {cwd}")
         self._changed()
@@ -202,7 +213,21 @@ class Holder:
 
     def _gone(self, pi: HeldPi) -> None:
         self.pis.pop(pi.number, None)
+        if pi.session_file is not None:  # closed idle: listed as it was, brought back on its session file
+            self.resting[pi.number] = {**pi.summary(drafts=True), "pid": None, "state": "idle", "windows": 0,
+                                       "session_file": pi.session_file}
+            asyncio.get_running_loop().call_later(RESTING_FOR, self._forget, pi.number, pi.started_at)
         self._changed()
+
+    def _forget(self, number: int, started_at: float) -> None:
+        if (resting := self.resting.get(number)) is not None and resting.get("started_at") == started_at:
+            del self.resting[number]
+            self._changed()
+
+    def listed(self, drafts: bool) -> list[dict[str, Any]]:
+        """The held pis and those closed idle, by number (drafts only when asked)."""
+        resting = [record if drafts else {k: v for k, v in record.items() if k != "drafts"} for record in self.resting.values()]
+        return sorted([*(pi.summary(drafts) for pi in self.pis.values()), *resting], key=lambda pi: pi["number"])
 
     def next_prefix(self) -> str:
         return f"w{next(self._windows)}-"
@@ -277,6 +302,7 @@ class Connection:
                 return False
             self._watch(pi)
             pi.watch(self.watcher)  # type: ignore[arg-type]
+            pi.take_drafts(self.watcher, request.drafts)  # type: ignore[arg-type]  # (a pi closed idle, back)
             return True
         if self.pi is None and isinstance(request, controls.Attach):
             pi = holder.pis.get(request.number)
@@ -288,14 +314,17 @@ class Connection:
             pi.attach(self.watcher)  # type: ignore[arg-type]
             return True
         if isinstance(request, controls.List):
-            self.send(frames.control(op="list", protocol=frames.PROTOCOL, holder=os.getpid(),
-                                     pis=[pi.summary(request.drafts) for pi in holder.pis.values()]))
+            self.send(frames.control(op="list", protocol=frames.PROTOCOL, holder=os.getpid(), pis=holder.listed(request.drafts)))
             return False
         if isinstance(request, controls.Stop):
             chosen = list(holder.pis.values()) if request.all else [
                 pi for pi in holder.pis.values() if pi.number == request.number]
+            resting = list(holder.resting) if request.all else [
+                number for number in holder.resting if number == request.number]
+            for number in resting:
+                del holder.resting[number]
             await asyncio.gather(*(pi.close() for pi in chosen))
-            self.send(frames.control(op="stopped", numbers=[pi.number for pi in chosen]))
+            self.send(frames.control(op="stopped", numbers=sorted([*(pi.number for pi in chosen), *resting])))
             return False
         if self.pi is not None and isinstance(request, controls.CloseStdin):
             others = [watcher for watcher in self.pi.watchers if watcher is not self.watcher]

@@ -15,8 +15,8 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Any
 
-from tests.pi_harness import SIZE, PiHarness, TmuxPideck, notes, started, wait_until
-from tests.real_pi.test_hold_real_pi import TerminalPi, holder_env, windows  # noqa: F401 (fixtures)
+from tests.pi_harness import SIZE, PiHarness, TmuxPideck, notes, send, started, transcript_text, wait_until
+from tests.real_pi.test_hold_real_pi import TerminalPi, _alive, holder_env, windows  # noqa: F401 (fixtures)
 
 from app.hold_cli import DRAFTS_APART, attach_launches
 from app.pideck_app import PideckApp
@@ -134,3 +134,36 @@ def test_a_detached_session_is_restored_attached_while_held_and_resumed_once_the
     with TmuxPideck(pi, args=("--restore",), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
         term.wait(lambda: "the answer before the detach" in term.screen() and "left at the detach" in term.screen()
                   and "● ready" in term.screen(), "the session resumed with its draft", timeout=60)
+
+
+async def test_an_idle_held_pi_is_closed_and_comes_back_on_its_session_file(tmp_path: Path, pi_harness: PiHarness,
+                                                                           holder_env: dict[str, str]) -> None:
+    """A held pi with no window and no run past PIDECK_HOLD_IDLE is closed (it held 80–180
+    MB for nothing), listed as before, and `pideck attach` brings it back under its number
+    on its session file: its conversation, and the draft its window left."""
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(text="said before it rested"))
+    config = replace(pi_harness.launch_config(session_dir=tmp_path / "sessions", env={
+        "XDG_RUNTIME_DIR": holder_env["XDG_RUNTIME_DIR"], "PIDECK_HOLD_IDLE": "1"}), hold=True)
+    app = PideckApp(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "a question")
+        await wait_until(pilot, lambda: "said before it rested" in transcript_text(app) and not app.session.running,
+                         timeout=60, what="the answer")
+        app.main.editor.insert("unsent")
+        number, pid = app.client.hello["number"], app.client.hello["pid"]
+        app.detach()
+    await _eventually(lambda: not _alive(pid), "the idle pi closed")
+    (listed,) = held(holder_env)
+    assert (listed["number"], listed["state"], listed["windows"], listed["pid"]) == (number, "idle", 0, None)
+    ((launch, draft),) = attach_launches(config, argparse.Namespace(attach=[]), holder_env)
+    assert draft == "unsent"
+    back = PideckApp(launch, drafts=[draft])
+    async with back.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: back._session_ready and "said before it rested" in transcript_text(back)
+                         and back.main.editor.text == "unsent", timeout=60, what="the session and its draft back")
+        (listed,) = held(holder_env)
+        assert listed["number"] == number and listed["windows"] == 1 and listed["pid"] not in (None, pid)
+        assert any("1 held pi brought back" in note for note in notes(back))
+        back.detach()
