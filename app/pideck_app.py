@@ -642,9 +642,9 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
 
     def held_at_exit(self) -> list[tuple[tuple[str, LaunchConfig, SessionState | None, bool, str], int, int]]:
         """The sessions whose pi the holder keeps at the exit (a detach, a hang-up, another
-        window that shows it), as sessions_at_exit gives them, each with its pi's number and pid."""
+        window that shows it), as sessions_at_exit gives them, each with its pi's number and its holder's pid."""
         return [((slot.name, slot.config, slot.pi.model.state, slot.config is self.config, self._draft(slot)),
-                 slot.pi.client.hello.get("number", 0), slot.pi.client.hello.get("pid", 0))  # type: ignore[attr-defined]
+                 slot.pi.client.hello.get("number", 0), slot.pi.client.hello.get("holder", 0))  # type: ignore[attr-defined]
                 for slot in self.slots if slot in self.left_held or slot.pi.kept]
 
     def _draft(self, slot: SessionSlot) -> str:

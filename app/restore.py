@@ -54,13 +54,14 @@ class Restoring:
         if (pi := self.held.get(index)) is None:
             return config, self.opened[index].draft
         from app.hold_cli import merged_drafts
-        from app.pi.launch import held_launch
+        from app.pi.launch import held_launch, resting_launch
 
         listed = pi.get("drafts")
         drafts = [draft for draft in listed if isinstance(draft, str)] if isinstance(listed, list) else []
-        window = pi.get("window")
-        return (held_launch(config, pi["number"], str(pi.get("cwd")), window if isinstance(window, dict) else {}, drafts),
-                merged_drafts(drafts))
+        window = pi.get("window") if isinstance(pi.get("window"), dict) else {}
+        if isinstance(session_file := pi.get("session_file"), str):  # (closed idle: it comes back on its file)
+            return resting_launch(config, pi["number"], str(pi.get("cwd")), window, session_file, drafts), merged_drafts(drafts)  # type: ignore[arg-type]
+        return held_launch(config, pi["number"], str(pi.get("cwd")), window, drafts), merged_drafts(drafts)  # type: ignore[arg-type]
 
     def leave_out(self, session: SavedSession, reason: str, err: IO[str] | None = None) -> None:
         note = f"--restore leaves out {label(session)}: {reason}"
@@ -175,40 +176,42 @@ def saved_session(closing: Closing, args: argparse.Namespace) -> SavedSession:
 
 def save_held(sessions: list[tuple[Closing, int, int]], args: argparse.Namespace, env: Mapping[str, str]) -> None:
     """Save the sessions whose pi the holder keeps at this exit (each with the held pi's
-    number and pid) as a desk of their own: if the holder dies (a reboot, the OOM killer),
+    number and the holder's pid) as a desk of their own: if the holder dies (a reboot, the OOM killer),
     `--restore` resumes them from pi's files, drafts back; while it lives, it attaches."""
     from protocol.files.desk_file import cut_drafts, desks_dir, drop_held, save_desk
 
     kept = []
-    for closing, number, pid in sessions:
+    for closing, number, holder in sessions:
         if saved(closing[2], closing[1].remote):
             session = saved_session(closing, args)
-            session.held_number, session.held_pid = number, pid
+            session.held_number, session.held_by = number, holder
             kept.append((session, closing[4]))
     drafts, _ = cut_drafts([draft for _, draft in kept])
     for (session, _), draft in zip(kept, drafts):
         session.draft = draft
     if kept:
         with contextlib.suppress(OSError):  # (nowhere to keep them: the holder still has them)
-            drop_held(env, {(session.held_number, session.held_pid) for session, _ in kept})
+            drop_held(env, {(session.held_number, session.held_by) for session, _ in kept})
             save_desk(desks_dir(env), [session for session, _ in kept])
 
 
 def held_now(sessions: list[SavedSession], env: Mapping[str, str]) -> dict[int, dict[str, Any]]:
     """Which of `sessions` (by index) a held pi still has, as the holder lists it: the pi
-    its desk names, still running."""
+    its desk names, in the holder it names (running, or closed idle: attach brings it back)."""
     if not any(session.held_number for session in sessions):
         return {}
-    from protocol.hold.ask import held
+    from protocol.hold.ask import ask
     from protocol.hold.frames import BadFrame
     from protocol.hold.place import UnsafePlace
 
     try:
-        live = {(pi.get("number"), pi.get("pid")): pi for pi in held(env, drafts=True) if pi.get("state") != "exited"}
+        answer = ask({"op": "list", "drafts": True}, env, timeout=10.0) or {}
     except (OSError, BadFrame, UnsafePlace):
         return {}
+    pis = answer.get("pis") if isinstance(answer.get("pis"), list) else []
+    live = {(pi.get("number"), answer.get("holder")): pi for pi in pis if isinstance(pi, dict) and pi.get("state") != "exited"}
     return {index: live[key] for index, session in enumerate(sessions)
-            if session.held_number and (key := (session.held_number, session.held_pid)) in live}
+            if session.held_number and (key := (session.held_number, session.held_by)) in live}
 
 
 def drafts_left(sessions: list[Closing], written: bool | None, cut: bool) -> str | None:

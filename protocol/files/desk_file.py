@@ -1,7 +1,7 @@
 """The sessions each pideck had open when it quit (its desk), for `pideck --restore`: each
 one's folder, `--pi` command, pi arguments (which open its session file with `--session`)
 and the unsent draft in its prompt. A window that leaves its pis held saves them too, each
-with its held pi's number and pid: if the holder dies, `--restore` resumes them.
+with its held pi's number and its holder's pid: if the holder dies, `--restore` resumes them.
 
 Each quit that leaves saved sessions writes a desk of its own into
 `$XDG_STATE_HOME/pideck/desks/` (0600, written whole: a temporary file renamed into place),
@@ -47,7 +47,7 @@ class SavedSession(msgspec.Struct, forbid_unknown_fields=False):
     name: str = ""
     draft: str = ""  # the prompt's unsent text
     held_number: int = 0  # its pi was left held (a detach, a hang-up): that pi's number in the holder, and
-    held_pid: int = 0  # its pid (--restore attaches to it while it is held, and resumes the session once it is not)
+    held_by: int = 0  # the holder's pid (--restore attaches to it while it is held, and resumes the session once not)
 
 
 class SavedDesk(msgspec.Struct):
@@ -92,10 +92,10 @@ def save_desk(folder: Path, sessions: list[SavedSession]) -> Path:
 
 def drop_held(env: Mapping[str, str], pis: set[tuple[int, int]]) -> None:
     """Remove the desks (none open) whose every session names a held pi among `pis` (number,
-    pid): a newer desk names them now."""
+    holder's pid): a newer desk names them now."""
     for desk in desks(env):
         if (not desk.problem and not desk.in_use and desk.path.parent == desks_dir(env)
-                and all((session.held_number, session.held_pid) in pis for session in desk.sessions)):
+                and all((session.held_number, session.held_by) in pis for session in desk.sessions)):
             desk.path.unlink(missing_ok=True)
 
 

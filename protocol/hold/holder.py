@@ -349,5 +349,5 @@ class Connection:
         self.pi = pi
         self.frames.limit = frames.MAX_FRAME
         self.watcher = Watcher(self.writer.transport, self.holder.next_prefix(), self.drop)  # type: ignore[arg-type]
-        self.send(frames.control(op="hello", protocol=frames.PROTOCOL, number=pi.number, pid=pi.pid, prefix=self.watcher.prefix,
-                                 cwd=pi.cwd, argv=pi.argv, window=pi.window))
+        self.send(frames.control(op="hello", protocol=frames.PROTOCOL, number=pi.number, pid=pi.pid, holder=os.getpid(),
+                                 prefix=self.watcher.prefix, cwd=pi.cwd, argv=pi.argv, window=pi.window))

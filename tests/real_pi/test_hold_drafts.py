@@ -154,7 +154,7 @@ async def test_an_idle_held_pi_is_closed_and_comes_back_on_its_session_file(tmp_
         app.main.editor.insert("unsent")
         number, pid = app.client.hello["number"], app.client.hello["pid"]
         app.detach()
-    await _eventually(lambda: not _alive(pid), "the idle pi closed")
+    await _eventually(lambda: not _alive(pid) and [pi["pid"] for pi in held(holder_env)] == [None], "the idle pi closed")
     (listed,) = held(holder_env)
     assert (listed["number"], listed["state"], listed["windows"], listed["pid"]) == (number, "idle", 0, None)
     ((launch, draft),) = attach_launches(config, argparse.Namespace(attach=[]), holder_env)
