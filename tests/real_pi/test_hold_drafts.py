@@ -19,7 +19,9 @@ from tests.pi_harness import SIZE, PiHarness, TmuxPideck, notes, send, started, 
 from tests.real_pi.test_hold_real_pi import TerminalPi, _alive, holder_env, windows  # noqa: F401 (fixtures)
 
 from app.hold_cli import DRAFTS_APART, attach_launches
+from app.cli import parse_args
 from app.pideck_app import PideckApp
+from app.restore import restoring, save_held
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
 from protocol.hold.ask import ask, held
@@ -154,9 +156,13 @@ async def test_an_idle_held_pi_is_closed_and_comes_back_on_its_session_file(tmp_
         app.main.editor.insert("unsent")
         number, pid = app.client.hello["number"], app.client.hello["pid"]
         app.detach()
+    save_held(app.held_at_exit(), parse_args([]), os.environ)  # (as pideck does at its exit)
     await _eventually(lambda: not _alive(pid) and [pi["pid"] for pi in held(holder_env)] == [None], "the idle pi closed")
     (listed,) = held(holder_env)
     assert (listed["number"], listed["state"], listed["windows"], listed["pid"]) == (number, "idle", 0, None)
+    restored = restoring(parse_args(["--restore"]), os.environ)
+    assert restored is not None and restored.launch(config, 0)[0].resumes == number, "--restore brings it back too"
+    restored.desk.keep()
     ((launch, draft),) = attach_launches(config, argparse.Namespace(attach=[]), holder_env)
     assert draft == "unsent"
     back = PideckApp(launch, drafts=[draft])
