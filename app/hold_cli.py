@@ -4,6 +4,7 @@ holder keeps (protocol/hold/), for people."""
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Mapping
 from typing import IO, Any
@@ -34,11 +35,37 @@ def ls_main(argv: list[str], env: Mapping[str, str], out: IO[str]) -> int:
         return 1
     if not pis:
         say("pideck: no pi is held (a pideck started without --no-hold holds its pi)", file=out)
+        if lost := lost_with_holder(env):
+            say(f"pideck: {lost} session{'s' * (lost > 1)} left held went with {'their' if lost > 1 else 'its'} holder; "
+                f"pideck --restore resumes {'them' if lost > 1 else 'it'} from pi's files (--restore list)", file=out)
         return 0
     now = time.time()
     for pi in pis:
         say(line(pi, now), file=out)
     return 0
+
+
+def lost_with_holder(env: Mapping[str, str]) -> int:
+    """How many sessions the desks saved as left held whose holder is no longer running."""
+    from protocol.files.desk_file import desks
+
+    return sum(1 for desk in desks(env) for session in desk.sessions
+               if session.held_number and not _running(session.held_by))
+
+
+def _running(pid: int) -> bool:
+    """Process `pid` runs (a zombie, killed and not reaped yet, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # (another user's process: not our holder, but not gone either)
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
 
 
 def line(pi: Mapping[str, Any], now: float) -> str:

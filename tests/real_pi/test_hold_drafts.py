@@ -130,7 +130,8 @@ def test_a_detached_session_is_restored_attached_while_held_and_resumed_once_the
     (listed,) = answer["pis"]
     os.kill(answer["holder"], signal.SIGKILL)
     os.kill(listed["pid"], signal.SIGKILL)  # (no orderly end: as a reboot leaves it)
-    assert "no pi is held" in pi.pideck("ls").stdout
+    listed_now = pi.pideck("ls").stdout
+    assert "no pi is held" in listed_now and "1 session left held went with its holder" in listed_now, listed_now
     restorable = pi.pideck("--restore", "list").stdout
     assert restorable.count("1 left held") == 1, restorable
     with TmuxPideck(pi, args=("--restore",), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
