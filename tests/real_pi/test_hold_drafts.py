@@ -174,3 +174,20 @@ async def test_an_idle_held_pi_is_closed_and_comes_back_on_its_session_file(tmp_
         assert listed["number"] == number and listed["windows"] == 1 and listed["pid"] not in (None, pid)
         assert any("1 held pi brought back" in note for note in notes(back))
         back.detach()
+
+
+def test_a_pasted_draft_of_1_5_m_characters_left_at_ctrl_backslash_is_kept_whole(
+        tmp_path: Path, pi_harness: PiHarness, holder_env: dict[str, str]) -> None:
+    """pideck in a terminal, 1.5 M characters pasted and Ctrl+\\: the holder has them all (the
+    window exited before its frame was sent, or they were cut to 1,048,576 characters)."""
+    pi = TerminalPi(pi_harness, tmp_path, holder_env)
+    pasted = "".join(f"line {n:07d} of a long paste\n" for n in range(1_500_000 // 30))
+    (tmp_path / "paste.txt").write_text(pasted)
+    with TmuxPideck(pi, args=pi.args(), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "● ready" in term.screen(), "ready", timeout=60)
+        term._tmux("load-buffer", str(tmp_path / "paste.txt"))
+        term._tmux("paste-buffer", "-p", "-t", "t")
+        term.wait(lambda: "[paste #1" in term.screen(), "the paste in the prompt", timeout=60)
+        term.keys("C-\\")
+        term.wait(lambda: "detached; 1 held pi goes on" in term.screen(), "the detach", timeout=60)
+    assert _drafts(holder_env) == [pasted]
