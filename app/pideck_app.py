@@ -361,11 +361,12 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             self.tell.warn(self.config.unheld, title="Not held")
         for note in self._notes:
             self.tell.warn(note, title="--restore")
-        if attached := sum(config.attach is not None or config.resumes is not None for config in (self.config, *self._restore)):
+        configs = (self.config, *self._restore)
+        if attached := sum(config.attach is not None or config.resumes is not None for config in configs):
             they, them = ("they", "them") if attached > 1 else ("it", "it")
             self.tell.say(f"{attached} held pi{'s' * (attached > 1)} brought back as {they} went on without a window "
                           f"(pideck ls lists {them}; /open starts another)", title="Attached")
-        if merged := [config for config in (self.config, *self._restore) if len(config.attach_drafts) > 1]:
+        if merged := [config for config in configs if len(config.attach_drafts) > 1]:
             count = sum(len(config.attach_drafts) for config in merged)
             self.tell.say(f"{count} drafts left by windows that went are in the prompt{'s' * (len(merged) > 1)}, the "
                           "newest first, each older one after a line “─── an older draft, left by another window ───”",

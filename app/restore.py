@@ -59,9 +59,10 @@ class Restoring:
         listed = pi.get("drafts")
         drafts = [draft for draft in listed if isinstance(draft, str)] if isinstance(listed, list) else []
         window = pi.get("window") if isinstance(pi.get("window"), dict) else {}
+        number, cwd = pi["number"], str(pi.get("cwd"))
         if isinstance(session_file := pi.get("session_file"), str):  # (closed idle: it comes back on its file)
-            return resting_launch(config, pi["number"], str(pi.get("cwd")), window, session_file, drafts), merged_drafts(drafts)  # type: ignore[arg-type]
-        return held_launch(config, pi["number"], str(pi.get("cwd")), window, drafts), merged_drafts(drafts)  # type: ignore[arg-type]
+            return resting_launch(config, number, cwd, window, session_file, drafts), merged_drafts(drafts)  # type: ignore[arg-type]
+        return held_launch(config, number, cwd, window, drafts), merged_drafts(drafts)  # type: ignore[arg-type]
 
     def leave_out(self, session: SavedSession, reason: str, err: IO[str] | None = None) -> None:
         note = f"--restore leaves out {label(session)}: {reason}"

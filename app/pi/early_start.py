@@ -45,8 +45,8 @@ def pi_client(config: LaunchConfig) -> RpcClient:
         from protocol.hold.held_client import HeldClient
 
         return HeldClient(run_argv(config), holder_env=config.env, number=config.attach, window=window_note(config),
-                          idle_close=hold_idle(config.env), drafts=config.attach_drafts, resumes=config.resumes, env=config.env, cwd=config.cwd, redactor=redactor,
-                          protocol_log=log, recorder=config.recorder)
+                          idle_close=hold_idle(config.env), drafts=config.attach_drafts, resumes=config.resumes,
+                          env=config.env, cwd=config.cwd, redactor=redactor, protocol_log=log, recorder=config.recorder)
     return RpcClient(run_argv(config), env=config.env, cwd=config.cwd, redactor=redactor, protocol_log=log,
                      recorder=config.recorder)
 

@@ -13,8 +13,10 @@ A watching connection sends `i` frames (lines for pi) and controls `close_stdin`
 closed; only the window leaves while another one watches, and is told `left`), `signal`,
 `draft` (the text typed and not sent, in pieces: `text`, `more` while one follows; when the
 window leaves it is kept for the next, which `list` gives with `drafts`, and an attach's
-`drafts` names those the window took) and `detach`. Peers of another uid are refused; what a peer sends that is not a
-frame, or a frame of the wrong kind or size, ends that connection and nothing else.
+`drafts` names those the window took) and `detach`. A pi closed idle is listed on (no pid,
+its `session_file`) until a spawn that `resumes` its number starts it again on that file.
+Peers of another uid are refused; what a peer sends that is not a frame, or a frame of the
+wrong kind or size, ends that connection and nothing else.
 """
 
 from __future__ import annotations
