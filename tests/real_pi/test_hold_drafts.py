@@ -15,7 +15,7 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Any
 
-from tests.pi_harness import SIZE, PiHarness, TmuxPideck, notes, send, started, transcript_text, wait_until
+from tests.pi_harness import SIZE, UI_EVERYTHING, PiHarness, TmuxPideck, notes, send, started, transcript_text, wait_until
 from tests.real_pi.test_hold_real_pi import TerminalPi, _alive, holder_env, windows  # noqa: F401 (fixtures)
 
 from app.hold_cli import DRAFTS_APART, attach_launches
@@ -24,6 +24,7 @@ from app.pideck_app import PideckApp
 from app.restore import restoring, save_held
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
+from protocol.files.desk_file import desks
 from protocol.hold.ask import ask, held
 from protocol.hold.held_client import HeldChild
 
@@ -191,3 +192,34 @@ def test_a_pasted_draft_of_1_5_m_characters_left_at_ctrl_backslash_is_kept_whole
         term.keys("C-\\")
         term.wait(lambda: "detached; 1 held pi goes on" in term.screen(), "the detach", timeout=60)
     assert _drafts(holder_env) == [pasted]
+
+
+def test_a_window_pideck_attach_opened_resumes_with_the_held_pis_own_launch(
+        tmp_path: Path, pi_harness: PiHarness, holder_env: dict[str, str]) -> None:
+    """pi held in another folder with an extension and a provider: the window `pideck attach`
+    opens prints, at its quit, the resume command with pi's folder and flags, and saves them
+    in its desk (it printed `pideck -- --session ID`, and --restore lost the extension)."""
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(text="an answer to resume"))
+    pi = TerminalPi(pi_harness, tmp_path, holder_env)
+    project = tmp_path / "project"
+    project.mkdir()
+    flags = (*pi_model_args(), "-e", str(UI_EVERYTHING))
+    args = ("--pi", shlex.join(pi_harness.runtime.argv), "--cwd", str(project), "--", *flags)
+    with TmuxPideck(pi, args=args, cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "● ready" in term.screen(), "ready", timeout=60)
+        term.send("a question")
+        term.wait(lambda: "an answer to resume" in term.screen(), "the answer", timeout=60)
+        term.keys("C-\\")
+        term.wait(lambda: "detached; 1 held pi goes on" in term.screen(), "the detach", timeout=30)
+    with TmuxPideck(pi, args=("attach",), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "an answer to resume" in term.screen() and "● ready" in term.screen(), "attached", timeout=60)
+        term.keys("C-c")
+        term.keys("C-c")
+        joined = lambda: term._tmux("capture-pane", "-p", "-J", "-t", "t").stdout  # noqa: E731
+        term.wait(lambda: "To resume this session:" in joined(), "the resume command", timeout=30)
+        command = joined().split("To resume this session:")[1].strip().splitlines()[0]
+    assert f"--cwd {project} -- {shlex.join(flags)} --session " in command, command
+    (desk, *_) = desks({"XDG_STATE_HOME": pi.env()["XDG_STATE_HOME"]})
+    (saved,) = desk.sessions
+    assert saved.cwd == str(project) and saved.pi_args[: len(flags)] == list(flags), saved
