@@ -362,7 +362,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         for note in self._notes:
             self.tell.warn(note, title="--restore")
         configs = (self.config, *self._restore)
-        if attached := sum(config.attach is not None or config.resumes is not None for config in configs):
+        if attached := sum(config.brought_back for config in configs):
             they, them = ("they", "them") if attached > 1 else ("it", "it")
             self.tell.say(f"{attached} held pi{'s' * (attached > 1)} brought back as {they} went on without a window "
                           f"(pideck ls lists {them}; /open starts another)", title="Attached")

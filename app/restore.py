@@ -168,7 +168,7 @@ def saved_session(closing: Closing, args: argparse.Namespace) -> SavedSession:
 
     name, config, state, started, _ = closing
     assert state is not None and state.session_id
-    if started and config.attach is None:  # (a held pi attached to: its own launch, not this window's flags)
+    if started and not config.brought_back:
         return SavedSession(cwd=str(config.cwd), pi=args.pi, name=name,
                             pi_args=opening_session(list(args.pi_args), state.session_id))
     return SavedSession(cwd=str(config.cwd), pi=config.pi_flag, name=name,

@@ -89,7 +89,7 @@ def session_resume(config: LaunchConfig, state: SessionState | None) -> str | No
 def resume_line(args: argparse.Namespace, config: LaunchConfig, state: SessionState | None, started: bool) -> str | None:
     """The command that opens a session again: `resume_command` for the one pideck was
     started with, else (one /open started, a held pi `pideck attach` showed) its launch's."""
-    return resume_command(args, state) if started and config.attach is None else session_resume(config, state)
+    return resume_command(args, state) if started and not config.brought_back else session_resume(config, state)
 
 
 def resume_command(args: argparse.Namespace, state: SessionState | None) -> str | None:

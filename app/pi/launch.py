@@ -78,6 +78,12 @@ class LaunchConfig:
     resumes: int | None = None
     """The number of a held pi the holder closed idle, which this window starts again on its session file."""
 
+    @property
+    def brought_back(self) -> bool:
+        """A held pi `pideck attach` brings back (attached, or started again on its session file):
+        its own launch, not this window's flags."""
+        return self.attach is not None or self.resumes is not None
+
     def close(self) -> None:
         """Stop the demo model (if any) and remove its scratch directory; end the recording."""
         if self.recorder is not None:
