@@ -150,16 +150,22 @@ def attach_launches(base: LaunchConfig, args: argparse.Namespace,
         chosen = live
         if not chosen:
             raise LaunchError("no pi is held (a pideck started without --no-hold holds its pi)")
-    launches = []
+    launches, cannot = [], []
     for pi in chosen:
         listed = pi.get("drafts")
         drafts = [draft for draft in listed if isinstance(draft, str)] if isinstance(listed, list) else []
         window = pi.get("window") if isinstance(pi.get("window"), dict) else {}
-        if isinstance(session_file := pi.get("session_file"), str):  # (closed idle: it comes back on its file)
-            launch = resting_launch(base, pi["number"], str(pi.get("cwd")), window, session_file, drafts)  # type: ignore[arg-type]
-        else:
-            launch = held_launch(base, pi["number"], str(pi.get("cwd")), window, drafts)  # type: ignore[arg-type]
+        try:
+            if isinstance(session_file := pi.get("session_file"), str):  # (closed idle: it comes back on its file)
+                launch = resting_launch(base, pi["number"], str(pi.get("cwd")), window, session_file, drafts)  # type: ignore[arg-type]
+            else:
+                launch = held_launch(base, pi["number"], str(pi.get("cwd")), window, drafts)  # type: ignore[arg-type]
+        except LaunchError as exc:  # (a pi closed idle whose folder went)
+            cannot.append(f"held pi {pi['number']} cannot come back: {exc}")
+            continue
         launches.append((launch, merged_drafts(drafts)))
+    if cannot and (asked or (asked is not None and not launches)):
+        raise LaunchError("; ".join(cannot))
     return launches
 
 

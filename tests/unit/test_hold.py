@@ -301,3 +301,23 @@ async def test_a_pi_closed_idle_is_listed_until_stopped_and_keeps_its_holder(tmp
     assert (await asked(op="stop", number=4))["numbers"] == [4]
     assert (await asked(op="list"))["pis"] == []
     await asyncio.wait_for(served, 10)  # (then it leaves)
+
+
+def test_a_pi_closed_idle_whose_folder_went_is_named_not_a_stop_to_pideck(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain `pideck` starts its own pi (one that cannot come back is no reason to refuse);
+    `pideck attach 4` says why it cannot."""
+    import argparse
+
+    from app.hold_cli import attach_launches
+    from app.pi.launch import LaunchConfig, LaunchError
+
+    gone = tmp_path / "gone"
+    monkeypatch.setattr("app.hold_cli.held", lambda env, drafts=False: [
+        {"number": 4, "pid": None, "cwd": str(gone), "state": "idle", "windows": 0,
+         "session_file": str(gone / "s.jsonl"), "window": {"argv": ["pi", "--mode", "rpc"]}}])
+    base = LaunchConfig(argv=("pi", "--mode", "rpc"), env={}, cwd=tmp_path, demo=False, protocol_log=tmp_path / "log")
+    assert attach_launches(base, argparse.Namespace(attach=None), {}) == []
+    for asked in ([4], []):
+        with pytest.raises(LaunchError, match=f"held pi 4 cannot come back: {gone}: does not exist"):
+            attach_launches(base, argparse.Namespace(attach=asked), {})
