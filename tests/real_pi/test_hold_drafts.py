@@ -223,3 +223,31 @@ def test_a_window_pideck_attach_opened_resumes_with_the_held_pis_own_launch(
     (desk, *_) = desks({"XDG_STATE_HOME": pi.env()["XDG_STATE_HOME"]})
     (saved,) = desk.sessions
     assert saved.cwd == str(project) and saved.pi_args[: len(flags)] == list(flags), saved
+
+
+def test_two_terminals_on_one_pi_leave_both_drafts_to_pideck_attach(tmp_path: Path, pi_harness: PiHarness,
+                                                                    holder_env: dict[str, str]) -> None:
+    """"precious draft" typed in A, A's terminal killed; "draft in B" in B, Ctrl+\\: `pideck
+    attach` has both in its prompt, B's first (it had B's only: A's was replaced)."""
+    pi = TerminalPi(pi_harness, tmp_path, holder_env)
+    with TmuxPideck(pi, args=pi.args(), cwd=tmp_path, env=pi.env()) as a:  # type: ignore[arg-type]
+        a.wait(lambda: "● ready" in a.screen(), "A ready", timeout=60)
+        with TmuxPideck(pi, args=("attach",), cwd=tmp_path, env=pi.env()) as b:  # type: ignore[arg-type]
+            b.wait(lambda: "● ready" in b.screen(), "B attached", timeout=60)
+            a.keys("-l", "precious draft")
+            a.wait(lambda: "precious draft" in a.screen(), "A's draft")
+            a.__exit__()  # (A's terminal killed: its hang-up)
+            deadline = time.monotonic() + 30
+            while "1 window" not in pi.pideck("ls").stdout:
+                assert time.monotonic() < deadline, "A did not leave"
+                time.sleep(0.05)
+            b.keys("-l", "draft in B")
+            b.wait(lambda: "draft in B" in b.screen(), "B's draft")
+            b.keys("C-\\")
+            b.wait(lambda: "detached; 1 held pi goes on" in b.screen(), "B's detach", timeout=30)
+    with TmuxPideck(pi, args=("attach",), cwd=tmp_path, env=pi.env()) as c:  # type: ignore[arg-type]
+        c.wait(lambda: "● ready" in c.screen() and "precious draft" in c.screen() and "draft in B" in c.screen(),
+               "both drafts in the prompt", timeout=60)
+        screen = c.screen()
+        assert "an older draft, left by another window" in screen and screen.index("draft in B") < screen.index(
+            "precious draft"), screen
