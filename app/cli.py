@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         sessions = app.sessions_at_exit()
         # (after a hang-up too: --restore brings them back)
         written, cut = save_sessions(sessions, args, os.environ, restored)
-        save_held(app.held_at_exit(), args, os.environ)
+        save_held(app.held_at_exit(), app.held_stopped_at_exit(), args, os.environ)
         if code != HANGUP_EXIT and sys.stdout.isatty() and app.detached:
             it = "them" if app.detached > 1 else "it"
             say(f"pideck: detached; {app.detached} held pi{'s' * (app.detached > 1)} go{'es' * (app.detached == 1)} on. "

@@ -103,9 +103,14 @@ def stop_main(argv: list[str], env: Mapping[str, str], out: IO[str]) -> int:
                 say("pideck: no pi is held", file=out)
                 return 0
             stopped += [n for n in answer.get("numbers", []) if isinstance(n, int)]
+            holder = answer.get("holder")
     except (OSError, BadFrame, UnsafePlace) as exc:
         say(f"pideck stop: the holder did not answer: {exc}")
         return 1
+    if stopped and isinstance(holder, int):  # (stopped on purpose: --restore brings them back no more)
+        from protocol.files.desk_file import drop_held
+
+        drop_held(env, {(number, holder) for number in stopped})
     missing = [n for n in numbers if n not in stopped]
     if stopped:
         say(f"pideck: stopped {', '.join(map(str, stopped))}", file=out)

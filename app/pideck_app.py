@@ -69,6 +69,7 @@ from protocol.files.pi_colors import RGB
 from protocol.wire.responses import CommandInfo, SessionState
 from protocol.files.session_files import agent_dir
 from protocol.state.notification_center import NotificationCenter
+from protocol.hold.held_client import HeldClient
 from protocol.state.session_model import Changes, SessionModel
 from widgets.markdown_stream import RENDERER, import_renderer
 from widgets.prompt_editor import PromptEditor
@@ -647,6 +648,12 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         return [((slot.name, slot.config, slot.pi.model.state, slot.config is self.config, self._draft(slot)),
                  slot.pi.client.hello.get("number", 0), slot.pi.client.hello.get("holder", 0))  # type: ignore[attr-defined]
                 for slot in self.slots if slot in self.left_held or slot.pi.kept]
+
+    def held_stopped_at_exit(self) -> set[tuple[int, int]]:
+        """The held pis this window stopped at its exit (a quit), by number and holder's pid."""
+        return {(slot.pi.client.hello.get("number", 0), slot.pi.client.hello.get("holder", 0))  # type: ignore[attr-defined]
+                for slot in [*self.slots, *self.closed] if isinstance(slot.pi.client, HeldClient)
+                and slot.pi.client.hello and slot not in self.left_held and not slot.pi.kept}
 
     def _draft(self, slot: SessionSlot) -> str:
         """What its prompt holds, after the messages that waited for pi to be ready."""

@@ -175,10 +175,12 @@ def saved_session(closing: Closing, args: argparse.Namespace) -> SavedSession:
                         pi_args=opening_session(list(config.pi_args), state.session_id))
 
 
-def save_held(sessions: list[tuple[Closing, int, int]], args: argparse.Namespace, env: Mapping[str, str]) -> None:
+def save_held(sessions: list[tuple[Closing, int, int]], stopped: set[tuple[int, int]], args: argparse.Namespace,
+              env: Mapping[str, str]) -> None:
     """Save the sessions whose pi the holder keeps at this exit (each with the held pi's
     number and the holder's pid) as a desk of their own: if the holder dies (a reboot, the OOM killer),
-    `--restore` resumes them from pi's files, drafts back; while it lives, it attaches."""
+    `--restore` resumes them from pi's files, drafts back; while it lives, it attaches. The
+    held pis this window `stopped` are taken out of the desks that name them."""
     from protocol.files.desk_file import cut_drafts, desks_dir, drop_held, save_desk
 
     kept = []
@@ -190,6 +192,9 @@ def save_held(sessions: list[tuple[Closing, int, int]], args: argparse.Namespace
     drafts, _ = cut_drafts([draft for _, draft in kept])
     for (session, _), draft in zip(kept, drafts):
         session.draft = draft
+    if stopped:
+        with contextlib.suppress(OSError):
+            drop_held(env, stopped)
     if kept:
         with contextlib.suppress(OSError):  # (nowhere to keep them: the holder still has them)
             drop_held(env, {(session.held_number, session.held_by) for session, _ in kept})

@@ -17,6 +17,7 @@ is refused with the reason, never half used.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import tempfile
@@ -91,12 +92,21 @@ def save_desk(folder: Path, sessions: list[SavedSession]) -> Path:
 
 
 def drop_held(env: Mapping[str, str], pis: set[tuple[int, int]]) -> None:
-    """Remove the desks (none open) whose every session names a held pi among `pis` (number,
-    holder's pid): a newer desk names them now."""
+    """Take out of the desks (none open) the sessions left held that name a pi among `pis`
+    (number, holder's pid): a newer desk names them, or the pi was stopped on purpose. A desk
+    left with none is removed; the others keep their time."""
     for desk in desks(env):
-        if (not desk.problem and not desk.in_use and desk.path.parent == desks_dir(env)
-                and all((session.held_number, session.held_by) in pis for session in desk.sessions)):
-            desk.path.unlink(missing_ok=True)
+        if desk.problem or desk.in_use or desk.path.parent != desks_dir(env):
+            continue
+        left = [session for session in desk.sessions if (session.held_number, session.held_by) not in pis]
+        if len(left) == len(desk.sessions):
+            continue
+        with contextlib.suppress(OSError):
+            if left:
+                _write(desk.path, left)
+                os.utime(desk.path, (desk.saved_at, desk.saved_at))
+            else:
+                desk.path.unlink(missing_ok=True)
 
 
 def cut_drafts(drafts: list[str]) -> tuple[list[str], bool]:

@@ -326,7 +326,8 @@ class Connection:
             for number in resting:
                 del holder.resting[number]
             await asyncio.gather(*(pi.close() for pi in chosen))
-            self.send(frames.control(op="stopped", numbers=sorted([*(pi.number for pi in chosen), *resting])))
+            self.send(frames.control(op="stopped", holder=os.getpid(),
+                                     numbers=sorted([*(pi.number for pi in chosen), *resting])))
             return False
         if self.pi is not None and isinstance(request, controls.CloseStdin):
             others = [watcher for watcher in self.pi.watchers if watcher is not self.watcher]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import os
 import shlex
 import signal
@@ -18,10 +19,10 @@ from typing import Any
 from tests.pi_harness import SIZE, UI_EVERYTHING, PiHarness, TmuxPideck, notes, send, started, transcript_text, wait_until
 from tests.real_pi.test_hold_real_pi import TerminalPi, _alive, holder_env, windows  # noqa: F401 (fixtures)
 
-from app.hold_cli import DRAFTS_APART, attach_launches
+from app.hold_cli import DRAFTS_APART, attach_launches, stop_main
 from app.cli import parse_args
 from app.pideck_app import PideckApp
-from app.restore import restoring, save_held
+from app.restore import restoring, save_held, save_sessions
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
 from protocol.files.desk_file import desks
@@ -158,7 +159,7 @@ async def test_an_idle_held_pi_is_closed_and_comes_back_on_its_session_file(tmp_
         app.main.editor.insert("unsent")
         number, pid = app.client.hello["number"], app.client.hello["pid"]
         app.detach()
-    save_held(app.held_at_exit(), parse_args([]), os.environ)  # (as pideck does at its exit)
+    save_held(app.held_at_exit(), app.held_stopped_at_exit(), parse_args([]), os.environ)  # (as pideck does at its exit)
     await _eventually(lambda: not _alive(pid) and [pi["pid"] for pi in held(holder_env)] == [None], "the idle pi closed")
     (listed,) = held(holder_env)
     assert (listed["number"], listed["state"], listed["windows"], listed["pid"]) == (number, "idle", 0, None)
@@ -175,6 +176,11 @@ async def test_an_idle_held_pi_is_closed_and_comes_back_on_its_session_file(tmp_
         assert listed["number"] == number and listed["windows"] == 1 and listed["pid"] not in (None, pid)
         assert any("1 held pi brought back" in note for note in notes(back))
         back.detach()
+    save_held(back.held_at_exit(), back.held_stopped_at_exit(), parse_args([]), os.environ)
+    assert [session.held_number for desk in desks(os.environ) for session in desk.sessions] == [number], \
+        "the newest desk left held only"
+    assert stop_main(["--all"], os.environ, io.StringIO()) == 0
+    assert desks(os.environ) == [], "a pi stopped on purpose is not for --restore to bring back"
 
 
 def test_a_pasted_draft_of_1_5_m_characters_left_at_ctrl_backslash_is_kept_whole(
@@ -251,3 +257,31 @@ def test_two_terminals_on_one_pi_leave_both_drafts_to_pideck_attach(tmp_path: Pa
         screen = c.screen()
         assert "an older draft, left by another window" in screen and screen.index("draft in B") < screen.index(
             "precious draft"), screen
+
+
+async def test_a_held_pi_quit_on_purpose_is_no_longer_left_held(tmp_path: Path, pi_harness: PiHarness,
+                                                               holder_env: dict[str, str]) -> None:
+    """Detached, then attached and quit (pi stopped on purpose): the desk left held goes, the
+    quit's own desk stays."""
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(text="an answer"))
+    config = replace(pi_harness.launch_config(session_dir=tmp_path / "sessions", env={
+        "XDG_RUNTIME_DIR": holder_env["XDG_RUNTIME_DIR"]}), hold=True)
+    app = PideckApp(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "a question")
+        await wait_until(pilot, lambda: "an answer" in transcript_text(app) and not app.session.running,
+                         timeout=60, what="the answer")
+        app.detach()
+    save_held(app.held_at_exit(), app.held_stopped_at_exit(), parse_args([]), os.environ)
+    assert [bool(session.held_number) for desk in desks(os.environ) for session in desk.sessions] == [True]
+    ((launch, _),) = attach_launches(config, argparse.Namespace(attach=[]), holder_env)
+    back = PideckApp(launch)
+    async with back.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: back._session_ready and "an answer" in transcript_text(back), timeout=60,
+                         what="attached")
+        back.exit()
+    save_sessions(back.sessions_at_exit(), parse_args([]), os.environ)  # (as pideck does at its exit)
+    save_held(back.held_at_exit(), back.held_stopped_at_exit(), parse_args([]), os.environ)
+    assert [bool(session.held_number) for desk in desks(os.environ) for session in desk.sessions] == [False]
