@@ -273,16 +273,16 @@ async def test_a_pi_closed_idle_is_listed_until_stopped_and_keeps_its_holder(tmp
     """The holder lists a pi it closed idle as it was (no pid, its session file, its drafts
     only when asked) and stays for it; `pideck stop N` forgets it, and then the holder leaves."""
     from protocol.hold.holder import Holder
+    from protocol.hold.listen import take
 
-    path = tmp_path / "holder.sock"
-    sock = socket.socket(socket.AF_UNIX)
-    sock.bind(str(path))
-    sock.listen()
+    listening = take(tmp_path)
+    assert listening is not None
+    path = listening.path
     holder = Holder(tmp_path, lambda line: None, linger=0.05)
     holder._served = True
     holder.resting[4] = {"number": 4, "pid": None, "cwd": "/p", "state": "idle", "windows": 0,
                          "session_file": "/p/s.jsonl", "drafts": ["half a thought"]}
-    served = asyncio.ensure_future(holder.serve(sock))
+    served = asyncio.ensure_future(holder.serve(listening))
 
     async def asked(**request: object) -> dict[str, object]:
         reader, writer = await asyncio.open_unix_connection(str(path))
