@@ -258,7 +258,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if in_browser:
         watch_page(0)  # (its stdin: the server's pipe)
-    from app.restore import NothingToRestore, drafts_left, other_launches, print_others, restoring, save_sessions
+    from app.restore import (
+        NothingToRestore,
+        drafts_left,
+        other_launches,
+        print_others,
+        restoring,
+        save_held,
+        save_sessions,
+    )
 
     args.attach = attach
     if attach is not None:
@@ -266,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         restored = restoring(args, os.environ)
         config = build_launch(args)
+        if restored is not None:  # (its first session, or the held pi that still has it)
+            config, restored_draft = restored.launch(config, 0)
         bring_back = attach is not None or (not args.pi_args and args.cwd is None)
         held = attached_launches(config, args) if config.hold and restored is None and bring_back else []
         if held:
@@ -303,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
             answers = query_terminal_colors(fd) if (fd := stdin_fd()) is not None else None
             app = app_class(config, client=client, terminal_colors=answers[:2] if answers else (None, None),
                             type_ahead=answers.typed if answers else b"", restore=[launch for launch, _ in others],
-                            drafts=[restored.opened[0].draft if restored else held[0][1] if held else "",
+                            drafts=[restored_draft if restored else held[0][1] if held else "",
                                     *(draft for _, draft in others)],
                             notes=restored.notes if restored else [])
             code = app.run_app(signals, runner)
@@ -313,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         sessions = app.sessions_at_exit()
         # (after a hang-up too: --restore brings them back)
         written, cut = save_sessions(sessions, args, os.environ, restored)
+        save_held(app.held_at_exit(), app.held_stopped_at_exit(), args, os.environ)
         if code != HANGUP_EXIT and sys.stdout.isatty() and app.detached:
             it = "them" if app.detached > 1 else "it"
             say(f"pideck: detached; {app.detached} held pi{'s' * (app.detached > 1)} go{'es' * (app.detached == 1)} on. "
@@ -333,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
             except OSError:
                 pass  # it went away meanwhile
         elif in_browser:
-            tell_server_how_to_resume(args, app.session.state, app.detached)
+            tell_server_how_to_resume(args, app.current.config, app.session.state, app.detached,
+                                      started=app.current.config is config)
         if (fd := stdin_fd()) is not None:
             release_interrupt_key(fd)
     return code

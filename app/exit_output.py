@@ -22,7 +22,7 @@ from rich.text import Text
 
 from app.pi.launch import LaunchConfig
 from app.pi.settings import display, exit_output_setting
-from app.resume_commands import resume_command, session_resume
+from app.resume_commands import resume_line
 from protocol.wire.messages import BashExecutionMessage
 from protocol.state.session_model import Banner, MessageItem, SessionModel
 from widgets.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text
@@ -38,12 +38,13 @@ OUTPUT_LINES = 3  # the last lines of a tool's or a command's output
 def print_exit_output(model: SessionModel, args: argparse.Namespace, config: LaunchConfig, file: IO[str],
                       started: bool = True) -> None:
     """The conversation (unless pi's settings say "resume-hint") and how to resume it
-    (`started`: the session pideck was started with, else one /open started, `config`'s)."""
+    (`started`: the session pideck was started with, else one /open started or pideck
+    attach showed, `config`'s)."""
     console = Console(file=file, highlight=False, soft_wrap=False)
     if exit_output_setting(config) != "resume-hint":
         for renderable in transcript(model, display(config).hyperlinks):
             console.print(renderable)
-    command = resume_command(args, model.state) if started else session_resume(config, model.state)
+    command = resume_line(args, config, model.state, started)
     if command is not None:
         console.print(Text("To resume this session:", palette.style("muted")))
         console.print(Text(command), soft_wrap=True)

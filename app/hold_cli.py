@@ -12,7 +12,7 @@ from typing import IO, Any, NoReturn
 
 from rich.cells import cell_len
 
-from app.pi.launch import LaunchConfig, LaunchError, held_launch
+from app.pi.launch import LaunchConfig, LaunchError, held_launch, resting_launch
 from app.terminal.say import ShownParser, say
 from protocol.hold.ask import ask, held
 from protocol.hold.frames import BadFrame
@@ -76,6 +76,9 @@ def _number(text: str) -> int:
     return number
 
 
+DRAFTS_APART = "\n\n─── an older draft, left by another window ───\n\n"  # between two drafts put back at an attach
+
+
 def ls_main(argv: list[str], env: Mapping[str, str], out: IO[str]) -> int:
     if isinstance(parsed := _parsed(ls_parser(), argv), int):  # (--help; anything else is refused)
         return parsed
@@ -89,10 +92,36 @@ def ls_main(argv: list[str], env: Mapping[str, str], out: IO[str]) -> int:
         return 1
     if not pis:
         say("pideck: no pi is held (a pideck started without --no-hold holds its pi)", file=out)
+        if lost := lost_with_holder(env):
+            say(f"pideck: {lost} session{'s' * (lost > 1)} left held went with {'their' if lost > 1 else 'its'} holder; "
+                f"pideck --restore resumes {'them' if lost > 1 else 'it'} from pi's files (--restore list)", file=out)
         return 0
     for row in table(pis, time.time(), env.get("HOME")):
         say(row, file=out)
     return 0
+
+
+def lost_with_holder(env: Mapping[str, str]) -> int:
+    """How many sessions the desks saved as left held whose holder is no longer running."""
+    from protocol.files.desk_file import desks
+
+    return sum(1 for desk in desks(env) for session in desk.sessions
+               if session.held_number and not _running(session.held_by))
+
+
+def _running(pid: int) -> bool:
+    """Process `pid` runs (a zombie, killed and not reaped yet, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # (another user's process: not our holder, but not gone either)
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
 
 
 def table(pis: list[Mapping[str, Any]], now: float, home: str | None) -> list[str]:
@@ -161,15 +190,21 @@ def stop_main(argv: list[str], env: Mapping[str, str], out: IO[str]) -> int:
         return 2
     request: dict[str, Any] = {"op": "stop", "all": True} if args.all else {"op": "stop"}
     stopped: list[dict[str, Any]] = []
+    holder: Any = None  # the holder's pid, as it answered
     try:
         for number in numbers or [None]:
             answer = ask({**request, "number": number} if number is not None else request, env, timeout=60.0)
             if answer is None:
                 break
             stopped += _stopped(answer)
+            holder = answer.get("holder")
     except (OSError, BadFrame, UnsafePlace) as exc:
         say(f"pideck stop: the holder did not answer: {exc}")
         return 1
+    if stopped and isinstance(holder, int):  # (stopped on purpose: --restore brings them back no more)
+        from protocol.files.desk_file import drop_held
+
+        drop_held(env, {(pi["number"], holder) for pi in stopped})
     missing = [n for n in numbers if n not in {pi["number"] for pi in stopped}]
     for pi in stopped:
         say(f"pideck: stopped {pi['number']}{_as_it_was(pi)}", file=out)
@@ -212,7 +247,7 @@ def attach_launches(base: LaunchConfig, args: argparse.Namespace,
                     env: Mapping[str, str]) -> list[tuple[LaunchConfig, str]]:
     """The launches of the held pis this window attaches to: those `args.attach` names, or
     all of them for `pideck attach`; for a plain `pideck` that holds, those no window
-    watches (none: it starts a pi of its own); each with the draft the last window left.
+    watches (none: it starts a pi of its own); each with the drafts windows left, merged.
     LaunchError says why none can be."""
     asked: list[int] | None = getattr(args, "attach", None)
     try:
@@ -232,5 +267,26 @@ def attach_launches(base: LaunchConfig, args: argparse.Namespace,
         chosen = live
         if not chosen:
             raise LaunchError("no pi is held (a pideck started without --no-hold holds its pi)")
-    return [(held_launch(base, pi["number"], str(pi.get("cwd")), window if isinstance(window := pi.get("window"), dict) else {}),
-             draft if isinstance(draft := pi.get("draft"), str) else "") for pi in chosen]
+    launches, cannot = [], []
+    for pi in chosen:
+        listed = pi.get("drafts")
+        drafts = [draft for draft in listed if isinstance(draft, str)] if isinstance(listed, list) else []
+        window = pi.get("window") if isinstance(pi.get("window"), dict) else {}
+        try:
+            if isinstance(session_file := pi.get("session_file"), str):  # (closed idle: it comes back on its file)
+                launch = resting_launch(base, pi["number"], str(pi.get("cwd")), window, session_file, drafts)  # type: ignore[arg-type]
+            else:
+                launch = held_launch(base, pi["number"], str(pi.get("cwd")), window, drafts)  # type: ignore[arg-type]
+        except LaunchError as exc:  # (a pi closed idle whose folder went)
+            cannot.append(f"held pi {pi['number']} cannot come back: {exc}")
+            continue
+        launches.append((launch, merged_drafts(drafts)))
+    if cannot and (asked or (asked is not None and not launches)):
+        raise LaunchError("; ".join(cannot))
+    return launches
+
+
+def merged_drafts(drafts: list[str]) -> str:
+    """The drafts windows left (newest first) as one prompt: the newest, then each older one
+    after a line that says so."""
+    return DRAFTS_APART.join(drafts)

@@ -27,6 +27,7 @@ from textual.driver import Driver
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widgets import TextArea
 from textual.worker import Worker
 
 from app.attachments import Attachments
@@ -69,6 +70,7 @@ from protocol.files.pi_colors import RGB
 from protocol.wire.responses import CommandInfo, SessionState
 from protocol.files.session_files import agent_dir
 from protocol.state.notification_center import NotificationCenter
+from protocol.hold.held_client import HeldClient
 from protocol.state.session_model import Changes, SessionModel
 from widgets.markdown_stream import RENDERER, import_renderer
 from widgets.prompt_editor import PromptEditor
@@ -80,6 +82,7 @@ FIRST_MODE = "session-1"
 HIDDEN_VIEWS = 40  # messages a session keeps mounted while another is shown
 QUIT_WINDOW = 1.5  # seconds within which a second ctrl+c on an empty editor quits
 EXPLAIN_FOR = 20.0  # seconds a toast that explains a setting stays up
+DRAFT_EVERY = 1.0  # seconds between two reports of a held pi's changed draft to its holder
 
 
 def attached_note(windows: list[int]) -> str:
@@ -162,10 +165,11 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         self._restore = list(restore or ())  # sessions to open beside the first (--restore)
         self._drafts = list(drafts or ())  # the drafts --restore brought, the first session's first
         self._notes = list(notes or ())  # what --restore said of the sessions it left out
-        self._attaching = sum(launch.attach is not None for launch in (config, *self._restore))  # held pis brought back
+        self._attaching = sum(launch.brought_back for launch in (config, *self._restore))  # held pis brought back
         self._attached: list[int] = []  # of those started, how many other windows show each
         self._editors: dict[SessionSlot, PromptEditor] = {}  # each session's prompt, once composed (its draft at exit)
         self._draft_of: dict[SessionSlot, str] = {}  # a draft not in its prompt yet
+        self._drafts_changed: set[SessionSlot] = set()  # held sessions whose draft the holder has not been told
         self._gc = StreamingGC(self.set_timer)
         self._last_ctrl_c = 0.0
         self._eight_bit_alt_said = False  # the toast on xterm's Alt+digit characters (said once)
@@ -378,8 +382,15 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             self.tell.warn(self.config.unheld, title="Not held")
         for note in self._notes:
             self.tell.warn(note, title="--restore")
+        configs = (self.config, *self._restore)
+        if merged := [config for config in configs if len(config.attach_drafts) > 1]:
+            count = sum(len(config.attach_drafts) for config in merged)
+            self.tell.say(f"{count} drafts left by windows that went are in the prompt{'s' * (len(merged) > 1)}, the "
+                          "newest first, each older one after a line “─── an older draft, left by another window ───”",
+                          title="Drafts", timeout=EXPLAIN_FOR)
         self.show_terminal_cursor()
         self.set_interval(0.25, self._tick)
+        self.set_interval(DRAFT_EVERY, self._report_drafts)
         self.app_resume_signal.subscribe(self, self._resumed)
         if not self.is_headless and (fd := stdin_fd()) is not None:
             watch_hangup(asyncio.get_running_loop().add_signal_handler, self.set_interval, fd, self._hang_up)
@@ -424,7 +435,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
 
     async def _start(self, slot: SessionSlot) -> None:
         await slot.pi.start()
-        if slot.config.attach is not None:
+        if slot.config.brought_back:
             self._brought_back(slot)
         if slot.pi.ready and RENDERER not in sys.modules:
             self.run_worker(import_renderer, thread=True, group="import", exit_on_error=False)
@@ -647,6 +658,33 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         return [(slot.name, slot.config, slot.pi.model.state, slot.config is self.config,
                  "" if slot in self.closed else self._draft(slot)) for slot in [*self.slots, *self.closed]
                 if slot not in self.left_held and not slot.pi.kept]
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """A held session's prompt changed: its holder is told within DRAFT_EVERY s."""
+        for slot, editor in self._editors.items():
+            if editor is event.text_area and slot.pi.held:
+                self._drafts_changed.add(slot)
+
+    def _report_drafts(self) -> None:
+        """Tell the holder of each held pi whose prompt changed what it holds now, so that a
+        window killed without a word (SIGKILL) leaves its draft all the same."""
+        changed, self._drafts_changed = self._drafts_changed, set()
+        for slot in changed:
+            if slot in self.slots and not self.leaving:
+                slot.pi.report_draft(self._draft(slot))
+
+    def held_at_exit(self) -> list[tuple[tuple[str, LaunchConfig, SessionState | None, bool, str], int, int]]:
+        """The sessions whose pi the holder keeps at the exit (a detach, a hang-up, another
+        window that shows it), as sessions_at_exit gives them, each with its pi's number and its holder's pid."""
+        return [((slot.name, slot.config, slot.pi.model.state, slot.config is self.config, self._draft(slot)),
+                 slot.pi.client.hello.get("number", 0), slot.pi.client.hello.get("holder", 0))  # type: ignore[attr-defined]
+                for slot in self.slots if slot in self.left_held or slot.pi.kept]
+
+    def held_stopped_at_exit(self) -> set[tuple[int, int]]:
+        """The held pis this window stopped at its exit (a quit), by number and holder's pid."""
+        return {(slot.pi.client.hello.get("number", 0), slot.pi.client.hello.get("holder", 0))  # type: ignore[attr-defined]
+                for slot in [*self.slots, *self.closed] if isinstance(slot.pi.client, HeldClient)
+                and slot.pi.client.hello and slot not in self.left_held and not slot.pi.kept}
 
     def _draft(self, slot: SessionSlot) -> str:
         """What its prompt holds, after the messages that waited for pi to be ready."""

@@ -10,16 +10,17 @@ it, a `--pi` command not found) is named and left out, and stays in its desk for
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from app.pi.args import opening_session
 from app.pi.launch import LaunchConfig, LaunchError, check_saved_launch, open_launch
-from app.resume_commands import resume_command, saved, session_resume
+from app.resume_commands import resume_line, saved
 from app.terminal.say import say
 from protocol.numbers import parse_int
 
@@ -45,6 +46,23 @@ class Restoring:
     opened: list[SavedSession] = field(default_factory=list)
     left_out: list[SavedSession] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    held: dict[int, dict[str, Any]] = field(default_factory=dict)  # the opened sessions a held pi still has, by index
+
+    def launch(self, config: LaunchConfig, index: int) -> tuple[LaunchConfig, str]:
+        """The launch of the `index`th session opened and its draft: `config` (built from it),
+        or, while a held pi still has it, an attach to that pi with the drafts windows left there."""
+        if (pi := self.held.get(index)) is None:
+            return config, self.opened[index].draft
+        from app.hold_cli import merged_drafts
+        from app.pi.launch import held_launch, resting_launch
+
+        listed = pi.get("drafts")
+        drafts = [draft for draft in listed if isinstance(draft, str)] if isinstance(listed, list) else []
+        window = pi.get("window") if isinstance(pi.get("window"), dict) else {}
+        number, cwd = pi["number"], str(pi.get("cwd"))
+        if isinstance(session_file := pi.get("session_file"), str):  # (closed idle: it comes back on its file)
+            return resting_launch(config, number, cwd, window, session_file, drafts), merged_drafts(drafts)  # type: ignore[arg-type]
+        return held_launch(config, number, cwd, window, drafts), merged_drafts(drafts)  # type: ignore[arg-type]
 
     def leave_out(self, session: SavedSession, reason: str, err: IO[str] | None = None) -> None:
         note = f"--restore leaves out {label(session)}: {reason}"
@@ -97,7 +115,7 @@ def restoring(args: argparse.Namespace, env: Mapping[str, str], err: IO[str] | N
         count = f"the {len(desk.sessions)} sessions" if len(desk.sessions) > 1 else "the session"
         raise NothingToRestore(f"--restore: none of {count} of {desk.path} can open again ("
                                + "; ".join(f"{label(s)}: {reason}" for s, reason in reasons) + ")")
-    restored = Restoring(desk, opened)
+    restored = Restoring(desk, opened, held=held_now(opened, env))
     for session, reason in reasons:
         restored.leave_out(session, reason, err)
     first = opened[0]
@@ -112,9 +130,9 @@ def other_launches(config: LaunchConfig, restored: Restoring | None,
     if restored is None:
         return []
     launches = []
-    for session in restored.opened[1:]:
+    for index, session in enumerate(restored.opened[1:], 1):
         try:
-            launches.append((open_launch(config, Path(session.cwd), session.pi_args, session.pi), session.draft))
+            launches.append(restored.launch(open_launch(config, Path(session.cwd), session.pi_args, session.pi), index))
         except LaunchError as exc:
             restored.leave_out(session, str(exc), err)
     return launches
@@ -127,16 +145,7 @@ def save_sessions(sessions: list[Closing], args: argparse.Namespace, env: Mappin
     written, None when no session is saved; whether a draft was cut to its bound)"""
     from protocol.files.desk_file import SavedSession, cut_drafts, desks_dir, save_desk
 
-    kept = []
-    for name, config, state, started, _ in sessions:
-        if state is None or not saved(state, config.remote):
-            continue
-        if started:
-            kept.append(SavedSession(cwd=str(config.cwd), pi=args.pi, name=name,
-                                     pi_args=opening_session(list(args.pi_args), state.session_id)))
-        else:
-            kept.append(SavedSession(cwd=str(config.cwd), pi=config.pi_flag, name=name,
-                                     pi_args=opening_session(list(config.pi_args), state.session_id)))
+    kept = [saved_session(closing, args) for closing in sessions if saved(closing[2], closing[1].remote)]
     drafts, cut = cut_drafts([draft for name, config, state, _, draft in sessions
                               if state is not None and saved(state, config.remote)])
     for session, draft in zip(kept, drafts):
@@ -151,6 +160,64 @@ def save_sessions(sessions: list[Closing], args: argparse.Namespace, env: Mappin
     if restored is not None and written is not False:
         restored.desk.release(restored.left_out)
     return written, cut
+
+
+def saved_session(closing: Closing, args: argparse.Namespace) -> SavedSession:
+    """A saved session as its desk keeps it: its folder, --pi and pi arguments opening its file."""
+    from protocol.files.desk_file import SavedSession
+
+    name, config, state, started, _ = closing
+    assert state is not None and state.session_id
+    if started and not config.brought_back:
+        return SavedSession(cwd=str(config.cwd), pi=args.pi, name=name,
+                            pi_args=opening_session(list(args.pi_args), state.session_id))
+    return SavedSession(cwd=str(config.cwd), pi=config.pi_flag, name=name,
+                        pi_args=opening_session(list(config.pi_args), state.session_id))
+
+
+def save_held(sessions: list[tuple[Closing, int, int]], stopped: set[tuple[int, int]], args: argparse.Namespace,
+              env: Mapping[str, str]) -> None:
+    """Save the sessions whose pi the holder keeps at this exit (each with the held pi's
+    number and the holder's pid) as a desk of their own: if the holder dies (a reboot, the OOM killer),
+    `--restore` resumes them from pi's files, drafts back; while it lives, it attaches. The
+    held pis this window `stopped` are taken out of the desks that name them."""
+    from protocol.files.desk_file import cut_drafts, desks_dir, drop_held, save_desk
+
+    kept = []
+    for closing, number, holder in sessions:
+        if saved(closing[2], closing[1].remote):
+            session = saved_session(closing, args)
+            session.held_number, session.held_by = number, holder
+            kept.append((session, closing[4]))
+    drafts, _ = cut_drafts([draft for _, draft in kept])
+    for (session, _), draft in zip(kept, drafts):
+        session.draft = draft
+    if stopped:
+        with contextlib.suppress(OSError):
+            drop_held(env, stopped)
+    if kept:
+        with contextlib.suppress(OSError):  # (nowhere to keep them: the holder still has them)
+            drop_held(env, {(session.held_number, session.held_by) for session, _ in kept})
+            save_desk(desks_dir(env), [session for session, _ in kept])
+
+
+def held_now(sessions: list[SavedSession], env: Mapping[str, str]) -> dict[int, dict[str, Any]]:
+    """Which of `sessions` (by index) a held pi still has, as the holder lists it: the pi
+    its desk names, in the holder it names (running, or closed idle: attach brings it back)."""
+    if not any(session.held_number for session in sessions):
+        return {}
+    from protocol.hold.ask import ask
+    from protocol.hold.frames import BadFrame
+    from protocol.hold.place import UnsafePlace
+
+    try:
+        answer = ask({"op": "list", "drafts": True}, env, timeout=10.0) or {}
+    except (OSError, BadFrame, UnsafePlace):
+        return {}
+    pis = answer.get("pis") if isinstance(answer.get("pis"), list) else []
+    live = {(pi.get("number"), answer.get("holder")): pi for pi in pis if isinstance(pi, dict) and pi.get("state") != "exited"}
+    return {index: live[key] for index, session in enumerate(sessions)
+            if session.held_number and (key := (session.held_number, session.held_by)) in live}
 
 
 def drafts_left(sessions: list[Closing], written: bool | None, cut: bool) -> str | None:
@@ -179,7 +246,7 @@ def print_others(sessions: list[Closing], shown: int, args: argparse.Namespace, 
     from app.exit_output import print_other_sessions  # (the UI's modules: not before pi is spawned)
 
     print_other_sessions([
-        (name, resume_command(args, state) if started else session_resume(config, state))
+        (name, resume_line(args, config, state, started))
         for index, (name, config, state, started, _) in enumerate(sessions) if index != shown
     ], file)
 
@@ -202,6 +269,8 @@ def list_desks(env: Mapping[str, str], out: IO[str]) -> int:
         count = f"{len(desk.sessions)} session{'s' if len(desk.sessions) > 1 else ''}"
         drafts = sum(bool(session.draft.strip()) for session in desk.sessions)
         with_drafts = f", {drafts} with a draft" if drafts else ""
+        if held := sum(bool(session.held_number) for session in desk.sessions):
+            with_drafts += f", {held} left held (attached while held, else resumed)"
         in_use = " (open in another pideck)" if desk.in_use else ""
         say(f"{number:3}  {when}  {count}{with_drafts}: {names}{in_use}", file=out)
     return 0

@@ -86,6 +86,12 @@ def session_resume(config: LaunchConfig, state: SessionState | None) -> str | No
     return shell_join([pideck_program(), *own, "--", *opening_session(list(config.pi_args), state.session_id)])
 
 
+def resume_line(args: argparse.Namespace, config: LaunchConfig, state: SessionState | None, started: bool) -> str | None:
+    """The command that opens a session again: `resume_command` for the one pideck was
+    started with, else (one /open started, a held pi `pideck attach` showed) its launch's."""
+    return resume_command(args, state) if started and not config.brought_back else session_resume(config, state)
+
+
 def resume_command(args: argparse.Namespace, state: SessionState | None) -> str | None:
     """`pideck` with the flags it was started with and `--session <id>` for pi, in place of
     any flag that chose a session; None when the session is not saved."""

@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from app.pi.launch import LaunchConfig
     from protocol.wire.responses import SessionState
 
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve sets in TEXTUAL_DRIVER
@@ -53,14 +54,16 @@ def tell_page(text: str) -> None:
         pass  # the page is gone
 
 
-def tell_server_how_to_resume(args: argparse.Namespace, state: SessionState | None, detached: int = 0) -> None:
+def tell_server_how_to_resume(args: argparse.Namespace, config: LaunchConfig, state: SessionState | None,
+                              detached: int = 0, started: bool = True) -> None:
     """A page's pideck has ended: what goes on held (`detached` pis), else the command that
-    resumes its session (if saved), goes to stderr, which textual-serve prints in the
-    server's terminal."""
-    from app.resume_commands import resume_command
+    resumes its session (if saved; `config`'s launch, `started` as
+    app.resume_commands.resume_line takes it), goes to stderr, which textual-serve prints in
+    the server's terminal."""
+    from app.resume_commands import resume_line
     from app.terminal.say import say
 
-    command = resume_command(args, state)
+    command = resume_line(args, config, state, started)
     try:
         if detached:
             it = "them" if detached > 1 else "it"

@@ -45,15 +45,16 @@ def pi_client(config: LaunchConfig) -> RpcClient:
         from protocol.hold.held_client import HeldClient
 
         return HeldClient(run_argv(config), holder_env=config.env, number=config.attach, window=window_note(config),
-                          idle_close=hold_idle(config.env), env=config.env, cwd=config.cwd, redactor=redactor,
-                          protocol_log=log, recorder=config.recorder)
+                          idle_close=hold_idle(config.env), drafts=config.attach_drafts, resumes=config.resumes,
+                          env=config.env, cwd=config.cwd, redactor=redactor, protocol_log=log, recorder=config.recorder)
     return RpcClient(run_argv(config), env=config.env, cwd=config.cwd, redactor=redactor, protocol_log=log,
                      recorder=config.recorder)
 
 
 def hold_idle(env: Mapping[str, str]) -> float | None:
-    """`PIDECK_HOLD_IDLE`: seconds a held pi with no window and no run lives on (the holder's
-    default, a day, when unset or not a positive number)."""
+    """`PIDECK_HOLD_IDLE`: seconds a held pi with no window, no run and no open dialog lives on
+    before the holder closes it, to bring it back on its session file (the holder's default,
+    5 minutes, when unset or not a positive number)."""
     from protocol.numbers import parse_float
 
     return parse_float(env.get("PIDECK_HOLD_IDLE", ""), low=1.0, high=1e8)
@@ -69,8 +70,10 @@ def start_pi(config: LaunchConfig) -> tuple[asyncio.Runner, RpcClient]:
         from app.pi.launch import window_note
         from protocol.hold.early import ask_early, spawn_request
 
-        early = ask_early(spawn_request(run_argv(config), config.env, str(config.cwd), window_note(config),
-                                        hold_idle(config.env)), config.env)
+        request = spawn_request(run_argv(config), config.env, str(config.cwd), window_note(config), hold_idle(config.env))
+        if config.resumes is not None:  # (a held pi closed idle, back under its number with its drafts)
+            request |= {"resumes": config.resumes, "drafts": list(config.attach_drafts)}
+        early = ask_early(request, config.env)
     elif not config.hold:
         with contextlib.suppress(OSError, ValueError):
             spawned = spawn(run_argv(config), config.env, config.cwd)

@@ -73,6 +73,16 @@ class LaunchConfig:
     """The number of the held pi this window attaches to (`pideck attach`), not one it starts."""
     unheld: str | None = None
     """Why pi is not held though it was to be (protocol.hold.place.unheld_why), said once at start."""
+    attach_drafts: tuple[str, ...] = ()
+    """The drafts windows left with that pi, which this window takes into its prompt."""
+    resumes: int | None = None
+    """The number of a held pi the holder closed idle, which this window starts again on its session file."""
+
+    @property
+    def brought_back(self) -> bool:
+        """A held pi `pideck attach` brings back (attached, or started again on its session file):
+        its own launch, not this window's flags."""
+        return self.attach is not None or self.resumes is not None
 
     def close(self) -> None:
         """Stop the demo model (if any) and remove its scratch directory; end the recording."""
@@ -182,9 +192,11 @@ def holding(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
     return env.get("PIDECK_HOLD", "").strip().lower() not in ("0", "off", "no", "false")
 
 
-def held_launch(base: LaunchConfig, number: int, cwd: str, window: Mapping[str, Any]) -> LaunchConfig:
+def held_launch(base: LaunchConfig, number: int, cwd: str, window: Mapping[str, Any],
+                drafts: Sequence[str] = ()) -> LaunchConfig:
     """The launch of held pi `number` (`pideck attach`): its own command and folder, and
-    what the window that started it said of it, over this window's `base`."""
+    what the window that started it said of it, over this window's `base`; `drafts`, those
+    windows left with it, taken."""
     def text(name: str) -> str | None:
         value = window.get(name)
         return value if isinstance(value, str) else None
@@ -195,7 +207,15 @@ def held_launch(base: LaunchConfig, number: int, cwd: str, window: Mapping[str, 
 
     return replace(base, argv=words("argv") or base.argv, cwd=Path(cwd), hold=True, attach=number, demo=False, demo_server=None,
                    recorder=None, pi_source=text("pi_source") or base.pi_source, remote=text("remote"),
-                   pi_args=words("pi_args"), demo_args=(), pi_flag=text("pi_flag"))
+                   pi_args=words("pi_args"), demo_args=(), pi_flag=text("pi_flag"), attach_drafts=tuple(drafts))
+
+
+def resting_launch(base: LaunchConfig, number: int, cwd: str, window: Mapping[str, Any], session_file: str,
+                   drafts: Sequence[str] = ()) -> LaunchConfig:
+    """The launch that brings back held pi `number`, which the holder closed idle: its own
+    command, folder and flags (held_launch), opening `session_file`, under its number."""
+    launch = open_launch(replace(held_launch(base, number, cwd, window), attach=None), Path(cwd), session=session_file)
+    return replace(launch, resumes=number, attach_drafts=tuple(drafts))
 
 
 def window_note(config: LaunchConfig) -> dict[str, Any]:

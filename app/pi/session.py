@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from app.pi.file_reverts import FileReverts
 
 LOADING_TICK = 0.25  # seconds between two updates of "loading session… N MB"
+LEAVE_WAIT = 10.0  # seconds a window leaving a held pi waits, at most, for what it sent the holder (its draft) to be sent
 
 
 class SessionHost(Protocol):
@@ -376,11 +377,19 @@ class PiSession:
         """pi is the holder's (protocol/hold/): it can go on without this window."""
         return isinstance(self.client, HeldClient) and self.client.running
 
+    def report_draft(self, draft: str) -> None:
+        """Tell a held pi's holder what the prompt holds (kept for the next window if this one goes)."""
+        if isinstance(self.client, HeldClient):
+            self.client.report_draft(draft)
+
     async def close(self, detach: bool = False, draft: str = "") -> None:
         """End pi in order; with `detach`, a held pi is left to the holder instead, with
         `draft` for the window that attaches next."""
         if detach and isinstance(self.client, HeldClient):
             self.client.detach(draft)
+            await self.client.written(LEAVE_WAIT)  # (the draft whole in the holder before this window ends)
             return
+        if isinstance(self.client, HeldClient):  # (pi may stay for another window: the holder keeps the draft then)
+            self.client.report_draft(draft)
         await self.client.close()
 

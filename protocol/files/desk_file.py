@@ -1,6 +1,7 @@
 """The sessions each pideck had open when it quit (its desk), for `pideck --restore`: each
 one's folder, `--pi` command, pi arguments (which open its session file with `--session`)
-and the unsent draft in its prompt.
+and the unsent draft in its prompt. A window that leaves its pis held saves them too, each
+with its held pi's number and its holder's pid: if the holder dies, `--restore` resumes them.
 
 Each quit that leaves saved sessions writes a desk of its own into
 `$XDG_STATE_HOME/pideck/desks/` (0600, written whole: a temporary file renamed into place),
@@ -16,6 +17,7 @@ is refused with the reason, never half used.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import tempfile
@@ -45,6 +47,8 @@ class SavedSession(msgspec.Struct, forbid_unknown_fields=False):
     pi: str | None = None  # --pi's command
     name: str = ""
     draft: str = ""  # the prompt's unsent text
+    held_number: int = 0  # its pi was left held (a detach, a hang-up): that pi's number in the holder, and
+    held_by: int = 0  # the holder's pid (--restore attaches to it while it is held, and resumes the session once not)
 
 
 class SavedDesk(msgspec.Struct):
@@ -85,6 +89,24 @@ def save_desk(folder: Path, sessions: list[SavedSession]) -> Path:
         if old.parent == folder and not _in_use(old):
             old.unlink(missing_ok=True)
     return path
+
+
+def drop_held(env: Mapping[str, str], pis: set[tuple[int, int]]) -> None:
+    """Take out of the desks (none open) the sessions left held that name a pi among `pis`
+    (number, holder's pid): a newer desk names them, or the pi was stopped on purpose. A desk
+    left with none is removed; the others keep their time."""
+    for desk in desks(env):
+        if desk.problem or desk.in_use or desk.path.parent != desks_dir(env):
+            continue
+        left = [session for session in desk.sessions if (session.held_number, session.held_by) not in pis]
+        if len(left) == len(desk.sessions):
+            continue
+        with contextlib.suppress(OSError):
+            if left:
+                _write(desk.path, left)
+                os.utime(desk.path, (desk.saved_at, desk.saved_at))
+            else:
+                desk.path.unlink(missing_ok=True)
 
 
 def cut_drafts(drafts: list[str]) -> tuple[list[str], bool]:

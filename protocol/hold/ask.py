@@ -11,7 +11,7 @@ from typing import Any
 from protocol.hold import frames
 from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir, listener_uid_error
 
-ANSWER_LIMIT = 16 << 20
+ANSWER_LIMIT = frames.MAX_FROM_HOLDER  # an answer's bytes (a list with drafts holds the drafts windows left, whole)
 
 
 def ask(request: dict[str, Any], env: Mapping[str, str] | None = None, timeout: float = 30.0) -> dict[str, Any] | None:
@@ -28,7 +28,7 @@ def ask(request: dict[str, Any], env: Mapping[str, str] | None = None, timeout: 
         if (why := listener_uid_error(sock, path)) is not None:
             raise UnsafePlace(why)
         sock.sendall(frames.control(**request))
-        reader = frames.FrameReader(frames.FROM_HOLDER, ANSWER_LIMIT)
+        reader = frames.FrameReader(frames.FROM_HOLDER, ANSWER_LIMIT, ANSWER_LIMIT)
         while True:
             chunk = sock.recv(1 << 20)
             if not chunk:
@@ -40,7 +40,7 @@ def ask(request: dict[str, Any], env: Mapping[str, str] | None = None, timeout: 
 
 def held(env: Mapping[str, str] | None = None, drafts: bool = False) -> list[dict[str, Any]]:
     """The held pis, as the holder lists them ([] with no holder); with `drafts`, each with
-    the draft its last window left."""
+    the drafts windows left, newest first."""
     answer = ask({"op": "list", "drafts": drafts}, env, timeout=10.0)
     pis = answer.get("pis") if answer is not None else None
     return [pi for pi in pis if isinstance(pi, dict)] if isinstance(pis, list) else []

@@ -27,11 +27,14 @@ class Spawn(msgspec.Struct, tag="spawn", tag_field="op"):
     window: dict[str, Any] = {}
     idle_close: float | None = None
     spawned: str | None = None  # the token of the pi a holder forked for this window spawned (protocol/hold/early.py)
+    resumes: int | None = None  # the number of a pi the holder closed idle, started again on its session file
+    drafts: list[str] = []  # and the drafts windows left with it that this window took into its prompt
 
 
 class Attach(msgspec.Struct, tag="attach", tag_field="op"):
     number: int
     protocol: int = 0
+    drafts: list[str] = []  # the drafts windows left that this window took into its prompt
 
 
 class List(msgspec.Struct, tag="list", tag_field="op"):
@@ -55,7 +58,12 @@ class Detach(msgspec.Struct, tag="detach", tag_field="op"):
     draft: str | None = None
 
 
-Control = Spawn | Attach | List | Stop | CloseStdin | Signal | Detach
+class Draft(msgspec.Struct, tag="draft", tag_field="op"):
+    text: str  # a piece of the window's draft
+    more: bool = False  # another piece follows
+
+
+Control = Spawn | Attach | List | Stop | CloseStdin | Signal | Detach | Draft
 _op = msgspec.json.Decoder(Op)
 _control = msgspec.json.Decoder(Control)
 

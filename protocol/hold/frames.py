@@ -52,11 +52,12 @@ def read_control(payload: bytes) -> dict[str, Any]:
 class FrameReader:
     """Frames out of the bytes fed to it, checked against `kinds` and `limit` (a frame's
     header is checked as soon as it is read: one over the limit is refused before its bytes
-    come). `limit` may change between frames (`next`)."""
+    come; a control frame's against `control_limit`). `limit` may change between frames (`next`)."""
 
-    def __init__(self, kinds: frozenset[bytes], limit: int = MAX_FRAME) -> None:
+    def __init__(self, kinds: frozenset[bytes], limit: int = MAX_FRAME, control_limit: int = MAX_CONTROL) -> None:
         self.kinds = kinds
         self.limit = limit
+        self.control_limit = control_limit
         self._buffer = bytearray()
         self._start = 0
 
@@ -86,7 +87,7 @@ class FrameReader:
         kind, size = HEADER.unpack_from(buffer, start)
         if kind not in self.kinds:
             raise BadFrame(f"a frame of unknown kind {kind!r}")
-        if size > (MAX_CONTROL if kind == CONTROL else self.limit):
+        if size > (self.control_limit if kind == CONTROL else self.limit):
             raise BadFrame(f"a {kind.decode('latin-1')} frame of {size:,} bytes is over the limit")
         end = start + HEADER.size + size
         if len(buffer) < end:

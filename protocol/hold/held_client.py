@@ -27,6 +27,7 @@ from protocol.wire.responses import MessageList, Response
 
 OPEN_TRIES = 3  # connections to the holder tried before a window says why pi cannot start
 QUEUED_FRAMES = 256  # frames of pi's stdout read ahead of the client: beyond, the socket waits
+DRAFT_PIECE = 1 << 18  # characters of a draft per control frame (at most 6 bytes each in JSON: well under MAX_CONTROL)
 HOLDER_GONE = "pideck's holder went away (killed?): pi's runs it held are lost; `pideck --restore` resumes the sessions from pi's files"
 
 
@@ -181,24 +182,53 @@ class HeldChild:
     def close_pipes(self) -> None:
         self._writer.close()
 
-    def detach(self, draft: str = "") -> None:
+    def report_draft(self, draft: str) -> None:
+        """Tell the holder what is typed and not sent, whole, in pieces: what it keeps for the
+        next window if this one goes (however it goes)."""
+        if self._writer.is_closing():
+            return
+        pieces = range(0, len(draft), DRAFT_PIECE) if draft else range(1)
+        for start in pieces:
+            piece = draft[start : start + DRAFT_PIECE]
+            try:
+                frame = frames.control(op="draft", text=piece, more=start + DRAFT_PIECE < len(draft))
+            except UnicodeEncodeError:  # (a lone surrogate, which JSON cannot carry)
+                frame = frames.control(op="draft", text=piece.encode("utf-8", "replace").decode("utf-8"),
+                                       more=start + DRAFT_PIECE < len(draft))
+            self._writer.write(frame)
+
+    def detach(self, draft: str | None = None) -> None:
         """Stop watching, leaving `draft` (what was typed and not sent) to the next window;
         pi goes on in the holder."""
+        if draft is not None:
+            self.report_draft(draft)
         self._detached = True
         if not self._writer.is_closing():
-            self._writer.write(frames.control(op="detach", draft=draft))
+            self._writer.write(frames.control(op="detach"))
         self._writer.close()
+
+    async def written(self, timeout: float) -> None:
+        """Wait (at most `timeout` s) until what was written to the holder is sent."""
+        with contextlib.suppress(TimeoutError, ConnectionError, OSError):
+            if self._writer.is_closing():
+                await asyncio.wait_for(self._writer.wait_closed(), timeout)
+            else:
+                await asyncio.wait_for(self._writer.drain(), timeout)
 
 
 class HeldClient(RpcClient):
     """A client of a pi the holder keeps: `spawn` (the argv, env and cwd to start) or
-    `number` (a held pi to attach to). `window` is what windows attaching later are told of it."""
+    `number` (a held pi to attach to, taking `drafts`). `window` is what windows attaching
+    later are told of it."""
 
     def __init__(self, argv: list[str], *, holder_env: Mapping[str, str], number: int | None = None,
-                 window: dict[str, Any] | None = None, idle_close: float | None = None, **kwargs: Any) -> None:
+                 window: dict[str, Any] | None = None, idle_close: float | None = None,
+                 drafts: tuple[str, ...] = (), resumes: int | None = None, **kwargs: Any) -> None:
         super().__init__(argv, **kwargs)
         self.holder_env = holder_env
         self.number = number
+        self.drafts = drafts  # the drafts windows left that this one puts in its prompt, at an attach
+        self.resumes = resumes  # the number of a pi the holder closed idle, started again here
         self.window = window or {}
         self.idle_close = idle_close
         self.snapshot: Snapshot | None = None  # an attach's start, once start() returned
@@ -222,9 +252,12 @@ class HeldClient(RpcClient):
     def holder_request(self) -> dict[str, Any]:
         """What this client asks of the holder: the spawn of its pi, or an attach."""
         if self.number is not None:
-            return {"op": "attach", "protocol": frames.PROTOCOL, "number": self.number}
-        return spawn_request(self.argv, self.env or os.environ, os.fspath(self.cwd or os.getcwd()), self.window,
-                             self.idle_close)
+            return {"op": "attach", "protocol": frames.PROTOCOL, "number": self.number, "drafts": list(self.drafts)}
+        request = spawn_request(self.argv, self.env or os.environ, os.fspath(self.cwd or os.getcwd()), self.window,
+                                self.idle_close)
+        if self.resumes is not None:
+            request |= {"resumes": self.resumes, "drafts": list(self.drafts)}
+        return request
 
     def _finish(self, exited: ChildExited) -> None:
         if (by := getattr(self.process, "stopped_by", None)) is not None:
@@ -242,12 +275,22 @@ class HeldClient(RpcClient):
         """This window quit, and pi goes on for another window that shows it."""
         return bool(getattr(self.process, "kept", False))
 
-    def detach(self, draft: str = "") -> None:
+    def detach(self, draft: str | None = None) -> None:
         """Leave pi to the holder (and `draft` to the next window): no exit is reported for it."""
         process = self.process
         if isinstance(process, HeldChild):
             self._listeners.clear()
             process.detach(draft)
+
+    def report_draft(self, draft: str) -> None:
+        """What is typed and not sent, for the holder to keep if this window goes (HeldChild's)."""
+        if isinstance(self.process, HeldChild):
+            self.process.report_draft(draft)
+
+    async def written(self, timeout: float) -> None:
+        """Wait, at most `timeout` s, until what was written to the holder is sent."""
+        if isinstance(self.process, HeldChild):
+            await self.process.written(timeout)
 
     async def _open(self) -> HeldChild:
         """The holder's hello to this client's request, then its child. A holder that closed

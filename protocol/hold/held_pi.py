@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 import signal
 import subprocess
 import tempfile
@@ -37,10 +38,12 @@ STDERR_KEPT = 256 << 10  # bytes of pi's stderr a window attaching gets
 BEHIND_LIMIT = 64 << 20  # bytes a window may leave unread before it is let go
 FRAME_LINES = 4 << 20  # bytes of pi's lines put in one frame at most (beyond, a line of its own)
 DIALOGS = frozenset({"select", "confirm", "input", "editor"})
-MOST_DRAFT = 1 << 20  # characters of a window's unsent text kept for the next one (as a desk keeps them)
+MOST_DRAFT = 16 << 20  # characters of a window's unsent text kept for the next one (beyond, it is cut)
+MOST_DRAFTS = 32 << 20  # characters of the drafts kept in all, the newest first (beyond, the oldest go, logged)
 MOST_KEPT = 256  # open dialogs, and statuses and widgets, kept for windows attaching (the oldest go)
 KEPT_UI = {"setStatus": "statusKey", "setWidget": "widgetKey", "setTitle": ""}
 SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGKILL})
+REST_ASK = 10.0  # seconds pi has to say its session file before it is closed idle all the same
 
 
 class Head(msgspec.Struct):
@@ -87,9 +90,20 @@ class Watcher:
         self.transport = transport
         self.prefix = prefix
         self.allowance = 0  # bytes of a snapshot it may still have unread
+        self.draft: str | None = None  # the unsent text the window last said it has (None: it said nothing yet)
+        self.taken: list[str] = []  # the drafts it took at its attach: kept again if it leaves before saying its own
+        self._draft_parts: list[str] = []
         self._drop = drop
         self._queued: list[bytes] = []
         self._size = 0
+
+    def draft_part(self, text: str, more: bool) -> None:
+        """A piece of the window's draft (a long one comes in pieces, each in a control
+        frame); the draft is what the pieces make once the last has come, cut to MOST_DRAFT."""
+        if sum(map(len, self._draft_parts)) < MOST_DRAFT:
+            self._draft_parts.append(text)
+        if not more:
+            self.draft, self._draft_parts = "".join(self._draft_parts)[:MOST_DRAFT], []
 
     def queue(self, line: bytes) -> None:
         self._queued.append(line)
@@ -159,7 +173,7 @@ class HeldPi:
         self.run_message_ends = 0
         self.dialogs: dict[str, OpenDialog] = {}
         self.kept_ui: dict[tuple[str, str], bytes] = {}
-        self.draft = ""  # what the last window to leave had typed and not sent (`pideck attach` puts it back)
+        self.drafts: list[str] = []  # what windows that left had typed and not sent, newest first (`pideck attach` puts them back)
         self.name: str | None = None  # the session's name, as pi's last get_state answer said it
         self.stderr: deque[bytes] = deque()
         self._stderr_size = 0
@@ -168,6 +182,8 @@ class HeldPi:
         self._tasks: list[asyncio.Task[None]] = []
         self._closing: asyncio.Task[None] | None = None
         self._idle_timer: asyncio.TimerHandle | None = None
+        self.session_file: str | None = None  # pi's, as it said when it was closed idle (it comes back on it)
+        self._resting: str | None = None  # the id of the get_state asked before closing it idle
 
     # --- life ---------------------------------------------------------------------------
 
@@ -193,11 +209,26 @@ class HeldPi:
         return "done" if self.unseen_end else "idle"
 
     def summary(self, drafts: bool = False) -> dict[str, Any]:
-        """What `pideck ls` shows of it; with `drafts`, the draft the last window left too."""
+        """What `pideck ls` shows of it; with `drafts`, the drafts windows left too."""
         summary = {"number": self.number, "pid": self.pid, "cwd": self.cwd, "state": self.state,
                    "windows": len(self.watchers), "last_activity": self.last_activity,
                    "started_at": self.started_at, "window": self.window, "name": self.name}
-        return {**summary, "draft": self.draft} if drafts else summary
+        return {**summary, "drafts": self.drafts} if drafts else summary
+
+    def keep_draft(self, draft: str) -> None:
+        """Keep `draft` for the next window, as the newest (once: an equal older one goes)."""
+        if not draft.strip():
+            return
+        kept = [draft, *(older for older in self.drafts if older != draft)]
+        while len(kept) > 1 and sum(map(len, kept)) > MOST_DRAFTS:
+            kept.pop()
+            self.log(f"pi {self.number}: the oldest draft a window left was let go (drafts over {MOST_DRAFTS:,} characters)")
+        self.drafts = kept
+
+    def take_drafts(self, watcher: Watcher, taken: list[str]) -> None:
+        """A window attaching put `taken` (drafts it listed) in its prompt: they are its own now."""
+        watcher.taken = [draft for draft in taken if draft in self.drafts]
+        self.drafts = [draft for draft in self.drafts if draft not in watcher.taken]
 
     def idle_since(self) -> float | None:
         """Since when it has had no run and nobody watching (None: it has)."""
@@ -217,11 +248,31 @@ class HeldPi:
     def _idle_due(self) -> None:
         self._idle_timer = None
         since = self.idle_since()
-        if since is not None and time.time() - since >= self.idle_close:
-            self.log(f"pi {self.number}: nobody watched or used it for {self.idle_close:g} s; closing it")
-            self.close()
+        if since is not None and time.time() - since >= self.idle_close and not self._open_dialogs():
+            self._resting = asked = f"holder-{next(self._ids)}"  # (its session file first: it comes back on it)
+            self.write(msgspec.json.encode({"type": "get_state", "id": asked}) + b"\n")
+            asyncio.get_running_loop().call_later(REST_ASK, lambda: self._rest(None) if self._resting == asked else None)
+        elif since is not None and time.time() - since >= self.idle_close:  # (a dialog waits: look again later)
+            self._idle_timer = asyncio.get_running_loop().call_later(self.idle_close, self._idle_due)
         else:
             self._arm_idle()
+
+    def _rest(self, session_file: str | None) -> None:
+        """Close pi, idle: the holder keeps what lists it and brings it back on `session_file`
+        (holder.py); without one, it is kept while a window's draft waits in it."""
+        if session_file is not None and not self.window.get("remote") and not os.path.isfile(session_file):
+            session_file = None  # (pi never wrote it: nothing to come back on)
+        self._resting = None
+        if self.idle_since() is None or self.returncode is not None:  # (a window came meanwhile)
+            self._arm_idle()
+            return
+        if session_file is None and self.drafts:
+            self.log(f"pi {self.number}: idle, but kept: a draft waits in it and it has no session file to come back on")
+            return
+        self.session_file = session_file
+        self.log(f"pi {self.number}: nobody watched or used it for {self.idle_close:g} s; closing it"
+                 + (" (it comes back on its session file)" if session_file else ""))
+        self.close()
 
     def close(self, grace: float = 3.0) -> asyncio.Task[None]:
         """Close pi in order: its stdin, then SIGTERM, then SIGKILL."""
@@ -254,6 +305,10 @@ class HeldPi:
         self.write(msgspec.json.encode({"type": "get_messages", "id": request_id}) + b"\n")
 
     def leave(self, watcher: Watcher) -> None:
+        """A window gone (a detach, a quit, a dropped connection): its draft kept for the next."""
+        for draft in reversed([watcher.draft] if watcher.draft is not None else watcher.taken):
+            self.keep_draft(draft)
+        watcher.draft, watcher.taken = None, []
         if watcher in self.watchers:
             self.watchers.remove(watcher)
         for request_id in [key for key, waiting in self._cuts.items() if waiting is watcher]:
@@ -342,6 +397,9 @@ class HeldPi:
             _keep(self.kept_ui, (record.method, str(key)[:200]), line)
 
     def _response(self, request_id: str, line: bytes) -> None:
+        if request_id == self._resting:
+            self._rest(_session_file(line))
+            return
         if b'"get_state"' in line[:300]:
             self._read_name(line)
         if (waiting := self._cuts.pop(request_id, None)) is not None:
@@ -444,6 +502,16 @@ async def _read(stream: asyncio.StreamReader, size: int) -> bytes:
         return await stream.read(size)
     except (ConnectionError, OSError):
         return b""
+
+
+def _session_file(line: bytes) -> str | None:
+    """The session file in pi's answer to get_state, if it names one."""
+    try:
+        data = msgspec.json.decode(line).get("data")
+    except (msgspec.DecodeError, AttributeError):
+        return None
+    found = data.get("sessionFile") if isinstance(data, dict) else None
+    return found if isinstance(found, str) and found else None
 
 
 def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:

@@ -15,11 +15,15 @@ A spawn or attach of another protocol is refused (a window of another pideck ver
 A hello says the pi's `state` (as `pideck ls` does) and how many other `windows` show it.
 Numbers go on from the last holder's (kept in its folder).
 A watching connection sends `i` frames (lines for pi) and controls `close_stdin` (pi is
-closed; only the window leaves while another one watches, and is told `left`), `signal`
-and `detach` (with the draft the window leaves, which `list` gives with `drafts`). Peers of another uid are refused; what a peer sends that is not a
-frame, or a frame of the wrong kind or size, or a control of the wrong types (controls.py),
-ends that connection and nothing else. While pi does not read its stdin, the lines a window
-sends wait in the window (the holder stops reading it).
+closed; only the window leaves while another one watches, and is told `left`), `signal`,
+`draft` (the text typed and not sent, in pieces: `text`, `more` while one follows; when the
+window leaves it is kept for the next, which `list` gives with `drafts`, and an attach's
+`drafts` names those the window took) and `detach`. A pi closed idle is listed on (no pid,
+its `session_file`) until a spawn that `resumes` its number starts it again on that file.
+Peers of another uid are refused; what a peer sends that is not a frame, or a frame of the
+wrong kind or size, or a control of the wrong types (controls.py), ends that connection and
+nothing else. While pi does not read its stdin, the lines a window sends wait in the window
+(the holder stops reading it).
 """
 
 from __future__ import annotations
@@ -32,16 +36,18 @@ import signal
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from protocol.hold import controls, frames
-from protocol.hold.held_pi import MOST_DRAFT, HeldPi, Watcher
+from protocol.hold.held_pi import HeldPi, Watcher
 from protocol.hold.listen import Listening, take
 from protocol.hold.place import UnsafePlace, check_folder, peer_uid
 from protocol.numbers import parse_int
 
 LINGER = 10.0  # seconds the holder stays with no pi and no window
 FIRST_WAIT = 30.0  # seconds a holder just started waits for its first window at least
-DEFAULT_IDLE_CLOSE = 24 * 3600.0
+DEFAULT_IDLE_CLOSE = 300.0  # seconds a pi with no window, no run and no open dialog lives on (PIDECK_HOLD_IDLE)
+RESTING_FOR = 24 * 3600.0  # seconds the holder lists a pi it closed idle, to bring it back on its session file
 BOUND_CHECK = 1.0  # seconds between looks at whether the socket is still there
 STDIN_BEHIND = 1 << 20  # bytes for pi's stdin kept while pi does not read them; beyond, the window's socket waits
 NUMBER_NAME = "next-number"  # the number the next pi gets, so that a new holder's go on from the last one's
@@ -55,6 +61,7 @@ class Holder:
         self.log = log
         self.linger = linger
         self.pis: dict[int, HeldPi] = {}
+        self.resting: dict[int, dict[str, Any]] = {}  # the pis closed idle, as listed (they come back on their session file)
         self.connections = 0
         self.leaving: str | None = None  # why the holder ends in order (a signal), once it does
         self._last_number = 0
@@ -82,12 +89,12 @@ class Holder:
         try:
             while not self.leaving:
                 self._quiet.clear()
-                if not self.pis and not self.connections:
+                if not self.pis and not self.connections and not self.resting:
                     wait = self.linger if self._served else max(self.linger, FIRST_WAIT)
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._quiet.wait(), wait)
                         continue
-                    if not self.pis and not self.connections:
+                    if not self.pis and not self.connections and not self.resting:
                         return
                 await self._quiet.wait()
         finally:
@@ -204,9 +211,17 @@ class Holder:
         spawned = None
         if self._first is not None and request.spawned == self._first[0]:
             spawned, self._first = self._first[1], None
-        pi = HeldPi(self._next_number(), request.argv, request.env, cwd, request.window, idle_close,
-                    str(self.folder), self.log, self._gone)
-        await pi.start(spawned)
+        resting = self.resting.pop(request.resumes, None) if request.resumes is not None else None
+        pi = HeldPi(request.resumes if resting is not None else self._next_number(), request.argv,  # type: ignore[arg-type]
+                    request.env, cwd, request.window, idle_close, str(self.folder), self.log, self._gone)
+        if resting is not None:  # (a pi closed idle, back on its session file: as it was listed)
+            pi.drafts, pi.started_at = resting.get("drafts") or [], resting.get("started_at") or pi.started_at
+        try:
+            await pi.start(spawned)
+        except (OSError, ValueError):
+            if resting is not None:
+                self.resting[pi.number] = resting
+            raise
         self.pis[pi.number] = pi
         self.log(f"pi {pi.number} started (pid {pi.pid}) in {cwd}")
         self._changed()
@@ -232,7 +247,21 @@ class Holder:
 
     def _gone(self, pi: HeldPi) -> None:
         self.pis.pop(pi.number, None)
+        if pi.session_file is not None:  # closed idle: listed as it was, brought back on its session file
+            self.resting[pi.number] = {**pi.summary(drafts=True), "pid": None, "state": "idle", "windows": 0,
+                                       "session_file": pi.session_file}
+            asyncio.get_running_loop().call_later(RESTING_FOR, self._forget, pi.number, pi.started_at)
         self._changed()
+
+    def _forget(self, number: int, started_at: float) -> None:
+        if (resting := self.resting.get(number)) is not None and resting.get("started_at") == started_at:
+            del self.resting[number]
+            self._changed()
+
+    def listed(self, drafts: bool) -> list[dict[str, Any]]:
+        """The held pis and those closed idle, by number (drafts only when asked)."""
+        resting = [record if drafts else {k: v for k, v in record.items() if k != "drafts"} for record in self.resting.values()]
+        return sorted([*(pi.summary(drafts) for pi in self.pis.values()), *resting], key=lambda pi: pi["number"])
 
     def next_prefix(self) -> str:
         return f"w{next(self._windows)}-"
@@ -307,6 +336,7 @@ class Connection:
                 return False
             self._watch(pi)
             pi.watch(self.watcher)  # type: ignore[arg-type]
+            pi.take_drafts(self.watcher, request.drafts)  # type: ignore[arg-type]  # (a pi closed idle, back)
             return True
         if self.pi is None and isinstance(request, controls.Attach):
             pi = holder.pis.get(request.number)
@@ -314,21 +344,27 @@ class Connection:
                 self.send(frames.control(op="hello", error=f"no held pi {request.number}"))
                 return False
             self._watch(pi)
+            pi.take_drafts(self.watcher, request.drafts)  # type: ignore[arg-type]
             pi.attach(self.watcher)  # type: ignore[arg-type]
             return True
         if isinstance(request, controls.List):
-            self.send(frames.control(op="list", protocol=frames.PROTOCOL, holder=os.getpid(),
-                                     pis=[pi.summary(request.drafts) for pi in holder.pis.values()]))
+            self.send(frames.control(op="list", protocol=frames.PROTOCOL, holder=os.getpid(), pis=holder.listed(request.drafts)))
             return False
         if isinstance(request, controls.Stop):
             chosen = list(holder.pis.values()) if request.all else [
                 pi for pi in holder.pis.values() if pi.number == request.number]
+            resting = list(holder.resting) if request.all else [
+                number for number in holder.resting if number == request.number]
+            for number in resting:
+                del holder.resting[number]
             was = [{"number": pi.number, "state": pi.state, "windows": len(pi.watchers)} for pi in chosen]
+            was += [{"number": number, "state": "idle", "windows": 0} for number in resting]
             for pi in chosen:  # the windows showing it say why it ends
                 for watcher in pi.watchers:
                     watcher.send(frames.control(op="stopped", by=STOPPED_BY))
             await asyncio.gather(*(pi.close() for pi in chosen))
-            self.send(frames.control(op="stopped", numbers=[pi.number for pi in chosen], pis=was))
+            self.send(frames.control(op="stopped", holder=os.getpid(), numbers=sorted(pi["number"] for pi in was),
+                                     pis=sorted(was, key=lambda pi: pi["number"])))
             return False
         if self.pi is not None and isinstance(request, controls.CloseStdin):
             others = [watcher for watcher in self.pi.watchers if watcher is not self.watcher]
@@ -340,9 +376,12 @@ class Connection:
         if self.pi is not None and isinstance(request, controls.Signal):
             self.pi.signal(request.signal)
             return True
-        if isinstance(request, controls.Detach):  # (with what the window had typed and not sent, for the next one)
-            if self.pi is not None and request.draft is not None:
-                self.pi.draft = request.draft[:MOST_DRAFT]
+        if self.watcher is not None and isinstance(request, controls.Draft):
+            self.watcher.draft_part(request.text, request.more)  # (kept for the next window when it leaves)
+            return True
+        if isinstance(request, controls.Detach):
+            if self.watcher is not None and request.draft is not None:
+                self.watcher.draft_part(request.draft, False)
             return False
         raise frames.BadFrame(f"a control frame the holder cannot take here: {head.op[:40]!r}")
 
@@ -350,5 +389,6 @@ class Connection:
         self.pi = pi
         self.frames.limit = frames.MAX_FRAME
         self.watcher = Watcher(self.writer.transport, self.holder.next_prefix(), self.drop)  # type: ignore[arg-type]
-        self.send(frames.control(op="hello", protocol=frames.PROTOCOL, number=pi.number, pid=pi.pid, prefix=self.watcher.prefix,
-                                 cwd=pi.cwd, argv=pi.argv, window=pi.window, state=pi.state, windows=len(pi.watchers)))
+        self.send(frames.control(op="hello", protocol=frames.PROTOCOL, number=pi.number, pid=pi.pid, holder=os.getpid(),
+                                 prefix=self.watcher.prefix, cwd=pi.cwd, argv=pi.argv, window=pi.window, state=pi.state,
+                                 windows=len(pi.watchers)))

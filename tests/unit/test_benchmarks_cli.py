@@ -19,7 +19,7 @@ def test_every_benchmark_module_is_listed() -> None:
     names = {line.split(":")[0] for line in listed.splitlines()}
     assert names == {
         "big_diff", "checkpoints", "big_line_diff", "big_write", "decode_throughput", "file_completion", "keystroke_latency", "large_session", "long_tool_session", "markdown_render", "memory", "notify_flood", "remote_files", "sessions", "startup",
-        "stream_to_screen", "streaming_cpu", "tool_transcript", "versus_pi_tui", "hold", "held_startup",
+        "stream_to_screen", "streaming_cpu", "tool_transcript", "versus_pi_tui", "hold", "held_startup", "hold_idle",
         "served_pages",
     }
 

@@ -184,6 +184,12 @@ def test_main_runs_the_app_then_stops_the_demo(pi_flag, monkeypatch):
         def sessions_at_exit(self) -> list:
             return []
 
+        def held_at_exit(self) -> list:
+            return []
+
+        def held_stopped_at_exit(self) -> set:
+            return set()
+
         def run_app(self, signals, runner) -> int:
             assert seen[0].demo_server.workdir.exists()
             assert self.client.running and self.client.process is None, "pi was spawned before the app was made (and not read yet)"

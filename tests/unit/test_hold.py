@@ -267,3 +267,57 @@ async def test_a_holder_waits_for_its_first_window_longer_than_it_lingers(tmp_pa
     assert await reader.read(1 << 16)
     writer.close()
     await asyncio.wait_for(served, 10)  # (then it leaves)
+
+
+async def test_a_pi_closed_idle_is_listed_until_stopped_and_keeps_its_holder(tmp_path: Path) -> None:
+    """The holder lists a pi it closed idle as it was (no pid, its session file, its drafts
+    only when asked) and stays for it; `pideck stop N` forgets it, and then the holder leaves."""
+    from protocol.hold.holder import Holder
+    from protocol.hold.listen import take
+
+    listening = take(tmp_path)
+    assert listening is not None
+    path = listening.path
+    holder = Holder(tmp_path, lambda line: None, linger=0.05)
+    holder._served = True
+    holder.resting[4] = {"number": 4, "pid": None, "cwd": "/p", "state": "idle", "windows": 0,
+                         "session_file": "/p/s.jsonl", "drafts": ["half a thought"]}
+    served = asyncio.ensure_future(holder.serve(listening))
+
+    async def asked(**request: object) -> dict[str, object]:
+        reader, writer = await asyncio.open_unix_connection(str(path))
+        writer.write(frames.control(**request))
+        reader_frames = frames.FrameReader(frames.FROM_HOLDER)
+        while not (got := reader_frames.feed(await reader.read(1 << 16))):
+            pass
+        writer.close()
+        return frames.read_control(got[0][1])
+
+    await asyncio.sleep(0.5)  # ten lingers: it stays for the pi it may bring back
+    assert not served.done()
+    (listed,) = (await asked(op="list"))["pis"]  # type: ignore[misc]
+    assert listed["session_file"] == "/p/s.jsonl" and "drafts" not in listed
+    assert [pi["drafts"] for pi in (await asked(op="list", drafts=True))["pis"]] == [["half a thought"]]  # type: ignore[attr-defined]
+    assert (await asked(op="stop", number=4))["numbers"] == [4]
+    assert (await asked(op="list"))["pis"] == []
+    await asyncio.wait_for(served, 10)  # (then it leaves)
+
+
+def test_a_pi_closed_idle_whose_folder_went_is_named_not_a_stop_to_pideck(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain `pideck` starts its own pi (one that cannot come back is no reason to refuse);
+    `pideck attach 4` says why it cannot."""
+    import argparse
+
+    from app.hold_cli import attach_launches
+    from app.pi.launch import LaunchConfig, LaunchError
+
+    gone = tmp_path / "gone"
+    monkeypatch.setattr("app.hold_cli.held", lambda env, drafts=False: [
+        {"number": 4, "pid": None, "cwd": str(gone), "state": "idle", "windows": 0,
+         "session_file": str(gone / "s.jsonl"), "window": {"argv": ["pi", "--mode", "rpc"]}}])
+    base = LaunchConfig(argv=("pi", "--mode", "rpc"), env={}, cwd=tmp_path, demo=False, protocol_log=tmp_path / "log")
+    assert attach_launches(base, argparse.Namespace(attach=None), {}) == []
+    for asked in ([4], []):
+        with pytest.raises(LaunchError, match=f"held pi 4 cannot come back: {gone}: does not exist"):
+            attach_launches(base, argparse.Namespace(attach=asked), {})

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from app.cli import main, parse_args
-from app.pi.launch import LaunchConfig
+from app.pi.launch import LaunchConfig, held_launch, resting_launch
+from app.resume_commands import resume_line
 from app.restore import Closing, drafts_left, other_launches, restoring, save_sessions
 from protocol.files.desk_file import (
     MAX_DRAFT_BYTES,
@@ -185,3 +186,25 @@ def test_the_one_desk_of_earlier_versions_restores_and_goes(tmp_path: Path) -> N
     assert restored is not None and args.cwd == str(api) and args.pi_args == ["--session", "a1"]
     save_sessions([closing(api, "a1")], args, os.environ, restored)
     assert not old.exists() and [desk.sessions[0].cwd for desk in desks(os.environ)] == [str(api)]
+
+
+def test_a_held_pi_attached_to_is_saved_and_resumed_with_its_own_launch(tmp_path: Path) -> None:
+    """`pideck attach` (no folder, no pi flags) shows a pi started with `--provider`, `--model`
+    and `-e` in another folder: its desk and its resume command are that pi's, flags and all."""
+    folder = tmp_path / "project"
+    given = ["--provider", "p", "--model", "m", "-e", "ext.ts"]
+    attached = held_launch(launch(tmp_path), 3, str(folder), {"argv": ["pi", "--mode", "rpc", *given], "pi_args": given})
+    name, _, state, _, draft = closing(folder, "s1")
+    args = parse_args([])
+    save_sessions([(name, attached, state, True, draft)], args, os.environ)
+    (saved_one,) = desks(os.environ)[0].sessions
+    assert (saved_one.cwd, saved_one.pi_args) == (str(folder), [*given, "--session", "s1"])
+    command = resume_line(args, attached, state, started=True)
+    assert command is not None and command.endswith(f"--cwd {folder} -- --provider p --model m -e ext.ts --session s1")
+    # the same pi after the holder closed it idle, started again on its session file by pideck attach
+    resumed = resting_launch(launch(tmp_path), 3, str(folder), {"argv": ["pi", "--mode", "rpc", *given], "pi_args": given},
+                             str(folder / "s1.jsonl"))
+    assert resumed.resumes == 3 and resumed.argv[-2:] == ("--session", str(folder / "s1.jsonl"))
+    save_sessions([(name, resumed, state, True, draft)], args, os.environ)
+    assert desks(os.environ)[0].sessions[0].pi_args == [*given, "--session", "s1"]
+    assert resume_line(args, resumed, state, started=True) == command
