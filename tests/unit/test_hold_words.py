@@ -123,16 +123,18 @@ def test_the_server_of_held_pages_says_they_go_on() -> None:
 def test_a_page_whose_held_pis_go_on_says_so_and_no_resume_command(capsys: pytest.CaptureFixture[str],
                                                                     tmp_path: Path) -> None:
     from app.cli import parse_args
+    from app.pi.launch import LaunchConfig
     from app.served_page import tell_server_how_to_resume
     from protocol.wire.responses import SessionState
 
     (session := tmp_path / "a.jsonl").write_text("{}\n")
     state = SessionState(session_file=str(session), session_id="a")
-    tell_server_how_to_resume(parse_args([]), state, 1)
+    config = LaunchConfig(argv=("pi", "--mode", "rpc"), env={}, cwd=tmp_path, demo=False, protocol_log=tmp_path / "log")
+    tell_server_how_to_resume(parse_args([]), config, state, 1)
     err = capsys.readouterr().err
     assert "the page's 1 held pi goes on; pideck attach shows it" in err
     assert "to resume it" not in err
-    tell_server_how_to_resume(parse_args([]), state)
+    tell_server_how_to_resume(parse_args([]), config, state)
     assert "to resume it" in capsys.readouterr().err
 
 
