@@ -24,6 +24,7 @@ from app.pi.checkpoint_launch import AFTER_USER_BASH, checkpoint_root
 from app.pi.crash_recovery import CrashRecovery
 from app.pi.early_start import pi_client
 from app.pi.launch import LaunchConfig, no_model_help
+from app.pi.one_writer import OwnClaim, held_pi_for
 from app.pi.problem_monitor import ProblemMonitor
 from app.pi.record_pump import RecordPump, Stoppable, fold_in_slices
 from protocol.files.session_files import session_cwd
@@ -105,6 +106,7 @@ class PiSession:
         self._remove_listener: Callable[[], None] = lambda: None
         self.last_record_at: float | None = None  # monotonic time pi last sent something (/sessions)
         self._reverts: FileReverts | None = None
+        self.claim = OwnClaim()  # the session file of a pi of this window's own (app/pi/one_writer.py)
         self.attach(self.client)
 
     @property
@@ -241,6 +243,7 @@ class PiSession:
             self.host.in_background(self._refresh_stats_after_frame(), "stats")
 
     def _exited(self, exited: ChildExited) -> None:
+        self.claim.release()
         if not self.ready:
             self.model.could_not_start(exited.error or f"pi exited during start-up (exit code {exited.returncode})")
             return
@@ -274,6 +277,13 @@ class PiSession:
             if self.client.exited is None:
                 await self.could_not_start(f"pi did not answer get_state: {exc}")
             return
+        if (taken := self.claim.taken(self.client, self.config, state.session_file)) is not None:
+            shown = await self.show_holder_of(taken)
+            if not isinstance(shown, SessionState):
+                if shown:
+                    await self.could_not_start(shown)
+                return
+            state, attached = shown, True
         try:
             await self.reload(state, attached=attached)
         except RpcError as exc:
@@ -286,6 +296,39 @@ class PiSession:
             self.model.banner("error", "pi has no model to answer with", no_model_help(self.config))
         await self.apply_changes()
         await self.load_commands()
+
+    async def show_holder_of(self, taken: dict[str, Any]) -> SessionState | str:
+        """pi opened a session file another pi has open (`taken` says who): it is closed unused,
+        and this session shows the held pi that has it, attached; pi's state then, else the
+        line that says why it cannot ("" when the attach failed: its exit says why)."""
+        self._remove_listener()  # (the exit of a pi that never wrote is nobody's business)
+        self._remove_listener = lambda: None
+        await self.client.close()
+        found = await held_pi_for(taken, self.config)
+        if isinstance(found, str):
+            return found
+        client = pi_client(found)
+        self.config = found
+        self.attach(client)
+        await client.start()
+        if client.exited is not None:
+            return ""
+        self.attached()
+        try:
+            state = await client.call(GetState(), timeout=60)
+        except RpcError as exc:
+            return "" if client.exited is not None else f"held pi {found.attach} did not answer get_state: {exc}"
+        self.tell.say(f"Held pi {found.attach} had this session open already: this window shows it, attached "
+                      "(pideck ls lists it)", title="Attached")
+        return state
+
+    async def _leave_file(self, taken: dict[str, Any]) -> None:
+        """pi switched to a session file another pi has open: it is closed before it writes."""
+        number = taken.get("number")
+        where = f"held pi {number} (pideck ls)" if isinstance(number, int) else "another pideck's own pi"
+        self.tell.warn(f"pi was closed: {Path(str(taken.get('session_file'))).name}, the session it switched to, is "
+                       f"open in {where}", title="Session open elsewhere")
+        await self.client.close()
 
     def attached(self) -> bool:
         """A held pi this window attached to (protocol/hold/): its messages before the run in
@@ -325,6 +368,9 @@ class PiSession:
                 and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None):
             self.cwd = cwd
         model.set_state(state)  # the model's name is shown while the messages come
+        if self.ready and (taken := self.claim.taken(self.client, self.config, state.session_file)) is not None:
+            await self._leave_file(taken)  # (a switch to a file another pi opened meanwhile)
+            return
         self.host.in_background(self.apply_changes(), "flush")  # (not awaited: pi answers meanwhile)
         ticking = self.host.set_interval(LOADING_TICK, self._loading_tick)
         try:
@@ -383,4 +429,5 @@ class PiSession:
             self.client.detach(draft)
             return
         await self.client.close()
+        self.claim.release()
 

@@ -27,6 +27,7 @@ from typing import Any
 import msgspec
 
 from protocol.hold import frames
+from protocol.hold.held_claim import HeldClaim
 from protocol.wire.child import Child, connect, end
 from protocol.wire.framing import LineFramer
 from protocol.wire.spawn import spawn
@@ -49,6 +50,7 @@ class Head(msgspec.Struct):
     type: str = ""
     id: Any = None
     method: str = ""
+    command: str = ""
     timeout: Any = None
     statusKey: Any = None  # noqa: N815 (pi's names)
     widgetKey: Any = None  # noqa: N815
@@ -145,6 +147,8 @@ class HeldPi:
         self.run_message_ends = 0
         self.dialogs: dict[str, OpenDialog] = {}
         self.kept_ui: dict[tuple[str, str], bytes] = {}
+        self.claim = HeldClaim(number, env, remote if isinstance(remote := window.get("remote"), str) else None, log)
+        self.taken: dict[str, Any] | None = None  # its session file was another pi's: it is closed
         self.draft = ""  # what the last window to leave had typed and not sent (`pideck attach` puts it back)
         self.stderr: deque[bytes] = deque()
         self._stderr_size = 0
@@ -181,7 +185,7 @@ class HeldPi:
         """What `pideck ls` shows of it; with `drafts`, the draft the last window left too."""
         summary = {"number": self.number, "pid": self.pid, "cwd": self.cwd, "state": self.state,
                    "windows": len(self.watchers), "last_activity": self.last_activity,
-                   "started_at": self.started_at, "window": self.window}
+                   "started_at": self.started_at, "window": self.window, "session_file": self.claim.session_file}
         return {**summary, "draft": self.draft} if drafts else summary
 
     def idle_since(self) -> float | None:
@@ -254,6 +258,8 @@ class HeldPi:
         record = head(line)
         if record is None or not record.type:
             return "not a JSON record"
+        if self.taken is not None:
+            return "its session file is another pi's, and it is being closed"
         if record.type == "extension_ui_response" and self.dialogs.pop(answered := str(record.id), None) is not None:
             for other in self.watchers:  # (a later answer still goes to pi, which ignores it)
                 if other is not watcher:
@@ -298,7 +304,7 @@ class HeldPi:
         record = None if line.startswith(DELTA) else head(line)  # (most of a stream: read no further)
         kind = "message_update" if record is None and line.startswith(DELTA) else record.type if record else ""
         if kind == "response" and isinstance(record.id, str):  # type: ignore[union-attr]
-            self._response(record.id, line)  # type: ignore[union-attr]
+            self._response(record.id, line, record.command)  # type: ignore[union-attr]
             return
         if kind == "agent_start" and self.run is None:
             self.run = tempfile.SpooledTemporaryFile(max_size=RUN_MEMORY, dir=self.place)
@@ -326,7 +332,9 @@ class HeldPi:
             key = getattr(record, field, "") if field else ""
             _keep(self.kept_ui, (record.method, str(key)[:200]), line)
 
-    def _response(self, request_id: str, line: bytes) -> None:
+    def _response(self, request_id: str, line: bytes, command: str = "") -> None:
+        if command == "get_state" and self.taken is None and (taken := self.claim.learn(line, self.pid)) is not None:
+            self._yield(taken)
         if (waiting := self._cuts.pop(request_id, None)) is not None:
             self._hand_cut(waiting, line)
             return
@@ -368,6 +376,16 @@ class HeldPi:
         self.unseen_end = False
         self.watchers.append(watcher)
 
+    def _yield(self, taken: dict[str, Any]) -> None:
+        """Another pi has pi's session file open (it was opened there first): the windows are
+        told, before the answer that named it, and pi is closed before it can write to it."""
+        self.taken = taken
+        self.log(f"pi {self.number}: its session file is open in another pi ({taken.get('pid')}); closing it")
+        told = frames.control(op="taken", by=taken)
+        for watcher in [*self.watchers, *self._cuts.values()]:
+            watcher.send(told)
+        self.close()
+
     def _open_dialogs(self) -> dict[str, OpenDialog]:
         """The dialogs pi still waits on (those past their timeout are forgotten)."""
         now = time.monotonic()
@@ -399,6 +417,7 @@ class HeldPi:
             for task in lingering:
                 task.cancel()
         self.returncode = self.child.returncode
+        self.claim.release()
         if self._idle_timer is not None:
             self._idle_timer.cancel()
         if self.run is not None:
