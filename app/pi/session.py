@@ -80,10 +80,17 @@ class SessionHost(Protocol):
         """Draw what changed and do what the changes ask of the app (dialogs, alerts)."""
         ...
 
+    def shown_here(self, session_file: str) -> bool:
+        """Whether another session of this window has `session_file` open: then that one is
+        shown, and this one closes."""
+        ...
+
 
 class PiSession:
     """`client` is a pi already spawned (early start) or a reader of a file (`pideck view`);
     without one, the session makes the client of the pi `config` describes."""
+
+    writes = True  # its pi writes the session file it has open (a view only reads one): claimed for it
 
     def __init__(self, config: LaunchConfig, host: SessionHost, client: RpcClient | None = None) -> None:
         self.config = config
@@ -277,7 +284,7 @@ class PiSession:
             if self.client.exited is None:
                 await self.could_not_start(f"pi did not answer get_state: {exc}")
             return
-        if (taken := self.claim.taken(self.client, self.config, state.session_file)) is not None:
+        if self.writes and (taken := self.claim.taken(self.client, self.config, state.session_file)) is not None:
             shown = await self.show_holder_of(taken)
             if not isinstance(shown, SessionState):
                 if shown:
@@ -300,10 +307,13 @@ class PiSession:
     async def show_holder_of(self, taken: dict[str, Any]) -> SessionState | str:
         """pi opened a session file another pi has open (`taken` says who): it is closed unused,
         and this session shows the held pi that has it, attached; pi's state then, else the
-        line that says why it cannot ("" when the attach failed: its exit says why)."""
+        line that says why it cannot ("" when the attach failed, its exit says why, or another
+        session of this window has the file and is shown instead)."""
         self._remove_listener()  # (the exit of a pi that never wrote is nobody's business)
         self._remove_listener = lambda: None
         await self.client.close()
+        if self.host.shown_here(str(taken.get("session_file"))):
+            return ""
         found = await held_pi_for(taken, self.config)
         if isinstance(found, str):
             return found
@@ -368,7 +378,7 @@ class PiSession:
                 and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None):
             self.cwd = cwd
         model.set_state(state)  # the model's name is shown while the messages come
-        if self.ready and (taken := self.claim.taken(self.client, self.config, state.session_file)) is not None:
+        if self.ready and self.writes and (taken := self.claim.taken(self.client, self.config, state.session_file)) is not None:
             await self._leave_file(taken)  # (a switch to a file another pi opened meanwhile)
             return
         self.host.in_background(self.apply_changes(), "flush")  # (not awaited: pi answers meanwhile)

@@ -14,13 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import SIZE, HarnessPi, PiHarness, TmuxPideck, notes, send, started, transcript_text, wait_until
+from tests.pi_harness import (SIZE, HarnessPi, PiHarness, TmuxPideck, kill_group, notes, send, started, transcript_text,
+                              wait_until)
 
+from app.pi.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
+from app.view_app import ViewApp
+from protocol.files.view_client import ViewClient
 from protocol.hold import session_claims
 from protocol.hold.ask import ask, held
+from protocol.hold.held_client import HeldClient
+from protocol.wire.commands import GetState
 
 pytestmark = pytest.mark.pi
 
@@ -125,3 +131,110 @@ async def test_a_session_another_windows_own_pi_has_is_refused(tmp_path: Path, p
         assert held(holder_env) == []
         assert "● ready" in term.screen()
     assert Path(session_file).read_bytes() == before
+
+
+async def test_open_of_a_session_this_window_shows_shows_that_session(tmp_path: Path, pi_harness: PiHarness,
+                                                                     holder_env: dict[str, str]) -> None:
+    """/open (or the picker's Alt+Enter) of the session this window shows: that session is
+    shown, where a second pi was started on its file."""
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(text="the only reply"))
+    app = PideckApp(_config(pi_harness, holder_env, tmp_path / "sessions"))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "a prompt")
+        await wait_until(pilot, lambda: "the only reply" in transcript_text(app) and not app.session.running,
+                         timeout=30, what="the reply")
+        session_file = app.session.state.session_file
+        opened = app.open_session(pi_harness.cwd, session=session_file)
+        await wait_until(pilot, lambda: opened not in app.slots and any("open here already" in n for n in notes(app)),
+                         timeout=30, what="the session opened again closed, the first shown")
+        assert app.slots == [app.current] and app.current.pi.model.state.session_file == session_file
+        assert len(held(holder_env)) == 1
+        app._hang_up()
+    assert [text for text, _ in _user_messages(session_file)] == ["a prompt"]
+
+
+async def test_resume_of_a_held_session_opens_it_beside_attached(tmp_path: Path, pi_harness: PiHarness,
+                                                                holder_env: dict[str, str]) -> None:
+    """/resume FILE of a session a held pi has open: this window's pi is not switched to it
+    (two pis would write it); it opens beside, attached to the held pi."""
+    sessions = tmp_path / "sessions"
+    pi = await _held_run_left(pi_harness, holder_env, sessions)
+    app = PideckApp(_config(pi_harness, holder_env, sessions))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, f"/resume {pi['session_file']}")
+        await wait_until(pilot, lambda: len(app.slots) == 2 and app.current is app.slots[1]
+                         and app.current.pi.ready and "the held reply" in transcript_text(app),
+                         timeout=30, what="the held session beside, attached")
+        assert app.slots[0].pi.model.state.session_file != pi["session_file"]
+        listed = {p["number"]: p for p in held(holder_env)}
+        assert len(listed) == 2 and listed[pi["number"]]["windows"] == 1
+        app._hang_up()
+
+
+async def test_a_restored_session_a_held_pi_has_attaches_to_it(tmp_path: Path, pi_harness: PiHarness,
+                                                               holder_env: dict[str, str]) -> None:
+    """--restore of a desk saved before its session was held: the restored session shows the
+    held pi, attached, where a second pi was started on its file (`pideck ls` listed two pis
+    on one file)."""
+    sessions = tmp_path / "sessions"
+    pi = await _held_run_left(pi_harness, holder_env, sessions)
+    first = _config(pi_harness, holder_env, sessions)
+    restored = _config(pi_harness, holder_env, sessions, "--session", pi["session_file"])
+    app = PideckApp(first, restore=[restored])
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await wait_until(pilot, lambda: app.slots[1].pi.ready, timeout=30, what="the restored session")
+        listed = {p["number"]: p for p in held(holder_env)}
+        assert len(listed) == 2 and listed[pi["number"]]["windows"] == 1, listed
+        app.show_session(2)
+        await wait_until(pilot, lambda: app.slots[1].main.composed.is_set(), what="the restored session shown")
+        await wait_until(pilot, lambda: "the held reply" in transcript_text(app), what="the held run's reply")
+        app._hang_up()
+
+
+async def test_a_restart_on_a_session_a_held_pi_has_now_attaches_to_it(tmp_path: Path, pi_harness: PiHarness,
+                                                                       holder_env: dict[str, str]) -> None:
+    """Ctrl+R after pi died, when a held pi has opened its session file meanwhile: the window
+    shows the held pi, attached, where it started a second pi on the file."""
+    sessions = tmp_path / "sessions"
+    pi = await _held_run_left(pi_harness, holder_env, sessions)
+    ask({"op": "stop", "all": True}, holder_env, timeout=30.0)
+    session_file = pi["session_file"]
+    app = PideckApp(_config(pi_harness, holder_env, sessions, "--session", session_file, hold=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        assert session_claims.owner(session_file, None) == {"pid": os.getpid(), "pi_pid": app.client.process.pid,
+                                                             "session_file": session_file, "host": None}
+        kill_group(app.client)
+        await wait_until(pilot, lambda: app.main.check_action("restart_pi", ()) is True, timeout=30, what="the crash")
+        assert session_claims.owner(session_file, None) is None
+        other = HeldClient(pi_harness.make_argv(session_dir=sessions, extra_args=["--session", session_file]),
+                           holder_env=holder_env, env=pi_harness.env, cwd=pi_harness.cwd)
+        await other.start()
+        await other.call(GetState(), timeout=30)
+        other.detach()
+        (now,) = held(holder_env)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: "pi shown again" in transcript_text(app) and app.client.running,
+                         timeout=30, what="the held pi, attached")
+        assert [(p["number"], p["windows"]) for p in held(holder_env)] == [(now["number"], 1)]
+        app._hang_up()
+
+
+async def test_pideck_view_of_a_held_session_file_reads_it_and_claims_nothing(tmp_path: Path, pi_harness: PiHarness,
+                                                                             holder_env: dict[str, str]) -> None:
+    """`pideck view FILE` reads a session file a held pi has open: it writes nothing, so it is
+    shown as read, not taken for a second pi and turned into an attach."""
+    pi = await _held_run_left(pi_harness, holder_env, tmp_path / "sessions")
+    path = Path(pi["session_file"])
+    config = LaunchConfig(argv=("pideck", "view"), env=dict(os.environ), cwd=tmp_path, demo=False,
+                          protocol_log=tmp_path / "protocol.log")
+    app = ViewApp(config, ViewClient(str(path)), path=path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app._session_ready and app.pump.idle, what="the file shown")
+        assert "the held reply" in transcript_text(app)
+        assert [p["windows"] for p in held(holder_env)] == [0]
+        assert not any("Held pi" in note for note in notes(app))
