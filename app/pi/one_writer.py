@@ -11,13 +11,12 @@ in one line that it cannot.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from app.pi.launch import LaunchConfig, held_launch
+from app.pi.launch import LaunchConfig, LaunchError, held_launch
 from protocol.hold import session_claims
 from protocol.hold.ask import ask
 from protocol.hold.frames import BadFrame
@@ -56,9 +55,40 @@ class OwnClaim:
             self.claim = None
 
 
-async def held_pi_for(taken: Mapping[str, Any], config: LaunchConfig) -> LaunchConfig | str:
+def asked_file(config: LaunchConfig) -> str | None:
+    """The session file `config`'s pi arguments name (`--session FILE`), if it exists (on pi's
+    host: as given)."""
+    args = list(config.pi_args[: config.pi_args.index("--")] if "--" in config.pi_args else config.pi_args)
+    named = [args[i + 1] for i in range(len(args) - 1) if args[i] == "--session"]
+    named += [arg.split("=", 1)[1] for arg in args if arg.startswith("--session=")]
+    if not named:
+        return None
+    if config.remote is not None:
+        return named[-1]
+    path = config.cwd / Path(named[-1]).expanduser()
+    return str(path) if path.is_file() else None
+
+
+def before_start(config: LaunchConfig) -> LaunchConfig:
+    """`config`, or, when the session file it names is open in a held pi already, the attach
+    to that pi: no pi is started on the file. LaunchError says why it cannot be shown (another
+    pideck's own pi has it)."""
+    session_file = asked_file(config) if config.attach is None else None
+    try:
+        taken = session_claims.owner(session_file, config.remote, config.env) if session_file else None
+    except OSError:
+        taken = None
+    if taken is None:
+        return config
+    found = held_pi_for({**taken, "session_file": session_file}, config)
+    if isinstance(found, str):
+        raise LaunchError(found)
+    return found
+
+
+def held_pi_for(taken: Mapping[str, Any], config: LaunchConfig) -> LaunchConfig | str:
     """The launch that attaches to the held pi that has the file (`taken` says who), or the
-    line that says why this window cannot show it."""
+    line that says why this window cannot show it (blocking: it may ask the holder)."""
     number, pid = taken.get("number"), taken.get("pid")
     name = Path(str(taken.get("session_file") or "this session")).name
     if pid == os.getpid():
@@ -67,7 +97,7 @@ async def held_pi_for(taken: Mapping[str, Any], config: LaunchConfig) -> LaunchC
         return (f"{name} is open in another pideck (pid {pid}), whose pi is its own (--no-hold): it cannot be shown "
                 "here as well; go on there, or quit it there first")
     try:
-        answer = await asyncio.to_thread(ask, {"op": "list"}, config.env, 10.0)
+        answer = ask({"op": "list"}, config.env, 10.0)
     except (OSError, BadFrame, UnsafePlace) as exc:
         return f"{name} is open in held pi {number}, and pideck's holder did not answer: {exc}"
     pis = answer.get("pis") if answer is not None and answer.get("holder") == pid else None

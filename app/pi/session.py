@@ -314,7 +314,7 @@ class PiSession:
         await self.client.close()
         if self.host.shown_here(str(taken.get("session_file"))):
             return ""
-        found = await held_pi_for(taken, self.config)
+        found = await asyncio.to_thread(held_pi_for, taken, self.config)
         if isinstance(found, str):
             return found
         client = pi_client(found)

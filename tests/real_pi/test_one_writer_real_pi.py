@@ -26,6 +26,7 @@ from protocol.files.view_client import ViewClient
 from protocol.hold import session_claims
 from protocol.hold.ask import ask, held
 from protocol.hold.held_client import HeldClient
+from protocol.hold.place import hold_dir
 from protocol.wire.commands import GetState
 
 pytestmark = pytest.mark.pi
@@ -234,7 +235,24 @@ async def test_pideck_view_of_a_held_session_file_reads_it_and_claims_nothing(tm
                           protocol_log=tmp_path / "protocol.log")
     app = ViewApp(config, ViewClient(str(path)), path=path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready and app.pump.idle, what="the file shown")
+        await wait_until(pilot, lambda: app._session_ready and app.pump.idle, timeout=60, what="the file shown")
         assert "the held reply" in transcript_text(app)
         assert [p["windows"] for p in held(holder_env)] == [0]
         assert not any("Held pi" in note for note in notes(app))
+
+
+async def test_pideck_session_file_a_held_pi_has_attaches_without_starting_pi(tmp_path: Path, pi_harness: PiHarness,
+                                                                       holder_env: dict[str, str]) -> None:
+    """`pideck -- --session FILE` in a terminal, FILE open in a held pi: pideck attaches to it
+    and says so, and no other pi is started (the holder's log names one pi only)."""
+    pi = await _held_run_left(pi_harness, holder_env, tmp_path / "sessions")
+    user = HarnessPi(pi_harness, tmp_path)
+    env = user.env() | {"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"], "XDG_RUNTIME_DIR": holder_env["XDG_RUNTIME_DIR"],
+                        "PIDECK_HOLD": ""}
+    args = ("--pi", shlex.join(pi_harness.runtime.argv), "--", *pi_model_args(), "--session", pi["session_file"])
+    with TmuxPideck(user, args=args, cwd=tmp_path, env=env) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "the held reply" in term.screen() and "● ready" in term.screen(), "the held pi", timeout=60)
+        term.wait(lambda: "brought back" in term.screen(), "that it attached")
+        assert [(p["number"], p["windows"]) for p in held(holder_env)] == [(pi["number"], 1)]
+    log = (hold_dir(holder_env) / "holder.log").read_text()
+    assert log.count(" started (pid ") == 1, log
