@@ -164,6 +164,8 @@ class PiSession:
         """A record pi sent, as the client reads it. A dialog request's time runs from now: the
         pump may show it only after a flush that takes a while (a long reply), and a deadline
         counted from then kept the dialog open after pi had given up on it."""
+        if isinstance(record, ChildExited) and getattr(self.client, "taken", None) is not None:
+            return  # (a pi closed unused, for the held pi that has its file: app/pi/one_writer.py)
         self.last_record_at = now = time.monotonic()
         if isinstance(record, DIALOG_REQUESTS) and not self.host.leaving:
             self._dialog_arrived[id(record)] = now

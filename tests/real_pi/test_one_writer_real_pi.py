@@ -256,3 +256,25 @@ async def test_pideck_session_file_a_held_pi_has_attaches_without_starting_pi(tm
         assert [(p["number"], p["windows"]) for p in held(holder_env)] == [(pi["number"], 1)]
     log = (hold_dir(holder_env) / "holder.log").read_text()
     assert log.count(" started (pid ") == 1, log
+
+
+async def test_a_held_pi_that_switched_session_leaves_the_old_file_free(tmp_path: Path, pi_harness: PiHarness,
+                                                                       holder_env: dict[str, str]) -> None:
+    """/new in a held pi: its claim moves to the new session's file, and the old one is free
+    (a pideck --session OLD then starts its own pi on it, not an attach to the wrong one)."""
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(text="a reply"))
+    app = PideckApp(_config(pi_harness, holder_env, tmp_path / "sessions"))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "a prompt")
+        await wait_until(pilot, lambda: "a reply" in transcript_text(app) and not app.session.running,
+                         timeout=30, what="the reply")
+        old = app.session.state.session_file
+        assert session_claims.owner(old, None)["number"] == held(holder_env)[0]["number"]
+        await send(pilot, "/new")
+        await wait_until(pilot, lambda: app.session.state.session_file != old, timeout=30, what="the new session")
+        new = app.session.state.session_file
+        await wait_until(pilot, lambda: held(holder_env)[0]["session_file"] == new, timeout=30, what="the claim moved")
+        assert session_claims.owner(old, None) is None
+        app._hang_up()
