@@ -9,6 +9,8 @@ gets a cut of pi's stream: the holder asks pi for its messages, and at the point
 answer hands the window that answer, how many of its messages the run's records rebuild,
 those records, and from then on every record live. Nothing is dispatched here: windows
 fold the records into their own session model, as they fold a pi of their own.
+The session file pi names in its answers to `get_state` is claimed for it (held_claim.py);
+when another pi has it open, the windows are told (`taken`) and pi is closed unused.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ class Head(msgspec.Struct):
     type: str = ""
     id: Any = None
     method: str = ""
-    command: str = ""
+    command: Any = None
     timeout: Any = None
     statusKey: Any = None  # noqa: N815 (pi's names)
     widgetKey: Any = None  # noqa: N815
