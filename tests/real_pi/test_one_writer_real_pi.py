@@ -64,6 +64,11 @@ def _user_messages(session_file: str) -> list[tuple[str, str | None]]:
     return found
 
 
+def _unwrapped(text: str) -> str:
+    """`text` without its white space (a terminal wraps a long line where the width falls)."""
+    return "".join(text.split())
+
+
 async def _held_run_left(pi_harness: PiHarness, holder_env: dict[str, str], sessions: Path) -> dict[str, Any]:
     """A window sends a prompt, gets its reply, and goes (its terminal closed): the held pi
     that goes on, as `pideck ls` lists it."""
@@ -110,7 +115,8 @@ async def test_continue_on_a_held_session_attaches_to_the_held_pi(tmp_path: Path
 async def test_a_session_another_windows_own_pi_has_is_refused(tmp_path: Path, pi_harness: PiHarness,
                                                               holder_env: dict[str, str]) -> None:
     """A session file another pideck's own pi (--no-hold) has open: `--session FILE` says so
-    in one line and starts nothing; the file is unchanged."""
+    in one line (in the window, once its pi named the file; in the terminal before any pi is
+    started, when pideck is started so); the file is unchanged."""
     sessions = tmp_path / "sessions"
     pi = await _held_run_left(pi_harness, holder_env, sessions)
     ask({"op": "stop", "all": True}, holder_env, timeout=30.0)
@@ -129,6 +135,11 @@ async def test_a_session_another_windows_own_pi_has_is_refused(tmp_path: Path, p
             error = app.session.life.startup_error
             assert f"is open in another pideck (pid {other['pid']}), whose pi is its own (--no-hold)" in error, error
             app.exit()
+        env = own.env() | {"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"], "XDG_RUNTIME_DIR": holder_env["XDG_RUNTIME_DIR"],
+                           "PIDECK_HOLD": ""}
+        with TmuxPideck(own, args=args[1:], cwd=tmp_path, env=env, typed=True) as typed:  # type: ignore[arg-type]
+            said = f"pideck: {Path(session_file).name} is open in another pideck (pid {other['pid']}), whose pi is its own"
+            typed.wait(lambda: _unwrapped(said) in _unwrapped(typed.screen()), "pideck's refusal", timeout=60)
         assert held(holder_env) == []
         assert "● ready" in term.screen()
     assert Path(session_file).read_bytes() == before
