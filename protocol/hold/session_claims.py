@@ -90,9 +90,11 @@ def claim(session_file: str, host: str | None, who: Mapping[str, Any],
 
 
 def owner(session_file: str, host: str | None, env: Mapping[str, str] | None = None) -> dict[str, Any] | None:
-    """Who holds `session_file` (what its lock file says), None if nobody does."""
+    """Who holds `session_file` (what its lock file says), None if nobody does (a lock file
+    its dead owner left is removed then: a claim checks that its file is still the one there)."""
+    path = _path(session_file, host, env)
     try:
-        fd = os.open(_path(session_file, host, env), os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
     try:
@@ -100,6 +102,9 @@ def owner(session_file: str, host: str | None, env: Mapping[str, str] | None = N
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
             return _read(fd)
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                os.unlink(path)
         return None
     finally:
         os.close(fd)

@@ -65,6 +65,7 @@ def test_a_claim_ends_with_its_process(tmp_path: Path) -> None:
         child.kill()
         child.wait()
     assert owner(session, None) is None
+    assert list(session_claims.claims_dir().iterdir()) == [], "the dead owner's lock file is removed"
     again = claim(session, None, {"pid": 1})
     assert isinstance(again, Claim)
     again.release()
