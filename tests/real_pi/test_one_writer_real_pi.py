@@ -5,9 +5,11 @@ why it cannot. Real pi, the scripted model; each test has a holder folder of its
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shlex
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -82,9 +84,17 @@ async def _held_run_left(pi_harness: PiHarness, holder_env: dict[str, str], sess
                          timeout=30, what="the reply")
         session_file = first.session.state.session_file
         first._hang_up()
-    (pi,) = held(holder_env)
-    assert pi["windows"] == 0, pi
+    (pi,) = await _listed(holder_env, lambda pis: len(pis) == 1 and pis[0]["windows"] == 0, "the run held, no window")
     return {**pi, "session_file": session_file}
+
+
+async def _listed(env: dict[str, str], condition: Any, what: str, timeout: float = 30.0) -> list[dict[str, Any]]:
+    """The held pis once `condition` holds of them (the holder reads a window's leaving in its own time)."""
+    deadline = time.monotonic() + timeout
+    while not condition(pis := held(env)):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}: {pis}"
+        await asyncio.sleep(0.05)
+    return pis
 
 
 @pytest.mark.parametrize("hold", [True, False], ids=["held", "no-hold"])
@@ -99,7 +109,8 @@ async def test_continue_on_a_held_session_attaches_to_the_held_pi(tmp_path: Path
     app = PideckApp(_config(pi_harness, holder_env, sessions, "--continue", hold=hold))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
-        assert [(p["number"], p["windows"]) for p in held(holder_env)] == [(pi["number"], 1)]
+        await _listed(holder_env, lambda pis: [(p["number"], p["windows"]) for p in pis] == [(pi["number"], 1)],
+                      "one pi held, this window's (the one it started closed)")
         assert "the held reply" in transcript_text(app)
         assert any(f"Held pi {pi['number']} had this session open already" in note for note in notes(app)), notes(app)
         assert held(holder_env)[0]["session_file"] == pi["session_file"]
@@ -140,7 +151,7 @@ async def test_a_session_another_windows_own_pi_has_is_refused(tmp_path: Path, p
         with TmuxPideck(own, args=args[1:], cwd=tmp_path, env=env, typed=True) as typed:  # type: ignore[arg-type]
             said = f"pideck: {Path(session_file).name} is open in another pideck (pid {other['pid']}), whose pi is its own"
             typed.wait(lambda: _unwrapped(said) in _unwrapped(typed.screen()), "pideck's refusal", timeout=60)
-        assert held(holder_env) == []
+        await _listed(holder_env, lambda pis: pis == [], "no pi held (the one started closed)")
         assert "● ready" in term.screen()
     assert Path(session_file).read_bytes() == before
 
@@ -162,7 +173,7 @@ async def test_open_of_a_session_this_window_shows_shows_that_session(tmp_path: 
         await wait_until(pilot, lambda: opened not in app.slots and any("open here already" in n for n in notes(app)),
                          timeout=30, what="the session opened again closed, the first shown")
         assert app.slots == [app.current] and app.current.pi.model.state.session_file == session_file
-        assert len(held(holder_env)) == 1
+        await _listed(holder_env, lambda pis: len(pis) == 1, "one pi held (the one started closed)")
         app._hang_up()
     assert [text for text, _ in _user_messages(session_file)] == ["a prompt"]
 
@@ -181,8 +192,8 @@ async def test_resume_of_a_held_session_opens_it_beside_attached(tmp_path: Path,
                          and app.current.pi.ready and "the held reply" in transcript_text(app),
                          timeout=30, what="the held session beside, attached")
         assert app.slots[0].pi.model.state.session_file != pi["session_file"]
-        listed = {p["number"]: p for p in held(holder_env)}
-        assert len(listed) == 2 and listed[pi["number"]]["windows"] == 1
+        await _listed(holder_env, lambda pis: len(pis) == 2 and {p["number"]: p["windows"] for p in pis}[pi["number"]] == 1,
+                      "this window's own pi and the held one, attached")
         app._hang_up()
 
 
@@ -199,8 +210,8 @@ async def test_a_restored_session_a_held_pi_has_attaches_to_it(tmp_path: Path, p
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await wait_until(pilot, lambda: app.slots[1].pi.ready, timeout=30, what="the restored session")
-        listed = {p["number"]: p for p in held(holder_env)}
-        assert len(listed) == 2 and listed[pi["number"]]["windows"] == 1, listed
+        await _listed(holder_env, lambda pis: len(pis) == 2 and {p["number"]: p["windows"] for p in pis}[pi["number"]] == 1,
+                      "the first session's pi and the held one, attached")
         app.show_session(2)
         await wait_until(pilot, lambda: app.slots[1].main.composed.is_set(), what="the restored session shown")
         await wait_until(pilot, lambda: "the held reply" in transcript_text(app), what="the held run's reply")
@@ -221,8 +232,9 @@ async def test_a_restart_on_a_session_a_held_pi_has_now_attaches_to_it(tmp_path:
         assert session_claims.owner(session_file, None) == {"pid": os.getpid(), "pi_pid": app.client.process.pid,
                                                              "session_file": session_file, "host": None}
         kill_group(app.client)
-        await wait_until(pilot, lambda: app.main.check_action("restart_pi", ()) is True, timeout=30, what="the crash")
-        assert session_claims.owner(session_file, None) is None
+        await wait_until(pilot, lambda: app.main.check_action("restart_pi", ()) is True
+                         and session_claims.owner(session_file, None) is None, timeout=30,
+                         what="the crash, and the file free")
         other = HeldClient(pi_harness.make_argv(session_dir=sessions, extra_args=["--session", session_file]),
                            holder_env=holder_env, env=pi_harness.env, cwd=pi_harness.cwd)
         await other.start()
@@ -246,8 +258,8 @@ async def test_pideck_view_of_a_held_session_file_reads_it_and_claims_nothing(tm
                           protocol_log=tmp_path / "protocol.log")
     app = ViewApp(config, ViewClient(str(path)), path=path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready and app.pump.idle, timeout=60, what="the file shown")
-        assert "the held reply" in transcript_text(app)
+        await wait_until(pilot, lambda: app._session_ready and "the held reply" in transcript_text(app), timeout=60,
+                         what="the file shown")
         assert [p["windows"] for p in held(holder_env)] == [0]
         assert not any("Held pi" in note for note in notes(app))
 
