@@ -218,19 +218,21 @@ async def test_a_restored_session_a_held_pi_has_attaches_to_it(tmp_path: Path, p
         app._hang_up()
 
 
+@pytest.mark.parametrize("hold", [False, True], ids=["no-hold", "held"])
 async def test_a_restart_on_a_session_a_held_pi_has_now_attaches_to_it(tmp_path: Path, pi_harness: PiHarness,
-                                                                       holder_env: dict[str, str]) -> None:
+                                                                       holder_env: dict[str, str], hold: bool) -> None:
     """Ctrl+R after pi died, when a held pi has opened its session file meanwhile: the window
     shows the held pi, attached, where it started a second pi on the file."""
     sessions = tmp_path / "sessions"
     pi = await _held_run_left(pi_harness, holder_env, sessions)
     ask({"op": "stop", "all": True}, holder_env, timeout=30.0)
+    await _listed(holder_env, lambda pis: pis == [], "the held run stopped")
     session_file = pi["session_file"]
-    app = PideckApp(_config(pi_harness, holder_env, sessions, "--session", session_file, hold=False))
+    app = PideckApp(_config(pi_harness, holder_env, sessions, "--session", session_file, hold=hold))
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
-        assert session_claims.owner(session_file, None) == {"pid": os.getpid(), "pi_pid": app.client.process.pid,
-                                                             "session_file": session_file, "host": None}
+        claimed = session_claims.owner(session_file, None)
+        assert claimed is not None and claimed["pi_pid"] == app.client.process.pid
         kill_group(app.client)
         await wait_until(pilot, lambda: app.main.check_action("restart_pi", ()) is True
                          and session_claims.owner(session_file, None) is None, timeout=30,
