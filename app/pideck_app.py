@@ -644,9 +644,15 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         if other is None:
             return False
         self.show_session(other.number)
-        self.run_worker(self.close_session(slot), group="desk")
+        self.run_worker(self._give_way(slot), group="desk")
         self.tell.say(f"That session is open here already, as session {other.number}: it is shown", title="Sessions")
         return True
+
+    async def _give_way(self, slot: SessionSlot) -> None:
+        """Close `slot`, a second view of a session shown here: no resume command or desk entry of its own."""
+        await self.close_session(slot)
+        if slot in self.closed:
+            self.closed.remove(slot)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The session keys' priority bindings only over a dialog or a picker (see BINDINGS)."""

@@ -173,6 +173,7 @@ async def test_open_of_a_session_this_window_shows_shows_that_session(tmp_path: 
         await wait_until(pilot, lambda: opened not in app.slots and any("open here already" in n for n in notes(app)),
                          timeout=30, what="the session opened again closed, the first shown")
         assert app.slots == [app.current] and app.current.pi.model.state.session_file == session_file
+        await wait_until(pilot, lambda: len(app.sessions_at_exit()) == 1, what="the session saved and resumed once")
         await _listed(holder_env, lambda pis: len(pis) == 1, "one pi held (the one started closed)")
         app._hang_up()
     assert [text for text, _ in _user_messages(session_file)] == ["a prompt"]
