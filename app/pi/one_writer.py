@@ -6,7 +6,8 @@ anything to it. A pi of the window's own has its file claimed here then (the hol
 a held pi's, and says when another pi had it: `HeldClient.taken`). A pi that opened a file
 another pi has open is closed unused: the session shows the held pi that has it instead
 (attached, as `pideck attach` does), or, where that pi is another window's own child, says
-in one line that it cannot.
+in one line that it cannot. Where the file is known before pi starts (`--session FILE`), a
+held pi that has it is attached to at once (`before_start`), and no pi is started on it.
 """
 
 from __future__ import annotations
@@ -39,9 +40,9 @@ class OwnClaim:
         if not session_file or (self.claim is not None and self.claim.session_file == session_file):
             return None
         self.release()
+        who = {"pid": os.getpid(), "pi_pid": getattr(client.process, "pid", None)}
         try:
-            got = session_claims.claim(session_file, config.remote, {"pid": os.getpid(), "pi_pid": getattr(client.process, "pid", None)},
-                                       config.env)
+            got = session_claims.claim(session_file, config.remote, who, config.env)
         except OSError:
             return None  # (no state folder to claim in: as before claims)
         if isinstance(got, session_claims.Claim):
