@@ -280,6 +280,10 @@ def main(argv: list[str] | None = None) -> int:
         held = attached_launches(config, args) if config.hold and restored is None and bring_back else []
         if held:
             config = held[0][0]
+        elif any(arg == "--session" or arg.startswith("--session=") for arg in config.pi_args):
+            from app.pi.one_writer import before_start  # (only then: it imports what pi's spawn comes before)
+
+            config = before_start(config)  # a file a held pi has open: that pi, attached
     except NothingToRestore as exc:
         say(f"pideck: {exc}")
         return 1

@@ -273,7 +273,7 @@ def attach_launches(base: LaunchConfig, args: argparse.Namespace,
         drafts = [draft for draft in listed if isinstance(draft, str)] if isinstance(listed, list) else []
         window = pi.get("window") if isinstance(pi.get("window"), dict) else {}
         try:
-            if isinstance(session_file := pi.get("session_file"), str):  # (closed idle: it comes back on its file)
+            if pi.get("resting") is True and isinstance(session_file := pi.get("session_file"), str):  # (closed idle: it comes back on its file)
                 launch = resting_launch(base, pi["number"], str(pi.get("cwd")), window, session_file, drafts)  # type: ignore[arg-type]
             else:
                 launch = held_launch(base, pi["number"], str(pi.get("cwd")), window, drafts)  # type: ignore[arg-type]

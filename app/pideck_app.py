@@ -705,6 +705,24 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         self.desk_changed()
         return True
 
+    def show_open_session(self, slot: SessionSlot, session_file: str) -> bool:
+        """`slot`'s pi opened `session_file`, which another session here has open (/open of a
+        session this window shows): that one is shown and `slot` closed; False if none has it."""
+        other = next((shown for shown in self.slots if shown is not slot and shown.pi.model.state is not None
+                      and shown.pi.model.state.session_file == session_file), None)
+        if other is None:
+            return False
+        self.show_session(other.number)
+        self.run_worker(self._give_way(slot), group="desk")
+        self.tell.say(f"That session is open here already, as session {other.number}: it is shown", title="Sessions")
+        return True
+
+    async def _give_way(self, slot: SessionSlot) -> None:
+        """Close `slot`, a second view of a session shown here: no resume command or desk entry of its own."""
+        await self.close_session(slot)
+        if slot in self.closed:
+            self.closed.remove(slot)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The session keys' priority bindings only over a dialog or a picker (see BINDINGS)."""
         if action in ("show_session", "next_needing_you", "step_session") and parameters and parameters[-1] is True:

@@ -60,7 +60,7 @@ class Restoring:
         drafts = [draft for draft in listed if isinstance(draft, str)] if isinstance(listed, list) else []
         window = pi.get("window") if isinstance(pi.get("window"), dict) else {}
         number, cwd = pi["number"], str(pi.get("cwd"))
-        if isinstance(session_file := pi.get("session_file"), str):  # (closed idle: it comes back on its file)
+        if pi.get("resting") is True and isinstance(session_file := pi.get("session_file"), str):  # (closed idle: it comes back on its file)
             return resting_launch(config, number, cwd, window, session_file, drafts), merged_drafts(drafts)  # type: ignore[arg-type]
         return held_launch(config, number, cwd, window, drafts), merged_drafts(drafts)  # type: ignore[arg-type]
 

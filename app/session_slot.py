@@ -155,6 +155,8 @@ class Desk(Protocol):
 
     def show_session(self, number: int) -> bool: ...
 
+    def show_open_session(self, slot: SessionSlot, session_file: str) -> bool: ...
+
 
 class SerialWork:
     """Coroutines run one after another in one long-lived worker, started by the first: the
@@ -471,3 +473,6 @@ class SessionSlot:
 
     def show_session(self, number: int) -> bool:
         return self.app.show_session(number)
+
+    def shown_here(self, session_file: str) -> bool:
+        return self.app.show_open_session(self, session_file)

@@ -30,6 +30,7 @@ from protocol.wire.commands import (
     SwitchSession,
 )
 from protocol.files.session_files import session_place
+from protocol.hold import session_claims
 from widgets.safe_text import clean
 from widgets.screens.session_picker import ForkPicker, SessionPicker, one_line
 from widgets.screens.tree_view import SessionTreeScreen
@@ -109,10 +110,13 @@ async def resume(ctx: CommandContext, args: str) -> None:
             return
         target = chosen.path
         title = chosen.title
+        folder = Path(chosen.cwd) if chosen.cwd and Path(chosen.cwd).is_dir() else ctx.cwd
     else:
-        title = target.name
+        title, folder = target.name, ctx.cwd
     if current is not None and str(target) == current:
         ctx.say("That is the session already open.")
+        return
+    if _open_elsewhere(ctx, str(target), None, folder):
         return
     await _change_session(ctx, SwitchSession(session_path=str(target)), "/resume", "session_before_switch",
                           f"Resumed: {one_line(title)[:80]}")
@@ -127,8 +131,23 @@ async def _resume_remote(ctx: CommandContext, path: str, host: str, current: str
     if path == current:
         ctx.say("That is the session already open.")
         return
+    if _open_elsewhere(ctx, path, host, ctx.cwd):
+        return
     await _change_session(ctx, SwitchSession(session_path=path), "/resume", "session_before_switch",
                           f"Resumed: {one_line(path)[-80:]}")
+
+
+def _open_elsewhere(ctx: CommandContext, session_file: str, host: str | None, folder: Path) -> bool:
+    """A session file another pi has open is not switched to (two pis would write it): it opens
+    beside, where that pi is shown (attached, or the session of this window that has it), or
+    pideck says why it cannot be (app/pi/one_writer.py). False when no other pi has it."""
+    if session_claims.owner(session_file, host, ctx.config.env) is None:
+        return False
+    try:
+        ctx.ui.open_session(folder, None, None, session=session_file)
+    except LaunchError as exc:
+        ctx.fail(str(exc), title="/resume")
+    return True
 
 
 async def _fork(ctx: CommandContext, entry_id: str) -> None:

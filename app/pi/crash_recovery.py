@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.pi.args import opening_session
 from app.pi.early_start import pi_client
@@ -90,6 +90,9 @@ class CrashRecovery:
             return  # its ChildExited record shows why, through child_exited
         try:
             state = await client.call(GetState(), timeout=60)
+            if (taken := session.claim.taken(client, session.config, state.session_file)) is not None:
+                await self._show_holder_of(taken)
+                return
             if session_file is not None:
                 await session.reload(state)
         except RpcError as exc:
@@ -110,5 +113,21 @@ class CrashRecovery:
         else:
             model.banner("restart", "pi restarted", f"resumed session {session_file}")
         model.restarted()
+        await session.apply_changes()
+        await session.load_commands()
+
+    async def _show_holder_of(self, taken: dict[str, Any]) -> None:
+        """The session file is open in another pi by now (one held went on while this window
+        lost it): the pi just started is closed unused, and the held one shown."""
+        session = self.session
+        shown = await session.show_holder_of(taken)
+        if isinstance(shown, str):
+            if shown:
+                session.model.crashed("pi was not restarted", shown)
+            return
+        self._starting = None
+        await session.reload(shown, attached=True)
+        session.model.banner("restart", "pi shown again", "the held pi that had this session open, attached")
+        session.model.restarted()
         await session.apply_changes()
         await session.load_commands()

@@ -24,6 +24,7 @@ from app.pi.checkpoint_launch import AFTER_USER_BASH, checkpoint_root
 from app.pi.crash_recovery import CrashRecovery
 from app.pi.early_start import pi_client
 from app.pi.launch import LaunchConfig, no_model_help
+from app.pi.one_writer import OwnClaim, held_pi_for
 from app.pi.problem_monitor import ProblemMonitor
 from app.pi.record_pump import RecordPump, Stoppable, fold_in_slices
 from protocol.files.session_files import session_cwd
@@ -80,10 +81,17 @@ class SessionHost(Protocol):
         """Draw what changed and do what the changes ask of the app (dialogs, alerts)."""
         ...
 
+    def shown_here(self, session_file: str) -> bool:
+        """Whether another session of this window has `session_file` open: then that one is
+        shown, and this one closes."""
+        ...
+
 
 class PiSession:
     """`client` is a pi already spawned (early start) or a reader of a file (`pideck view`);
     without one, the session makes the client of the pi `config` describes."""
+
+    writes = True  # its pi writes the session file it has open (a view only reads one): claimed for it
 
     def __init__(self, config: LaunchConfig, host: SessionHost, client: RpcClient | None = None) -> None:
         self.config = config
@@ -106,6 +114,7 @@ class PiSession:
         self._remove_listener: Callable[[], None] = lambda: None
         self.last_record_at: float | None = None  # monotonic time pi last sent something (/sessions)
         self._reverts: FileReverts | None = None
+        self.claim = OwnClaim()  # the session file of a pi of this window's own (app/pi/one_writer.py)
         self.attach(self.client)
 
     @property
@@ -156,6 +165,8 @@ class PiSession:
         """A record pi sent, as the client reads it. A dialog request's time runs from now: the
         pump may show it only after a flush that takes a while (a long reply), and a deadline
         counted from then kept the dialog open after pi had given up on it."""
+        if isinstance(record, ChildExited) and getattr(self.client, "taken", None) is not None:
+            return  # (a pi closed unused, for the held pi that has its file: app/pi/one_writer.py)
         self.last_record_at = now = time.monotonic()
         if isinstance(record, DIALOG_REQUESTS) and not self.host.leaving:
             self._dialog_arrived[id(record)] = now
@@ -242,6 +253,7 @@ class PiSession:
             self.host.in_background(self._refresh_stats_after_frame(), "stats")
 
     def _exited(self, exited: ChildExited) -> None:
+        self.claim.release()
         if not self.ready:
             self.model.could_not_start(exited.error or f"pi exited during start-up (exit code {exited.returncode})")
             return
@@ -275,6 +287,13 @@ class PiSession:
             if self.client.exited is None:
                 await self.could_not_start(f"pi did not answer get_state: {exc}")
             return
+        if self.writes and (taken := self.claim.taken(self.client, self.config, state.session_file)) is not None:
+            shown = await self.show_holder_of(taken)
+            if not isinstance(shown, SessionState):
+                if shown:
+                    await self.could_not_start(shown)
+                return
+            state, attached = shown, True
         try:
             await self.reload(state, attached=attached)
         except RpcError as exc:
@@ -287,6 +306,42 @@ class PiSession:
             self.model.banner("error", "pi has no model to answer with", no_model_help(self.config))
         await self.apply_changes()
         await self.load_commands()
+
+    async def show_holder_of(self, taken: dict[str, Any]) -> SessionState | str:
+        """pi opened a session file another pi has open (`taken` says who): it is closed unused,
+        and this session shows the held pi that has it, attached; pi's state then, else the
+        line that says why it cannot ("" when the attach failed, its exit says why, or another
+        session of this window has the file and is shown instead)."""
+        self._remove_listener()  # (the exit of a pi that never wrote is nobody's business)
+        self._remove_listener = lambda: None
+        await self.client.close()
+        if self.host.shown_here(str(taken.get("session_file"))):
+            return ""
+        found = await asyncio.to_thread(held_pi_for, taken, self.config)
+        if isinstance(found, str):
+            return found
+        client = pi_client(found)
+        self.config = found
+        self.attach(client)
+        await client.start()
+        if client.exited is not None:
+            return ""
+        self.attached()
+        try:
+            state = await client.call(GetState(), timeout=60)
+        except RpcError as exc:
+            return "" if client.exited is not None else f"held pi {found.attach} did not answer get_state: {exc}"
+        self.tell.say(f"Held pi {found.attach} had this session open already: this window shows it, attached "
+                      "(pideck ls lists it)", title="Attached")
+        return state
+
+    async def _leave_file(self, taken: dict[str, Any]) -> None:
+        """pi switched to a session file another pi has open: it is closed before it writes."""
+        number = taken.get("number")
+        where = f"held pi {number} (pideck ls)" if isinstance(number, int) else "another pideck's own pi"
+        self.tell.warn(f"pi was closed: {Path(str(taken.get('session_file'))).name}, the session it switched to, is "
+                       f"open in {where}", title="Session open elsewhere")
+        await self.client.close()
 
     def attached(self) -> bool:
         """A held pi this window attached to (protocol/hold/): its messages before the run in
@@ -326,6 +381,9 @@ class PiSession:
                 and (cwd := session_cwd(state.session_file, Path(self.config.cwd))) is not None):
             self.cwd = cwd
         model.set_state(state)  # the model's name is shown while the messages come
+        if self.ready and self.writes and (taken := self.claim.taken(self.client, self.config, state.session_file)) is not None:
+            await self._leave_file(taken)  # (a switch to a file another pi opened meanwhile)
+            return
         self.host.in_background(self.apply_changes(), "flush")  # (not awaited: pi answers meanwhile)
         ticking = self.host.set_interval(LOADING_TICK, self._loading_tick)
         try:
@@ -392,4 +450,5 @@ class PiSession:
         if isinstance(self.client, HeldClient):  # (pi may stay for another window: the holder keeps the draft then)
             self.client.report_draft(draft)
         await self.client.close()
+        self.claim.release()
 

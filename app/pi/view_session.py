@@ -45,6 +45,8 @@ class ViewSession(PiSession):
     """A file's or a stream's records as a session: no pi to restart, no commands to load, no
     child to exit."""
 
+    writes = False  # (a session file another pi has open is read, never claimed)
+
     def __init__(self, config: LaunchConfig, host: SessionHost, client: RpcClient | None = None) -> None:
         if not isinstance(client, ViewClient):
             raise TypeError("a view's session reads a ViewClient")

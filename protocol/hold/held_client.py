@@ -121,6 +121,7 @@ class HeldChild:
         self.lost: str | None = None  # why the holder is gone, if it went
         self.kept = False  # this window quit, and pi stays for another window that shows it
         self.stopped_by: str | None = None  # who ended pi from outside (`pideck stop`), as the holder said
+        self.taken: dict[str, Any] | None = None  # who had pi's session file open first (pi is being closed)
         self.on_answered: Any = None  # called with the id of a dialog another window answered
         self._reader = reader
         self._writer = writer
@@ -165,6 +166,8 @@ class HeldChild:
             self.lost = message["why"][:300]  # (its pis are closed: their exits come next)
         elif message.get("op") == "stopped" and isinstance(message.get("by"), str):
             self.stopped_by = message["by"][:100]
+        elif message.get("op") == "taken":
+            self.taken = by if isinstance(by := message.get("by"), dict) else {}
         elif message.get("op") == "left":
             self.kept = True
             self.exited.set_result(None)
@@ -269,6 +272,11 @@ class HeldClient(RpcClient):
 
     def exit_error(self) -> str | None:
         return getattr(self.process, "lost", None)
+
+    @property
+    def taken(self) -> dict[str, Any] | None:
+        """Who had pi's session file open when this pi opened it (the holder closes this one)."""
+        return getattr(self.process, "taken", None)
 
     @property
     def kept(self) -> bool:

@@ -9,6 +9,8 @@ gets a cut of pi's stream: the holder asks pi for its messages, and at the point
 answer hands the window that answer, how many of its messages the run's records rebuild,
 those records, and from then on every record live. Nothing is dispatched here: windows
 fold the records into their own session model, as they fold a pi of their own.
+The session file pi names in its answers to `get_state` is claimed for it (held_claim.py);
+when another pi has it open, the windows are told (`taken`) and pi is closed unused.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 import msgspec
 
 from protocol.hold import frames
+from protocol.hold.held_claim import HeldClaim
 from protocol.wire.child import Child, connect, end
 from protocol.wire.framing import LineFramer
 from protocol.wire.spawn import spawn
@@ -52,6 +55,7 @@ class Head(msgspec.Struct):
     type: str = ""
     id: Any = None
     method: str = ""
+    command: Any = None
     timeout: Any = None
     statusKey: Any = None  # noqa: N815 (pi's names)
     widgetKey: Any = None  # noqa: N815
@@ -175,6 +179,8 @@ class HeldPi:
         self.kept_ui: dict[tuple[str, str], bytes] = {}
         self.drafts: list[str] = []  # what windows that left had typed and not sent, newest first (`pideck attach` puts them back)
         self.name: str | None = None  # the session's name, as pi's last get_state answer said it
+        self.claim = HeldClaim(number, env, remote if isinstance(remote := window.get("remote"), str) else None, log)
+        self.taken: dict[str, Any] | None = None  # its session file was another pi's: it is closed
         self.stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._cuts: dict[str, Watcher] = {}  # windows attaching, by the id of the get_messages their cut waits on
@@ -212,7 +218,8 @@ class HeldPi:
         """What `pideck ls` shows of it; with `drafts`, the drafts windows left too."""
         summary = {"number": self.number, "pid": self.pid, "cwd": self.cwd, "state": self.state,
                    "windows": len(self.watchers), "last_activity": self.last_activity,
-                   "started_at": self.started_at, "window": self.window, "name": self.name}
+                   "started_at": self.started_at, "window": self.window, "name": self.name,
+                   "session_file": self.claim.session_file}
         return {**summary, "drafts": self.drafts} if drafts else summary
 
     def keep_draft(self, draft: str) -> None:
@@ -324,6 +331,8 @@ class HeldPi:
         record = head(line)
         if record is None or not record.type:
             return "not a JSON record"
+        if self.taken is not None:
+            return "its session file is another pi's, and it is being closed"
         if record.type == "extension_ui_response" and self.dialogs.pop(answered := str(record.id), None) is not None:
             for other in self.watchers:  # (a later answer still goes to pi, which ignores it)
                 if other is not watcher:
@@ -368,7 +377,7 @@ class HeldPi:
         record = None if line.startswith(DELTA) else head(line)  # (most of a stream: read no further)
         kind = "message_update" if record is None and line.startswith(DELTA) else record.type if record else ""
         if kind == "response" and isinstance(record.id, str):  # type: ignore[union-attr]
-            self._response(record.id, line)  # type: ignore[union-attr]
+            self._response(record.id, line, record.command)  # type: ignore[union-attr]
             return
         if kind == "agent_start" and self.run is None:
             self.run = tempfile.SpooledTemporaryFile(max_size=RUN_MEMORY, dir=self.place)
@@ -396,10 +405,12 @@ class HeldPi:
             key = getattr(record, field, "") if field else ""
             _keep(self.kept_ui, (record.method, str(key)[:200]), line)
 
-    def _response(self, request_id: str, line: bytes) -> None:
+    def _response(self, request_id: str, line: bytes, command: str = "") -> None:
         if request_id == self._resting:
             self._rest(_session_file(line))
             return
+        if command == "get_state" and self.taken is None and (taken := self.claim.learn(line, self.pid)) is not None:
+            self._yield(taken)
         if b'"get_state"' in line[:300]:
             self._read_name(line)
         if (waiting := self._cuts.pop(request_id, None)) is not None:
@@ -452,6 +463,16 @@ class HeldPi:
         self.unseen_end = False
         self.watchers.append(watcher)
 
+    def _yield(self, taken: dict[str, Any]) -> None:
+        """Another pi has pi's session file open (it was opened there first): the windows are
+        told, before the answer that named it, and pi is closed before it can write to it."""
+        self.taken = taken
+        self.log(f"pi {self.number}: its session file is open in another pi ({taken.get('pid')}); closing it")
+        told = frames.control(op="taken", by=taken)
+        for watcher in [*self.watchers, *self._cuts.values()]:
+            watcher.send(told)
+        self.close()
+
     def _open_dialogs(self) -> dict[str, OpenDialog]:
         """The dialogs pi still waits on (those past their timeout are forgotten)."""
         now = time.monotonic()
@@ -483,6 +504,7 @@ class HeldPi:
             for task in lingering:
                 task.cancel()
         self.returncode = self.child.returncode
+        self.claim.release()
         if self._idle_timer is not None:
             self._idle_timer.cancel()
         if self.run is not None:

@@ -249,7 +249,7 @@ class Holder:
         self.pis.pop(pi.number, None)
         if pi.session_file is not None:  # closed idle: listed as it was, brought back on its session file
             self.resting[pi.number] = {**pi.summary(drafts=True), "pid": None, "state": "idle", "windows": 0,
-                                       "session_file": pi.session_file}
+                                       "session_file": pi.session_file, "resting": True}
             asyncio.get_running_loop().call_later(RESTING_FOR, self._forget, pi.number, pi.started_at)
         self._changed()
 
