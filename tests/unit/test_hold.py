@@ -315,7 +315,7 @@ def test_a_pi_closed_idle_whose_folder_went_is_named_not_a_stop_to_pideck(tmp_pa
     gone = tmp_path / "gone"
     monkeypatch.setattr("app.hold_cli.held", lambda env, drafts=False: [
         {"number": 4, "pid": None, "cwd": str(gone), "state": "idle", "windows": 0,
-         "session_file": str(gone / "s.jsonl"), "window": {"argv": ["pi", "--mode", "rpc"]}}])
+         "session_file": str(gone / "s.jsonl"), "resting": True, "window": {"argv": ["pi", "--mode", "rpc"]}}])
     base = LaunchConfig(argv=("pi", "--mode", "rpc"), env={}, cwd=tmp_path, demo=False, protocol_log=tmp_path / "log")
     assert attach_launches(base, argparse.Namespace(attach=None), {}) == []
     for asked in ([4], []):
