@@ -76,7 +76,7 @@ async def test_pages_beyond_max_pages_are_refused_and_told_why(tmp_path: Path) -
             assert pidecks(server) == 2, "no pideck started for a refused page"
 
             await first.close()
-            await until(lambda: "closed; its pideck and pi have ended" in server.log(), "the first page's pideck ended")
+            await until(lambda: "closed; its pideck has ended" in server.log(), "the first page's pideck ended")
             fourth, fourth_seen = await page(session, server)
             await until(lambda: len(fourth_seen) > 1000, "a page in the room the first left")
             assert not fourth.closed
