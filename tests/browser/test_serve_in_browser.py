@@ -386,30 +386,33 @@ def tap_text(screen: Screen, text: str, size: dict[str, int]) -> None:
                                 box["y"] + (row + 0.5) * box["height"] / size["height"])
 
 
-def lit_pixels(page: Page) -> int:
+def lit_pixels(page: Page, below: float = 0.0) -> int:
     """How many pixels of the page's terminal text (xterm.js's canvas) are lit, not the dark
-    background: the text drawn."""
-    return int(page.evaluate("""() => {
+    background (the text drawn), in the part of it below `below` (a fraction of its height)."""
+    return int(page.evaluate("""(below) => {
         const canvas = document.querySelector(".xterm-text-layer");
-        const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+        const top = Math.floor(canvas.height * below);
+        const data = canvas.getContext("2d").getImageData(0, top, canvas.width, canvas.height - top).data;
         let lit = 0;
         for (let i = 0; i < data.length; i += 4) if (data[i] + data[i + 1] + data[i + 2] > 300) lit++;
         return lit;
-    }"""))
+    }""", below))
 
 
 @pytest.mark.pi
 @pytest.mark.timeout(400)
 def test_a_phone_gets_a_page_of_its_width_with_keys_and_taps_that_answer(
         browser: Browser, served: Served, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """A phone (Chromium's emulation: 390x844, touch): the page is laid out at the phone's
-    width (it had no viewport and was drawn 980 px wide, its text a third of the size), a bar
+    """A phone (Chromium's emulation: 390x844, touch, device scale 3): the page is laid out at
+    the phone's width (it had no viewport and was drawn 980 px wide, its text a third of the
+    size), its text is drawn (at a scale of 2 or more the text canvas stayed black), a bar
     gives the keys a phone's keyboard lacks (Esc, Ctrl+C, Tab, arrows, Alt+Enter), a prompt
     typed is sent, and a dialog is answered by taps and the bar. Screenshots are kept in a
     folder of the test's (named in the output)."""
     shots = tmp_path_factory.mktemp("phone-screenshots")
     print(f"screenshots: {shots}")
-    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                device_scale_factor=3)
     sizes: list[dict[str, int]] = []
     page = phone.new_page()
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sizes.append(json.loads(frame)[1])
@@ -428,6 +431,10 @@ def test_a_phone_gets_a_page_of_its_width_with_keys_and_taps_that_answer(
         page.wait_for_timeout(500)  # (the frame on the page's canvas)
         page.screenshot(path=str(shots / "phone-reply.png"))
         assert lit_pixels(page) > 5000, "the text is drawn"
+        assert lit_pixels(page, below=0.85) > 1000, "the prompt and the status line at the bottom too"
+        # xterm.js drew its glyphs at the device's scale on a canvas of CSS pixels: only the
+        # top-left cells, three times their size (phone-reply.png showed it), however lit
+        assert page.evaluate("window.devicePixelRatio") == 1, "the terminal drawn at one pixel a CSS pixel"
 
         screen.type("/ui-dialogs")
         screen.wait_for("Pick a colour")
