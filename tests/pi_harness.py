@@ -383,15 +383,30 @@ def _matcher(match: Any) -> Callable[[Any], bool]:
 # --- pideck over a child ------------------------------------------------------------------------
 
 
+def load() -> float:
+    """How many times over the machine's cores are asked for (the last minute's load
+    average per core, 1 on an idle or a merely busy machine)."""
+    try:
+        return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    except OSError:
+        return 1.0
+
+
+def out_of_time(started: float, timeout: float) -> bool:
+    """Whether a wait begun at `started` (monotonic) is over: `timeout` is what it may take on
+    an idle machine, stretched by the load (2 cores at a load of 8: four times as long)."""
+    return time.monotonic() - started > timeout * load()
+
+
 async def wait_until(pilot: Pilot[Any], condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
-    """Pause until `condition()` is truthy; its value. On timeout, AssertionError with the
-    end of the transcript and of pi's stderr when the app is pideck."""
-    deadline = time.monotonic() + timeout
+    """Pause until `condition()` is truthy; its value. On timeout (stretched by the load), an
+    AssertionError with the end of the transcript and of pi's stderr when the app is pideck."""
+    started = time.monotonic()
     while True:
         value = condition()
         if value:
             return value
-        if time.monotonic() > deadline:
+        if out_of_time(started, timeout):
             app = pilot.app
             detail = ""
             if isinstance(app, PideckApp) and app.query(Transcript):
@@ -703,14 +718,21 @@ class TmuxPideck:
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", "t").stdout
 
+    def shows(self, text: str) -> bool:
+        """Whether the screen shows `text` wherever its rows break it (a line that names a
+        path breaks where the path's length puts it: the checkout's, a temp folder's): its
+        words are compared without the spaces and box lines between them."""
+        return _squeezed(text) in _squeezed(self.screen())
+
     def pipe_output(self, path: Path) -> None:
         """Append everything pideck writes to the terminal from now on to `path`."""
         self._tmux("pipe-pane", "-t", "t", f"cat >> {shlex.quote(str(path))}")
 
     def wait(self, condition: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
+        """Until `condition()`; `timeout` stretched by the load (`out_of_time`)."""
+        started = time.monotonic()
         while not condition():
-            if time.monotonic() > deadline:
+            if out_of_time(started, timeout):
                 raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen()}\nlog: {self.fake.kinds()}")
             time.sleep(0.1)
 
@@ -728,6 +750,10 @@ class TmuxPideck:
         for pid in (*inner, *map(int, recorded)):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGHUP)
+
+
+def _squeezed(text: str) -> str:
+    return "".join(character for character in text if not character.isspace() and character not in "│┃║█▌▐")
 
 
 class HarnessPi:

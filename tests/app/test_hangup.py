@@ -3,6 +3,7 @@ just hangs up under it), closing pi on the way out."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
@@ -10,6 +11,7 @@ import pty
 import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -160,12 +162,24 @@ class NoPi:
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-@pytest.mark.parametrize("pi", [("false",), ("true",), (sys.executable, "/nonexistent/cli.py")])
+@pytest.mark.parametrize("pi", [("false",), ("true",), (sys.executable, "/nonexistent/cli.py"),
+                                ("38/python", "/nonexistent/cli.py")])
 def test_pideck_whose_pi_could_not_start_ends_with_its_terminal(tmp_path: Path, pi: tuple[str, ...]) -> None:
+    with contextlib.ExitStack() as stack:
+        if pi[0] == "38/python":  # an interpreter path as long as a checkout's in /tmp/tmp.XXXXXXXXXX/p/
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(dir="/tmp")))
+            python = folder / "p".ljust(38 - len(str(folder)) - len("//python"), "p") / "python"
+            python.parent.mkdir()
+            python.symlink_to(sys.executable)
+            pi = (str(python), *pi[1:])
+        _could_not_start(tmp_path, pi)
+
+
+def _could_not_start(tmp_path: Path, pi: tuple[str, ...]) -> None:
     with TmuxPideck(NoPi(tmp_path, *pi)) as term:  # type: ignore[arg-type]
         term.wait(lambda: "pi could not start" in term.screen(), "the start-up error screen")
-        if len(pi) > 1:
-            term.wait(lambda: "No such file or" in term.screen(), "pi's stderr on it")  # (wrapped where it ends)
+        if len(pi) > 1:  # (the rows break it where the interpreter's path puts it)
+            term.wait(lambda: term.shows("No such file or directory"), "pi's stderr on it")
         pideck = int(term._tmux("display-message", "-p", "#{pane_pid}").stdout)
         assert not kill_terminal(term, (pideck,)), "pideck outlived its terminal"
 
