@@ -68,3 +68,23 @@ def test_the_dark_theme_paints_every_cell(tmp_path: Path) -> None:
     r = next(r for r, line in enumerate(plain) if "line 2" in line)
     c = plain[r].index("line 2")
     assert painted[(r, c + 4)] == painted[(r, c - 1)], "after ESC[49m, the tool block's own background"
+
+
+@pytest.mark.parametrize("sent", [False, True], ids=["at start", "after a short reply"])
+def test_the_dark_theme_paints_the_rows_above_the_first_message(tmp_path: Path, sent: bool) -> None:
+    """A short transcript sits at the bottom of its pane: the blank rows above it were left
+    in the terminal's background (stripes above the first message)."""
+    fake = Fake(tmp_path, stream="markdown.jsonl")
+    agent = own_agent_dir(fake.dir)
+    agent.mkdir(parents=True, exist_ok=True)
+    (agent / "settings.json").write_text(json.dumps({"theme": "dark"}))
+    with TmuxPideck(fake) as term:
+        term.wait_started()
+        if sent:
+            term.send("Hi.")
+            term.wait(lambda: "ready" in term.screen().splitlines()[-2] and fake.commands("prompt"), "the reply")
+        rows = [term._tmux("capture-pane", "-p", "-e", "-N", "-t", "t", "-S", str(r), "-E", str(r)).stdout.rstrip("\n")
+                for r in range(36)]
+    painted = {(r, c): bg for r, row in enumerate(rows) for c, bg in enumerate(backgrounds(row))}
+    holes = sorted(at for at, bg in painted.items() if bg == "default")
+    assert not holes, f"{len(holes)} cells show the terminal's background, first at (row, column) {holes[:5]}"

@@ -8,6 +8,8 @@
  *   /two-confirms   two confirms at once: "First" without a timeout, "Second" with the
  *                   timeout given as the argument (ms, default 1500). Each reports
  *                   "first=<json>" / "second=<json>" as soon as it resolves
+ *   /two-timed-confirms  two confirms at once, "A" and "B", each with the timeout given as
+ *                   the argument (ms, default 5000); reports "A=<json>" / "B=<json>"
  *
  * A reported value is JSON, or `<undefined>` when the dialog resolved to undefined.
  */
@@ -39,6 +41,16 @@ export default function (pi: ExtensionAPI) {
 				.confirm("Second", "Times out while waiting", { timeout })
 				.then((v) => ctx.ui.notify(`second=${show(v)}`, "info"));
 			await Promise.all([first, second]);
+		},
+	});
+
+	pi.registerCommand("two-timed-confirms", {
+		description: "pideck test: two timed confirms asked at once",
+		handler: async (args, ctx) => {
+			const timeout = Number.parseInt(args.trim(), 10) || 5000;
+			const a = ctx.ui.confirm("A", "First of two", { timeout }).then((v) => ctx.ui.notify(`A=${show(v)}`, "info"));
+			const b = ctx.ui.confirm("B", "Second of two", { timeout }).then((v) => ctx.ui.notify(`B=${show(v)}`, "info"));
+			await Promise.all([a, b]);
 		},
 	});
 }

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+import os
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -29,6 +33,7 @@ from textual.widgets import Input, OptionList, Static
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply
+from protocol.hold.ask import ask
 from protocol.wire.client import RpcClient
 from protocol.wire.commands import ExtensionUIResponse, GetCommands, GetState, Prompt
 from protocol.wire.events import AgentSettled, MessageUpdate, TextDelta
@@ -285,3 +290,52 @@ async def test_dialog_that_timed_out_while_queued_is_not_shown(pi_harness: PiHar
         assert [n for n in app_notes(app) if "timed out" in n] == [
             "An extension's confirm dialog “Second” timed out before pideck could show it; pi went on without an answer"
         ]
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Iterator[Path]:
+    """A holder folder of the test's own; what it holds is stopped at the end."""
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o700)
+    yield folder
+    try:
+        ask({"op": "stop", "all": True}, {**os.environ, "XDG_RUNTIME_DIR": str(folder)}, timeout=30.0)
+    except OSError:
+        pass
+
+
+@pytest.mark.parametrize("answered_after", [3.6, 4.0])
+@pytest.mark.parametrize("held", [True, False], ids=["held", "not held"])
+async def test_a_timed_dialog_queued_behind_another_counts_down_from_when_pi_asked(
+        pi_harness: PiHarness, runtime: Path, held: bool, answered_after: float) -> None:
+    """Two 5 s confirms at once, the first answered late: the second, if there is time left
+    to show it, counts down what pi leaves of its 5 s and closes when pi answers it itself;
+    else it is said to have timed out (it showed with no countdown and stayed open 2 s after
+    pi had answered it false)."""
+    config = pi_harness.launch_config(extensions=[UI_ODD_DIALOGS], env={"XDG_RUNTIME_DIR": str(runtime)})
+    app = PideckApp(replace(config, hold=held))
+    async with app.run_test(size=SIZE) as pilot:
+        await start_odd_app(pilot, "/two-timed-confirms 5000")
+        first = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen, what="A")
+        assert first.request.title == "A" and first._deadline is not None
+        asked = first._deadline - 5.0  # (when pideck read pi's request)
+        await pilot.pause(max(0.0, asked + answered_after - time.monotonic()))  # a person answering late
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app_report(app, "A") is not None, what="A's answer")
+        countdowns: list[str] = []
+
+        def b_answered() -> bool:
+            screen = app.screen
+            if isinstance(screen, ConfirmDialog) and screen.request.title == "B" and screen.query("#countdown"):
+                countdowns.append(str(screen.query_one("#countdown", Static).content))
+            return app_report(app, "B") is not None
+
+        await wait_until(pilot, b_answered, what="pi's own answer to B")
+        assert app_report(app, "B") is False
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmDialog), timeout=0.5,
+                         what="B closed as pi answered it")  # (its timer ran out with pi's, read a little later)
+        if countdowns:
+            assert set(countdowns) <= {"closes in 2s", "closes in 1s", "closes in 0s"}, countdowns
+        else:
+            await wait_until(pilot, lambda: any("“B” timed out before pideck could show it" in n for n in app_notes(app)),
+                             what="the note that B timed out")
