@@ -15,6 +15,7 @@ from tests.pi_harness import (
     Fake,
     TmuxPideck,
     derive_stream,
+    quiesce,
     ready,
     start_run,
     transcript_text,
@@ -126,6 +127,7 @@ async def test_start_up_says_starting_and_sends_early_prompts_once_pi_is_ready(t
                                    what="both messages, sent now")
         assert [(p["message"], p.get("streamingBehavior")) for p in prompts] == [("hello early", None), ("and then", "steer")]
         assert app.query_one(PromptEditor).text == "a draft"
+        await quiesce(pilot)
 
 
 async def test_a_message_waiting_for_a_pi_that_could_not_start_comes_back_to_the_prompt(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 
 from app.pideck_app import PideckApp
 from protocol.state.desk import Mark, SessionLine
-from tests.pi_harness import Fake, burst, drawn_text, notes, ready, type_text, ui, wait_until
+from tests.pi_harness import Fake, burst, drawn_text, notes, quiesce, ready, type_text, ui, wait_until
 from widgets.prompt_editor import PromptEditor
 from widgets.screens.dialogs import ConfirmDialog
 from widgets.screens.sessions_picker import SessionsPicker
@@ -319,19 +319,21 @@ async def test_each_enter_of_a_burst_sends_in_the_session_shown_when_it_was_pres
         assert not app.slots[0].main.editor.text and not app.slots[1].main.editor.text, "no text left behind"
 
 
-async def test_a_message_waits_in_the_prompt_while_pi_restarts(tmp_path: Path) -> None:
-    """Enter during a restart (pi spawned, its session not loaded yet) keeps the text."""
+async def test_a_message_sent_while_pi_restarts_waits_and_goes_once_pi_is_back(tmp_path: Path) -> None:
+    """Enter during a restart (pi spawned, its session not loaded yet): the message waits."""
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
         app.session.restarting(True)
         await type_text(pilot, "hello during the restart")
         await pilot.press("enter")
-        await pilot.pause()
-        assert app.main.editor.text == "hello during the restart" and not fake.commands("prompt")
+        await wait_until(pilot, lambda: app.main.waiting_texts == ["hello during the restart"], what="the message waiting")
+        assert not fake.commands("prompt")
         app.session.restarting(False)
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: fake.commands("prompt"), what="sent once pi is back")
+        app.in_background(app.pi.apply_changes(), "flush")  # (as the restart does, in the app)
+        prompts = await wait_until(pilot, lambda: fake.commands("prompt"), what="sent once pi is back")
+        assert prompts[0]["message"] == "hello during the restart" and not app.main.waiting_texts
+        await quiesce(pilot)
 
 
 async def test_restored_drafts_go_back_into_each_prompt_and_are_read_at_quit(tmp_path: Path) -> None:
