@@ -608,6 +608,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
             slot.pi.problems.check()
             slot.follow_name()
         self.main.animate()
+        self.toasts.after_question()
         if len(self.slots) > 1:
             self.desk_changed()  # (a dialog's time running out changes its session's mark)
 

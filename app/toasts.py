@@ -5,10 +5,15 @@ says which toast to show for it and which older one it takes the place of; those
 or passed over in a flood are summed up in one "+N more" toast, replaced at most every
 `SUMMARY_EVERY` seconds however fast they come. F8 or `/notifications`
 (app/commands/notifications.py) lists them all.
+
+Nothing covers an open question (a revert's, an extension's dialog, a picker): its screen
+shows no toast (app/pideck.tcss), and those that come meanwhile are shown once it is
+closed, for their whole time.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +23,16 @@ from textual.timer import Timer
 
 from protocol.state.notification_center import NotificationCenter, Toast
 from widgets.safe_text import clean
+from widgets.screens.dialogs import ExtensionDialog
+from widgets.screens.pickers import FilteredPicker
+from widgets.screens.revert_dialog import RevertDialog
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
 SUMMARY_EVERY = 0.5  # seconds between two updates of the "+N more" toast
 LIST_KEY = "F8"  # the key bound to run('notifications') in MainScreen.BINDINGS
+QUESTIONS = (RevertDialog, ExtensionDialog, FilteredPicker)  # screens no toast covers
 
 
 class Toasts:
@@ -37,6 +46,7 @@ class Toasts:
         self._summary_timer: Timer | None = None
         self._up: dict[int, Notification] = {}  # the toasts shown, by their center key
         self._waiting_markup = False  # the markup flag of the notice the center holds back
+        self._after_question: list[Notification] = []  # toasts that came while a question was open
 
     def notify(self, message: str, title: str, severity: SeverityLevel, timeout: float | None, markup: bool) -> int | None:
         """Keep the notification and toast it; the toast's key (for `take_off`), or None
@@ -73,7 +83,27 @@ class Toasts:
         notification = Notification(toast.message, toast.title, toast.severity, toast.timeout,  # type: ignore[arg-type]
                                     markup=markup and not toast.cut)
         self._up[toast.key] = notification
-        self.app.post_message(Notify(notification))
+        self._post(notification)
+
+    def _post(self, notification: Notification) -> None:
+        if self._question_open():
+            self._after_question.append(notification)
+        else:
+            self.app.post_message(Notify(notification))
+
+    def _question_open(self) -> bool:
+        return self.app.is_running and bool(self.app.screen_stack) and isinstance(self.app.screen, QUESTIONS)
+
+    def after_question(self) -> None:
+        """Show the toasts that came while a question was open, once none is (the App's
+        tick), each for its whole time from now."""
+        if not self._after_question or self._question_open():
+            return
+        waited, self._after_question = self._after_question, []
+        for notification in waited:
+            if notification in self._up.values() or notification is self._summary:  # (not taken off meanwhile)
+                notification.raised_at = time.time()  # (Textual's clock of a toast's time)
+                self.app.post_message(Notify(notification))
 
     def _show_summary(self) -> None:
         """The newest notice held back in a flood, and the "+N more" toast in place of the
@@ -91,4 +121,4 @@ class Toasts:
         text = self.center.summary(timeout, LIST_KEY)
         severity = self.center.hidden_severity
         self._summary = Notification(text, "", severity, timeout, markup=False)  # type: ignore[arg-type]
-        app.post_message(Notify(self._summary))
+        self._post(self._summary)

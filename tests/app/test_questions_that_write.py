@@ -8,7 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.pi_harness import Fake, burst, wait_until
+from tests.pi_harness import SIZE, Fake, burst, ready, wait_until
+from tests.snapshot_plugin import settle
+from textual.widgets._toast import Toast
 
 from protocol.state.reverts import Plan
 from widgets.screens.revert_dialog import RevertDialog, RewindConfirm
@@ -58,3 +60,34 @@ async def test_a_y_in_a_burst_answers_nothing_however_late(tmp_path: Path) -> No
         assert pilot.app.screen is dialog and answers == []
         await pilot.press("enter")  # on its own
         await wait_until(pilot, lambda: answers == [True], what="the answer")
+
+
+async def test_a_toast_waits_until_the_question_is_closed(tmp_path: Path) -> None:
+    """Toasts were drawn over the question's columns ("as pi left it", "now")."""
+    fake = Fake(tmp_path)
+    async with fake.app().run_test(size=SIZE, notifications=True) as pilot:
+        await ready(pilot, fake)
+        app = pilot.app
+        dialog = RevertDialog(conflict(tmp_path))
+        answers = await ask(pilot, dialog)
+        app.notify("pi says something while the question is open", markup=False)
+        await pilot.pause()
+        assert not [toast for toast in dialog.query(Toast) if toast.display and toast.region], "a toast over the question"
+        await wait_until(pilot, dialog.on_purpose.takes_keys, what="the question taking keys")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: answers == [False], what="the answer")
+        await wait_until(pilot, lambda: any("while the question is open" in str(toast._notification.message)
+                                            for toast in app.screen.query(Toast)), what="the toast, after")
+
+
+def test_no_toast_covers_the_question(snap_compare: Any, tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+
+    async def steps(pilot: Any) -> None:
+        pilot.app.push_screen(RevertDialog(Plan("/p/notes.md", "notes.md", "the whole file", b"the user's\n",
+                                                b"before\n", conflict=(b"before\n", b"pi's\n", b"the user's\n"))))
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, RevertDialog), what="the question")
+        pilot.app.notify("A toast that came while the question was open", title="Note", markup=False)
+        await settle(pilot)
+
+    assert fake.snap(snap_compare, steps)

@@ -57,7 +57,8 @@ def version_text(data: bytes | None) -> Text:
 class RevertDialog(ModalScreen[bool]):
     """A revert's question. Over a file that changed since pi left it, only `y` writes: Enter
     (typed ahead, or by habit) does nothing there. The keys that write answer only when
-    pressed on purpose (`OnPurpose`); the line under the title says why one was ignored."""
+    pressed on purpose (`OnPurpose`); the line under the title says why one was ignored (a
+    toast would cover the question, app/toasts.py)."""
 
     CSS_PATH = "revert_dialog.tcss"
     BINDINGS = [
@@ -107,8 +108,8 @@ class RevertDialog(ModalScreen[bool]):
     def action_enter(self) -> None:
         if self.plan.conflict is None:
             self._answer(lambda: self.dismiss(True))
-        else:
-            self.notify("The file changed since pi left it: y writes over it, n leaves it.", title="Enter writes nothing here")
+        else:  # (in the question, not a toast: nothing covers it)
+            self._say_ignored("Enter writes nothing here: the file changed since pi left it. y writes over it, n leaves it.")
 
     def conflict_question(self) -> str:
         plan = self.plan
