@@ -70,14 +70,15 @@ def test_the_dark_theme_paints_every_cell(tmp_path: Path) -> None:
     assert painted[(r, c + 4)] == painted[(r, c - 1)], "after ESC[49m, the tool block's own background"
 
 
+@pytest.mark.parametrize("quiet", [False, True], ids=["welcome", "quiet start-up"])
 @pytest.mark.parametrize("sent", [False, True], ids=["at start", "after a short reply"])
-def test_the_dark_theme_paints_the_rows_above_the_first_message(tmp_path: Path, sent: bool) -> None:
+def test_the_dark_theme_paints_the_rows_above_the_first_message(tmp_path: Path, sent: bool, quiet: bool) -> None:
     """A short transcript sits at the bottom of its pane: the blank rows above it were left
     in the terminal's background (stripes above the first message)."""
     fake = Fake(tmp_path, stream="markdown.jsonl")
     agent = own_agent_dir(fake.dir)
     agent.mkdir(parents=True, exist_ok=True)
-    (agent / "settings.json").write_text(json.dumps({"theme": "dark"}))
+    (agent / "settings.json").write_text(json.dumps({"theme": "dark", "quietStartup": quiet}))
     with TmuxPideck(fake) as term:
         term.wait_started()
         if sent:
