@@ -230,7 +230,8 @@ async def test_dialog_during_a_run_does_not_block_events(ui_pi: RpcClient, pi_ha
 
 
 def app_notes(app: PideckApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    """Every notification, shown or waiting for the question on screen to close (app/toasts.py)."""
+    return [str(n.message) for n in app.toasts.center.entries]
 
 
 def app_report(app: PideckApp, name: str) -> Any:
