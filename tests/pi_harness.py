@@ -387,7 +387,8 @@ def load() -> float:
     """How many times over the machine's cores are asked for (the last minute's load
     average per core, 1 on an idle or a merely busy machine)."""
     try:
-        return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        return max(1.0, os.getloadavg()[0] / cores)
     except OSError:
         return 1.0
 
