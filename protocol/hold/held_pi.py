@@ -311,6 +311,10 @@ class HeldPi:
         self._cuts[request_id] = watcher
         self.write(msgspec.json.encode({"type": "get_messages", "id": request_id}) + b"\n")
 
+    def windows(self) -> list[Watcher]:
+        """The windows it has: those watching and those attaching (waiting for their cut)."""
+        return [*self.watchers, *self._cuts.values()]
+
     def leave(self, watcher: Watcher) -> None:
         """A window gone (a detach, a quit, a dropped connection): its draft kept for the next."""
         for draft in reversed([watcher.draft] if watcher.draft is not None else watcher.taken):
@@ -511,7 +515,7 @@ class HeldPi:
             self.run.close()
             self.run = None
         out = frames.control(op="exited", code=self.returncode)
-        for watcher in [*self.watchers, *self._cuts.values()]:
+        for watcher in self.windows():
             watcher.send(out)
         self._cuts.clear()
         self.log(f"pi {self.number} exited ({self.returncode})")

@@ -367,7 +367,7 @@ class Connection:
                                      pis=sorted(was, key=lambda pi: pi["number"])))
             return False
         if self.pi is not None and isinstance(request, controls.CloseStdin):
-            others = [watcher for watcher in self.pi.watchers if watcher is not self.watcher]
+            others = [watcher for watcher in self.pi.windows() if watcher is not self.watcher]
             if others:  # a window quits while another shows this pi: it leaves, pi stays
                 self.send(frames.control(op="left", windows=len(others)))
                 return False

@@ -7,6 +7,7 @@ at its end. A window here is a `HeldClient`, as pideck makes one (app/pi/early_s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -393,3 +394,29 @@ async def test_a_window_that_quits_leaves_pi_to_another_that_shows_it(pi_harness
     await a.client.close()
     assert not a.client.kept
     assert held(holder_env) == []
+
+
+async def test_a_window_still_attaching_keeps_pi_when_the_other_quits(pi_harness: PiHarness, windows: Any,
+                                                                     holder_env: dict[str, str]) -> None:
+    """B attaches while pi is stopped (its cut waits for pi's messages); A quits meanwhile:
+    B counts as a window, so A leaves pi to it and B gets its cut once pi goes on."""
+    a = await windows()
+    pid = a.client.hello["pid"]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        b = HeldClient(pi_harness.make_argv(), holder_env=holder_env, number=a.client.hello["number"])
+        attaching = asyncio.ensure_future(b.start())
+        await a.wait(lambda: b.hello, "the second window's hello")
+        await a.client.close()
+        assert a.client.kept, "the quit stopped pi under a window still attaching"
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # (gone, where the quit stopped it)
+            os.kill(pid, signal.SIGCONT)
+    await asyncio.wait_for(attaching, 30)
+    try:
+        assert b.exited is None, b.exited
+        assert b.snapshot is not None
+        await b.call(GetState(), timeout=30)
+        assert [p["pid"] for p in held(holder_env)] == [pid]
+    finally:
+        b.detach()
