@@ -32,6 +32,7 @@ import msgspec
 from protocol.hold import frames
 from protocol.hold.held_claim import HeldClaim
 from protocol.wire.child import Child, connect, end
+from protocol.wire.client import STDOUT_CLOSED, STDOUT_CLOSED_GRACE
 from protocol.wire.framing import LineFramer
 from protocol.wire.spawn import spawn
 
@@ -187,6 +188,7 @@ class HeldPi:
         self._ids = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
         self._closing: asyncio.Task[None] | None = None
+        self._silent: asyncio.Task[None] | None = None  # ends a pi that closed its stdout and lives on
         self._idle_timer: asyncio.TimerHandle | None = None
         self.session_file: str | None = None  # pi's, as it said when it was closed idle (it comes back on it)
         self._resting: str | None = None  # the id of the get_state asked before closing it idle
@@ -362,17 +364,33 @@ class HeldPi:
             if not chunk:
                 if (rest := framer.flush()) is not None:
                     self._line(rest)
+                self._flush()
+                self._silent = asyncio.create_task(self._end_after_stdout_closed())
                 return
             for line in framer.feed(chunk):
                 try:
                     self._line(line)
                 except Exception as exc:  # noqa: BLE001 (one line must not leave pi unread)
                     self.log(f"pi {self.number}: a line could not be handled ({exc!r}); it went to no window")
-            for watcher in self.watchers:
-                watcher.flush()
+            self._flush()
             if framer.pending > MAX_LINE:
                 framer.drop(0)
                 self.log(f"pi {self.number}: a line over {MAX_LINE:,} bytes dropped")
+
+    def _flush(self) -> None:
+        for watcher in self.watchers:
+            watcher.flush()
+
+    async def _end_after_stdout_closed(self) -> None:
+        """pi closed its stdout: nothing it says can reach a window any more. One that does not
+        exit on its own soon is ended in order, and its windows told why (as a pi of their own)."""
+        assert self.child is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self.child.exited), STDOUT_CLOSED_GRACE)
+            return
+        self.log(f"pi {self.number}: closed its stdout but kept running; ending it")
+        self._stderr(STDOUT_CLOSED.encode() + b"\n")
+        await self.close(grace=0.0)
 
     def _line(self, line: bytes) -> None:
         if not line.strip():
@@ -490,13 +508,17 @@ class HeldPi:
             chunk = await _read(self.child.stderr, 1 << 16)
             if not chunk:
                 return
-            self.stderr.append(chunk)
-            self._stderr_size += len(chunk)
-            while self._stderr_size > STDERR_KEPT and len(self.stderr) > 1:
-                self._stderr_size -= len(self.stderr.popleft())
-            out = frames.frame(frames.STDERR, chunk)
-            for watcher in tuple(self.watchers):
-                watcher.send(out)
+            self._stderr(chunk)
+
+    def _stderr(self, chunk: bytes) -> None:
+        """`chunk` of pi's stderr to its windows, and kept for those attaching later."""
+        self.stderr.append(chunk)
+        self._stderr_size += len(chunk)
+        while self._stderr_size > STDERR_KEPT and len(self.stderr) > 1:
+            self._stderr_size -= len(self.stderr.popleft())
+        out = frames.frame(frames.STDERR, chunk)
+        for watcher in tuple(self.watchers):
+            watcher.send(out)
 
     async def _watch_exit(self) -> None:
         assert self.child is not None

@@ -58,6 +58,7 @@ EXIT_DRAIN_TIMEOUT = 2.0
 
 # Seconds pi may live on after closing its stdout (an exiting pi closes it first) before it is ended.
 STDOUT_CLOSED_GRACE = 1.0
+STDOUT_CLOSED = "[pideck] pi closed its stdout but kept running; ending it"
 
 # A stdout line longer than this is dropped (a get_messages answer for a long session can
 # be tens of MB, so it is generous); stderr lines are cut at STDERR_LINE characters.
@@ -242,7 +243,7 @@ class RpcClient:
         try:
             await asyncio.wait_for(asyncio.shield(self.process.exited), STDOUT_CLOSED_GRACE)
         except TimeoutError:
-            self.stderr.append("[pideck] pi closed its stdout but kept running; ending it")
+            self.stderr.append(STDOUT_CLOSED)
             await self.close(grace=0.0)
 
     def _handle_line(self, line: bytes) -> None:

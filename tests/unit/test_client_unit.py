@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.held_holder import holder_in_loop
 from tests.pi_harness import Recorder, kill_group
 
 import protocol.wire.client as client_module
@@ -124,6 +125,34 @@ async def start_fake() -> AsyncIterator[StartFake]:
             if client.running:
                 await client.close(grace=0.2, term_grace=0.2)
             kill_group(client)
+
+
+@pytest.fixture(params=["own", "held"])
+async def start_either(request: pytest.FixtureRequest, start_fake: StartFake, tmp_path: Path) -> AsyncIterator[StartFake]:
+    """`start_fake`, and the same fake as a pi the holder keeps (a holder in the test's loop):
+    how pi ends or goes silent reads the same to a window either way."""
+    if request.param == "own":
+        yield start_fake
+        return
+    from protocol.hold.held_client import HeldClient
+
+    clients: list[RpcClient] = []
+    async with holder_in_loop(tmp_path / "run") as held:
+
+        async def start(*actions: list[Any], listeners: tuple[Callable[[Any], None], ...] = (),
+                        **kwargs: Any) -> tuple[RpcClient, Recorder]:
+            client = HeldClient(fake(*actions), holder_env=held.env, **kwargs)
+            clients.append(client)
+            for listener in listeners:
+                client.add_listener(listener)
+            recorder = Recorder(client)
+            await client.start()
+            return client, recorder
+
+        yield start
+        for client in clients:
+            if client.running:
+                await client.close(grace=0.2, term_grace=0.2)
 
 
 def responses(records: list[Any]) -> list[Response]:
@@ -323,7 +352,7 @@ async def test_a_ten_megabyte_line(start_fake: StartFake) -> None:
     assert isinstance(rec.records[-2], AgentStart)
 
 
-async def test_slow_listener_still_gets_every_record_in_order(start_fake: StartFake) -> None:
+async def test_slow_listener_still_gets_every_record_in_order(start_either: StartFake) -> None:
     count = 3000  # ~140 KB: more than a pipe buffer, so the child blocks unless we drain
     seen: list[str] = []
 
@@ -333,18 +362,18 @@ async def test_slow_listener_still_gets_every_record_in_order(start_fake: StartF
             if len(seen) % 10 == 0:
                 time.sleep(0.002)  # blocks the loop a little, like a busy UI
 
-    client, rec = await start_fake(["many", count], ["exit", 0], listeners=(slow,))
+    client, rec = await start_either(["many", count], ["exit", 0], listeners=(slow,))
     exited = await asyncio.wait_for(client.wait_closed(), 20)
     assert exited.returncode == 0
     assert seen == [str(i) for i in range(count)]
     assert len(rec.of_type(BashExecutionUpdate)) == count
 
 
-async def test_a_failing_listener_does_not_stop_the_reader(start_fake: StartFake) -> None:
+async def test_a_failing_listener_does_not_stop_the_reader(start_either: StartFake) -> None:
     def broken(record: Any) -> None:
         raise ValueError("listener bug")
 
-    client, rec = await start_fake(["emit", READY], ["emit", READY], ["exit", 0], listeners=(broken,))
+    client, rec = await start_either(["emit", READY], ["emit", READY], ["exit", 0], listeners=(broken,))
     await asyncio.wait_for(client.wait_closed(), 10)
     assert len(rec.of_type(AgentStart)) == 2 and len(rec.of_type(ChildExited)) == 1
     assert any("listener bug" in line for line in client.stderr)
@@ -353,9 +382,9 @@ async def test_a_failing_listener_does_not_stop_the_reader(start_fake: StartFake
 # --- stderr and exit ----------------------------------------------------------------------
 
 
-async def test_stderr_flood_is_drained_and_only_the_tail_kept(start_fake: StartFake) -> None:
+async def test_stderr_flood_is_drained_and_only_the_tail_kept(start_either: StartFake) -> None:
     lines = 20_000  # ~1.4 MB of stderr before the first stdout record
-    client, rec = await start_fake(
+    client, rec = await start_either(
         ["stderr", lines, 50],
         ["emit", READY],
         ["stderr_raw", "fatal: the last words, without a newline"],
@@ -373,8 +402,8 @@ async def test_stderr_flood_is_drained_and_only_the_tail_kept(start_fake: StartF
     assert exited.stderr_tail.endswith("fatal: the last words, without a newline")
 
 
-async def test_exit_code_3_fails_pending_requests(start_fake: StartFake) -> None:
-    client, rec = await start_fake(["read", 1], ["stderr_raw", "boom: config is broken\n"], ["exit", 3])
+async def test_exit_code_3_fails_pending_requests(start_either: StartFake) -> None:
+    client, rec = await start_either(["read", 1], ["stderr_raw", "boom: config is broken\n"], ["exit", 3])
     with pytest.raises(RpcError, match=r"exited \(code 3\)"):
         await client.request(GetState(), timeout=10)
     exited = await rec.wait_for(ChildExited)
@@ -386,8 +415,8 @@ async def test_exit_code_3_fails_pending_requests(start_fake: StartFake) -> None
     assert await client.close() == exited
 
 
-async def test_a_pi_that_closes_stdout_but_keeps_running_is_ended(start_fake: StartFake) -> None:
-    client, rec = await start_fake(["read", 1], ["close_stdout"], ["sleep", 60])
+async def test_a_pi_that_closes_stdout_but_keeps_running_is_ended(start_either: StartFake) -> None:
+    client, rec = await start_either(["read", 1], ["close_stdout"], ["sleep", 60])
     # no timeout of its own: without the fix this waits until the outer 15 s cancel it
     with pytest.raises(RpcError, match=r"^pi exited \(code -15\)$"):
         await asyncio.wait_for(client.request(GetState(), timeout=None), 15)
