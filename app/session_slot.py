@@ -336,6 +336,8 @@ class SessionSlot:
             self.notify(message, severity=_SEVERITY.get(severity, "information"), markup=False)
         if changes.run:
             self.alerts.run(model.running)
+        if changes.caught_up:  # (a held pi's cut asks again those still open)
+            self.forget_dialogs()
         for request in changes.dialogs:
             self.dialogs.put(request, self.pi.deadline(request))
         for request_id in changes.answered:  # (a held pi: another window answered it)
@@ -413,7 +415,7 @@ class SessionSlot:
             self._asking = (key, name)
 
     def forget_dialogs(self) -> None:
-        """Drop the extension dialogs waiting for their turn, and close the one shown (pi exited)."""
+        """Drop the extension dialogs waiting for their turn, and close the one shown (pi exited, or a held pi's cut asks them again)."""
         self.dialogs.clear()
         if self.dialog_screen is not None:
             self.dialog_screen.expire()  # (closed when its session is shown again)

@@ -56,12 +56,13 @@ def ask_early(request: dict[str, Any], env: Mapping[str, str]) -> socket.socket 
     return sock
 
 
-def holder_socket(env: Mapping[str, str]) -> socket.socket:
-    """A connection to the user's holder, started if none listens; HoldError says why not."""
-    return _holder_socket(env, None)[0]
+def holder_socket(env: Mapping[str, str], start: bool = True) -> socket.socket:
+    """A connection to the user's holder, started if none listens (with `start`); HoldError says why not."""
+    return _holder_socket(env, None, start)[0]
 
 
-def _holder_socket(env: Mapping[str, str], spawn: dict[str, Any] | None) -> tuple[socket.socket, str | None]:
+def _holder_socket(env: Mapping[str, str], spawn: dict[str, Any] | None,
+                   start: bool = True) -> tuple[socket.socket, str | None]:
     """`holder_socket`'s, and the token of the pi a holder started for `spawn` spawned (if one did)."""
     try:
         folder = hold_dir(env)
@@ -70,6 +71,8 @@ def _holder_socket(env: Mapping[str, str], spawn: dict[str, Any] | None) -> tupl
     path = os.fspath(folder / SOCKET_NAME)
     with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
         return _connect(path), None
+    if not start:
+        raise HoldError(f"no holder listens on {path}")
     try:
         spawned = start_holder(folder, env, spawn)
     except OSError as exc:

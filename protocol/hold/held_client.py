@@ -4,8 +4,10 @@
 pi's stdin, stdout and stderr are frames on the holder's socket, and its exit is what the
 holder says (or, if the holder itself goes, an exit whose error says so). The client reads
 it as it reads any pi, so everything above (the session, its model, the app) is the same
-held or not; one record more comes from it, `DialogAnswered`, when another window
-answered a dialog of the pi they share.
+held or not; two records more come from it: `DialogAnswered`, when another window
+answered a dialog of the pi they share, and `CaughtUp`, when the window is drawn again from
+a fresh cut: the holder caught it up (it fell behind), or its link to the holder broke and
+it attached again. Only a holder that does not answer, or no longer holds its pi, ends it.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from protocol.hold import frames
 from protocol.hold.early import HoldError, holder_socket, spawn_request
 from protocol.wire.client import ChildExited, RpcClient
 from protocol.wire.codec import decode
-from protocol.wire.extension_ui import DialogAnswered
+from protocol.wire.client import RpcError
+from protocol.wire.extension_ui import CaughtUp, DialogAnswered
 from protocol.wire.responses import MessageList, Response
 
 OPEN_TRIES = 3  # connections to the holder tried before a window says why pi cannot start
 QUEUED_FRAMES = 256  # frames of pi's stdout read ahead of the client: beyond, the socket waits
 DRAFT_PIECE = 1 << 18  # characters of a draft per control frame (at most 6 bytes each in JSON: well under MAX_CONTROL)
+REATTACH_WAIT = 30.0  # seconds a window may wait for the holder's answer when it attaches again
 HOLDER_GONE = "pideck's holder went away (killed?): pi's runs it held are lost; `pideck --restore` resumes the sessions from pi's files"
 
 
@@ -88,22 +92,22 @@ class HeldStdin:
     """pi's stdin, as `i` frames."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
+        self.writer = writer  # (a new one when the window attaches again)
 
     @property
     def transport(self) -> asyncio.WriteTransport:
-        return self._writer.transport  # type: ignore[return-value]
+        return self.writer.transport  # type: ignore[return-value]
 
     def write(self, data: bytes) -> None:
-        self._writer.write(frames.frame(frames.STDIN, data))
+        self.writer.write(frames.frame(frames.STDIN, data))
 
     async def drain(self) -> None:
-        await self._writer.drain()
+        await self.writer.drain()
 
     def close(self) -> None:
         """pi is to end: the holder closes its stdin (then signals it if it lingers)."""
-        if not self._writer.is_closing():
-            self._writer.write(frames.control(op="close_stdin"))
+        if not self.writer.is_closing():
+            self.writer.write(frames.control(op="close_stdin"))
 
 
 class HeldChild:
@@ -123,9 +127,12 @@ class HeldChild:
         self.stopped_by: str | None = None  # who ended pi from outside (`pideck stop`), as the holder said
         self.taken: dict[str, Any] | None = None  # who had pi's session file open first (pi is being closed)
         self.on_answered: Any = None  # called with the id of a dialog another window answered
+        self.on_caught_up: Any = None  # called with the Snapshot of a fresh cut
+        self.reattach: Any = None  # makes a new connection to the same pi (see HeldClient.reattach)
         self._reader = reader
         self._writer = writer
         self._framer = framer
+        self._rebuilt = 0  # what the cut under way said of the run's messages
         self._detached = False
         self._task = asyncio.create_task(self._demux(ahead), name=f"held-pi-{self.number}")
 
@@ -133,11 +140,15 @@ class HeldChild:
         try:
             await self._frames(ahead)
             while not self.exited.done():
-                chunk = await self._reader.read(1 << 20)
-                if not chunk:
+                try:
+                    chunk = await self._reader.read(1 << 20)
+                except (ConnectionError, OSError):
+                    chunk = b""
+                if chunk:
+                    await self._frames(self._framer.feed(chunk))
+                elif self._detached or not await self._attach_again():
                     break
-                await self._frames(self._framer.feed(chunk))
-        except (ConnectionError, OSError, frames.BadFrame):
+        except (frames.BadFrame, HoldError):
             pass
         finally:
             if not self.exited.done() and not self._detached:
@@ -148,10 +159,33 @@ class HeldChild:
             if not self.exited.done():
                 self.exited.set_result(None)
 
+    async def _attach_again(self) -> bool:
+        """The link to the holder broke: a new one to the same pi, drawn again from its cut;
+        False where the holder does not answer or no longer holds this pi."""
+        if self.reattach is None or self.exited.done() or self.lost is not None:  # (lost: the holder said it leaves)
+            return False
+        try:
+            reader, writer, framer, snapshot, pending = await asyncio.wait_for(self.reattach(), REATTACH_WAIT)
+        except (HoldError, OSError, TimeoutError):
+            return False
+        self._writer.close()
+        self._reader, self._writer, self._framer = reader, writer, framer
+        self.stdin.writer = writer
+        await self._caught_up(snapshot)
+        await self._frames(pending)
+        return True
+
+    async def _caught_up(self, snapshot: Snapshot) -> None:
+        if self.on_caught_up is not None:
+            on_caught_up = self.on_caught_up
+            await self.stdout.put(lambda: on_caught_up(snapshot))  # (after the lines read before it)
+
     async def _frames(self, read: list[tuple[bytes, bytes]]) -> None:
         for kind, payload in read:
             if kind == frames.STDOUT:  # (lines pi wrote, each ending in LF: the client splits them)
                 await self.stdout.put(payload if payload.endswith(b"\n") else payload + b"\n")
+            elif kind == frames.MESSAGES:  # a fresh cut: the holder caught this window up
+                await self._caught_up(snapshot_of(payload, self._rebuilt))
             elif kind == frames.STDERR:
                 self.stderr.offer(payload)
             elif kind == frames.CONTROL:
@@ -168,6 +202,8 @@ class HeldChild:
             self.stopped_by = message["by"][:100]
         elif message.get("op") == "taken":
             self.taken = by if isinstance(by := message.get("by"), dict) else {}
+        elif message.get("op") == "snapshot":
+            self._rebuilt = _rebuilt(message)
         elif message.get("op") == "left":
             self.kept = True
             self.exited.set_result(None)
@@ -335,7 +371,35 @@ class HeldClient(RpcClient):
             self.snapshot = await _snapshot(reader, framer, pending)
         child = HeldChild(reader, writer, framer, hello, pending)
         child.on_answered = lambda request_id: self._emit(DialogAnswered(id=request_id))
+        child.on_caught_up = lambda snapshot: self._emit(CaughtUp(history=snapshot.history))
+        child.reattach = self.reattach
         return child
+
+    async def reattach(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, frames.FrameReader, Snapshot,
+                                      list[tuple[bytes, bytes]]]:
+        """A new connection to this window's pi, where its link to the holder broke (no holder
+        is started for it: HoldError where none answers, or it no longer holds that pi):
+        its reader, writer and framer, its cut, and the frames read after the cut. pi's
+        answers still awaited went with the old link: those requests fail."""
+        number = self.hello.get("number")
+        reader, writer = await connect_holder(self.holder_env, start=False)
+        try:
+            writer.write(frames.control(op="attach", protocol=frames.PROTOCOL, number=number))
+            framer = frames.FrameReader(frames.FROM_HOLDER, frames.MAX_FROM_HOLDER)
+            pending: list[tuple[bytes, bytes]] = []
+            hello = await _next_control(reader, framer, pending)
+            if hello.get("error") or hello.get("protocol") != frames.PROTOCOL:
+                raise HoldError(str(hello.get("error") or "another holder"))
+            snapshot = await _snapshot(reader, framer, pending)
+        except BaseException:
+            writer.close()
+            raise
+        self._prefix = str(hello.get("prefix") or "") + "pideck-"
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(RpcError("the link to pideck's holder broke (made again): pi's answer went with it"))
+        self._pending.clear()
+        return reader, writer, framer, snapshot, pending
 
 
 def held_number(client: RpcClient) -> int | None:
@@ -376,17 +440,26 @@ async def _next_control(reader: asyncio.StreamReader, framer: frames.FrameReader
 async def _snapshot(reader: asyncio.StreamReader, framer: frames.FrameReader,
                     pending: list[tuple[bytes, bytes]]) -> Snapshot:
     message = await _next_control(reader, framer, pending)
-    if message.get("op") == "exited":
-        raise HoldError("that pi has exited")
-    rebuilt = message.get("rebuilt")
+    if message.get("op") != "snapshot":
+        raise HoldError("that pi has exited" if message.get("op") == "exited" else "the holder sent no cut")
     kind, payload = await _frames(reader, framer, pending)
-    response = decode(payload) if kind == frames.MESSAGES else None
+    return snapshot_of(payload if kind == frames.MESSAGES else b"", _rebuilt(message))
+
+
+def snapshot_of(payload: bytes, rebuilt: int) -> Snapshot:
+    """A cut's `m` frame (pi's answer to get_messages) as a Snapshot; HoldError if it is not one."""
+    response = decode(payload) if payload else None
     if not isinstance(response, Response) or not isinstance(response.data, MessageList):
         raise HoldError("pi's messages could not be read at the attach")
-    return Snapshot(response.data.messages, rebuilt if isinstance(rebuilt, int) and rebuilt >= 0 else 0)
+    return Snapshot(response.data.messages, rebuilt)
 
 
-async def connect_holder(env: Mapping[str, str]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """A connection to the user's holder, started if none listens (early.py's, in a thread)."""
-    sock = await asyncio.to_thread(holder_socket, env)
+def _rebuilt(message: dict[str, Any]) -> int:
+    rebuilt = message.get("rebuilt")
+    return rebuilt if isinstance(rebuilt, int) and rebuilt >= 0 else 0
+
+
+async def connect_holder(env: Mapping[str, str], start: bool = True) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection to the user's holder, started if none listens (with `start`; early.py's, in a thread)."""
+    sock = await asyncio.to_thread(holder_socket, env, start)
     return await asyncio.open_unix_connection(sock=sock, limit=1 << 20)

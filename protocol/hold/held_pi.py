@@ -21,7 +21,6 @@ import itertools
 import os
 import signal
 import subprocess
-import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
@@ -31,15 +30,20 @@ import msgspec
 
 from protocol.hold import frames
 from protocol.hold.held_claim import HeldClaim
+from protocol.hold.spool import Spool
+from protocol.numbers import parse_int
 from protocol.wire.child import Child, connect, end
 from protocol.wire.client import STDOUT_CLOSED, STDOUT_CLOSED_GRACE
 from protocol.wire.framing import LineFramer
 from protocol.wire.spawn import spawn
 
 RUN_MEMORY = 8 << 20  # bytes of a run's records kept in memory; beyond, on disk
+SPOOL_FALLBACK = 64 << 20  # bytes of them kept in memory beyond that where the disk refuses them
+SECTION_CHUNK = 1 << 20  # bytes of the spool read in one step for a window catching up
 MAX_LINE = 512 << 20  # as the window's client: a longer line is dropped
 STDERR_KEPT = 256 << 10  # bytes of pi's stderr a window attaching gets
-BEHIND_LIMIT = 64 << 20  # bytes a window may leave unread before it is let go
+# bytes of live output a window may leave unread before it is caught up (a setting for the tests)
+BEHIND_LIMIT = parse_int(os.environ.get("PIDECK_HOLD_BEHIND", ""), 64 << 20, low=1)
 FRAME_LINES = 4 << 20  # bytes of pi's lines put in one frame at most (beyond, a line of its own)
 DIALOGS = frozenset({"select", "confirm", "input", "editor"})
 MOST_DRAFT = 16 << 20  # characters of a window's unsent text kept for the next one (beyond, it is cut)
@@ -88,19 +92,28 @@ def head(line: bytes) -> Head | None:
 
 
 class Watcher:
-    """A window's connection to one held pi. What pi writes is `queue`d for it line by line
-    and sent once per read of pi's stdout (`flush`): one frame and one write for many lines."""
+    """A window's connection to one held pi. What goes to it waits in a queue that its writer
+    task drains at the window's pace (what the socket takes); pi's lines are `queue`d line by
+    line and sent once per read of pi's stdout (`flush`): one frame and one write for many
+    lines. A window that leaves more than BEHIND_LIMIT of them unread is never let go: it is
+    caught up (`behind`), as tmux redraws a client that fell behind: what waits for it is
+    thrown away, save pi's answers to its own requests, and it gets a fresh cut."""
 
-    def __init__(self, transport: asyncio.Transport, prefix: str, drop: Callable[[str], None]) -> None:
-        self.transport = transport
+    def __init__(self, writer: asyncio.StreamWriter, prefix: str, behind: Callable[[Watcher], None]) -> None:
+        self.writer = writer
         self.prefix = prefix
-        self.allowance = 0  # bytes of a snapshot it may still have unread
         self.draft: str | None = None  # the unsent text the window last said it has (None: it said nothing yet)
         self.taken: list[str] = []  # the drafts it took at its attach: kept again if it leaves before saying its own
         self._draft_parts: list[str] = []
-        self._drop = drop
+        self._behind = behind
+        self._items: deque[tuple[bytes | Section, int]] = deque()  # what is to go, and of which kind
+        self._size = 0  # bytes of live output waiting
         self._queued: list[bytes] = []
-        self._size = 0
+        self._queued_size = 0
+        self._wake = asyncio.Event()
+        self._current: Section | None = None  # the section being written
+        self._falling_behind = False  # its catch-up is due
+        self._task = asyncio.create_task(self._write())
 
     def draft_part(self, text: str, more: bool) -> None:
         """A piece of the window's draft (a long one comes in pieces, each in a control
@@ -112,22 +125,148 @@ class Watcher:
 
     def queue(self, line: bytes) -> None:
         self._queued.append(line)
-        self._size += len(line)
-        if self._size > FRAME_LINES:  # (a long run replayed: sent as it is read, not all at once)
+        self._queued_size += len(line)
+        if self._queued_size > FRAME_LINES:
             self.flush()
 
     def flush(self) -> None:
         if self._queued:
             self._queued.append(b"")
-            data, self._queued, self._size = b"\n".join(self._queued), [], 0
+            data, self._queued, self._queued_size = b"\n".join(self._queued), [], 0
             self.send(frames.frame(frames.STDOUT, data))
 
+    def answer(self, line: bytes) -> None:
+        """pi's answer to a request of this window's: it goes in its place, and is kept at a catch-up."""
+        self.flush()
+        self._put(frames.frame(frames.STDOUT, line + b"\n"), ANSWER)
+
     def send(self, data: bytes) -> None:
-        if self.transport.is_closing():
+        self._put(data, LIVE)
+        if self._size > BEHIND_LIMIT and not self._falling_behind:  # (not now: its pi may be sending to every window)
+            self._falling_behind = True
+            asyncio.get_running_loop().call_soon(self._behind, self)
+
+    def send_cut(self, item: bytes | Section) -> None:
+        """A part of a cut: not counted as the window falling behind (it is the catching up)."""
+        self._put(item, CUT)
+
+    def _put(self, item: bytes | Section, kind: int) -> None:
+        if self.writer.is_closing():
             return
-        self.transport.write(data)
-        if self.transport.get_write_buffer_size() > BEHIND_LIMIT + self.allowance:
-            self._drop("the window read nothing for too long")
+        self._items.append((item, kind))
+        if kind == LIVE:
+            self._size += len(item)  # type: ignore[arg-type]
+        self._wake.set()
+
+    def throw_away(self) -> None:
+        """What waits for it goes, save pi's answers to its requests (a cut follows)."""
+        self._queued, self._queued_size = [], 0
+        self._close_sections()
+        self._items = deque((item, kind) for item, kind in self._items if kind == ANSWER)
+        self._size = 0
+        self._falling_behind = False
+
+    def close(self) -> None:
+        self._task.cancel()
+        self._close_sections()
+        self._items.clear()
+
+    def _close_sections(self) -> None:
+        for item in [self._current, *(item for item, _ in self._items)]:
+            if isinstance(item, Section):
+                item.close()
+
+    async def _write(self) -> None:
+        writer = self.writer
+        try:
+            while True:
+                while not self._items:
+                    self._wake.clear()
+                    await self._wake.wait()
+                item, kind = self._items.popleft()
+                if kind == LIVE:
+                    self._size -= len(item)  # type: ignore[arg-type]
+                if isinstance(item, Section):
+                    self._current = item
+                    while (data := item.next()) is not None:  # (None too once it was thrown away)
+                        writer.write(data)
+                        await writer.drain()
+                    self._current = None
+                    continue
+                writer.write(item)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            writer.transport.abort()  # (the connection's reader then sees it end)
+
+
+LIVE, CUT, ANSWER = 0, 1, 2  # what a watcher's queued item is: pi's output, a part of a cut, an answer to it
+
+
+class Section:
+    """The run's records of a cut, read from the spool a chunk at a time as the window takes
+    them (`next`: frames of pi's lines, None at its end): a dialog answered or given up
+    since is left out, one still open goes with what is left of its timeout, and the
+    dialogs, statuses and widgets kept outside the run follow."""
+
+    def __init__(self, pi: HeldPi, spool: Spool | None, end: int, open_at_cut: list[str]) -> None:
+        self.pi = pi
+        self.spool = spool
+        self.end = end
+        self.offset = 0
+        self.closed = False
+        self._rest = b""
+        self._open_at_cut = open_at_cut
+        self._replayed: set[str] = set()
+        if spool is not None:
+            spool.hold()
+
+    def next(self) -> bytes | None:
+        if self.closed:
+            return None
+        if self.spool is not None and self.offset < self.end:
+            chunk = self.spool.read(self.offset, min(SECTION_CHUNK, self.end - self.offset))
+            self.offset += len(chunk)
+            data = self._rest + chunk
+            cut = data.rfind(b"\n") + 1
+            data, self._rest = data[:cut], data[cut:]
+            if b'"extension_ui_request"' in data:
+                data = b"".join(self._dialog_now(line) + b"\n" for line in data.split(b"\n")[:-1])
+            return frames.frame(frames.STDOUT, data) if data else b""
+        self.close()
+        return self._after()
+
+    def _dialog_now(self, line: bytes) -> bytes:
+        record = head(line) if b'"extension_ui_request"' in line[:200] else None
+        if record is None or record.method not in DIALOGS:
+            return line
+        dialog = self.pi._open_dialogs().get(str(record.id))
+        if dialog is None:
+            return b""  # answered, or pi gave up on it
+        self._replayed.add(str(record.id))
+        return dialog.line_now(time.monotonic())
+
+    def _after(self) -> bytes:
+        """The dialogs open at the cut that the run's records did not hold, the statuses and
+        widgets kept, a note if the spool could not keep all of the run, pi's stderr."""
+        now = time.monotonic()
+        dialogs = self.pi._open_dialogs()
+        lines = [dialogs[key].line_now(now) for key in self._open_at_cut if key not in self._replayed and key in dialogs]
+        lines += self.pi.kept_ui.values()
+        if self.spool is not None and self.spool.lost:
+            lines.append(msgspec.json.encode({
+                "type": "extension_ui_request", "id": "pideck-holder-lost", "method": "notify", "notifyType": "warning",
+                "message": f"pideck's holder could not keep all of this run's records ({self.spool.failed}): "
+                           f"{self.spool.lost:,} bytes of it are not shown"}))
+        out = frames.frame(frames.STDOUT, b"".join(line + b"\n" for line in lines)) if lines else b""
+        if self.pi.stderr:
+            out += frames.frame(frames.STDERR, b"".join(self.pi.stderr))
+        return out
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            if self.spool is not None:
+                self.spool.release()
 
 
 class OpenDialog(msgspec.Struct):
@@ -174,7 +313,7 @@ class HeldPi:
         self.started_at = time.time()
         self.last_activity = time.time()
         self.unseen_end = False  # a run ended with no window watching
-        self.run: tempfile.SpooledTemporaryFile[bytes] | None = None
+        self.run: Spool | None = None
         self.run_message_ends = 0
         self.dialogs: dict[str, OpenDialog] = {}
         self.kept_ui: dict[tuple[str, str], bytes] = {}
@@ -319,6 +458,7 @@ class HeldPi:
 
     def leave(self, watcher: Watcher) -> None:
         """A window gone (a detach, a quit, a dropped connection): its draft kept for the next."""
+        watcher.close()
         for draft in reversed([watcher.draft] if watcher.draft is not None else watcher.taken):
             self.keep_draft(draft)
         watcher.draft, watcher.taken = None, []
@@ -328,6 +468,15 @@ class HeldPi:
             del self._cuts[request_id]
         self.last_activity = time.time()
         self._arm_idle()
+
+    def catch_up(self, watcher: Watcher) -> None:
+        """`watcher` fell behind: what waits for it goes and it gets a fresh cut, never let go."""
+        if watcher not in self.watchers:
+            return  # (it left, or waits for its cut already)
+        self.watchers.remove(watcher)
+        watcher.throw_away()
+        self.log(f"pi {self.number}: a window fell behind; it is caught up from a fresh cut")
+        self.attach(watcher)
 
     def from_window(self, watcher: Watcher, line: bytes) -> str | None:
         """A line a window writes to pi; why it is refused, if it is."""
@@ -378,7 +527,7 @@ class HeldPi:
                 self.log(f"pi {self.number}: a line over {MAX_LINE:,} bytes dropped")
 
     def _flush(self) -> None:
-        for watcher in self.watchers:
+        for watcher in tuple(self.watchers):
             watcher.flush()
 
     async def _end_after_stdout_closed(self) -> None:
@@ -402,16 +551,16 @@ class HeldPi:
             self._response(record.id, line, record.command)  # type: ignore[union-attr]
             return
         if kind == "agent_start" and self.run is None:
-            self.run = tempfile.SpooledTemporaryFile(max_size=RUN_MEMORY, dir=self.place)
+            self.run = Spool(self.place, RUN_MEMORY, SPOOL_FALLBACK, lambda why: self.log(f"pi {self.number}: {why}"))
             self.run_message_ends = 0
         if kind == "extension_ui_request" and record is not None:
             self._ui_request(record, line, now)
         if self.run is not None:
-            self.run.write(line + b"\n")
+            self.run.append(line + b"\n")
             if kind == "message_end":
                 self.run_message_ends += 1
         if kind == "agent_settled" and self.run is not None:
-            self.run.close()
+            self.run.end()
             self.run = None
             self.unseen_end = not self.watchers
             self._arm_idle()
@@ -438,9 +587,9 @@ class HeldPi:
         if (waiting := self._cuts.pop(request_id, None)) is not None:
             self._hand_cut(waiting, line)
             return
-        for watcher in self.watchers:
+        for watcher in self.windows():
             if request_id.startswith(watcher.prefix):
-                watcher.queue(line)
+                watcher.answer(line)
                 return
 
     def _read_name(self, line: bytes) -> None:
@@ -454,34 +603,13 @@ class HeldPi:
 
     def _hand_cut(self, watcher: Watcher, messages: bytes) -> None:
         """The window gets pi's messages, the run's records so far and what stays open; then
-        it watches live. All in the step pi's answer is read in: nothing comes between."""
-        now = time.monotonic()
+        it watches live. The cut is taken in the step pi's answer is read in (nothing comes
+        between); the run's records go from the spool at the window's pace, pi's lines read
+        meanwhile queued behind them."""
         self._open_dialogs()
-        watcher.allowance = len(messages)
-        watcher.send(frames.control(op="snapshot", rebuilt=self.run_message_ends if self.run is not None else 0))
-        watcher.send(frames.frame(frames.MESSAGES, messages))
-        replayed: set[str] = set()
-        if self.run is not None:
-            self.run.seek(0)
-            for raw in self.run:
-                line = raw.rstrip(b"\n")
-                record = head(line) if b'"extension_ui_request"' in line[:200] else None
-                if record is not None and record.method in DIALOGS:
-                    dialog = self.dialogs.get(str(record.id))
-                    if dialog is None:
-                        continue  # answered, or pi gave up on it
-                    line = dialog.line_now(now)
-                    replayed.add(str(record.id))
-                watcher.queue(line)
-            self.run.seek(0, 2)
-        for dialog_id, dialog in self.dialogs.items():
-            if dialog_id not in replayed:
-                watcher.queue(dialog.line_now(now))
-        for line in self.kept_ui.values():
-            watcher.queue(line)
-        watcher.flush()
-        if self.stderr:
-            watcher.send(frames.frame(frames.STDERR, b"".join(self.stderr)))
+        watcher.send_cut(frames.control(op="snapshot", rebuilt=self.run_message_ends if self.run is not None else 0))
+        watcher.send_cut(frames.frame(frames.MESSAGES, messages))
+        watcher.send_cut(Section(self, self.run, self.run.size if self.run is not None else 0, list(self.dialogs)))
         self.unseen_end = False
         self.watchers.append(watcher)
 
@@ -534,7 +662,7 @@ class HeldPi:
         if self._idle_timer is not None:
             self._idle_timer.cancel()
         if self.run is not None:
-            self.run.close()
+            self.run.end()
             self.run = None
         out = frames.control(op="exited", code=self.returncode)
         for watcher in self.windows():

@@ -282,10 +282,6 @@ class Connection:
         if not self.writer.is_closing():
             self.writer.write(data)
 
-    def drop(self, why: str) -> None:
-        self.holder.log(f"a window was let go: {why}")
-        self.writer.transport.abort()
-
     def close(self) -> None:
         if self.pi is not None and self.watcher is not None:
             self.pi.leave(self.watcher)
@@ -388,7 +384,7 @@ class Connection:
     def _watch(self, pi: HeldPi) -> None:
         self.pi = pi
         self.frames.limit = frames.MAX_FRAME
-        self.watcher = Watcher(self.writer.transport, self.holder.next_prefix(), self.drop)  # type: ignore[arg-type]
+        self.watcher = Watcher(self.writer, self.holder.next_prefix(), pi.catch_up)
         self.send(frames.control(op="hello", protocol=frames.PROTOCOL, number=pi.number, pid=pi.pid, holder=os.getpid(),
                                  prefix=self.watcher.prefix, cwd=pi.cwd, argv=pi.argv, window=pi.window, state=pi.state,
                                  windows=len(pi.watchers)))

@@ -67,6 +67,7 @@ from protocol.wire.events import (
 )
 from protocol.wire.extension_ui import (
     DIALOG_REQUESTS,
+    CaughtUp,
     DialogAnswered,
     DialogRequest,
     NotifyRequest,
@@ -221,6 +222,7 @@ class Changes:
     status: bool = False  # `life` changed: the status line and the crash bar
     dialogs: list[DialogRequest] = field(default_factory=list)  # extension dialogs to show, in order
     answered: list[str] = field(default_factory=list)  # ids of dialogs another window answered (a held pi)
+    caught_up: bool = False  # drawn again from a held pi's cut: the dialogs shown go (the cut asks them again)
     declines: list[UnknownUIRequest | RefusedDialogRequest] = field(default_factory=list)  # to answer "cancelled"
     settled: AgentSettled | None = None  # a run ended (pi's record, not a crash)
     stats_stale: bool = False  # ask pi for the stats and state again
@@ -231,7 +233,7 @@ class Changes:
             self.added or self.appended or self.replaced or self.items or self.tools or self.queue
             or self.run or self.usage or self.session or self.extension_ui or self.reset
             or self.editor_text is not None or self.title is not None or self.notifications
-            or self.protocol_errors or self.status or self.dialogs or self.answered or self.declines
+            or self.protocol_errors or self.status or self.dialogs or self.answered or self.caught_up or self.declines
             or self.settled is not None or self.stats_stale or self.exited is not None
         )  # fmt: skip
 
@@ -751,6 +753,18 @@ class SessionModel:
         self.changes.dialogs = [request for request in self.changes.dialogs if request.id != answered.id]
         self.changes.answered.append(answered.id)
 
+    def _caught_up(self, caught: CaughtUp) -> None:
+        """This window is drawn again from a held pi's cut: the transcript is the messages before
+        the run in progress, no run is under way until the run's records (which follow) say so,
+        and the dialogs it showed are asked again by the cut if they are still open."""
+        self.running = False
+        self.will_retry = False
+        self.retry = self.compaction = None
+        self.load_messages(caught.history)
+        self.changes.dialogs = []
+        self.changes.caught_up = True
+        self.changes.run = True
+
     def _settled(self, event: AgentSettled) -> None:
         self._agent_settled(event)
         self.changes.settled = event
@@ -946,5 +960,6 @@ _HANDLERS: dict[type, Any] = {
     RefusedDialogRequest: SessionModel._refused_dialog,
     ChildExited: SessionModel._child_exited,
     DialogAnswered: SessionModel._dialog_answered,
+    CaughtUp: SessionModel._caught_up,
     **dict.fromkeys(DIALOG_REQUESTS, SessionModel._dialog),
 }

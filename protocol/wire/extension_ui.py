@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from protocol.wire.base import Number, Record
 
 
@@ -108,6 +110,14 @@ class DialogAnswered(Record, frozen=True):
     (protocol/hold/), so this one closes it."""
 
     id: str
+
+
+class CaughtUp(msgspec.Struct, frozen=True):
+    """Not pi's: a window fell behind its held pi, or lost its link to the holder and made it
+    again (protocol/hold/), and is drawn again from a fresh cut: `history` is pi's messages
+    before the run in progress, whose records follow as pi's do."""
+
+    history: list[Any]
 
 
 class UnknownUIRequest(Record):

@@ -9,6 +9,7 @@ import os
 import shutil
 import socket
 import stat
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -321,3 +322,67 @@ def test_a_pi_closed_idle_whose_folder_went_is_named_not_a_stop_to_pideck(tmp_pa
     for asked in ([4], []):
         with pytest.raises(LaunchError, match=f"held pi 4 cannot come back: {gone}: does not exist"):
             attach_launches(base, argparse.Namespace(attach=asked), {})
+
+
+def _deltas(lines: list[bytes]) -> list[int]:
+    return [int(line.split(b'"delta":"')[1][:8]) for line in lines if b"bash_execution_update" in line]
+
+
+async def test_a_window_that_reads_nothing_for_a_while_is_caught_up_never_let_go(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A window stops reading (Ctrl+Z, a blocked terminal) while pi floods it with ten times
+    what it may leave unread: the holder throws away what waits for it and cuts it again,
+    as often as it falls behind; when it reads again it has its connection, and from its
+    last cut on the run whole, in order, to its end."""
+    from protocol.hold import held_pi
+    from protocol.hold.held_client import HeldClient
+    from protocol.wire.commands import GetState, Prompt
+    from protocol.wire.events import AgentSettled
+    from tests.held_holder import RawWindow, flood_stream, holder_in_loop
+    from tests.pi_harness import FAKE_PI, Recorder
+
+    monkeypatch.setattr(held_pi, "BEHIND_LIMIT", 1 << 20)
+    stream = flood_stream(tmp_path / "flood.jsonl", 100_000)  # ~12 MB
+    async with holder_in_loop(tmp_path / "run") as held:
+        fast = HeldClient([sys.executable, str(FAKE_PI), "--stream", str(stream), "--rate", "2000/10"],
+                          holder_env=held.env)
+        records = Recorder(fast)
+        await fast.start()
+        await fast.call(GetState(), timeout=30)
+        slow = await RawWindow.attach(held.env, fast.hello["number"])
+        await slow.read_until(lambda window: any(kind == frames.MESSAGES for kind, _ in window.frames))
+        await fast.call(Prompt(message="flood"), timeout=30)
+        await records.wait_for(AgentSettled, timeout=60)
+        assert any("fell behind" in line for line in held.log), held.log
+        await slow.read_until(lambda window: any(b'"agent_settled"' in payload for _, payload in window.frames[-3:]))
+        assert not slow.ended, "the slow window was let go"
+        assert len(slow.controls("snapshot")) > 1
+        after = slow.lines_after_last_cut()
+        assert after[0] == b'{"type":"agent_start"}' and after[-1] == b'{"type":"agent_settled"}'
+        assert _deltas(after) == list(range(100_000))
+        slow.close()
+        await fast.close()
+
+
+async def test_a_window_whose_link_to_the_holder_broke_attaches_again(tmp_path: Path) -> None:
+    """The window's connection breaks while its holder and pi go on: it attaches again to the
+    same pi, drawn again from a cut, where it said the holder had gone and offered to start pi."""
+    from protocol.hold.held_client import HeldClient
+    from protocol.wire.client import ChildExited
+    from protocol.wire.commands import GetState
+    from protocol.wire.extension_ui import CaughtUp
+    from tests.held_holder import holder_in_loop
+    from tests.pi_harness import FAKE_PI, Recorder
+
+    async with holder_in_loop(tmp_path / "run") as held:
+        window = HeldClient([sys.executable, str(FAKE_PI)], holder_env=held.env)
+        records = Recorder(window)
+        await window.start()
+        await window.call(GetState(), timeout=30)
+        (pi,) = held.holder.pis.values()
+        pi.watchers[0].writer.transport.abort()
+        await records.wait_for(lambda record: isinstance(record, (CaughtUp, ChildExited)), timeout=30)
+        assert records.of_type(ChildExited) == [], records.of_type(ChildExited)
+        assert (await window.call(GetState(), timeout=30)).model is not None
+        assert list(held.holder.pis) == [pi.number] and len(pi.watchers) == 1
+        await window.close()
