@@ -2,13 +2,15 @@
 later needs to rebuild it mid-run.
 
 What pi writes goes to every watching window as it is read (a response only to the window
-whose request it answers). The holder keeps: the records of the run in progress (from
-`agent_start` to `agent_settled`, in memory up to RUN_MEMORY, then on disk), the dialogs
-still open, and the last status, widget and title the extensions set. A window attaching
-gets a cut of pi's stream: the holder asks pi for its messages, and at the point of pi's
-answer hands the window that answer, how many of its messages the run's records rebuild,
-those records, and from then on every record live. Nothing is dispatched here: windows
-fold the records into their own session model, as they fold a pi of their own.
+whose request it answers), through a queue of the window's own that is sent at its pace.
+The holder keeps: the records of the run in progress (from `agent_start` to
+`agent_settled`, in memory up to RUN_MEMORY, then on disk: spool.py), the dialogs still
+open, and the last status, widget and title the extensions set. A window attaching gets a
+cut of pi's stream: the holder asks pi for its messages, and at the point of pi's answer
+hands the window that answer, how many of its messages the run's records rebuild, those
+records (read from the spool as the window takes them), and from then on every record
+live. A window that falls behind gets a cut again, as one attaching. Nothing is dispatched
+here: windows fold the records into their own session model, as they fold a pi of their own.
 The session file pi names in its answers to `get_state` is claimed for it (held_claim.py);
 when another pi has it open, the windows are told (`taken`) and pi is closed unused.
 """

@@ -52,7 +52,7 @@ class Spool:
             except OSError as exc:
                 self.failed = exc.strerror or str(exc)
                 self.log(f"a run's records could not be written to {self.folder} ({self.failed}); "
-                         f"kept in memory up to {self.fallback >> 20} MB from here")
+                         f"kept in memory up to {self.fallback:,} bytes from here")
         if len(self._tail) + len(line) <= self.fallback:
             self._tail += line
         else:

@@ -386,3 +386,140 @@ async def test_a_window_whose_link_to_the_holder_broke_attaches_again(tmp_path: 
         assert (await window.call(GetState(), timeout=30)).model is not None
         assert list(held.holder.pis) == [pi.number] and len(pi.watchers) == 1
         await window.close()
+
+
+async def test_a_run_the_disk_will_not_take_costs_the_live_window_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The holder's folder takes no file (full, read-only): the window watching gets every
+    record and the run's end, and `pideck ls` says the run ended; what the holder could not
+    keep is said once in its log, and a window attaching mid-run gets what it kept, told
+    what it could not."""
+    import errno
+    import tempfile as tempfile_module
+
+    from protocol.hold import held_pi
+    from protocol.hold.held_client import HeldClient
+    from protocol.wire.commands import Abort, GetState, Prompt
+    from protocol.wire.events import AgentSettled, BashExecutionUpdate
+    from protocol.wire.extension_ui import NotifyRequest
+    from tests.held_holder import flood_stream, holder_in_loop
+    from tests.pi_harness import FAKE_PI, Recorder
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(held_pi, "RUN_MEMORY", 64 << 10)
+    monkeypatch.setattr(held_pi, "SPOOL_FALLBACK", 256 << 10)
+    monkeypatch.setattr(tempfile_module, "TemporaryFile", full)
+    stream = flood_stream(tmp_path / "flood.jsonl", 3000, pad=300)  # ~1 MB
+    async with holder_in_loop(tmp_path / "run") as held:
+        argv = [sys.executable, str(FAKE_PI), "--stream", str(stream), "--stop-after", "2501"]
+        live = HeldClient(argv, holder_env=held.env)
+        seen = Recorder(live)
+        await live.start()
+        await live.call(GetState(), timeout=30)
+        await live.call(Prompt(message="flood"), timeout=30)
+        await seen.wait_for(lambda record: len(seen.of_type(BashExecutionUpdate)) == 2500, timeout=60)
+        later = HeldClient(argv, holder_env=held.env, number=live.hello["number"])
+        told = Recorder(later)
+        await later.start()
+        note = await told.wait_for(NotifyRequest, timeout=30)
+        assert note.notify_type == "warning" and "could not keep all of this run" in note.message
+        kept = len(told.of_type(BashExecutionUpdate))
+        assert 0 < kept < 2500
+        await live.call(Abort(), timeout=30)
+        await seen.wait_for(AgentSettled, timeout=30)
+        assert [record.delta[:8] for record in seen.of_type(BashExecutionUpdate)] == [f"{n:08d}" for n in range(2500)]
+        assert [pi["state"] for pi in (await asyncio.to_thread(ask, {"op": "list"}, held.env) or {})["pis"]] == ["idle"]
+        assert sum("could not be written" in line for line in held.log) == 1, held.log
+        later.detach()
+        await live.close()
+
+
+def test_a_spool_reads_back_across_memory_file_and_what_followed_a_failed_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines go to memory, then to the file; once the disk refuses one, to memory up to the
+    fallback, then nowhere (counted); whatever was kept reads back whole from any offset,
+    also while a window reads it after the run ended, and is let go after."""
+    import errno
+
+    from protocol.hold import spool as spool_module
+    from protocol.hold.spool import Spool
+
+    log: list[str] = []
+    spool = Spool(str(tmp_path), memory=100, fallback=100, log=log.append)
+    lines = [b"%08d%s\n" % (index, b"x" * 21) for index in range(20)]  # 30 bytes each
+    for line in lines[:6]:
+        spool.append(line)
+    written = os.pwrite
+
+    def full(fd: int, data: bytes, offset: int) -> int:
+        if offset >= 90:  # (the file holds three lines, then the disk is full)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return written(fd, data, offset)
+
+    monkeypatch.setattr(spool_module.os, "pwrite", full)
+    for line in lines[6:]:
+        spool.append(line)
+    kept = b"".join(lines[:9])  # 3 in memory, 3 in the file, 3 in memory after it failed (the fallback's 100 bytes)
+    assert spool.size == len(kept) and spool.failed == "No space left on device"
+    assert spool.lost == sum(map(len, lines[9:]))
+    assert b"".join(spool.read(offset, 7) for offset in range(0, spool.size, 7)) == kept
+    assert log == [f"a run's records could not be written to {tmp_path} (No space left on device); "
+                   "kept in memory up to 100 bytes from here"]
+    spool.hold()
+    spool.end()
+    assert spool.read(0, spool.size) == kept  # (a window still reads it)
+    spool.release()
+    assert not list(tmp_path.iterdir())
+
+
+async def test_a_run_of_more_than_64_mb_is_attached_whole(tmp_path: Path) -> None:
+    """A run whose records are 70 MB (a minute of a verbose build's output), in a real holder:
+    a window attaching gets it whole, in order, where it was let go for reading too slowly
+    what the holder wrote in one step."""
+    from protocol.hold.held_client import HeldClient
+    from protocol.wire.client import ChildExited
+    from protocol.wire.commands import GetState, Prompt
+    from protocol.wire.events import BashExecutionUpdate
+    from tests.held_holder import flood_stream
+    from tests.pi_harness import FAKE_PI
+
+    records = 70_000
+    stream = flood_stream(tmp_path / "flood.jsonl", records, pad=1000)
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    argv = [sys.executable, str(FAKE_PI), "--stream", str(stream), "--stop-after", str(records + 1)]
+
+    async def window(number: int | None = None) -> tuple[HeldClient, list[str], asyncio.Event]:
+        client = HeldClient(argv, holder_env=env, number=number)
+        deltas: list[str] = []
+        whole = asyncio.Event()
+
+        def read(record: object) -> None:
+            if isinstance(record, BashExecutionUpdate):
+                deltas.append(record.delta[:8])
+                if len(deltas) == records:
+                    whole.set()
+            elif isinstance(record, ChildExited):
+                whole.set()
+
+        client.add_listener(read)
+        await client.start()
+        assert client.exited is None, client.exited
+        return client, deltas, whole
+
+    try:
+        first, _, first_whole = await window()
+        await first.call(GetState(), timeout=30)
+        await first.call(Prompt(message="flood"), timeout=30)
+        await asyncio.wait_for(first_whole.wait(), 100)
+        first.detach()
+        later, deltas, whole = await window(first.hello["number"])
+        await asyncio.wait_for(whole.wait(), 100)
+        assert later.exited is None, later.exited
+        assert deltas == [f"{n:08d}" for n in range(records)]
+        later.detach()
+    finally:
+        await asyncio.to_thread(ask, {"op": "stop", "all": True}, env, 30.0)
