@@ -10,15 +10,20 @@ In a holder folder of the benchmark's own (XDG_RUNTIME_DIR), the real pi on the 
   session's transcript caught up with pi; against PideckApp starting 8 pis of its own
   (construction to first frame) (goal: < 0.3 s);
 * the holder idle: its CPU time over IDLE_FOR s while it holds the 8 pis, no window and no run
-  (goal: 0).
+  (goal: 0);
+* a big attach: a window attaching to a run of BIG_MB MB of records (tests/fake_pi.py's) while
+  STREAMING other windows stream theirs: from the attach to its first record and to the
+  whole run, and the holder's longest stall meanwhile, seen from outside (the slowest answer
+  to `list` asked every 5 ms, less the median one) (goal: a stall under 20 ms).
 
-Run: `python -m benchmarks hold`.
+Run: `python -m benchmarks hold` (`python -m benchmarks.hold big`: the big attach alone).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import tempfile
 import time
 from dataclasses import replace
@@ -30,6 +35,7 @@ from benchmarks.stream_to_screen import stream_once, wait_idle, wait_ready
 from benchmarks.table import Row
 
 RUNS = 9
+BIG_MB = 100
 HELD = 8
 STREAMING = 4
 IDLE_FOR = 3.0
@@ -97,6 +103,95 @@ async def attach(pi: Any, env: dict[str, str]) -> dict[str, float]:
     return {"first_frame": first_frame, "ready": ready, "idle_cpu": idle}
 
 
+async def big_attach(env: dict[str, str]) -> dict[str, Any]:
+    """A window attaching to a BIG_MB MB run while STREAMING windows stream (see the module's notes)."""
+    import sys
+
+    from protocol.hold.ask import ask
+    from protocol.hold.held_client import HeldClient
+    from protocol.wire.commands import GetState, Prompt
+    from protocol.wire.events import BashExecutionUpdate
+    from tests.held_holder import flood_stream
+    from tests.pi_harness import FAKE_PI
+
+    folder = Path(tempfile.mkdtemp(prefix="pideck-bench-big-"))
+    records = BIG_MB * 1000
+    big = flood_stream(folder / "big.jsonl", records, pad=1000)
+    paced = flood_stream(folder / "paced.jsonl", 400_000, pad=100)
+
+    async def window(argv: list[str], number: int | None = None) -> tuple[HeldClient, list[float]]:
+        client = HeldClient(argv, holder_env=env, number=number)
+        times: list[float] = []  # when its first and its records-th run record came
+        count = [0]
+
+        def read(record: Any) -> None:
+            if type(record) is BashExecutionUpdate:
+                count[0] += 1
+                if count[0] in (1, records):
+                    times.append(time.perf_counter())
+
+        client.add_listener(read)
+        await client.start()
+        return client, times
+
+    started, times = await window([sys.executable, str(FAKE_PI), "--stream", str(big), "--stop-after", str(records + 1)])
+    await started.call(GetState(), timeout=60)
+    await started.call(Prompt(message="big"), timeout=60)
+    await h.wait_until(lambda: len(times) == 2, timeout=300, poll=0.05)
+    started.detach()
+    streaming = []
+    for _ in range(STREAMING):
+        client, _ = await window([sys.executable, str(FAKE_PI), "--stream", str(paced), "--rate", "20/5"])
+        await client.call(Prompt(message="stream"), timeout=60)
+        streaming.append(client)
+    await asyncio.sleep(1.0)  # (well into their streams)
+    pinger = await asyncio.create_subprocess_exec(sys.executable, "-c", PINGER, stdin=asyncio.subprocess.PIPE,
+                                                  stdout=asyncio.subprocess.PIPE, env=env)
+    await asyncio.sleep(1.0)  # (its quiet answers)
+    assert pinger.stdin is not None
+    pinger.stdin.write(b"attach\n")
+    await pinger.stdin.drain()
+    asked = time.perf_counter()
+    attached, times = await window(["unused"], number=started.hello["number"])
+    let_go = None
+    try:
+        await h.wait_until(lambda: len(times) == 2 or attached.exited is not None, timeout=300, poll=0.005)
+        if attached.exited is not None:
+            let_go = attached.exited.error or f"exited {attached.exited.returncode}"
+    finally:
+        answers, _ = await pinger.communicate(b"stop\n")
+    quiet, slowest = (float(word) for word in answers.split())
+    for client in [attached, *streaming]:
+        client.detach()
+    ask({"op": "stop", "all": True}, env, timeout=60)
+    return {"first": (times[0] - asked) if times else float("nan"), "whole": (times[1] - asked) if len(times) == 2 else float("nan"),
+            "stall": slowest - quiet, "let_go": let_go}
+
+
+# A process of its own (the benchmark's loop must not delay it) asks the holder for its list
+# every 5 ms; told `attach`, and then `stop`, it prints the median answer's time before the
+# attach and the slowest one from then on, in seconds.
+PINGER = """
+import sys, threading, time
+from protocol.hold.ask import ask
+times, marks = [], []
+def read():
+    for line in sys.stdin:
+        marks.append(len(times))
+threading.Thread(target=read, daemon=True).start()
+while len(marks) < 2 or len(times) == marks[0]:
+    asked = time.perf_counter()
+    try:
+        ask({"op": "list"})
+    except OSError:
+        pass
+    times.append(time.perf_counter() - asked)
+    time.sleep(0.005)
+quiet = sorted(times[: marks[0]])
+print(quiet[len(quiet) // 2], max(times[marks[0] :]))
+"""
+
+
 def _args() -> Any:
     import argparse
 
@@ -140,6 +235,25 @@ async def measure(runs: int = RUNS) -> dict[str, Any]:
     return {"held": held, "own": own, "own_first_frame": reference, **attached}
 
 
+def big_rows() -> list[Row]:
+    """The big attach alone, in a holder folder of its own."""
+    runtime = tempfile.mkdtemp(prefix="pideck-bench-run-")
+    env = {**os.environ, "XDG_RUNTIME_DIR": runtime, "PIDECK_HOLD_STALLS": "1"}
+    result = asyncio.run(big_attach(env))
+    from protocol.hold.place import hold_dir
+
+    stalls = re.findall(r"longest stall so far: ([0-9.]+) ms", (hold_dir(env) / "holder.log").read_text())
+    if result["let_go"]:
+        print(f"the attaching window was let go: {result['let_go']}")
+    return [
+        Row(f"attach to a {BIG_MB} MB run, {STREAMING} windows streaming: -> its first record", result["first"] * 1000, "ms"),
+        Row(f"attach to a {BIG_MB} MB run, {STREAMING} windows streaming: -> the whole run", result["whole"] * 1000, "ms"),
+        Row("the holder's longest stall meanwhile (slowest `list` answer less the median)", result["stall"] * 1000, "ms"),
+        *([Row("the holder's longest loop stall over the whole run (its own probe)", float(stalls[-1]), "ms")]
+          if stalls else []),
+    ]
+
+
 def run() -> list[Row]:
     result = asyncio.run(measure())
     own = h.median(result["own"]) * 1000
@@ -152,10 +266,13 @@ def run() -> list[Row]:
         Row(f"pideck attach, {HELD} held: construct -> the shown session caught up", result["ready"] * 1000, "ms",
             f"pideck starting {HELD} pis of its own: construct -> first frame", frame),
         Row(f"holder CPU over {IDLE_FOR:g} s idle, {HELD} pis held", result["idle_cpu"] * 1000, "ms"),
+        *big_rows(),
     ]
 
 
 if __name__ == "__main__":
+    import sys
+
     from benchmarks.table import format_table
 
-    print(format_table(("hold", row) for row in run()))
+    print(format_table(("hold", row) for row in (big_rows() if sys.argv[1:] == ["big"] else run())))

@@ -42,6 +42,7 @@ from protocol.hold import controls, frames
 from protocol.hold.held_pi import HeldPi, Watcher
 from protocol.hold.listen import Listening, take
 from protocol.hold.place import UnsafePlace, check_folder, peer_uid
+from protocol.hold.stalls import watch_stalls
 from protocol.numbers import parse_int
 
 LINGER = 10.0  # seconds the holder stays with no pi and no window
@@ -85,6 +86,7 @@ class Holder:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, self._leave, signal.Signals(sig).name)
         keeper = asyncio.create_task(self._keep_bound())
+        probe = asyncio.create_task(watch_stalls(self.log)) if os.environ.get("PIDECK_HOLD_STALLS") == "1" else None
         unclaimed = loop.call_later(FIRST_WAIT, self._end_first, "nobody asked for it")
         try:
             while not self.leaving:
@@ -99,6 +101,8 @@ class Holder:
                 await self._quiet.wait()
         finally:
             keeper.cancel()
+            if probe is not None:
+                probe.cancel()
             unclaimed.cancel()
             self._end_first("the holder ends")
             self._stop_listening()
