@@ -19,6 +19,7 @@ from rich.cells import cell_len
 
 import app.pi.problem_monitor as problem_monitor
 from app.pideck_app import PideckApp
+from protocol.hold.ask import ask
 from protocol.wire.protocol_log import ProtocolLog
 from widgets.crash_bar import CrashBar
 from widgets.prompt_editor import PromptEditor
@@ -247,9 +248,21 @@ async def test_a_wrong_typed_field_is_a_toast_naming_the_command_and_the_field(t
         assert app.is_running
 
 
-async def test_a_pi_that_closes_stdout_mid_run_shows_the_crash_bar(tmp_path: Path) -> None:
+@pytest.mark.parametrize("held", [False, True], ids=["own", "held"])
+async def test_a_pi_that_closes_stdout_mid_run_shows_the_crash_bar(tmp_path: Path, held: bool) -> None:
+    """The same whether pi is pideck's child or the holder's (which ends it in order)."""
     fake = Fake(tmp_path, "--stop-after", "5")
-    app = fake.app()
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {"XDG_RUNTIME_DIR": str(runtime)}
+    app = PideckApp(dataclasses.replace(fake.config(env), hold=True)) if held else fake.app()
+    try:
+        await _crash_bar_after_stdout_closed(fake, app)
+    finally:
+        ask({"op": "stop", "all": True}, env)
+
+
+async def _crash_bar_after_stdout_closed(fake: Fake, app: PideckApp) -> None:
     async with fake.run(app) as pilot:
         await start_run(pilot, fake)
         fake.inject("#fake:close-stdout")

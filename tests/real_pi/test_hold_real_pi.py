@@ -420,3 +420,65 @@ async def test_a_window_still_attaching_keeps_pi_when_the_other_quits(pi_harness
         assert [p["pid"] for p in held(holder_env)] == [pid]
     finally:
         b.detach()
+
+
+async def _window_process(config: Any, folder: Path, name: str, stop_for: float = 0.0,
+                          holder_env: dict[str, str] | None = None) -> dict[str, Any]:
+    """tests/held_window.py's pideck in a process of its own, stopped for `stop_for` s once
+    it has read part of the flood; its result, and the held pis listed while it was stopped."""
+    import json
+    import pickle
+
+    (folder / f"{name}.config").write_bytes(pickle.dumps(config))
+    result = folder / f"{name}.json"
+    process = await asyncio.create_subprocess_exec(
+        str(ROOT / ".venv" / "bin" / "python"), "-m", "tests.held_window", str(folder / f"{name}.config"), str(result),
+        cwd=ROOT, stdout=asyncio.subprocess.PIPE, env={**os.environ, **config.env})
+    listed: list[dict[str, Any]] = []
+    try:
+        assert process.stdout is not None
+        assert await asyncio.wait_for(process.stdout.readline(), 120) == b"mid\n"
+        if stop_for:
+            process.send_signal(signal.SIGSTOP)
+            try:
+                deadline = time.monotonic() + stop_for
+                while time.monotonic() < deadline:
+                    listed = held(holder_env or {})
+                    await asyncio.sleep(0.2)
+            finally:
+                process.send_signal(signal.SIGCONT)
+        assert await asyncio.wait_for(process.wait(), 180) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    return {**json.loads(result.read_text()), "listed": listed}
+
+
+async def test_pideck_stopped_mid_flood_is_caught_up_and_shows_the_whole_run(
+        tmp_path: Path, pi_harness: PiHarness, holder_env: dict[str, str]) -> None:
+    """pideck's process is stopped (as by Ctrl+Z, or a blocked terminal) while a 3,000-delta
+    reply streams, long enough for far more than it may leave unread to pile up at the
+    holder: resumed, it is caught up, never let go: its transcript at the run's end is that
+    of a pideck that was never stopped, its pi the one it started, and only one pi is held."""
+    reply = long_stream(3000)
+    config = replace(pi_harness.launch_config(env={"XDG_RUNTIME_DIR": holder_env["XDG_RUNTIME_DIR"]}), hold=True)
+    pi_harness.reset_model()
+    pi_harness.model.queue(Reply(deltas=reply.deltas, delay=0.003), Reply(deltas=reply.deltas, delay=0.003))
+    want = await _window_process(config, tmp_path, "watched")
+    log = hold_dir(holder_env) / "holder.log"
+    deadline = time.monotonic() + 30
+    while log.read_text().count(" done\n") < 1:  # (the next pideck starts a holder of its own: the limit below is its)
+        assert time.monotonic() < deadline, log.read_text()
+        await asyncio.sleep(0.05)
+    assert want["caught_up"] == 0
+    behind = replace(config, env={**config.env, "PIDECK_HOLD_BEHIND": str(16 << 10)})  # (far under what piles up)
+    stopped = await _window_process(behind, tmp_path, "stopped", stop_for=6.0, holder_env=holder_env)
+    assert stopped["exited"] == [], stopped["exited"]
+    assert stopped["pid_at_end"] == stopped["pid"]
+    assert [pi["pid"] for pi in stopped["listed"]] == [stopped["pid"]], stopped["listed"]
+    told = log.read_text()
+    assert "fell behind" in told and "let go" not in told, told
+    assert stopped["caught_up"] >= 1
+    assert stopped["transcript"] == want["transcript"]
+    assert "word2999" in stopped["transcript"]
