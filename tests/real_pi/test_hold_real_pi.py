@@ -377,6 +377,10 @@ def test_a_terminal_killed_mid_flood_leaves_the_run_to_pideck_attach(tmp_path: P
         term.wait(lambda: "word2999" in term.screen() and "● ready" in term.screen(), "the flood's end", timeout=60)
         term.wait(lambda: "typed, not sent" in term.screen(), "the draft the killed terminal left, in the prompt")
         assert "1 window" in pi.pideck("ls").stdout
+    deadline = time.monotonic() + 30
+    while "no window" not in (listed := pi.pideck("ls")).stdout:  # (once the attached pideck has read its hang-up)
+        assert listed.returncode == 0 and time.monotonic() < deadline, listed
+        time.sleep(0.05)
     stopped = pi.pideck("stop", "--all")
     assert stopped.stdout.strip() == "pideck: stopped 1", stopped
     assert "no pi is held" in pi.pideck("ls").stdout
