@@ -298,3 +298,34 @@ def test_a_prompt_sent_makes_the_session_busy_until_its_run_starts_or_pi_says_it
         model.prompt_sent()
         model.prompt_answered(disposition)
         assert not model.busy
+
+
+def test_a_window_caught_up_mid_run_ends_as_one_that_watched_the_run_from_its_cut() -> None:
+    """A held pi's window that fell behind folds a fresh cut (CaughtUp, protocol/hold/): the
+    messages before the run, then the run's records from its start. Whatever it had folded of
+    the run before, its model ends as that of a window that attached at the cut."""
+    from protocol.wire.extension_ui import CaughtUp
+
+    lines = stream_lines(STREAMS_DIR / "thinking_tools.jsonl")
+    earlier = [UserMessage(content="before the run")]
+    attached = SessionModel()
+    attached.load_messages(earlier)
+    behind = SessionModel()
+    behind.load_messages(earlier)
+    for raw in lines[: len(lines) // 2]:
+        behind.apply(decode(raw))
+    assert behind.running
+    behind.take_changes()
+    behind.apply(CaughtUp(history=earlier))
+    assert not behind.running and behind.changes.caught_up and behind.changes.reset
+    for model in (attached, behind):
+        for raw in lines:
+            model.apply(decode(raw))
+
+    def shown(model: SessionModel) -> list[tuple[str, list[str]]]:
+        return [(item.role, [repr(block) for block in item.blocks.values()]) for item in model.items
+                if isinstance(item, MessageItem)]
+
+    assert shown(behind) == shown(attached)
+    assert [run.tool_call_id for run in behind.tool_runs()] == [run.tool_call_id for run in attached.tool_runs()]
+    assert behind.running == attached.running
