@@ -3,14 +3,18 @@ The REAL pi with a session directory (tests/app/test_crash_recovery.py has the f
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.pi_harness import SIZE, PiHarness, crash_text, kill_group, quiesce, send, started, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply
+from protocol.hold.ask import ask
 from protocol.wire.commands import GetMessages
 from widgets.crash_bar import CrashBar
 from widgets.prompt_editor import PromptEditor
@@ -28,16 +32,28 @@ def persisted_messages(session_file: str) -> list[dict[str, Any]]:
     return [entry["message"] for entry in entries if entry.get("type") == "message"]
 
 
+@pytest.mark.parametrize("held", [False, True], ids=["own", "held"])
 async def test_kill_mid_stream_then_restart_resumes_every_persisted_message(
-    pi_harness: PiHarness, tmp_path: Path
+    pi_harness: PiHarness, tmp_path: Path, held: bool
 ) -> None:
+    """The same whether pi is pideck's child or the holder's."""
     pi_harness.reset_model()
     pi_harness.model.queue(
         Reply(text="First answer, saved to the session."),
         Reply(text="slow " * 400, chunk_chars=2, delay=0.03),
         Reply(text="Answer after the restart."),
     )
-    app = PideckApp(pi_harness.launch_config(session_dir=tmp_path / "sessions"))
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {"XDG_RUNTIME_DIR": str(runtime)}
+    config = pi_harness.launch_config(session_dir=tmp_path / "sessions", env=env)
+    try:
+        await _kill_and_restart(PideckApp(dataclasses.replace(config, hold=held)))
+    finally:
+        ask({"op": "stop", "all": True}, env)
+
+
+async def _kill_and_restart(app: PideckApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "First question.")
