@@ -239,8 +239,13 @@ def big_rows() -> list[Row]:
     """The big attach alone, in a holder folder of its own."""
     runtime = tempfile.mkdtemp(prefix="pideck-bench-run-")
     env = {**os.environ, "XDG_RUNTIME_DIR": runtime, "PIDECK_HOLD_STALLS": "1"}
-    result = asyncio.run(big_attach(env))
+    from protocol.hold.ask import ask
     from protocol.hold.place import hold_dir
+
+    try:
+        result = asyncio.run(big_attach(env))
+    finally:
+        ask({"op": "stop", "all": True}, env, timeout=60)  # (what a failed run left: nothing runs on)
 
     stalls = re.findall(r"longest stall so far: ([0-9.]+) ms", (hold_dir(env) / "holder.log").read_text())
     if result["let_go"]:
