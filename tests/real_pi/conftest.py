@@ -11,14 +11,18 @@
                  test's own (to kill it, load an extension, use a session dir); the
                  children are closed when the test ends
 - `scripted_model` (session) the model server behind `pi_harness`
+- `holder_env`   (function) an environment whose holder folder is the test's own
+                 (`XDG_RUNTIME_DIR`); what that holder holds is stopped at the end
 
 Every test that uses one of the pi fixtures gets the `pi` marker (`-m "not pi"` skips them).
 """
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +30,7 @@ from tests.pi_harness import PiHarness, fresh_session
 
 from app.runtime import PiRuntime, ensure_runtime
 from app.scripted_model.server import ScriptedModel
+from protocol.hold.ask import ask
 from protocol.wire.client import RpcClient
 from protocol.wire.commands import GetState
 
@@ -98,3 +103,16 @@ async def pi_factory(pi_harness: PiHarness) -> AsyncIterator[PiFactory]:
     finally:
         for client in [c for c in pi_harness.clients if c not in before]:
             await pi_harness.close_client(client, grace=2.0)
+
+
+@pytest.fixture
+def holder_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    env = dict(os.environ)
+    yield env
+    try:
+        ask({"op": "stop", "all": True}, env, timeout=30.0)
+    except OSError:
+        pass

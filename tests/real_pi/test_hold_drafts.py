@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from tests.pi_harness import SIZE, UI_EVERYTHING, PiHarness, TmuxPideck, notes, send, started, transcript_text, wait_until
-from tests.real_pi.test_hold_real_pi import TerminalPi, _alive, holder_env, windows  # noqa: F401 (fixtures)
+from tests.real_pi.test_hold_real_pi import TerminalPi, _alive, windows
 
 from app.hold_cli import DRAFTS_APART, attach_launches, stop_main
 from app.cli import parse_args

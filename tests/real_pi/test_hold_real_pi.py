@@ -14,7 +14,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -50,19 +50,6 @@ from protocol.wire.extension_ui import ConfirmRequest, DialogAnswered, EditorReq
 
 pytestmark = pytest.mark.pi
 
-
-@pytest.fixture
-def holder_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    """A holder folder of the test's own; what it holds is stopped at the end."""
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    env = dict(os.environ)
-    yield env
-    try:
-        ask({"op": "stop", "all": True}, env, timeout=30.0)
-    except OSError:
-        pass
 
 
 class Window:

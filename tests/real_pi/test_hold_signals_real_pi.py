@@ -7,7 +7,6 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,18 +19,6 @@ from protocol.wire.commands import GetState
 
 pytestmark = pytest.mark.pi
 
-
-@pytest.fixture
-def holder_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    env = dict(os.environ)
-    yield env
-    try:
-        ask({"op": "stop", "all": True}, env, timeout=30.0)
-    except OSError:
-        pass
 
 
 async def until(condition, what: str, timeout: float = 30.0):  # type: ignore[no-untyped-def]

@@ -5,11 +5,10 @@ own (XDG_RUNTIME_DIR) and a home of its own (HOME), and stops what it holds at i
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +21,6 @@ from protocol.hold.ask import ask, held
 
 pytestmark = pytest.mark.pi
 
-
-@pytest.fixture
-def holder_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    env = dict(os.environ)
-    yield env
-    try:
-        ask({"op": "stop", "all": True}, env, timeout=30.0)
-    except OSError:
-        pass
 
 
 class HomePi(TerminalPi):

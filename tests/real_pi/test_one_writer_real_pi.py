@@ -10,7 +10,6 @@ import json
 import os
 import shlex
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -33,18 +32,6 @@ from protocol.wire.commands import GetState
 
 pytestmark = pytest.mark.pi
 
-
-@pytest.fixture
-def holder_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    env = dict(os.environ)
-    yield env
-    try:
-        ask({"op": "stop", "all": True}, env, timeout=30.0)
-    except OSError:
-        pass
 
 
 def _config(pi_harness: PiHarness, holder_env: dict[str, str], sessions: Path, *pi_args: str, hold: bool = True) -> Any:
