@@ -30,30 +30,26 @@ class OwnClaim:
     """The claim on the session file of a pi this window owns (not a held one)."""
 
     def __init__(self) -> None:
-        self.claim: session_claims.Claim | None = None
+        self.claimant: session_claims.Claimant | None = None
 
     def taken(self, client: RpcClient, config: LaunchConfig, session_file: str | None) -> dict[str, Any] | None:
         """Who else has `session_file` (pi's now) open; None when this pi has it (claimed now)."""
         if isinstance(client, HeldClient):
             self.release()
             return client.taken
-        if not session_file or (self.claim is not None and self.claim.session_file == session_file):
+        if not session_file:
             return None
-        self.release()
-        who = {"pid": os.getpid(), "pi_pid": getattr(client.process, "pid", None)}
+        if self.claimant is None:
+            self.claimant = session_claims.Claimant(config.remote, config.env)
+        self.claimant.host, self.claimant.env = config.remote, config.env
         try:
-            got = session_claims.claim(session_file, config.remote, who, config.env)
+            return self.claimant.move(session_file, {"pid": os.getpid(), "pi_pid": getattr(client.process, "pid", None)})
         except OSError:
             return None  # (no state folder to claim in: as before claims)
-        if isinstance(got, session_claims.Claim):
-            self.claim = got
-            return None
-        return {**got, "session_file": session_file}
 
     def release(self) -> None:
-        if self.claim is not None:
-            self.claim.release()
-            self.claim = None
+        if self.claimant is not None:
+            self.claimant.release()
 
 
 def asked_file(config: LaunchConfig) -> str | None:

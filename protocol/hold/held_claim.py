@@ -29,14 +29,12 @@ _answer = msgspec.json.Decoder(_Answer)
 class HeldClaim:
     def __init__(self, number: int, env: Mapping[str, str], host: str | None, log: Callable[[str], None]) -> None:
         self.number = number
-        self.env = env
-        self.host = host
         self.log = log
-        self.claim: session_claims.Claim | None = None
+        self.claimant = session_claims.Claimant(host, env)
 
     @property
     def session_file(self) -> str | None:
-        return self.claim.session_file if self.claim is not None else None
+        return self.claimant.session_file
 
     def learn(self, line: bytes, pi_pid: int | None) -> dict[str, Any] | None:
         """pi's answer to a get_state: its file claimed; who had it already, if another did."""
@@ -45,23 +43,12 @@ class HeldClaim:
         except msgspec.DecodeError:
             return None
         session_file = answer.data.sessionFile if answer.success is True and answer.data is not None else None
-        if not isinstance(session_file, str) or session_file == self.session_file:
-            return None
-        self.release()
-        if not session_file:
-            return None
         try:
-            got = session_claims.claim(session_file, self.host, {"pid": os.getpid(), "number": self.number,
-                                                                 "pi_pid": pi_pid}, self.env)
+            return self.claimant.move(session_file if isinstance(session_file, str) else None,
+                                      {"pid": os.getpid(), "number": self.number, "pi_pid": pi_pid})
         except OSError as exc:
             self.log(f"pi {self.number}: its session file could not be claimed: {exc}")
             return None
-        if isinstance(got, session_claims.Claim):
-            self.claim = got
-            return None
-        return {**got, "session_file": session_file}
 
     def release(self) -> None:
-        if self.claim is not None:
-            self.claim.release()
-            self.claim = None
+        self.claimant.release()

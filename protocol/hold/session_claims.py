@@ -58,6 +58,40 @@ class Claim:
         os.close(fd)
 
 
+class Claimant:
+    """The claim one owner of a pi (the holder, or a window) has on the session file pi has
+    open: one at a time, moved as pi switches files, released when pi ends."""
+
+    def __init__(self, host: str | None, env: Mapping[str, str] | None) -> None:
+        self.host = host
+        self.env = env
+        self.claim: Claim | None = None
+
+    @property
+    def session_file(self) -> str | None:
+        return self.claim.session_file if self.claim is not None else None
+
+    def move(self, session_file: str | None, who: Mapping[str, Any]) -> dict[str, Any] | None:
+        """pi has `session_file` open now (None: it did not say; "": none): claimed for
+        `who`, None; or what the claim of whoever had it already says, with the file.
+        OSError when the claims' folder cannot be written."""
+        if session_file is None or session_file == self.session_file:
+            return None
+        self.release()
+        if not session_file:
+            return None
+        got = claim(session_file, self.host, who, self.env)
+        if isinstance(got, Claim):
+            self.claim = got
+            return None
+        return {**got, "session_file": session_file}
+
+    def release(self) -> None:
+        if self.claim is not None:
+            self.claim.release()
+            self.claim = None
+
+
 def claim(session_file: str, host: str | None, who: Mapping[str, Any],
           env: Mapping[str, str] | None = None) -> Claim | dict[str, Any]:
     """Claim `session_file` for `who` (what the lock file says of who holds it); if
