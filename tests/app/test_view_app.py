@@ -288,7 +288,8 @@ async def test_a_file_whose_run_has_not_settled_is_followed_as_pi_writes_it(tmp_
             out.write(data[cut:])
         await wait_until(pilot, lambda: "run settled" in str(app.main.status.render()), what="the rest read")
         await wait_until(pilot, lambda: "now **adds**" in transcript_text(app), what="the last answer")
-        assert not app.session.running and "ended    stop" in stats_text(app)
+        assert not app.session.running
+        await wait_until(pilot, lambda: "ended    stop" in stats_text(app), what="the Session pane's end of the run")
 
 
 async def test_given_several_files_the_first_is_shown_and_the_view_says_so(tmp_path: Path) -> None:

@@ -174,7 +174,8 @@ async def test_an_idle_held_pi_is_closed_and_comes_back_on_its_session_file(tmp_
                          and back.main.editor.text == "unsent", timeout=60, what="the session and its draft back")
         (listed,) = held(holder_env)
         assert listed["number"] == number and listed["windows"] == 1 and listed["pid"] not in (None, pid)
-        assert any("1 held pi brought back" in note for note in notes(back))
+        await wait_until(pilot, lambda: any("1 held pi brought back" in note for note in notes(back)),
+                         what="the attach's toast")
         back.detach()
     save_held(back.held_at_exit(), back.held_stopped_at_exit(), parse_args([]), os.environ)
     assert [session.held_number for desk in desks(os.environ) for session in desk.sessions] == [number], \
