@@ -89,6 +89,8 @@ def _early_here(held: bool) -> None:
     running = time.perf_counter() - started
     print(blocked, running)
     if held:
+        sock.settimeout(30)
+        sock.recv(1 << 16)  # (the hello: the holder holds pi by now, so the stop below finds it)
         sock.close()
         ask({"op": "stop", "all": True}, env, timeout=30)
     else:
