@@ -11,8 +11,10 @@
                  test's own (to kill it, load an extension, use a session dir); the
                  children are closed when the test ends
 - `scripted_model` (session) the model server behind `pi_harness`
-- `holder_env`   (function) an environment whose holder folder is the test's own
-                 (`XDG_RUNTIME_DIR`); what that holder holds is stopped at the end
+- `holder_runtime` (function) a holder folder of the test's own (for `XDG_RUNTIME_DIR`);
+                 what its holder holds is stopped at the end
+- `holder_env`   (function) this process's environment with `holder_runtime` as its
+                 `XDG_RUNTIME_DIR` (set here too)
 
 Every test that uses one of the pi fixtures gets the `pi` marker (`-m "not pi"` skips them).
 """
@@ -106,13 +108,17 @@ async def pi_factory(pi_harness: PiHarness) -> AsyncIterator[PiFactory]:
 
 
 @pytest.fixture
-def holder_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    env = dict(os.environ)
-    yield env
+def holder_runtime(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o700)
+    yield folder
     try:
-        ask({"op": "stop", "all": True}, env, timeout=30.0)
+        ask({"op": "stop", "all": True}, {**os.environ, "XDG_RUNTIME_DIR": str(folder)}, timeout=30.0)
     except OSError:
         pass
+
+
+@pytest.fixture
+def holder_env(holder_runtime: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(holder_runtime))
+    return dict(os.environ)

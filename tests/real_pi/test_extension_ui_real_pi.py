@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,6 @@ from textual.widgets import Input, OptionList, Static
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply
-from protocol.hold.ask import ask
 from protocol.wire.client import RpcClient
 from protocol.wire.commands import ExtensionUIResponse, GetCommands, GetState, Prompt
 from protocol.wire.events import AgentSettled, MessageUpdate, TextDelta
@@ -293,27 +291,16 @@ async def test_dialog_that_timed_out_while_queued_is_not_shown(pi_harness: PiHar
         ]
 
 
-@pytest.fixture
-def runtime(tmp_path: Path) -> Iterator[Path]:
-    """A holder folder of the test's own; what it holds is stopped at the end."""
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
-    yield folder
-    try:
-        ask({"op": "stop", "all": True}, {**os.environ, "XDG_RUNTIME_DIR": str(folder)}, timeout=30.0)
-    except OSError:
-        pass
-
 
 @pytest.mark.parametrize("answered_after", [3.6, 4.0])
 @pytest.mark.parametrize("held", [True, False], ids=["held", "not held"])
 async def test_a_timed_dialog_queued_behind_another_counts_down_from_when_pi_asked(
-        pi_harness: PiHarness, runtime: Path, held: bool, answered_after: float) -> None:
+        pi_harness: PiHarness, holder_runtime: Path, held: bool, answered_after: float) -> None:
     """Two 5 s confirms at once, the first answered late: the second, if there is time left
     to show it, counts down what pi leaves of its 5 s and closes when pi answers it itself;
     else it is said to have timed out (it showed with no countdown and stayed open 2 s after
     pi had answered it false)."""
-    config = pi_harness.launch_config(extensions=[UI_ODD_DIALOGS], env={"XDG_RUNTIME_DIR": str(runtime)})
+    config = pi_harness.launch_config(extensions=[UI_ODD_DIALOGS], env={"XDG_RUNTIME_DIR": str(holder_runtime)})
     app = PideckApp(replace(config, hold=held))
     async with app.run_test(size=SIZE) as pilot:
         await start_odd_app(pilot, "/two-timed-confirms 5000")

@@ -4,9 +4,7 @@ messages and stats) was kept in the prompt, its Enter lost (held, 2 runs of 6)."
 
 from __future__ import annotations
 
-import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,6 @@ from tests.pi_harness import HarnessPi, PiHarness, TmuxPideck
 
 from app.scripted_model.agent_dir import MODEL_ID
 from app.scripted_model.server import Reply
-from protocol.hold.ask import ask
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -33,27 +30,17 @@ class StartingPi(HarnessPi):
                                 "NO_COLOR": "1"}
 
 
-@pytest.fixture
-def runtime(tmp_path: Path) -> Iterator[Path]:
-    folder = tmp_path / "run"
-    folder.mkdir(mode=0o700)
-    yield folder
-    try:
-        ask({"op": "stop", "all": True}, {**os.environ, "XDG_RUNTIME_DIR": str(folder)}, timeout=30.0)
-    except OSError:
-        pass
-
 
 @pytest.mark.parametrize("when", ["at once", "as the model's name shows"])
 @pytest.mark.parametrize("held", [True, False], ids=["held", "not held"])
 def test_a_prompt_and_its_enter_typed_while_pideck_starts_are_sent(
-        tmp_path: Path, pi_harness: PiHarness, runtime: Path, held: bool, when: str) -> None:
+        tmp_path: Path, pi_harness: PiHarness, holder_runtime: Path, held: bool, when: str) -> None:
     pi_harness.reset_model()
     pi_harness.model.responder = lambda body: Reply(text="Hi.")
     for n in range(RUNS):
         folder = tmp_path / f"w{n}"
         folder.mkdir()
-        pi = StartingPi(pi_harness, folder, runtime, held)
+        pi = StartingPi(pi_harness, folder, holder_runtime, held)
         sent = len(pi.user_texts())
         with TmuxPideck(pi, args=pi.args(), cwd=folder, env=pi.env()) as term:  # type: ignore[arg-type]
             if when != "at once":  # (pi answered get_state; its messages and stats are being read)
