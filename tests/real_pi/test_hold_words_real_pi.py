@@ -63,6 +63,16 @@ def state_of(env: dict[str, str], number: int) -> str | None:
     return next((pi["state"] for pi in held(env) if pi["number"] == number), None)
 
 
+def held_and_detached(pi_harness: PiHarness, folder: Path, holder_env: dict[str, str], home: Path) -> HomePi:
+    """Pi 1, started held in `folder` in a terminal of its own, which leaves with Ctrl+\\."""
+    first = HomePi(pi_harness, folder, holder_env, home=home)
+    with TmuxPideck(first, args=first.args(), cwd=folder, env=first.env()) as term:  # type: ignore[arg-type]
+        term.wait(lambda: "● ready" in term.screen() and "held 1" in term.screen(), "pi 1 ready", timeout=60)
+        term.keys("C-\\")
+        wait_for(lambda: [pi["windows"] for pi in held(holder_env)] == [0], "pi 1 detached")
+    return first
+
+
 def test_a_held_session_says_so_and_a_stop_says_who_stopped_it(tmp_path: Path, pi_harness: PiHarness,
                                                                 holder_env: dict[str, str]) -> None:
     """The prompt's border says `held 1`, the welcome names Ctrl+\\; `pideck ls` shows the
@@ -111,11 +121,7 @@ def test_an_attach_marks_a_run_ended_unseen_and_says_which_pis_another_window_sh
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir()
     two.mkdir()
-    first = HomePi(pi_harness, one, holder_env, home=tmp_path)
-    with TmuxPideck(first, args=first.args(), cwd=one, env=first.env()) as term:  # type: ignore[arg-type]
-        term.wait(lambda: "● ready" in term.screen() and "held 1" in term.screen(), "pi 1 ready", timeout=60)
-        term.keys("C-\\")
-        wait_for(lambda: [pi["windows"] for pi in held(holder_env)] == [0], "pi 1 detached")
+    first = held_and_detached(pi_harness, one, holder_env, tmp_path)
     second = HomePi(pi_harness, two, holder_env, home=tmp_path)
     with TmuxPideck(second, args=second.args(), cwd=two, env=second.env()) as term:  # type: ignore[arg-type]
         term.wait(lambda: "● ready" in term.screen() and "held 2" in term.screen(), "pi 2 ready", timeout=60)
@@ -140,11 +146,7 @@ def test_the_toast_of_a_held_session_that_asks_names_it_as_its_tab_does(
     one, two = tmp_path / "one", tmp_path / "folder-two"
     one.mkdir()
     two.mkdir()
-    first = HomePi(pi_harness, one, holder_env, home=tmp_path)
-    with TmuxPideck(first, args=first.args(), cwd=one, env=first.env()) as term:  # type: ignore[arg-type]
-        term.wait(lambda: "● ready" in term.screen() and "held 1" in term.screen(), "pi 1 ready", timeout=60)
-        term.keys("C-\\")
-        wait_for(lambda: [pi["windows"] for pi in held(holder_env)] == [0], "pi 1 detached")
+    first = held_and_detached(pi_harness, one, holder_env, tmp_path)
     asking = HomePi(pi_harness, two, holder_env, home=tmp_path, pi_args=("-e", str(UI_EVERYTHING), "--name", "review"))
     with TmuxPideck(asking, args=asking.args(), cwd=two, env=asking.env()) as term:  # type: ignore[arg-type]
         term.wait(lambda: "● ready" in term.screen() and "held 2" in term.screen(), "pi 2 ready", timeout=60)
