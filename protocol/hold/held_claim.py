@@ -9,21 +9,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import msgspec
-
 from protocol.hold import session_claims
-
-
-class _State(msgspec.Struct):
-    sessionFile: Any = None  # noqa: N815 (pi's name)
-
-
-class _Answer(msgspec.Struct):
-    success: Any = None
-    data: _State | None = None
-
-
-_answer = msgspec.json.Decoder(_Answer)
 
 
 class HeldClaim:
@@ -36,13 +22,9 @@ class HeldClaim:
     def session_file(self) -> str | None:
         return self.claimant.session_file
 
-    def learn(self, line: bytes, pi_pid: int | None) -> dict[str, Any] | None:
-        """pi's answer to a get_state: its file claimed; who had it already, if another did."""
-        try:
-            answer = _answer.decode(line)
-        except msgspec.DecodeError:
-            return None
-        session_file = answer.data.sessionFile if answer.success is True and answer.data is not None else None
+    def learn(self, session_file: Any, pi_pid: int | None) -> dict[str, Any] | None:
+        """The session file pi's answer to a get_state names: claimed; who had it already, if
+        another did."""
         try:
             return self.claimant.move(session_file if isinstance(session_file, str) else None,
                                       {"pid": os.getpid(), "number": self.number, "pi_pid": pi_pid})

@@ -72,17 +72,27 @@ _head = msgspec.json.Decoder(Head)
 
 
 class _StateData(msgspec.Struct):
-    sessionName: Any = None  # noqa: N815 (pi's name)
+    sessionName: Any = None  # noqa: N815 (pi's names)
+    sessionFile: Any = None  # noqa: N815
 
 
 class _StateAnswer(msgspec.Struct):
-    """What the holder reads of pi's answer to a window's get_state: the session's name."""
+    """What the holder reads of pi's answer to a get_state: the session's name and file."""
 
-    command: str = ""
+    success: Any = None
     data: _StateData | None = None
 
 
 _state_answer = msgspec.json.Decoder(_StateAnswer)
+
+
+def _state(line: bytes) -> _StateData | None:
+    """What pi's answer to a get_state says of its session (None where it says nothing)."""
+    try:
+        answer = _state_answer.decode(line)
+    except msgspec.DecodeError:  # (a ValidationError too)
+        return None
+    return answer.data if answer.success is True else None
 DELTA = b'{"type":"message_update",'  # how pi starts a streaming update
 
 
@@ -579,13 +589,15 @@ class HeldPi:
             _keep(self.kept_ui, (record.method, str(key)[:200]), line)
 
     def _response(self, request_id: str, line: bytes, command: str = "") -> None:
+        state = _state(line) if command == "get_state" else None  # (read once, for the claim, the name, a rest)
         if request_id == self._resting:
-            self._rest(_session_file(line))
+            found = state.sessionFile if state is not None else None
+            self._rest(found if isinstance(found, str) and found else None)
             return
-        if command == "get_state" and self.taken is None and (taken := self.claim.learn(line, self.pid)) is not None:
-            self._yield(taken)
-        if b'"get_state"' in line[:300]:
-            self._read_name(line)
+        if state is not None:
+            if self.taken is None and (taken := self.claim.learn(state.sessionFile, self.pid)) is not None:
+                self._yield(taken)
+            self.name = state.sessionName[:1000] if isinstance(state.sessionName, str) else None
         if (waiting := self._cuts.pop(request_id, None)) is not None:
             self._hand_cut(waiting, line)
             return
@@ -593,15 +605,6 @@ class HeldPi:
             if request_id.startswith(watcher.prefix):
                 watcher.answer(line)
                 return
-
-    def _read_name(self, line: bytes) -> None:
-        try:
-            answer = _state_answer.decode(line)
-        except msgspec.DecodeError:  # (a ValidationError too)
-            return
-        if answer.command == "get_state" and answer.data is not None:
-            name = answer.data.sessionName
-            self.name = name[:1000] if isinstance(name, str) else None
 
     def _hand_cut(self, watcher: Watcher, messages: bytes) -> None:
         """The window gets pi's messages, the run's records so far and what stays open; then
@@ -680,16 +683,6 @@ async def _read(stream: asyncio.StreamReader, size: int) -> bytes:
         return await stream.read(size)
     except (ConnectionError, OSError):
         return b""
-
-
-def _session_file(line: bytes) -> str | None:
-    """The session file in pi's answer to get_state, if it names one."""
-    try:
-        data = msgspec.json.decode(line).get("data")
-    except (msgspec.DecodeError, AttributeError):
-        return None
-    found = data.get("sessionFile") if isinstance(data, dict) else None
-    return found if isinstance(found, str) and found else None
 
 
 def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:
