@@ -33,7 +33,7 @@ _NAMES = {
     "escape": "Esc", "pageup": "PgUp", "pagedown": "PgDn", "delete": "Del", "backspace": "Backspace",
     "enter": "Enter", "tab": "Tab", "home": "Home", "end": "End", "up": "Up", "down": "Down",
     "left": "Left", "right": "Right", "space": "Space", "right_square_bracket": "]", "underscore": "_",
-    "minus": "-",
+    "minus": "-", "backslash": "\\",
 }
 
 

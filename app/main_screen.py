@@ -89,8 +89,8 @@ class MainScreen(EngineScreen[None]):
     prompt_class: type[PromptEditor] = PromptEditor  # the editor under the transcript
     BINDINGS = [
         Binding("ctrl+l", "run('model')", "Model", tooltip="Select a model (/model)", id="app.model.select"),
-        Binding("ctrl+p", "run('cycle_model')", "Next model", show=False, tooltip="Next model (pi's cycle_model)",
-                id="app.model.cycleForward"),
+        Binding("ctrl+p", "run('cycle_model')", "Next model", show=False,
+                tooltip="Next model (of pi's scoped models, if set)", id="app.model.cycleForward"),
         Binding("ctrl+shift+p,alt+p", "run('cycle_model_back')", "Previous model", show=False,
                 tooltip="Previous model (Alt+P where the terminal cannot tell Ctrl+Shift+P)",
                 id="app.model.cycleBackward"),
@@ -101,9 +101,12 @@ class MainScreen(EngineScreen[None]):
         Binding("escape", "interrupt", "Abort", show=True,
                 tooltip="Abort: clear the queue into the prompt, then stop the run, a retry, a compaction or !cmd",
                 id="app.interrupt"),
-        Binding("alt+up", "restore_queue", "Restore queue", show=False, id="app.message.dequeue"),
-        Binding("f5", "edit_queue", "Edit queue", show=False),
-        Binding("ctrl+g", "external_editor", "External editor", show=False, id="app.editor.external"),
+        Binding("alt+up", "restore_queue", "Restore queue", show=False,
+                tooltip="Take the queued messages back into the prompt; the run goes on", id="app.message.dequeue"),
+        Binding("f5", "edit_queue", "Edit queue", show=False, tooltip="Edit the queue while the run goes on (/queue)"),
+        Binding("ctrl+g", "external_editor", "External editor", show=False,
+                tooltip="Edit the prompt in pi's externalEditor, else $VISUAL, $EDITOR or nano",
+                id="app.editor.external"),
         Binding("ctrl+d", "quit_if_empty", "Quit", show=False, priority=True,
                 tooltip="Quit when the prompt is empty (else delete right)", id="app.exit"),
         Binding("ctrl+t", "toggle_thinking", "Thinking", tooltip="Collapse or show thinking blocks",
@@ -113,7 +116,7 @@ class MainScreen(EngineScreen[None]):
         Binding("f2", "toggle_side", "Panes", tooltip="Hide or show the side panes"),
         Binding("f3", "focus_tool_log", "Tool log", tooltip="Focus the tool log (Enter jumps to a tool)"),
         Binding("f9", "run('diff')", "Changes",
-                tooltip="The files this session changed through edit and write, with their diffs (/diff)"),
+                tooltip="The files this session changed through edit, write and bash, with their diffs (/diff)"),
         Binding("f8", "run('notifications')", "Notifications", show=False,
                 tooltip="List the notifications, with the full text of each (/notifications)"),
         Binding("f4", "focus_editor", "Editor", show=False, tooltip="Back to the prompt"),
@@ -130,10 +133,13 @@ class MainScreen(EngineScreen[None]):
         Binding("ctrl+r", "restart_pi", "Restart pi",
                 tooltip="Start pi again after it exited, on the same session (/restart)"),
         # pi's session actions, without a key unless keybindings.json gives them one
-        Binding(UNBOUND, "run('new')", "New session", show=False, id="app.session.new"),
-        Binding(UNBOUND, "run('tree')", "Session tree", show=False, id="app.session.tree"),
-        Binding(UNBOUND, "run('fork')", "Fork", show=False, id="app.session.fork"),
-        Binding(UNBOUND, "run('resume')", "Resume a session", show=False, id="app.session.resume"),
+        Binding(UNBOUND, "run('new')", "New session", show=False, tooltip="New session (/new)",
+                id="app.session.new"),
+        Binding(UNBOUND, "run('tree')", "Session tree", show=False, tooltip="Session tree (/tree)", id="app.session.tree"),
+        Binding(UNBOUND, "run('fork')", "Fork", show=False, tooltip="Fork from one of your earlier messages (/fork)",
+                id="app.session.fork"),
+        Binding(UNBOUND, "run('resume')", "Resume a session", show=False, tooltip="Resume a saved session (/resume)",
+                id="app.session.resume"),
     ]
 
     @property

@@ -44,8 +44,10 @@ class PromptEditor(HardwareCursor, ReadlineTextArea):
     }
     """
     BINDINGS = [
-        Binding("enter", "submit('enter')", "Send", priority=False, id="tui.input.submit"),
-        Binding("alt+enter", "submit('follow_up')", "Follow-up", id="app.message.followUp"),
+        Binding("enter", "submit('enter')", "Send", priority=False, id="tui.input.submit",
+                tooltip="Send the prompt; while pi works, as a steering message"),
+        Binding("alt+enter", "submit('follow_up')", "Follow-up", id="app.message.followUp",
+                tooltip="While pi works, queue the prompt as a follow-up, sent when the run ends"),
         Binding("ctrl+j,shift+enter", "newline", "Newline", show=False, id="tui.input.newLine",
                 tooltip="New line (Shift+Enter where the terminal reports it)"),
         Binding("pageup", "screen.transcript('page_up')", "Page up", show=False, id="tui.altScreen.pageUp",
