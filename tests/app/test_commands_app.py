@@ -11,6 +11,8 @@ from typing import Any
 from tests.pi_harness import Fake, type_text, wait_until
 from textual.widgets._footer import FooterKey
 
+from app.docs_pages import default_key_sections
+from app.hotkeys_table import hotkey_sections
 from widgets.screens.info_screen import InfoScreen
 from widgets.screens.pickers import ModelPicker
 from widgets.prompt_editor import PromptEditor
@@ -76,6 +78,14 @@ def test_hotkeys_snapshot(snap_compare: Any, tmp_path: Path) -> None:
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, InfoScreen), what="hotkeys")
 
     assert Fake(tmp_path).snap(snap_compare, steps)
+
+
+async def test_the_keys_page_is_generated_from_the_keys_hotkeys_shows(tmp_path: Path) -> None:
+    """docs/keys.md's tables (app/docs_pages.py) are /hotkeys' with no keybindings.json."""
+    async with Fake(tmp_path).run() as pilot:
+        app = pilot.app
+        shown = hotkey_sections(app.key_bindings, app.main.editor.key_bindings)
+    assert len(shown) == 3 and all(rows for _, rows in shown) and default_key_sections() == shown
 
 
 async def test_session_page_shows_a_long_session_path_whole(tmp_path: Path) -> None:

@@ -120,10 +120,11 @@ def test_the_contracts_put_app_over_widgets_over_protocol_and_the_app_on_top_of_
 def test_only_the_cli_imports_the_app_module() -> None:
     """Commands and helpers get what they need from the App, not the App itself
     (TYPE_CHECKING imports included): no import circle in app/. `pideck view`'s app is an App
-    of its own, pideck's over a file instead of pi, and started by its own command line."""
+    of its own, pideck's over a file instead of pi, and started by its own command line; the
+    docs' generator (app/docs_pages.py) reads the App's keys, run by `python -m` alone."""
     sources = sorted((ROOT / "app").rglob("*.py"))
     offenders = [
-        f"{path.relative_to(ROOT)}:{line}" for path in sources if path.stem not in ("pideck_app", "cli", "view_app")
+        f"{path.relative_to(ROOT)}:{line}" for path in sources if path.stem not in ("pideck_app", "cli", "view_app", "docs_pages")
         for line, module in imports_of(path) if module == "app.pideck_app"
     ]
     assert len(sources) >= 20 and offenders == []
