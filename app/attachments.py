@@ -25,8 +25,8 @@ from textual.screen import Screen
 from app.notifier import Notifier
 from protocol.files.images import Attachment, ImageError, decoded_size, image_key, is_image_file, load_image
 from protocol.wire.messages import ImageContent
-from widgets.attachments import AttachmentBar
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.attachments import AttachmentBar
+from widgets.prompt.editor import PromptEditor
 
 MAX_QUEUED = 32  # queued messages whose images are kept
 MAX_PASTED_PATHS = 16_384  # a longer paste is text, not file names

@@ -19,7 +19,7 @@ from app.commands.context import CommandContext, SlashCommand
 from app.hotkeys_table import describe, key_label
 from app.commands.registry import REGISTRY
 from protocol.wire.responses import CommandInfo
-from widgets.safe_text import clean
+from widgets.text.safe import clean
 
 
 class PaletteHost(Protocol):

@@ -25,12 +25,12 @@ from app.pi.settings import display, exit_output_setting
 from app.resume_commands import resume_line
 from protocol.wire.messages import BashExecutionMessage
 from protocol.state.session_model import Banner, MessageItem, SessionModel
-from widgets.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text
+from widgets.transcript.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text
 from protocol.control_codes import visible
-from widgets.safe_text import clean
-from widgets.tool_kinds import Call, kind_of
-from widgets.transcript import hidden_in_transcript
-from widgets import palette
+from widgets.text.safe import clean
+from widgets.tools.kinds import Call, kind_of
+from widgets.transcript.transcript import hidden_in_transcript
+from widgets.colors import palette
 
 OUTPUT_LINES = 3  # the last lines of a tool's or a command's output
 
@@ -82,7 +82,7 @@ def _body(model: SessionModel, item: MessageItem, hyperlinks: bool) -> Iterator[
             yield footer
         return
     markdown = item.role in MARKDOWN_ROLES
-    from widgets.safe_markdown import SafeMarkdown  # (markdown-it: at exit, not at start-up)
+    from widgets.markdown.safe import SafeMarkdown  # (markdown-it: at exit, not at start-up)
 
     for index, block in item.ordered_blocks():
         call = block.tool_call

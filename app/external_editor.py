@@ -26,7 +26,7 @@ from textual.app import App, SuspendNotSupported
 
 from app.notifier import Notifier
 from app.terminal.say import say
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 FALLBACK = "nano"  # pi's editor when neither its setting nor the environment names one
 SET_ONE = ("Set $VISUAL or $EDITOR to your editor (e.g. export EDITOR=vim), "

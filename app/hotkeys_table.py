@@ -17,8 +17,8 @@ from textual.binding import Binding, BindingsMap
 from textual.widgets import TextArea
 
 from widgets.engine.bindings import class_bindings
-from widgets.key_footer import UNBOUND
-from widgets import palette
+from widgets.panes.key_footer import UNBOUND
+from widgets.colors import palette
 
 # Keys PromptEditor handles in `on_key` instead of BINDINGS.
 EDITOR_KEYS: list[tuple[list[str], str]] = [

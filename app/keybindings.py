@@ -19,7 +19,7 @@ from widgets.engine.key_events import key_name
 
 from protocol.files.config_files import read_json
 from protocol.numbers import is_digits
-from widgets.key_footer import UNBOUND
+from widgets.panes.key_footer import UNBOUND
 
 # Every action id pi 1.6.0 knows (pi's dist/core/keybindings.js and pi-tui's keybindings.js).
 PI_ACTIONS = frozenset({

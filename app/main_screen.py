@@ -49,24 +49,24 @@ from protocol.wire.responses import CommandInfo
 from protocol.state.desk import SessionLine
 from protocol.state.session_model import Changes
 from protocol.state.tool_runs import call_place
-from widgets.attachments import AttachmentBar
-from widgets.completion import CompletionMenu, complete
-from widgets.crash_bar import CrashBar
-from widgets.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
+from widgets.prompt.attachments import AttachmentBar
+from widgets.prompt.completion import CompletionMenu, complete
+from widgets.panes.crash_bar import CrashBar
+from widgets.panes.extension_widgets import MAX_WIDGETS, more_widgets, widget_text
 from widgets.engine.screen import EngineScreen
 from protocol.state.file_index import FileCache, FileIndex, list_entries
-from widgets.key_footer import UNBOUND, KeyFooter
-from widgets.prompt_editor import PromptEditor
-from widgets.queue_lines import QueueLines
-from widgets.safe_text import clean
-from widgets.sessions_row import SessionsRow
-from widgets.side_panes import QueuePane, StatsPane, StatusLine, ToolLog
-from widgets.status_where import where_label
-from widgets.tool_kinds import Call, kind_of
-from widgets.tool_output import ShowToolOutput
+from widgets.panes.key_footer import UNBOUND, KeyFooter
+from widgets.prompt.editor import PromptEditor
+from widgets.panes.queue_lines import QueueLines
+from widgets.text.safe import clean
+from widgets.panes.sessions_row import SessionsRow
+from widgets.panes.side import QueuePane, StatsPane, StatusLine, ToolLog
+from widgets.panes.status_where import where_label
+from widgets.tools.kinds import Call, kind_of
+from widgets.tools.output import ShowToolOutput
 from widgets.screens.tool_output_screen import ToolOutputScreen
-from widgets.transcript import Transcript
-from widgets.transcript_search import SearchBar
+from widgets.transcript.transcript import Transcript
+from widgets.transcript.search import SearchBar
 
 SIDE_MIN_WIDTH = 100  # columns below which the side panes hide themselves
 DOUBLE_ESCAPE = 0.5  # seconds within which a second Esc on an empty prompt is doubleEscapeAction's (as pi)
@@ -179,7 +179,7 @@ class MainScreen(EngineScreen[None]):
         self.status: StatusLine = StatusLine(self.session, id="status")  # the tick reaches it without a walk of the DOM
         self._thinking_collapsed = False
         self._last_escape = 0.0  # an Esc on an empty prompt while pi was idle
-        self.code_block_indent: str | None = None  # pi's markdown.codeBlockIndent (markdown_stream reads it)
+        self.code_block_indent: str | None = None  # pi's markdown.codeBlockIndent (widgets/markdown/stream.py reads it)
         self._tools_expanded = False
         self._side_chosen: bool | None = None  # F2 / F3 showed or hid the side panes
         self.status_at = 0.0  # monotonic time the session's changes last refreshed the status line
@@ -570,7 +570,7 @@ class MainScreen(EngineScreen[None]):
 
     def show_where(self) -> None:
         """pi's folder, branch and session name on the prompt's bottom border, as pi's footer
-        shows them under its editor, and whether pi is held (widgets/status_where.py); cut
+        shows them under its editor, and whether pi is held (widgets/panes/status_where.py); cut
         from the left to fit."""
         config, editor = self.context.config, self.editor
         cells = editor.outer_size.width - 6 if editor.outer_size.width else 200  # its corners and a margin

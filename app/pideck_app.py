@@ -64,7 +64,7 @@ from app.pi.session import PiSession
 from app.pi.launch import open_launch
 from app.session_slot import SessionSlot
 from app.terminal.type_ahead import HeldKeys
-from widgets.color_depth import Depth, depth_for, filters_for
+from widgets.colors.depth import Depth, depth_for, filters_for
 from protocol.wire.client import RpcClient
 from protocol.files.pi_colors import RGB
 from protocol.wire.responses import CommandInfo, SessionState
@@ -72,9 +72,9 @@ from protocol.files.session_files import agent_dir
 from protocol.state.notification_center import NotificationCenter
 from protocol.hold.held_client import HeldClient
 from protocol.state.session_model import Changes, SessionModel
-from widgets.markdown_stream import RENDERER, import_renderer
-from widgets.prompt_editor import PromptEditor
-from widgets.safe_text import clean
+from widgets.markdown.stream import RENDERER, import_renderer
+from widgets.prompt.editor import PromptEditor
+from widgets.text.safe import clean
 from widgets.screens.on_purpose import KeyPace
 from widgets.screens.startup_error import StartupErrorScreen
 
@@ -185,7 +185,7 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         self.held_keys = HeldKeys(self._keys_have_a_place, lambda event: App.on_event(self, event), keys_in(type_ahead))
 
     def get_line_filters(self) -> Sequence[LineFilter]:
-        """Textual's line filters, and the one the terminal's colours need (color_depth.py)."""
+        """Textual's line filters, and the one the terminal's colours need (widgets/colors/depth.py)."""
         return filters_for(self.color_depth, super().get_line_filters())
 
     def _new_slot(self, config: LaunchConfig, client: RpcClient | None = None) -> SessionSlot:

@@ -12,7 +12,7 @@ from typing import Any, cast
 
 from app.pi.view_session import ReplaySession
 from app.view_app import ViewApp
-from widgets.side_panes import ViewLine
+from widgets.panes.side import ViewLine
 
 
 class ReplayApp(ViewApp):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from protocol.numbers import parse_float
 from protocol.state.session_model import MessageItem, SessionModel
-from widgets.safe_text import clean
+from widgets.text.safe import clean
 
 DEFAULT_AFTER = 10.0  # seconds: a run at least this long alerts even in a focused terminal
 MAX_AFTER = 86_400  # seconds: PIDECK_NOTIFY_AFTER's largest (a day)

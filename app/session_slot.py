@@ -44,8 +44,8 @@ from protocol.state.session_model import Changes
 from protocol.wire.client import RpcClient, RpcError
 from protocol.wire.extension_ui import DialogRequest, as_text
 from protocol.wire.responses import CommandInfo
-from widgets.prompt_editor import PromptEditor
-from widgets.safe_text import clean
+from widgets.prompt.editor import PromptEditor
+from widgets.text.safe import clean
 from widgets.screens.dialogs import ExtensionDialog, dialog_for
 
 # Items added while a session was not shown above which showing it builds the transcript's

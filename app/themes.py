@@ -21,8 +21,8 @@ from protocol.files.config_files import ConfigFileError, decode_json, json_kind,
 from protocol.files.pi_colors import RGB, appearance_of_background
 from protocol.files.pi_themes import SYSTEM, PiTheme, ThemeCatalog, colorfgbg_appearance, find_themes, resolve_setting, theme_setting
 from protocol.files.session_files import agent_dir, pi_args_of, pi_setting
-from widgets import palette
-from widgets.theme_styles import SYSTEM_THEMES, markdown_styles, palette_roles, textual_name, textual_theme
+from widgets.colors import palette
+from widgets.colors.theme_styles import SYSTEM_THEMES, markdown_styles, palette_roles, textual_name, textual_theme
 
 Warn = Callable[[str], None]
 

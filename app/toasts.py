@@ -22,7 +22,7 @@ from textual.notifications import Notification, Notify
 from textual.timer import Timer
 
 from protocol.state.notification_center import NotificationCenter, Toast
-from widgets.safe_text import clean
+from widgets.text.safe import clean
 from widgets.screens.dialogs import ExtensionDialog
 from widgets.screens.pickers import FilteredPicker
 from widgets.screens.revert_dialog import RevertDialog

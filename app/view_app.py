@@ -22,7 +22,7 @@ from app.view_screen import VIEW_COMMANDS, ViewScreen
 from protocol.files.pi_colors import RGB
 from protocol.files.view_client import ViewClient
 from protocol.state.run_summary import outcome
-from widgets.side_panes import ViewLine
+from widgets.panes.side import ViewLine
 
 
 class ViewApp(PideckApp):

@@ -2,7 +2,7 @@
 screen with only what works where no pi runs.
 
 No key reaches pi (no abort, model, thinking level, queue, restart or session keys) and the
-prompt is a command line (widgets/command_line.py): Enter finds its text in the transcript,
+prompt is a command line (widgets/prompt/command_line.py): Enter finds its text in the transcript,
 or runs one of the view's `/` commands (`VIEW_COMMANDS`); any other `/` command is refused
 in a toast, its text kept in the line. The Queue pane says nothing of steering, nor the
 queue above the prompt of the keys that take it back.
@@ -18,9 +18,9 @@ from textual.screen import Screen
 from app.commands.registry import REGISTRY, parse
 from app.main_screen import MainScreen
 from protocol.files.view_client import ViewClient
-from widgets.command_line import CommandLine
-from widgets.completion import complete
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.command_line import CommandLine
+from widgets.prompt.completion import complete
+from widgets.prompt.editor import PromptEditor
 
 # pideck's commands that need no pi: they read what the view holds, or are pideck's own.
 VIEW_COMMANDS = {name: REGISTRY[name] for name in

@@ -95,7 +95,7 @@ async def load(app: Any, messages: list[Any], timeout: float) -> float:
 async def load_and_open_full(app: Any, pilot: Any, messages: list[Any], timeout: float = 900) -> tuple[float, float]:
     """(seconds to the answer on screen, seconds from asking for the first tool call's full
     view to the frame that shows it)."""
-    from widgets.tool_output import ShowToolOutput
+    from widgets.tools.output import ShowToolOutput
 
     loaded = await load(app, messages, timeout)
     await pilot.pause()

@@ -34,7 +34,7 @@ def messages(length: int) -> list[Any]:
 
 
 async def measure(length: int) -> dict[str, float]:
-    from widgets.tool_output import LargeTextView
+    from widgets.tools.output import LargeTextView
 
     async with b.app_running() as (app, pilot):
         loaded, full = await b.load_and_open_full(app, pilot, messages(length))

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.table import Row
-from widgets.completion import MAX_CANDIDATES, complete
+from widgets.prompt.completion import MAX_CANDIDATES, complete
 from protocol.state.file_index import FileIndex, list_entries
 
 FILES = 100_000

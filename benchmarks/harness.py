@@ -235,7 +235,7 @@ async def wait_until(predicate: Callable[[], bool], timeout: float = 60.0, poll:
 
 def reply_received(app: Any, token: str) -> bool:
     """True once the newest assistant text block has received `token` (painted or not)."""
-    from widgets.message_views import TextBlock
+    from widgets.transcript.message_views import TextBlock
 
     blocks = list(app.query(TextBlock))
     return bool(blocks) and blocks[-1].text.endswith(token)

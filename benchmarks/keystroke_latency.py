@@ -38,7 +38,7 @@ async def type_key(app: Any, char: str) -> float:
     """Send one key like a terminal would; seconds until it is in the editor's text."""
     from textual import events
 
-    from widgets.prompt_editor import PromptEditor
+    from widgets.prompt.editor import PromptEditor
 
     editor = app.query_one(PromptEditor)
     before = editor.cursor_location  # not `len(editor.text)`, which joins the text on every look
@@ -63,7 +63,7 @@ async def type_keys(app: Any, samples: list[float], *, count: int | None = None,
 
 
 async def measure(streams: int = STREAMS) -> dict[str, list[float]]:
-    from widgets.prompt_editor import PromptEditor
+    from widgets.prompt.editor import PromptEditor
 
     idle: list[float] = []
     busy: list[float] = []
@@ -91,7 +91,7 @@ async def measure(streams: int = STREAMS) -> dict[str, list[float]]:
 
 async def type_after_huge_text(app: Any, samples: list[float]) -> None:
     """Put a 2 MB text in the editor (as `set_editor_text` does), let it settle, type HUGE_KEYS."""
-    from widgets.prompt_editor import PromptEditor
+    from widgets.prompt.editor import PromptEditor
 
     lines = 2_000_000 // (len(HUGE_LINE) + 1) + 1
     text = "\n".join([HUGE_LINE] * lines)

@@ -3,7 +3,7 @@
 The 3,000-delta reply of `stream_to_screen` is cut into the chunks `StreamingText`
 renders (`MarkdownChunker`); each chunk is parsed once and rendered at 88 columns by
 (a) Rich's `Markdown` through `Console.render_lines`, as pideck did before, and
-(b) `widgets.markdown_lines.render_prose`, which lays prose out identically (a test holds
+(b) `widgets.markdown.lines.render_prose`, which lays prose out identically (a test holds
 it to Rich's output). Both include the markdown-it parse. Best of 5 rounds, taking turns.
 A ratio below 1.00x means `render_prose` is faster.
 
@@ -19,9 +19,9 @@ from rich.style import Style
 
 from benchmarks.harness import fastest_passes, long_reply_deltas
 from benchmarks.table import Row
-from widgets.markdown_chunks import MarkdownChunker
-from widgets.markdown_lines import render_prose
-from widgets.markdown_render import PARSER, _Markdown
+from widgets.markdown.chunks import MarkdownChunker
+from widgets.markdown.lines import render_prose
+from widgets.markdown.render import PARSER, _Markdown
 
 WIDTH = 88
 REPEAT = 5

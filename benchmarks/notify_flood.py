@@ -24,7 +24,7 @@ IDLE_KEYS = 60
 async def measure() -> dict[str, Any]:
     from app.pideck_app import PideckApp
     from tests.pi_harness import EXTENSIONS_DIR
-    from widgets.prompt_editor import PromptEditor
+    from widgets.prompt.editor import PromptEditor
 
     idle: list[float] = []
     busy: list[float] = []

@@ -74,7 +74,7 @@ async def stream_once(app: Any, pi: Any, tag: str, deltas: int = DELTAS, during:
     "pi" is when the app's client read the last delta (pi's pace inside the app run).
     `during(app)` (a coroutine function) runs while the reply streams.
     """
-    from widgets.prompt_editor import PromptEditor
+    from widgets.prompt.editor import PromptEditor
 
     h.queue_reply(pi, h.long_reply_deltas(deltas, tag))
     token = h.last_token(tag)
@@ -115,7 +115,7 @@ async def wait_idle(app: Any) -> None:
     the last reply (either would run during the next measurement), then a collection of
     what came before."""
     from app.gc_pause import SETTLE
-    from widgets.markdown_stream import StreamingText
+    from widgets.markdown.stream import StreamingText
 
     await h.wait_until(lambda: not any(block.pending for block in app.query(StreamingText)), timeout=30, poll=0.01)
     await h.wait_until(lambda: not app.session.running, timeout=30, poll=0.01)

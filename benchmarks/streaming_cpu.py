@@ -37,7 +37,7 @@ async def cpu_share(app: Any, pi: Any, tag: str) -> float:
     pi.model.reset()
     pi.model.queue(Reply(deltas=paced_reply(tag), delay=DELAY))
     token = h.last_token(tag)
-    from widgets.prompt_editor import PromptEditor
+    from widgets.prompt.editor import PromptEditor
 
     watch = h.PaintWatch(app, token)  # also turns each frame into terminal output, as a terminal would
     try:

@@ -50,7 +50,7 @@ _SHARED_BY_A_MODULE = frozenset({"module", "class", "package"})
 def pytest_configure(config: pytest.Config) -> None:
     """This process's own state folder, before anything is collected or started, and the same
     terminal whatever the one the suite runs in (CI's may be dumb, a user's may set NO_COLOR):
-    the colours pideck sends follow it (widgets/color_depth.py)."""
+    the colours pideck sends follow it (widgets/colors/depth.py)."""
     os.environ["TERM"] = "xterm-256color"
     os.environ.pop("NO_COLOR", None)
     folder = tempfile.mkdtemp(prefix="pideck-test-state-")

@@ -78,11 +78,11 @@ from protocol.wire.events import AgentSettled
 from protocol.wire.protocol_log import ProtocolLog
 from protocol.wire.responses import SessionState
 from protocol.files.session_files import SessionSummary
-from widgets import palette
-from widgets.markdown_stream import StreamingText
-from widgets.prompt_editor import PromptEditor
-from widgets.side_panes import StatsPane
-from widgets.transcript import Transcript
+from widgets.colors import palette
+from widgets.markdown.stream import StreamingText
+from widgets.prompt.editor import PromptEditor
+from widgets.panes.side import StatsPane
+from widgets.transcript.transcript import Transcript
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent

@@ -66,7 +66,7 @@ def no_blink(app: Any) -> None:
 
 def rendering_pending(app: App[Any]) -> bool:
     """Some streamed text still shows estimated heights (rendered when the app is idle)."""
-    from widgets.markdown_stream import StreamingText
+    from widgets.markdown.stream import StreamingText
 
     return any(widget.pending for screen in app.screen_stack for widget in screen.query(StreamingText))
 

@@ -27,7 +27,7 @@ from protocol.state.desk import SessionLine
 from protocol.state.notification_center import NotificationCenter
 from protocol.state.session_model import SessionModel
 from protocol.wire.client import RpcClient, RpcDataError
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 Answer = TypeVar("Answer")
 Handler = Callable[["CommandContext", str], Awaitable[Any]]

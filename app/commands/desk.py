@@ -13,7 +13,7 @@ from pathlib import Path
 from app.commands.context import CommandContext, SlashCommand
 from app.pi.launch import LaunchError
 from app.runtime import ProvisionError
-from widgets.safe_text import clean
+from widgets.text.safe import clean
 from widgets.screens.sessions_picker import SessionsPicker
 
 OPEN_USAGE = "[--pi CMD] [DIR] [-- PI_ARGS]"

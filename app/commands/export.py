@@ -38,7 +38,7 @@ async def export_command(ctx: CommandContext, args: str) -> None:
 
 def code_blocks(markdown: str) -> list[str]:
     """The code blocks (fenced or indented) of a markdown text, in order."""
-    from widgets.markdown_render import PARSER  # (markdown-it: not at start-up)
+    from widgets.markdown.render import PARSER  # (markdown-it: not at start-up)
 
     return [token.content for token in PARSER.parse(markdown) if token.type in ("fence", "code_block")]
 

@@ -16,11 +16,11 @@ from app.hotkeys_table import hotkey_sections, hotkeys_table
 from app.pi.launch import interactive_pi
 from protocol.state.formatting import cost, on_off, tokens
 from protocol.wire.responses import SessionState, SessionStats
-from widgets import palette
+from widgets.colors import palette
 from widgets.screens.info_screen import InfoScreen
 from widgets.screens.pickers import ChoicePicker
 from protocol.state.formatting import model_key
-from widgets.safe_text import safe
+from widgets.text.safe import safe
 
 
 _TERMINAL = "run {pi} in a terminal and use it there"  # {pi}: the command that runs pi here

@@ -20,7 +20,7 @@ from protocol.state.reverts import Plan
 from protocol.state.rewind import rewind_points
 from widgets.screens.revert_dialog import RewindConfirm, RewindDialog
 from widgets.screens.rewind_picker import RewindChoice, RewindPicker
-from widgets.safe_text import clean
+from widgets.text.safe import clean
 from widgets.screens.session_picker import one_line
 
 TITLE = "/rewind"

@@ -31,7 +31,7 @@ from protocol.wire.commands import (
 )
 from protocol.files.session_files import session_place
 from protocol.hold import session_claims
-from widgets.safe_text import clean
+from widgets.text.safe import clean
 from widgets.screens.session_picker import ForkPicker, SessionPicker, one_line
 from widgets.screens.tree_view import SessionTreeScreen
 

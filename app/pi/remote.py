@@ -24,7 +24,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the launch imports this module before Textual is needed
-    from widgets.completion import Candidate
+    from widgets.prompt.completion import Candidate
 
 # ssh's options that take a value (`ssh -p 22 host` or `ssh -p22 host`)
 _WITH_VALUE = frozenset("BbcDEeFIiJLlmOoPpQRSWw")

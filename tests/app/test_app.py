@@ -25,10 +25,10 @@ from tests.pi_harness import (
 )
 
 from widgets.engine.keys import install_alt_keys
-from widgets.message_views import MessageView, ToolCallBlock
-from widgets.prompt_editor import PromptEditor
-from widgets.side_panes import StatusLine, ToolLog
-from widgets.transcript import Transcript
+from widgets.transcript.message_views import MessageView, ToolCallBlock
+from widgets.prompt.editor import PromptEditor
+from widgets.panes.side import StatusLine, ToolLog
+from widgets.transcript.transcript import Transcript
 
 # --- sending -----------------------------------------------------------------------------------
 

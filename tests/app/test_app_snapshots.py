@@ -25,13 +25,13 @@ from tests.pi_harness import (
 )
 from tests.snapshot_plugin import settle
 
-import widgets.side_panes as side_panes
+import widgets.panes.side as side_panes
 from app.pi.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from widgets.screens.dialogs import ExtensionDialog
-from widgets.message_views import ToolCallBlock
+from widgets.transcript.message_views import ToolCallBlock
 from widgets.screens.startup_error import StartupErrorScreen
-from widgets.transcript import Transcript
+from widgets.transcript.transcript import Transcript
 
 SMALL = (80, 24)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.pi_harness import Fake, send, wait_until
-from widgets.message_views import MessageView
+from widgets.transcript.message_views import MessageView
 
 
 def assistant(app: object) -> object | None:

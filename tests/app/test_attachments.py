@@ -15,8 +15,8 @@ import protocol.files.images
 from app.attachments import pasted_paths
 from protocol.files.images import ImageError, describe, image_key, is_image_file, load_image, sniff_mime
 from protocol.wire.messages import ImageContent
-from widgets.attachments import AttachmentBar, Chip
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.attachments import AttachmentBar, Chip
+from widgets.prompt.editor import PromptEditor
 
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32
 GIF = b"GIF89a" + b"\x00" * 32

@@ -13,11 +13,11 @@ import pytest
 from rich.syntax import Syntax
 from tests.pi_harness import Fake, ready, wait_until
 
-from widgets.code_lines import HIGHLIGHT_CHARS
-from widgets.message_views import ToolCallBlock
-from widgets.prompt_editor import PromptEditor
-from widgets.tool_kinds import CODE_PREVIEW, DIFF_PREVIEW
-from widgets.tool_output import PREVIEW_LINE_CHARS, LargeTextView, ShowToolOutput
+from widgets.tools.code_lines import HIGHLIGHT_CHARS
+from widgets.transcript.message_views import ToolCallBlock
+from widgets.prompt.editor import PromptEditor
+from widgets.tools.kinds import CODE_PREVIEW, DIFF_PREVIEW
+from widgets.tools.output import PREVIEW_LINE_CHARS, LargeTextView, ShowToolOutput
 
 USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}

@@ -17,7 +17,7 @@ from protocol.state.file_changes import file_changes
 from protocol.wire.messages import ToolResult
 from protocol.state.session_model import ToolRun
 from widgets.screens.changes_screen import ChangesScreen, DiffView
-from widgets.tool_kinds import DIFF_PREVIEW, Call, kind_of
+from widgets.tools.kinds import DIFF_PREVIEW, Call, kind_of
 
 LINES = 100_000
 

@@ -12,7 +12,7 @@ import pytest
 from tests.pi_harness import Fake, ui, wait_until
 
 import app.attachments as attachments
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 LINE = "look at @src/main.py and @docs/notes.md here"
 

@@ -22,9 +22,9 @@ from protocol.state.file_changes import file_changes
 from protocol.state.reverts import file_patch
 from protocol.wire.messages import ToolResult
 from protocol.state.session_model import SessionModel, ToolRun
-from widgets import palette
+from widgets.colors import palette
 from widgets.screens.changes_screen import EMPTY, ChangesScreen, DiffView
-from widgets.transcript import Transcript
+from widgets.transcript.transcript import Transcript
 
 
 def changes_fake(tmp_path: Path, edit_details: Any = "keep") -> Fake:

@@ -15,7 +15,7 @@ from app.docs_pages import default_key_sections
 from app.hotkeys_table import hotkey_sections
 from widgets.screens.info_screen import InfoScreen
 from widgets.screens.pickers import ModelPicker
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 
 async def test_quit_command_exits(tmp_path: Path) -> None:

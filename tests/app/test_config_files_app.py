@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.pi_harness import Fake, notes, wait_until
 
 from protocol.files.pi_builtin_themes import LIGHT
-from widgets import palette
+from widgets.colors import palette
 
 NESTED = "[" * 100_000 + "]" * 100_000
 

@@ -18,10 +18,10 @@ from app.pi.crash_recovery import resume_argv
 from app.pi.launch import build_launch
 from app.pideck_app import PideckApp
 from protocol.wire.client import ChildExited
-from widgets.crash_bar import CrashBar
+from widgets.panes.crash_bar import CrashBar
 from widgets.screens.dialogs import SelectDialog
-from widgets.prompt_editor import PromptEditor
-from widgets.side_panes import StatusLine
+from widgets.prompt.editor import PromptEditor
+from widgets.panes.side import StatusLine
 
 
 # --- the command a restart runs ---------------------------------------------------------------

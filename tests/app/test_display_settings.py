@@ -13,9 +13,9 @@ from tests.pi_harness import Fake, TmuxPideck, fixture_entries, notes, send, typ
 from tests.screen_app import ScreenApp
 from textual.css.scalar import Scalar
 
-from widgets.completion import CompletionMenu
-from widgets.message_views import TextBlock
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.completion import CompletionMenu
+from widgets.transcript.message_views import TextBlock
+from widgets.prompt.editor import PromptEditor
 from widgets.screens.tree_view import SessionTreeScreen
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.pi_harness import Fake, send, wait_until
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 
 def watch(app: Any) -> list[tuple[str, Any]]:

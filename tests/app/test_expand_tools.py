@@ -14,8 +14,8 @@ from textual.widgets import Static
 from benchmarks import _big_code as b
 from benchmarks import long_tool_session
 from tests.pi_harness import wait_until
-from widgets import transcript as transcript_module
-from widgets.message_views import MessageView, ToolCallBlock
+from widgets.transcript import transcript as transcript_module
+from widgets.transcript.message_views import MessageView, ToolCallBlock
 
 TOOLS = 40  # 20 reads of 200 lines and 20 edits of 60 diff rows: 81 messages, all mounted
 

@@ -17,7 +17,7 @@ from tests.pi_harness import Fake, TmuxPideck, type_text, wait_until
 
 from app.external_editor import EditorFailed, editor_command, run_editor
 from app.pideck_app import PideckApp
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 
 def editor_script(folder: Path, body: str, name: str = "edit.sh") -> Path:

@@ -8,8 +8,8 @@ from typing import Any
 
 from tests.pi_harness import Fake, tool_run, wait_until
 
-from widgets.completion import CompletionMenu
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.completion import CompletionMenu
+from widgets.prompt.editor import PromptEditor
 
 
 def labels(pilot: Any) -> list[str]:

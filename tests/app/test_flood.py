@@ -14,7 +14,7 @@ from protocol import decode
 from protocol.wire.events import MessageEnd, MessageUpdate
 from protocol.state.session_model import MessageItem
 from tests.pi_harness import STREAMS, Fake, transcript_text, wait_until
-from widgets.message_views import TextBlock
+from widgets.transcript.message_views import TextBlock
 
 RECORDED = STREAMS / "long_3000.jsonl"  # a real pi streaming a 3,000-delta reply
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.pi_harness import Fake, wait_until
 from textual.app import App
 
-from widgets.key_footer import KeyFooter
+from widgets.panes.key_footer import KeyFooter
 
 
 async def test_the_footer_never_cuts_a_key_mid_word(tmp_path: Path) -> None:

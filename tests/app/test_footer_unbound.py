@@ -11,7 +11,7 @@ import pytest
 from tests.pi_harness import Fake, wait_until
 from textual.widgets._footer import FooterKey
 
-from widgets.key_footer import UNBOUND, KeyFooter
+from widgets.panes.key_footer import UNBOUND, KeyFooter
 
 
 async def test_an_unbound_key_is_hidden_as_it_is_composed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.pi_harness import Fake, send, wait_until
-from widgets import side_panes
+from widgets.panes import side as side_panes
 
 
 async def test_the_scrollbar_moves_in_the_frame_of_the_layout_that_moved_it(tmp_path: Path) -> None:

@@ -21,10 +21,10 @@ from textual.widgets import OptionList, Tree
 
 from protocol.wire.responses import ForkMessage
 from protocol.files.session_files import list_sessions
-from widgets import palette
-from widgets.completion import CompletionMenu
+from widgets.colors import palette
+from widgets.prompt.completion import CompletionMenu
 from widgets.screens.pickers import ChoicePicker, ModelPicker
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 from widgets.screens.session_picker import ForkPicker, SessionPicker
 from widgets.screens.tree_view import SessionTreeScreen
 

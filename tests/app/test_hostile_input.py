@@ -21,9 +21,9 @@ import app.pi.problem_monitor as problem_monitor
 from app.pideck_app import PideckApp
 from protocol.hold.ask import ask
 from protocol.wire.protocol_log import ProtocolLog
-from widgets.crash_bar import CrashBar
-from widgets.prompt_editor import PromptEditor
-from widgets.side_panes import StatusLine
+from widgets.panes.crash_bar import CrashBar
+from widgets.prompt.editor import PromptEditor
+from widgets.panes.side import StatusLine
 
 ASSISTANT = {
     "role": "assistant", "api": "openai-completions", "provider": "scripted", "model": "scripted-demo",

@@ -17,7 +17,7 @@ from app.keybindings import textual_key
 from app.main_screen import MainScreen
 from widgets.screens.info_screen import InfoScreen
 from widgets.screens.pickers import ModelPicker
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 
 def agent_with(tmp_path: Path, bindings: dict[str, Any]) -> dict[str, str]:

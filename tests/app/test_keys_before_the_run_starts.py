@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.pi_harness import Fake, burst, quiesce, wait_until
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 
 async def test_a_steer_and_a_follow_up_typed_with_the_prompt_are_queued(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from protocol.wire.extension_ui import EditorRequest, InputRequest
 from protocol.wire.responses import Model
 from widgets.screens.dialogs import dialog_for
 from widgets.screens.pickers import ModelPicker
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 from widgets.screens.queue_editor import QueueEditor, QueueItem
 from widgets.screens.session_picker import SessionPicker
 from widgets.screens.tree_view import SessionTreeScreen

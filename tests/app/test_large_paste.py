@@ -14,7 +14,7 @@ from tests.pi_harness import Fake, TmuxPideck, start_run, type_text, wait_until
 from textual import events
 from textual.pilot import Pilot
 
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 LINES = "".join(f"line {n} of the log\n" for n in range(200))
 

@@ -26,7 +26,7 @@ from protocol.wire.framing import LineFramer
 from protocol.wire.messages import AssistantMessage, ToolResultMessage, UserMessage
 from protocol.wire.responses import MessageList, Response
 from protocol.state.session_model import SessionModel
-from widgets.side_panes import StatusLine
+from widgets.panes.side import StatusLine
 
 USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}

@@ -13,9 +13,9 @@ from tests.app.test_rows_compositor import whole_maps
 from tests.pi_harness import Fake, burst, call_view, ready, send, transcript_text, wait_until
 from textual.widgets import Input, Static
 
-from widgets.message_views import MessageView, ToolCallBlock
-from widgets.transcript import MAX_VIEWS, Transcript
-from widgets.transcript_search import SearchBar
+from widgets.transcript.message_views import MessageView, ToolCallBlock
+from widgets.transcript.transcript import MAX_VIEWS, Transcript
+from widgets.transcript.search import SearchBar
 
 TURNS = 150  # x 4 messages = 600: the oldest 480 are left out
 USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
@@ -203,7 +203,7 @@ async def test_scrolling_up_to_the_top_of_the_views_brings_the_earlier_ones_and_
     the views mounted. A scroll of pideck's own there (to a message shown) loads nothing."""
     from tests.app.test_wheel import wheel
     from textual.scrollbar import ScrollTo
-    import widgets.transcript as transcript_module
+    import widgets.transcript.transcript as transcript_module
 
     monkeypatch.setattr(transcript_module, "LOAD_STEP", step)
     LOAD_STEP = step
@@ -277,7 +277,7 @@ async def test_ctrl_home_goes_to_the_start_of_the_session_with_the_views_bounded
     """Ctrl+Home at the top shows the session's first messages in one press (not 100 more
     a press), in a window of at most MAX_VIEWS views: Page Down at its foot brings the
     next ones and drops the first, Ctrl+End goes back to the newest and follows them."""
-    from widgets.transcript import START_VIEWS
+    from widgets.transcript.transcript import START_VIEWS
 
     fake = long_session(tmp_path)
     async with fake.app().run_test(size=(100, 30)) as pilot:
@@ -321,7 +321,7 @@ async def test_ctrl_end_from_the_start_mounts_the_newest_window_and_the_rest_sta
     items, not MAX_VIEWS (that took seconds in a long session of tool calls); the ones
     before them still come in as Ctrl+Up and search go to them, and Ctrl+Home still
     reaches the start."""
-    from widgets.transcript import START_VIEWS
+    from widgets.transcript.transcript import START_VIEWS
 
     fake = long_session(tmp_path)
     async with fake.app().run_test(size=(100, 30)) as pilot:

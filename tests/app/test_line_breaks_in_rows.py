@@ -16,11 +16,11 @@ from protocol.state.session_model import ToolRun
 from tests.pi_harness import wait_until
 from tests.screen_app import ScreenApp
 from widgets.screens.changes_screen import ChangesScreen, DiffView
-from widgets.code_lines import code_lines
-from widgets.safe_text import ROW_BREAK, one_row
-from widgets.side_panes import tool_row, tool_title
-from widgets.tool_kinds import Call, kind_of
-from widgets.tool_output import LargeTextView
+from widgets.tools.code_lines import code_lines
+from widgets.text.safe import ROW_BREAK, one_row
+from widgets.panes.side import tool_row, tool_title
+from widgets.tools.kinds import Call, kind_of
+from widgets.tools.output import LargeTextView
 from widgets.screens.tool_output_screen import ToolOutputScreen
 
 BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"

@@ -1,7 +1,7 @@
 """Command output with long lines and long escape sequences: an SGR parameter of 5,000
 digits, a colour that starts before the full view's 2,000-character split, a sequence the
-split or the preview's 400-character cut falls inside (widgets/ansi_text.py,
-widgets/tool_output.py), unit and through Pilot."""
+split or the preview's 400-character cut falls inside (widgets/text/ansi.py,
+widgets/tools/output.py), unit and through Pilot."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from protocol.wire.messages import ToolResult
 from protocol.state.session_model import ToolRun
 from tests.pi_harness import wait_until
 from tests.screen_app import ScreenApp
-from widgets.ansi_text import ansi_text, sgr_style
-from widgets.tool_kinds import Call, kind_of
-from widgets.tool_output import WRAP, LargeTextView, output_preview, output_rows
+from widgets.text.ansi import ansi_text, sgr_style
+from widgets.tools.kinds import Call, kind_of
+from widgets.tools.output import WRAP, LargeTextView, output_preview, output_rows
 from widgets.screens.tool_output_screen import ToolOutputScreen
 
 HUGE = "9" * 5000
@@ -93,7 +93,7 @@ def test_a_line_with_tabs_keeps_its_colours_in_the_full_view() -> None:
 
 
 def test_the_tool_logs_last_line_never_shows_a_sequences_parameters() -> None:
-    from widgets.side_panes import tail_line, tool_row
+    from widgets.panes.side import tail_line, tool_row
 
     output = "first\n\x1b[" + HUGE + "mfourth\n"
     run = ToolRun("call_cat", "bash", {"command": "cat"}, 0.0, 0, output=output, result=ToolResult(), done=True)

@@ -16,11 +16,11 @@ from textual.widget import Widget
 from tests.pi_harness import SIZE, Fake, call_view, ready, wait_until
 
 from protocol.wire.spawn import PIPE_SIZE
-from widgets.message_views import MessageView, ToolCallBlock
-from widgets.prompt_editor import PromptEditor
-from widgets.tool_output import LargeTextView, output_preview, output_rows
+from widgets.transcript.message_views import MessageView, ToolCallBlock
+from widgets.prompt.editor import PromptEditor
+from widgets.tools.output import LargeTextView, output_preview, output_rows
 from widgets.screens.tool_output_screen import ToolOutputScreen
-from widgets.transcript import MAX_VIEWS, Transcript
+from widgets.transcript.transcript import MAX_VIEWS, Transcript
 
 TURNS = 500  # x 4 messages = 2,000
 HUGE = 20 * 1024 * 1024  # the last tool printed 20 MB ...

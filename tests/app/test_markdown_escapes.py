@@ -22,8 +22,8 @@ import pytest
 from tests.app.test_security import PtyRun
 from tests.pi_harness import ROOT, SIZE, Fake
 
-from widgets.markdown_render import PARSER
-from widgets.safe_markdown import clean_tokens, link_target
+from widgets.markdown.render import PARSER
+from widgets.markdown.safe import clean_tokens, link_target
 
 ESC, C1 = "%1b", "%c2%"  # percent-escapes of ESC and of the UTF-8 lead byte of a C1 control
 ESCAPES = [

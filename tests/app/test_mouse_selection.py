@@ -12,9 +12,9 @@ from tests.pi_harness import Fake, start_run, type_text, wait_until
 from rich.cells import cell_len
 from tests.screen_app import ScreenApp
 
-from widgets.message_views import TextBlock
-from widgets.prompt_editor import PromptEditor
-from widgets.tool_output import LargeTextView
+from widgets.transcript.message_views import TextBlock
+from widgets.prompt.editor import PromptEditor
+from widgets.tools.output import LargeTextView
 from widgets.screens.tool_output_screen import ToolOutputScreen
 
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from tests.pi_harness import Fake, notes, wait_until
 
-from widgets.completion import CompletionMenu, _path_candidate
+from widgets.prompt.completion import CompletionMenu, _path_candidate
 from protocol.state.file_index import Entry
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 
 def labels(pilot: Any) -> list[str]:

@@ -12,7 +12,7 @@ from tests.pi_harness import burst, wait_until
 from tests.screen_app import ScreenApp
 from widgets.screens.info_screen import InfoScreen
 from widgets.screens.tool_output_screen import ToolOutputScreen
-from widgets.tool_output import LargeTextView
+from widgets.tools.output import LargeTextView
 
 TEXT = "\n".join(f"line {number}" for number in range(2000))
 

@@ -1,11 +1,11 @@
-"""The queue above the prompt while the side panes are hidden (widgets/queue_lines.py)."""
+"""The queue above the prompt while the side panes are hidden (widgets/panes/queue_lines.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from tests.pi_harness import Fake, wait_until
-from widgets.queue_lines import MAX_LINES, QueueLines
+from widgets.panes.queue_lines import MAX_LINES, QueueLines
 
 NARROW = (80, 24)
 

@@ -10,8 +10,8 @@ from textual.app import App
 
 from protocol.wire.events import AgentEnd, AgentSettled, AgentStart, TurnStart
 from protocol.state.session_model import SessionModel
-from widgets.message_views import ThinkingBlock
-from widgets.tool_output import PREVIEW_LINE_CHARS, output_preview
+from widgets.transcript.message_views import ThinkingBlock
+from widgets.tools.output import PREVIEW_LINE_CHARS, output_preview
 
 
 def screen_rows(app: App[object]) -> list[str]:

@@ -16,7 +16,7 @@ from textual.geometry import Region
 from tests.pi_harness import Fake, send, wait_until
 
 from widgets.engine.unchanged_lines import TerminalLines
-from widgets.message_views import TextBlock
+from widgets.transcript.message_views import TextBlock
 from widgets.engine.rows_compositor import RowsCompositor
 from widgets.engine.private import ChopsUpdate, Compositor
 

@@ -1,4 +1,4 @@
-"""widgets.safe_text: terminal control sequences stripped, markup kept literal."""
+"""widgets.text.safe: terminal control sequences stripped, markup kept literal."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from textual.app import App
 
 from protocol.files.session_files import SessionSummary
 from widgets.screens.dialogs import EditorDialog, SelectDialog
-from widgets.prompt_editor import PromptEditor
-from widgets.safe_text import clean, safe
+from widgets.prompt.editor import PromptEditor
+from widgets.text.safe import clean, safe
 from widgets.screens.session_picker import SessionPicker
 
 

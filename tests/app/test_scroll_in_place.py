@@ -16,7 +16,7 @@ from tests.pi_harness import Fake, send, wait_until
 from tests.unit.test_unchanged_lines import Grid
 from widgets.engine.rows_compositor import RowsCompositor, ScrolledUpdate
 from widgets.engine.scroll_in_place import Scroll
-from widgets.side_panes import SPINNER
+from widgets.panes.side import SPINNER
 from widgets.engine.private import CompositorUpdate, LayoutUpdate
 
 pytestmark = pytest.mark.engine  # (what the engine does in Textual's place)

@@ -28,9 +28,9 @@ from app.cli import parse_args
 from app.pi.launch import build_launch
 from app.pideck_app import PideckApp
 from protocol.wire.redact import Redactor
-from widgets.message_views import TextBlock, ToolCallBlock
+from widgets.transcript.message_views import TextBlock, ToolCallBlock
 from widgets.screens.startup_error import fix_hints
-from widgets.transcript import Transcript
+from widgets.transcript.transcript import Transcript
 
 MARKUP = "[bold]x[/] [link=https://evil.example]y[/] [@click=app.quit]z[/] [@click=app.bell]w[/]"
 ESCAPES = (

@@ -14,10 +14,10 @@ from textual.app import App, ComposeResult
 from app.pideck_app import PideckApp
 from protocol.state.desk import Mark, SessionLine
 from tests.pi_harness import Fake, burst, drawn_text, notes, quiesce, ready, type_text, ui, wait_until
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 from widgets.screens.dialogs import ConfirmDialog
 from widgets.screens.sessions_picker import SessionsPicker
-from widgets.sessions_row import SessionsRow
+from widgets.panes.sessions_row import SessionsRow
 
 
 def row(app: object) -> str:
@@ -214,7 +214,7 @@ async def test_a_long_session_not_shown_keeps_only_its_newest_messages_mounted(t
 async def test_a_session_shown_again_keeps_its_footer_keys(tmp_path: Path) -> None:
     """Showing a screen again told its Footer the bindings afresh, and it mounted and styled
     every key anew (0.1 s a switch); the same bindings keep the same keys."""
-    from widgets.key_footer import KeyFooter
+    from widgets.panes.key_footer import KeyFooter
 
     first, second = two_fakes(tmp_path)
     async with first.run() as pilot:

@@ -11,8 +11,8 @@ import pytest
 
 from tests.pi_harness import SIZE, Fake, ready, wait_until
 from widgets.engine.frame_timer import FrameTimer
-from widgets.markdown_stream import RENDERER
-from widgets.side_panes import StatsPane
+from widgets.markdown.stream import RENDERER
+from widgets.panes.side import StatsPane
 
 
 async def test_pi_s_answers_fill_the_session_pane_s_rows_without_a_layout(tmp_path: Path) -> None:

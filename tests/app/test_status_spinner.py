@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.pi_harness import Fake, start_run
 
-from widgets.side_panes import StatusLine
+from widgets.panes.side import StatusLine
 
 
 async def test_the_spinner_turns_on_the_streams_frames_and_an_unchanged_line_is_not_redrawn(tmp_path: Path) -> None:

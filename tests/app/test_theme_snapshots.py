@@ -14,11 +14,11 @@ import pytest
 from tests.pi_harness import Fake, start_run, transcript_text, ui, wait_until
 from tests.snapshot_plugin import settle
 
-import widgets.side_panes as side_panes
-from widgets import palette
+import widgets.panes.side as side_panes
+from widgets.colors import palette
 from widgets.screens.dialogs import ExtensionDialog
-from widgets.message_views import ToolCallBlock
-from widgets.transcript import Transcript
+from widgets.transcript.message_views import ToolCallBlock
+from widgets.transcript.transcript import Transcript
 
 THEMES = ("dark", "light", "system")
 

@@ -12,7 +12,7 @@ import pytest
 from tests.pi_harness import Fake, notes, send, start_run, transcript_text, wait_until
 
 from protocol.files.pi_themes import BUILT_IN
-from widgets import palette
+from widgets.colors import palette
 from widgets.screens.pickers import ChoicePicker
 
 

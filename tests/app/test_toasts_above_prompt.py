@@ -7,7 +7,7 @@ from pathlib import Path
 from tests.pi_harness import Fake, ready, wait_until
 from textual.widgets._toast import Toast
 
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 
 async def test_toasts_keep_above_the_prompt(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from tests.pi_harness import SESSIONS, Fake, wait_until
 
-from widgets.message_views import ToolCallBlock
+from widgets.transcript.message_views import ToolCallBlock
 from widgets.screens.tool_output_screen import ToolOutputScreen
 
 SIZE = (90, 36)

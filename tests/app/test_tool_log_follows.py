@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from tests.pi_harness import Fake, wait_until
 
-from widgets import side_panes
-from widgets.side_panes import ToolLog
+from widgets.panes import side as side_panes
+from widgets.panes.side import ToolLog
 
 
 def run_tools(fake: Fake, first: int, count: int) -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from tests.pi_harness import Fake, TmuxPideck, burst, start_run, wait_until
 
-from widgets.message_views import MessageView
-from widgets.prompt_editor import PromptEditor
-from widgets.transcript import Transcript
+from widgets.transcript.message_views import MessageView
+from widgets.prompt.editor import PromptEditor
+from widgets.transcript.transcript import Transcript
 
 
 def user_tops(transcript: Transcript) -> list[int]:

@@ -15,8 +15,8 @@ import pytest
 from tests.pi_harness import Fake, transcript_text, type_text, wait_until
 
 from protocol import decode
-from widgets import transcript as transcript_module
-from widgets.transcript import Transcript
+from widgets.transcript import transcript as transcript_module
+from widgets.transcript.transcript import Transcript
 
 USAGE = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}

@@ -10,10 +10,10 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widgets import Input, Static
 
-from widgets.message_views import MessageView, TextBlock
-from widgets.prompt_editor import PromptEditor
-from widgets.transcript import Transcript
-from widgets.transcript_search import SearchBar, find_in_lines
+from widgets.transcript.message_views import MessageView, TextBlock
+from widgets.prompt.editor import PromptEditor
+from widgets.transcript.transcript import Transcript
+from widgets.transcript.search import SearchBar, find_in_lines
 
 
 def test_find_in_lines_is_smart_case_and_does_not_overlap() -> None:

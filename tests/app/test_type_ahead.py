@@ -11,7 +11,7 @@ import pytest
 from tests.pi_harness import Fake, TmuxPideck, ready, wait_until
 
 from app.pideck_app import PideckApp
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

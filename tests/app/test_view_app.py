@@ -19,8 +19,8 @@ from protocol.wire.protocol_log import ProtocolLog
 from protocol.wire.recording import Recorder, read_recording
 from protocol.wire.redact import Redactor
 from protocol.files.view_client import ReplayClient, ViewClient
-from widgets.message_views import ToolCallBlock
-from widgets.queue_lines import QueueLines
+from widgets.transcript.message_views import ToolCallBlock
+from widgets.panes.queue_lines import QueueLines
 from widgets.screens.notification_list import NotificationList
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -13,10 +13,10 @@ import pytest
 from tests.pi_harness import Fake, start_run, wait_until
 from textual import events
 
-import widgets.transcript as transcript_module
+import widgets.transcript.transcript as transcript_module
 from app.pi.settings import wheel_lines
-from widgets.message_views import TextBlock
-from widgets.transcript import Transcript
+from widgets.transcript.message_views import TextBlock
+from widgets.transcript.transcript import Transcript
 
 
 def wheel(transcript: Transcript, up: bool, alt: bool = False) -> None:

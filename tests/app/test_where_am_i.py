@@ -15,9 +15,9 @@ from tests.pi_harness import Fake, ready, type_text, wait_until
 
 import app.git_branch as git_branch
 from protocol.state.session_model import SessionModel
-from widgets.prompt_editor import PromptEditor
-from widgets.side_panes import StatusLine
-from widgets.status_where import where_label
+from widgets.prompt.editor import PromptEditor
+from widgets.panes.side import StatusLine
+from widgets.panes.status_where import where_label
 
 
 def status_text(app: Any) -> str:

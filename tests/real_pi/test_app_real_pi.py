@@ -27,9 +27,9 @@ from app.pi.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
 from widgets.screens.dialogs import ConfirmDialog, EditorDialog, InputDialog, SelectDialog
-from widgets.prompt_editor import PromptEditor
-from widgets.queue_lines import QueueLines
-from widgets.side_panes import QueuePane, StatusLine, ToolLog
+from widgets.prompt.editor import PromptEditor
+from widgets.panes.queue_lines import QueueLines
+from widgets.panes.side import QueuePane, StatusLine, ToolLog
 
 pytestmark = pytest.mark.pi
 

@@ -44,7 +44,7 @@ from protocol.wire.commands import GetState, NewSession, SetFollowUpMode, SetMod
 from widgets.screens.info_screen import InfoScreen
 from protocol.state.notification_center import NotificationCenter
 from widgets.screens.pickers import ChoicePicker, ModelPicker
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 pytestmark = pytest.mark.pi
 

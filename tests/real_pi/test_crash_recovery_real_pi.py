@@ -16,9 +16,9 @@ from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply
 from protocol.hold.ask import ask
 from protocol.wire.commands import GetMessages
-from widgets.crash_bar import CrashBar
-from widgets.prompt_editor import PromptEditor
-from widgets.side_panes import StatusLine
+from widgets.panes.crash_bar import CrashBar
+from widgets.prompt.editor import PromptEditor
+from widgets.panes.side import StatusLine
 
 
 def message_key(message: Any) -> tuple[str, int]:

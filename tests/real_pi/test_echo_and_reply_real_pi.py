@@ -14,7 +14,7 @@ from tests.pi_harness import PiHarness, make_app, quiesce, send, started, transc
 
 from app.pi import record_pump
 from app.scripted_model.server import Reply
-from widgets.message_views import MessageView
+from widgets.transcript.message_views import MessageView
 
 pytestmark = pytest.mark.pi
 

@@ -13,10 +13,10 @@ from textual.widgets._toast import Toast
 from app.pideck_app import PideckApp
 from protocol.state.notification_center import MAX_ENTRIES, MAX_TOASTS, TOAST_CHARS
 from widgets.screens.notification_list import NotificationList
-from widgets.prompt_editor import PromptEditor
-from widgets.tool_output import LargeTextView
+from widgets.prompt.editor import PromptEditor
+from widgets.tools.output import LargeTextView
 from widgets.screens.tool_output_screen import ToolOutputScreen
-from widgets.transcript import Transcript
+from widgets.transcript.transcript import Transcript
 
 pytestmark = pytest.mark.pi
 

@@ -50,7 +50,7 @@ from protocol.wire.extension_ui import (
 )
 from protocol.wire.responses import Disposition
 from widgets.screens.dialogs import ConfirmDialog, InputDialog, SelectDialog
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 pytestmark = pytest.mark.pi
 

@@ -11,7 +11,7 @@ from tests.pi_harness import SIZE, PiHarness, make_app, quiesce, started, transc
 from textual import events
 
 from app.scripted_model.server import Reply
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 pytestmark = pytest.mark.pi
 

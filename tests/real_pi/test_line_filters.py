@@ -25,11 +25,11 @@ from textual.widget import Widget
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
-from widgets.markdown_stream import StreamingText
-from widgets.message_views import TextBlock, ToolCallBlock
-from widgets.prompt_editor import PromptEditor
+from widgets.markdown.stream import StreamingText
+from widgets.transcript.message_views import TextBlock, ToolCallBlock
+from widgets.prompt.editor import PromptEditor
 from widgets.engine.strip_scrollbar import StripScrollBar, use_strip_scrollbar
-from widgets.tool_output import LargeTextView
+from widgets.tools.output import LargeTextView
 from widgets.screens.tool_output_screen import ToolOutputScreen
 
 MARKDOWN = """# A heading

@@ -18,8 +18,8 @@ from tests.pi_harness import SIZE, PiHarness, make_app, quiesce, send, started, 
 from textual import events
 
 from app.scripted_model.server import Reply
-from widgets.attachments import AttachmentBar
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.attachments import AttachmentBar
+from widgets.prompt.editor import PromptEditor
 from widgets.screens.queue_editor import QueueEditor
 
 pytestmark = pytest.mark.pi

@@ -17,7 +17,7 @@ from tests.real_pi.test_reverts_real_pi import answer, go_to, open_changes
 
 from app.pideck_app import PideckApp
 from app.scripted_model.server import Reply, ToolCallSpec
-from widgets.message_views import ToolCallBlock
+from widgets.transcript.message_views import ToolCallBlock
 from widgets.screens.changes_screen import ChangesScreen
 from widgets.screens.rewind_picker import RewindPicker
 

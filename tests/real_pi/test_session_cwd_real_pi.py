@@ -10,8 +10,8 @@ from typing import Any
 from tests.pi_harness import SIZE, PiHarness, copy_session, quiesce, send, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
-from widgets.completion import CompletionMenu
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.completion import CompletionMenu
+from widgets.prompt.editor import PromptEditor
 from widgets.screens.session_picker import SessionPicker
 
 

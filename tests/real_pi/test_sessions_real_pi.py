@@ -35,7 +35,7 @@ from app.pi.launch import build_launch
 from app.pideck_app import PideckApp
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 from widgets.screens.session_picker import ForkPicker, SessionPicker
 from widgets.screens.tree_view import SessionTreeScreen
 

@@ -31,7 +31,7 @@ from tests.pi_harness import (
     wait_until,
 )
 from widgets.screens.dialogs import ExtensionDialog, SelectDialog
-from widgets.sessions_row import SessionsRow
+from widgets.panes.sessions_row import SessionsRow
 
 pytestmark = pytest.mark.pi
 

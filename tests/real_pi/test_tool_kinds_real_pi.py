@@ -17,10 +17,10 @@ from tests.pi_harness import SIZE, PiHarness, has_role, quiesce, send, tool_run,
 
 from app.pideck_app import PideckApp
 from app.scripted_model.scenarios import tool_tour, write_tour_project
-from widgets.message_views import ToolCallBlock
+from widgets.transcript.message_views import ToolCallBlock
 from widgets.screens.session_picker import SessionPicker
-from widgets.side_panes import ToolLog
-from widgets.tool_output import LargeTextView
+from widgets.panes.side import ToolLog
+from widgets.tools.output import LargeTextView
 from widgets.screens.tool_output_screen import ToolOutputScreen
 
 pytestmark = pytest.mark.pi

@@ -18,9 +18,9 @@ from app.pi.launch import LaunchConfig, build_launch
 from app.pideck_app import PideckApp
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
-from widgets.attachments import AttachmentBar
-from widgets.completion import CompletionMenu
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.attachments import AttachmentBar
+from widgets.prompt.completion import CompletionMenu
+from widgets.prompt.editor import PromptEditor
 from widgets.screens.session_picker import SessionPicker
 from widgets.screens.startup_error import StartupErrorScreen
 
@@ -168,7 +168,7 @@ async def test_a_second_session_opened_on_another_host_streams_beside_the_local_
 ) -> None:
     """Several sessions: one pi here, one over ssh (`/open --pi 'ssh …'`), each its own."""
     from protocol.state.desk import Mark
-    from widgets.sessions_row import SessionsRow
+    from widgets.panes.sessions_row import SessionsRow
 
     def reply_to(body: dict[str, Any]) -> Reply:  # (both pis share the model: each prompt its answer)
         asked = str([m for m in body.get("messages", []) if m.get("role") == "user"][-1]["content"])

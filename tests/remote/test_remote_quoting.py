@@ -21,7 +21,7 @@ from tests.pi_harness import Fake, notes, send, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
 from app.pi.remote import with_words
-from widgets.crash_bar import CrashBar
+from widgets.panes.crash_bar import CrashBar
 
 CLAUDE = {"id": "claude-x", "name": "Claude X", "api": "anthropic-messages", "provider": "anthropic",
           "baseUrl": "https://api.anthropic.com", "reasoning": True, "input": ["text"],

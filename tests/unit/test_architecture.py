@@ -115,6 +115,8 @@ def test_the_contracts_put_app_over_widgets_over_protocol_and_the_app_on_top_of_
     assert order.index("pideck_app") < order.index("commands") < order.index("pi"), "the App over its commands over pi's life"
     inside_protocol = [c for c in layers if c.get("containers") == ["protocol"]]
     assert inside_protocol and inside_protocol[0]["layers"][:3] == ["state", "files | hold", "wire"]
+    inside_widgets = [c for c in layers if c.get("containers") == ["widgets"]]
+    assert inside_widgets and inside_widgets[0]["layers"][0] == "screens" and inside_widgets[0]["layers"][-2:] == ["text | colors", "engine"]
 
 
 def test_only_the_cli_imports_the_app_module() -> None:
@@ -141,6 +143,17 @@ def test_no_helper_reaches_into_the_apps_private_attributes() -> None:
         for number, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)
     ]
     assert offenders == []
+
+
+def test_every_widget_module_is_in_a_room_of_its_feature() -> None:
+    """widgets/ holds packages (transcript/, prompt/, panes/, ...), each named in the widgets
+    layers contract, and no module of its own."""
+    rooms = sorted(path.name for path in (ROOT / "widgets").iterdir() if (path / "__init__.py").exists())
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    named = {room.strip() for c in contracts if c.get("containers") == ["widgets"]
+             for layer in c["layers"] for room in re.split(r"[|:]", layer)}
+    assert sorted(path.name for path in (ROOT / "widgets").glob("*.py")) == ["__init__.py"]
+    assert len(rooms) > 5 and set(rooms) == named
 
 
 def test_no_widget_but_a_screen_imports_a_screen() -> None:

@@ -1,4 +1,4 @@
-"""Which colours a terminal is sent (widgets/color_depth.py) and whether it is sent ECH
+"""Which colours a terminal is sent (widgets/colors/depth.py) and whether it is sent ECH
 (widgets/engine/sgr.py), from its environment."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from textual.color import Color as TextualColor
 from textual.filter import ANSIToTruecolor, Monochrome, NoColor
 from rich.terminal_theme import DEFAULT_TERMINAL_THEME
 
-from widgets.color_depth import Depth, SixteenColors, depth_for, filters_for
+from widgets.colors.depth import Depth, SixteenColors, depth_for, filters_for
 from widgets.engine.sgr import terminal_erases
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from widgets.completion import complete
+from widgets.prompt.completion import complete
 from protocol.state.file_index import Entry, FileCache, FileIndex, gitignore_rule, is_ignored, list_entries
 
 

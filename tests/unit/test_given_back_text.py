@@ -8,7 +8,7 @@ import pytest
 from textual import events
 from textual.app import App, ComposeResult
 
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 
 class Host(App[None]):

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from widgets.engine.grows_in_place import GrowsInPlace
-from widgets.markdown_stream import StreamingText
+from widgets.markdown.stream import StreamingText
 
 
 class Log(GrowsInPlace, VerticalScroll):

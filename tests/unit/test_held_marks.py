@@ -7,9 +7,9 @@ from protocol.state.desk import Mark, SessionLine
 from protocol.state.session_model import SessionModel, exit_reason
 from protocol.wire.client import ChildExited
 from widgets.screens.sessions_picker import session_row
-from widgets.sessions_row import row_text
-from widgets.status_where import where_label
-from widgets.transcript import WELCOME, WELCOME_HELD
+from widgets.panes.sessions_row import row_text
+from widgets.panes.status_where import where_label
+from widgets.transcript.transcript import WELCOME, WELCOME_HELD
 
 
 def line(held: int | None) -> SessionLine:

@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 
-from widgets.markdown_lines import render_prose
-from widgets.markdown_render import PARSER, _Markdown
+from widgets.markdown.lines import render_prose
+from widgets.markdown.render import PARSER, _Markdown
 
 CONSOLE = Console(width=120, color_system="truecolor", force_terminal=True)
 BASE_STYLES = (Style(), Style(color="red", bgcolor="black"))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.style import Style
 
-from widgets.markdown_lines import render_prose
-from widgets.markdown_render import PARSER, _Markdown
+from widgets.markdown.lines import render_prose
+from widgets.markdown.render import PARSER, _Markdown
 
 CONSOLE = Console(width=80, color_system="truecolor", force_terminal=True)
 TEXT = "See [the docs](https://pi.dev/docs) for more."

@@ -13,9 +13,9 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.strip import Strip
 
-from widgets.markdown_chunks import MAX_TAIL, MarkdownChunker
-from widgets import markdown_stream
-from widgets.markdown_stream import StreamingText
+from widgets.markdown.chunks import MAX_TAIL, MarkdownChunker
+from widgets.markdown import stream as markdown_stream
+from widgets.markdown.stream import StreamingText
 
 DOC = (
     "# Title\n\nA paragraph with **bold** and `code`.\n\n"

@@ -14,7 +14,7 @@ from protocol.files.pi_themes import colorfgbg_appearance
 from protocol.wire.messages import ToolResult
 from protocol.state.session_model import ToolRun
 from widgets.screens.changes_screen import diff_rows
-from widgets.tool_kinds import BashKind, Call
+from widgets.tools.kinds import BashKind, Call
 
 HUGE = "9" * 5000  # more digits than int() takes (4,300)
 

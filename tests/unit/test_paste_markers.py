@@ -3,7 +3,7 @@ message given back as it was typed."""
 
 from __future__ import annotations
 
-from widgets.paste_markers import Pastes, cleaned, is_large
+from widgets.prompt.paste_markers import Pastes, cleaned, is_large
 
 
 def test_pis_threshold_and_marker_format() -> None:

@@ -8,8 +8,8 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from widgets.engine.keys import install_alt_keys, install_key_reads
-from widgets.prompt_editor import PromptEditor
-from widgets.readline_area import KillRing, ReadlineTextArea
+from widgets.prompt.editor import PromptEditor
+from widgets.prompt.readline_area import KillRing, ReadlineTextArea
 
 
 async def terminal_sends(pilot: Pilot[None], data: str) -> None:
@@ -140,7 +140,7 @@ def test_hotkeys_show_the_prompts_keys_and_not_the_textual_keys_they_replace() -
     from textual.binding import BindingsMap
 
     from app.hotkeys_table import hotkey_sections
-    from widgets.prompt_editor import PromptEditor
+    from widgets.prompt.editor import PromptEditor
 
     sections = dict(hotkey_sections(BindingsMap(), PromptEditor._merged_bindings or BindingsMap()))
     prompt = {key: row.description for row in sections["Prompt editor"] for key in row.keys}

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 NOT_BEFORE_PI = ("importlib.metadata", "app.scripted_model.demo", "app.scripted_model.server",
-                 "app.scripted_model.scenarios", "textual", "widgets.message_views", "app.exit_output",
+                 "app.scripted_model.scenarios", "textual", "widgets.transcript.message_views", "app.exit_output",
                  "asyncio", "hashlib", "msgspec", "app.serve")
 
 # pideck's own start-up up to spawning pi, then what it had imported.

@@ -1,11 +1,11 @@
-"""The status line in the room there is (widgets/status_where.fit): the run's state whole, then
+"""The status line in the room there is (widgets/panes/status_where.fit): the run's state whole, then
 `model • thinking`, the context, the tokens and cost, the extensions' statuses cut."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
-from widgets.status_where import STATUS_ROOM, Part, fit
+from widgets.panes.status_where import STATUS_ROOM, Part, fit
 
 PARTS = [Part(2, Text("↑240 ↓385 $0.002")), Part(1, Text("0.3%/128k (auto)")), Part(0, Text("scripted-demo • medium"))]
 

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from protocol.state.session_model import SessionModel
 from widgets.engine.strip_scrollbar import StripScrollBar, use_strip_scrollbar
-from widgets.transcript import Transcript
+from widgets.transcript.transcript import Transcript
 
 
 class Scroller(VerticalScroll):

@@ -16,7 +16,7 @@ from textual.theme import Theme
 from app.pi.launch import LaunchConfig
 from app.themes import Themes
 from protocol.files.pi_themes import BUILT_IN, TOKENS
-from widgets import palette
+from widgets.colors import palette
 
 
 class Used:
@@ -72,7 +72,7 @@ def test_system_is_made_where_textual_has_no_ansi_themes(monkeypatch: pytest.Mon
     with a KeyError. The system theme is then Textual's ANSI theme, light or dark."""
     from textual.theme import BUILTIN_THEMES
 
-    from widgets import theme_styles
+    from widgets.colors import theme_styles
 
     older = {name: theme for name, theme in BUILTIN_THEMES.items() if not name.startswith("ansi-")}
     older["textual-ansi"] = Theme("textual-ansi", primary="ansi_blue", foreground="ansi_default",

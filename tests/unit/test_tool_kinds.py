@@ -1,6 +1,6 @@
-"""Tool calls drawn by kind (widgets/tool_kinds.py), on results shaped like pi's and on
-bad ones; command output's colours (widgets/ansi_text.py); highlighted code
-(widgets/code_lines.py). The real tools' output is checked in
+"""Tool calls drawn by kind (widgets/tools/kinds.py), on results shaped like pi's and on
+bad ones; command output's colours (widgets/text/ansi.py); highlighted code
+(widgets/tools/code_lines.py). The real tools' output is checked in
 tests/real_pi/test_tool_kinds_real_pi.py."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from rich.text import Text
 from protocol.wire.messages import ImageContent, TextContent, ToolResult
 from protocol.state.session_model import ToolRun
 from tests.pi_harness import has_role
-from widgets import palette
-from widgets.ansi_text import ansi_text
-from widgets.code_lines import code_lines, lexer_for
-from widgets.safe_text import clean
-from widgets.tool_kinds import Call, kind_of, shown_path
+from widgets.colors import palette
+from widgets.text.ansi import ansi_text
+from widgets.tools.code_lines import code_lines, lexer_for
+from widgets.text.safe import clean
+from widgets.tools.kinds import Call, kind_of, shown_path
 
 PI_DIFF = "  9 keep = 1\n-10 def old_name():\n+10 def new_name():\n 11     pass\n-12 one\n+12 two\n+13 three\n    ...\n 40 tail()"
 CONSOLE = Console(width=200, color_system="truecolor", force_terminal=True, file=io.StringIO())

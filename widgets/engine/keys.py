@@ -35,7 +35,7 @@ tmux or an ssh link) was a lone Ctrl+C: the abort lost. So:
   sends an Alt key in one write, which comes in one read;
 - ESC and a character in one read stay Textual's Alt key, marked `escape_first`: the
   prompt editor reads one that no binding takes as Esc, then the character
-  (widgets/readline_area.py).
+  (widgets/prompt/readline_area.py).
 """
 
 from __future__ import annotations

@@ -37,10 +37,10 @@ from protocol.state.branch_calls import CallKey
 from protocol.state.file_changes import Change, FileChanges
 from protocol.numbers import parse_int
 from protocol.state.reverts import Hunk, NotExact, Plan, hunks
-from widgets import palette
-from widgets.key_footer import KeyFooter
+from widgets.colors import palette
+from widgets.panes.key_footer import KeyFooter
 from widgets.screens.revert_dialog import RevertDialog
-from widgets.safe_text import clean, one_row
+from widgets.text.safe import clean, one_row
 
 EMPTY = "Nothing was changed through edit, write or bash in this session yet."
 PATH_CHARS = 40  # a longer path loses its start in the list of files

@@ -32,8 +32,8 @@ from protocol.wire.extension_ui import (
     as_text,
 )
 from widgets.engine.keys_in_order import OrderedInput, OrderedOptionList, OrderedTextArea
-from widgets.page_keys import PagedScroll
-from widgets.safe_text import clean, safe
+from widgets.text.page_keys import PagedScroll
+from widgets.text.safe import clean, safe
 from widgets.screens.session_picker import one_line
 
 RequestT = TypeVar("RequestT", bound=DialogRequest)

@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from widgets.page_keys import PagedScroll
+from widgets.text.page_keys import PagedScroll
 
 
 class InfoScreen(ModalScreen[None]):

@@ -13,8 +13,8 @@ from rich.text import Text
 
 from protocol.state.notification_center import Notice
 from widgets.screens.pickers import FilteredPicker, Row
-from widgets.safe_text import clean
-from widgets import palette
+from widgets.text.safe import clean
+from widgets.colors import palette
 
 _MARKS = {"information": ("●", "success"), "warning": ("▲", "warning"), "error": ("■", "error")}  # palette roles
 SEARCHED = 2000  # characters of a notice the filter looks at

@@ -28,8 +28,8 @@ from protocol.state.formatting import tokens
 from protocol.wire.responses import Model
 from widgets.engine.keys_in_order import OrderedInput, OrderedOptionList
 from protocol.state.formatting import model_key
-from widgets.safe_text import clean
-from widgets import palette
+from widgets.text.safe import clean
+from widgets.colors import palette
 
 T = TypeVar("T")
 

@@ -20,8 +20,8 @@ from textual.widgets import Footer, OptionList, Static, TextArea
 
 from protocol.wire.messages import ImageContent
 from widgets.engine.keys_in_order import OrderedOptionList, OrderedTextArea
-from widgets.safe_text import clean
-from widgets import palette
+from widgets.text.safe import clean
+from widgets.colors import palette
 
 Kind = Literal["steer", "follow_up"]
 KIND_LABEL: dict[str, tuple[str, str]] = {"steer": ("steer", "warning"), "follow_up": ("follow-up", "border")}  # palette roles

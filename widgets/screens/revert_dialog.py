@@ -17,10 +17,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from protocol.state.reverts import Plan
-from widgets import palette
-from widgets.key_footer import KeyFooter
-from widgets.page_keys import PagedScroll
-from widgets.safe_text import clean
+from widgets.colors import palette
+from widgets.panes.key_footer import KeyFooter
+from widgets.text.page_keys import PagedScroll
+from widgets.text.safe import clean
 from widgets.screens.on_purpose import OnPurpose
 
 MAX_LINES = 2000  # of each version or diff shown; the rest is counted

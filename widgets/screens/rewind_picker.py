@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from widgets import palette
+from widgets.colors import palette
 from widgets.screens.pickers import FilteredPicker, Row
-from widgets.safe_text import safe
+from widgets.text.safe import safe
 from widgets.screens.session_picker import one_line
 
 

@@ -26,8 +26,8 @@ from protocol.files.session_files import SessionSummary
 from widgets.engine.keys_in_order import OrderedInput
 from widgets.screens.on_purpose import OnPurpose
 from widgets.screens.pickers import FilteredPicker, Row
-from widgets.safe_text import clean, safe
-from widgets import palette
+from widgets.text.safe import clean, safe
+from widgets.colors import palette
 
 
 def human_size(size: int) -> str:

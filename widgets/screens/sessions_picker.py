@@ -6,10 +6,10 @@ from __future__ import annotations
 from rich.text import Text
 
 from protocol.state.desk import SYMBOLS, SessionLine, ago
-from widgets import palette
-from widgets.safe_text import clean
+from widgets.colors import palette
+from widgets.text.safe import clean
 from widgets.screens.pickers import FilteredPicker, Row
-from widgets.sessions_row import ROLES
+from widgets.panes.sessions_row import ROLES
 
 
 def session_row(line: SessionLine) -> Text:

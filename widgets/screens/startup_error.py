@@ -10,9 +10,9 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from widgets.page_keys import PagedScroll
-from widgets.safe_text import clean
-from widgets import palette
+from widgets.text.page_keys import PagedScroll
+from widgets.text.safe import clean
+from widgets.colors import palette
 
 
 def shown_argv(argv: Any) -> str:

@@ -9,8 +9,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from widgets.safe_text import one_row
-from widgets.tool_output import LargeTextView, RowStyler
+from widgets.text.safe import one_row
+from widgets.tools.output import LargeTextView, RowStyler
 
 
 class ToolOutputScreen(ModalScreen[None]):

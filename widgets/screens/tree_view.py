@@ -51,8 +51,8 @@ from protocol.wire.messages import (
 )
 from protocol.state.session_tree import build_tree, path_to
 from widgets.engine.keys_in_order import KeysInOrder
-from widgets.safe_text import clean
-from widgets import palette
+from widgets.text.safe import clean
+from widgets.colors import palette
 
 CATEGORIES = ("user", "assistant", "tool", "other")
 # pi's treeFilterMode setting: the categories /tree opens with ("labeled-only": all, labeled entries only)

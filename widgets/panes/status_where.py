@@ -18,8 +18,8 @@ from rich.text import Text
 
 from protocol.state import footer_format
 from protocol.state.session_model import SessionModel
-from widgets import palette
-from widgets.safe_text import clean
+from widgets.colors import palette
+from widgets.text.safe import clean
 
 STATUS_ROOM = 24  # cells the extensions' statuses keep, when they have that many
 GAP = 2  # cells at least between the left and the right

@@ -37,11 +37,11 @@ from protocol.wire.messages import CustomMessage, ToolResultMessage
 from protocol.state.session_model import Banner, Changes, MessageItem, SessionModel
 from protocol.state.tool_runs import call_place
 from widgets.engine.grows_in_place import GrowsInPlace
-from widgets.message_views import BannerView, MessageView, ToolCallBlock, tool_summary
-from widgets.page_keys import PagesAtOnce
+from widgets.transcript.message_views import BannerView, MessageView, ToolCallBlock, tool_summary
+from widgets.text.page_keys import PagesAtOnce
 from widgets.engine.strip_scrollbar import use_strip_scrollbar
 from widgets.engine.widget import anchor_released
-from widgets.tool_output import output_preview
+from widgets.tools.output import output_preview
 
 MAX_VIEWS = 120
 START_VIEWS = 60  # Ctrl+Home shows the session's first items, this many (Page Down at their foot brings more)
@@ -90,7 +90,7 @@ class NewOutputMarker(Widget):
 
 
 class Transcript(PagesAtOnce, GrowsInPlace, VerticalScroll, can_focus=True):
-    DEFAULT_CSS = "\n".join(  # its own rules, then those of the views it shows (widgets/message_views.py)
+    DEFAULT_CSS = "\n".join(  # its own rules, then those of the views it shows (widgets/transcript/message_views.py)
         Path(__file__).with_name(sheet).read_text() for sheet in ("transcript.tcss", "message_views.tcss"))
     FOCUS_ON_CLICK = False  # a click or a drag (selecting text) leaves the prompt focused, to type on
     page_animate = False  # (a page is there at once: an animation would race the stream's end)

@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from protocol.state.session_model import SessionModel
-from widgets import palette
-from widgets.safe_text import one_row, spanning
+from widgets.colors import palette
+from widgets.text.safe import one_row, spanning
 
 MAX_LINES = 4  # message lines; more are counted on a line of their own
 LINE_CHARS = 300  # of a message, read for its line (the row shows less)

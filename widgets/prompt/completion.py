@@ -20,9 +20,9 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from protocol.wire.responses import CommandInfo
-from widgets import palette
+from widgets.colors import palette
 from protocol.state.file_index import Entry
-from widgets.safe_text import one_row
+from widgets.text.safe import one_row
 
 MAX_CANDIDATES = 50
 

@@ -17,7 +17,7 @@ from textual.theme import Theme as TextualTheme
 
 from protocol.files.pi_colors import RGB, Color, hex_of
 from protocol.files.pi_themes import GUESSED_DEFAULTS, TOKENS, PiTheme
-from widgets import palette
+from widgets.colors import palette
 
 
 def textual_name(theme: PiTheme | None, appearance: str) -> str:

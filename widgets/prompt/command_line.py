@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from widgets.prompt_editor import PromptEditor
+from widgets.prompt.editor import PromptEditor
 
 
 class CommandLine(PromptEditor):

@@ -18,8 +18,8 @@ from functools import lru_cache
 
 from rich.text import Text
 
-from widgets import palette
-from widgets.safe_text import one_row
+from widgets.colors import palette
+from widgets.text.safe import one_row
 
 TAB = 4
 HIGHLIGHT_CHARS = 4_000  # a longer line is not highlighted (Pygments takes seconds on a minified megabyte)

@@ -1,5 +1,5 @@
 """Command output with its colours: SGR sequences (`ESC [ … m`) become Rich styles and
-everything else `safe_text.clean` strips is stripped (cursor moves, OSC 52 clipboard
+everything else `safe.clean` strips is stripped (cursor moves, OSC 52 clipboard
 writes, OSC 8 links, titles, bidi overrides, other control characters).
 
 The text that shows is exactly `clean_lines(text)` (each line one row: U+2028 and U+2029
@@ -18,7 +18,7 @@ from rich.style import Style
 from rich.text import Text
 
 from protocol.numbers import parse_int
-from widgets.safe_text import ROW_BREAK, controls
+from widgets.text.safe import ROW_BREAK, controls
 
 _SGR = re.compile(r"(?:\x1b\[|\x9b)([0-9;:]*)m")
 UNKNOWN = 255  # a code too long to read: no plain style, colour 255 (as 256 and up are)

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
-from widgets import palette
-from widgets.safe_text import clean
+from widgets.colors import palette
+from widgets.text.safe import clean
 
 MAX_WIDGET_LINES = 10  # pi's InteractiveMode.MAX_WIDGET_LINES
 LINE_CHARS = 500  # a longer line is cut before it is cleaned (one row shows less)

@@ -19,10 +19,10 @@ from textual.reactive import reactive
 from textual.widgets import TextArea
 from textual.widgets.text_area import Location
 
-from widgets.completion import Candidate, CompletionMenu
-from widgets.paste_markers import Pastes, cleaned, is_large
+from widgets.prompt.completion import Candidate, CompletionMenu
+from widgets.prompt.paste_markers import Pastes, cleaned, is_large
 from widgets.engine.text_area import HardwareCursor
-from widgets.readline_area import ReadlineTextArea
+from widgets.prompt.readline_area import ReadlineTextArea
 from widgets.engine.key_events import key_clock
 
 Completer = Callable[[str], tuple[int, list[Candidate]]]
@@ -74,7 +74,7 @@ class PromptEditor(HardwareCursor, ReadlineTextArea):
         self.completer: Completer | None = None
         self.paste_handler: PasteHandler | None = None
         self.submit_check: SubmitCheck | None = None
-        self.pastes = Pastes()  # large pastes, shown as markers (widgets/paste_markers.py)
+        self.pastes = Pastes()  # large pastes, shown as markers (widgets/prompt/paste_markers.py)
         self._completion_start: Location = (0, 0)
         self.hardware_cursor = False  # pi's showHardwareCursor: the terminal's cursor at this one's, none drawn
         self._given_back: tuple[float, str] | None = None  # when text given back came, and the text then

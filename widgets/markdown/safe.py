@@ -4,7 +4,7 @@ A reply is cleaned before it is parsed, but parsing decodes again: an autolink's
 text is percent-decoded (`<http://x/%1b]52;c;…%1b%5c>` shows ESC ] 52, a clipboard
 write), entities become characters. `clean_tokens` cleans every text a token holds
 (content, info string, attributes, children) after that last decoding step, so what
-Rich or `markdown_lines` draw from them holds no terminal control. A link's target also
+Rich or `lines.render_prose` draw from them holds no terminal control. A link's target also
 goes inside an OSC 8 hyperlink when pi's `terminal.hyperlinks` is on: `link_target`
 leaves it printable ASCII (anything else percent-encoded), so it cannot end the
 sequence or start another.
@@ -18,7 +18,7 @@ from urllib.parse import quote
 from markdown_it.token import Token
 from rich.markdown import Markdown
 
-from widgets.safe_text import clean
+from widgets.text.safe import clean
 
 _LINK_ATTRS = ("href", "src")
 _URL_SAFE = "!#$%&'()*+,/:;=?@[]~"  # printable ASCII a URL keeps as it is (with letters, digits, -._)

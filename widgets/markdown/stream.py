@@ -11,10 +11,10 @@ scroll past the anchored bottom between two frames, so most are never rendered
 while the stream runs; a loaded session renders only what is on screen at first.
 
 Prose (paragraphs, headings, lists, quotes, rules) is laid out by
-`markdown_lines.render_prose` exactly as Rich would, several times faster; code,
-tables and the rest go through Rich (`widgets/markdown_render.py`, imported by the first
+`lines.render_prose` exactly as Rich would, several times faster; code,
+tables and the rest go through Rich (`widgets/markdown/render.py`, imported by the first
 chunk shown) (headings left-aligned, code in the theme's `syntax*`
-colours from `widgets/palette.py`, which are the terminal's own ANSI ones by default). `plain_style` renders the
+colours from `widgets/colors/palette.py`, which are the terminal's own ANSI ones by default). `plain_style` renders the
 chunks as styled plain text instead (model reasoning). The text is always data:
 nothing in it is ever read as markup.
 """
@@ -39,11 +39,11 @@ from textual.widget import Widget
 from widgets.engine.grows_in_place import GrowsInPlace
 from widgets.engine.kept_strip import KeptStrip
 from widgets.engine.widget import set_dirty
-from widgets.markdown_chunks import MarkdownChunker
-from widgets.selection_marks import mark_selection
+from widgets.markdown.chunks import MarkdownChunker
+from widgets.text.selection_marks import mark_selection
 
 
-RENDERER = "widgets.markdown_render"
+RENDERER = "widgets.markdown.render"
 
 
 def import_renderer() -> None:
@@ -294,7 +294,7 @@ class StreamingText(GrowsInPlace, Widget):
         if self._plain_style is not None:
             renderable = Text(chunk.strip("\n"), self._style + Style.parse(self._plain_style))
         else:
-            from widgets.markdown_render import markdown_lines  # (its parser is imported by the first markdown shown)
+            from widgets.markdown.render import markdown_lines  # (its parser is imported by the first markdown shown)
 
             prose = markdown_lines(chunk, console, self._width, self._style, self.hyperlinks, self.code_indent)
             if isinstance(prose, list):

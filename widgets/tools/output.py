@@ -23,10 +23,10 @@ from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 
-from widgets.markdown_lines import _one_cell_each
-from widgets.page_keys import PagesAtOnce
-from widgets.safe_text import SEQUENCE_LIMIT, clean_lines, one_row, spanning
-from widgets.selection_marks import mark_selection
+from widgets.markdown.lines import _one_cell_each
+from widgets.text.page_keys import PagesAtOnce
+from widgets.text.safe import SEQUENCE_LIMIT, clean_lines, one_row, spanning
+from widgets.text.selection_marks import mark_selection
 
 PREVIEW_LINES = 8  # collapsed: the last lines
 EXPANDED_HEAD = 60  # expanded: the first and last lines

@@ -2,7 +2,7 @@
 
 Assistant text and reasoning are `StreamingText` widgets that only ever get
 `append`ed to while they stream; every other piece of foreign text goes through
-`safe_text.safe`.
+`text.safe.safe`.
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ from protocol.files.images import describe
 from protocol.wire.messages import AssistantMessage, BashExecutionMessage, CustomMessage, ImageContent, ToolResultMessage
 from protocol.state.session_model import Banner, Block, MessageItem, SessionModel, ToolRun
 from protocol.state.tool_runs import run_key
-from widgets import palette
-from widgets.ansi_text import ansi_text
-from widgets.code_lines import unhighlighted
+from widgets.colors import palette
+from widgets.text.ansi import ansi_text
+from widgets.tools.code_lines import unhighlighted
 from widgets.engine.grows_in_place import GrowsInPlace
-from widgets.markdown_stream import StreamingText
-from widgets.safe_text import clean, one_row, safe
-from widgets.tool_kinds import Call, Kind, kind_of
-from widgets.tool_output import ShowToolOutput
+from widgets.markdown.stream import StreamingText
+from widgets.text.safe import clean, one_row, safe
+from widgets.tools.kinds import Call, Kind, kind_of
+from widgets.tools.output import ShowToolOutput
 
 TOOL_PREVIEW_LINES = 8
 MARKDOWN_ROLES = ("assistant", "compactionSummary", "branchSummary", "custom")  # their text is markdown
@@ -93,7 +93,7 @@ def run_mark(run: ToolRun | None) -> tuple[str, Style]:
 
 
 class ToolCallBlock(Static):
-    """A tool call drawn by its kind (`tool_kinds`): a title line and a body from its
+    """A tool call drawn by its kind (widgets/tools/kinds.py): a title line and a body from its
     arguments and its run (the model's ToolRun), collapsed or expanded (Ctrl+O)."""
 
     def __init__(self, session: SessionModel, block: Block, key: str) -> None:

@@ -1,5 +1,5 @@
 """Markdown chunks to lines: markdown-it's parse, pideck's own prose layout
-(`markdown_lines.render_prose`), and Rich for code, tables and the rest.
+(`lines.render_prose`), and Rich for code, tables and the rest.
 
 Imported when the first chunk of markdown is rendered, not at start-up: markdown-it, Rich's
 Markdown and Syntax (Pygments) are some 35 ms of it, and a new session shows no markdown
@@ -19,9 +19,9 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
 
-from widgets import palette
-from widgets.markdown_lines import render_prose
-from widgets.safe_markdown import clean_tokens
+from widgets.colors import palette
+from widgets.markdown.lines import render_prose
+from widgets.markdown.safe import clean_tokens
 
 
 class _LeftHeading(Heading):

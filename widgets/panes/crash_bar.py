@@ -9,8 +9,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Static
 
-from widgets import palette
-from widgets.safe_text import clean
+from widgets.colors import palette
+from widgets.text.safe import clean
 
 
 class CrashBar(Horizontal):

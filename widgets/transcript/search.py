@@ -30,10 +30,10 @@ from textual.selection import Selection
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from widgets.markdown_stream import StreamingText
-from widgets.message_views import MessageView
+from widgets.markdown.stream import StreamingText
+from widgets.transcript.message_views import MessageView
 from widgets.engine.wrap import line_breaks
-from widgets.transcript import Transcript
+from widgets.transcript.transcript import Transcript
 
 
 @dataclass(frozen=True, order=True)

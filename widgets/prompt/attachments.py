@@ -15,8 +15,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from protocol.files.images import Attachment, size_label
-from widgets.safe_text import clean
-from widgets import palette
+from widgets.text.safe import clean
+from widgets.colors import palette
 
 
 class Chip(Static, can_focus=True):

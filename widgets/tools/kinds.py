@@ -25,11 +25,11 @@ from protocol.wire.messages import ImageContent
 from protocol.numbers import parse_int
 from protocol.state.session_model import ToolRun
 from protocol.state.tool_diffs import ADDED, CONTEXT, REMOVED, SKIPPED, DiffLine, DiffLines, changed_spans, diff_counts, display_diff, patch_counts
-from widgets import palette
-from widgets.ansi_text import ansi_text
-from widgets.code_lines import code_lines, gutter, lexer_for, numbered
-from widgets.safe_text import clean_lines, one_row
-from widgets.tool_output import PREVIEW_LINE_CHARS, output_preview
+from widgets.colors import palette
+from widgets.text.ansi import ansi_text
+from widgets.tools.code_lines import code_lines, gutter, lexer_for, numbered
+from widgets.text.safe import clean_lines, one_row
+from widgets.tools.output import PREVIEW_LINE_CHARS, output_preview
 
 CODE_PREVIEW = 8  # collapsed: a written file's or a read's first lines (as many as other output shows)
 DIFF_PREVIEW = 16  # collapsed: an edit's first diff rows (two hunks of pi's usual context)

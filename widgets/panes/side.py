@@ -19,13 +19,13 @@ from protocol.state import footer_format
 from protocol.state.formatting import cost, duration, on_off, tokens
 from protocol.wire.messages import ToolResult
 from protocol.state.session_model import SessionModel, ToolRun
-from widgets.message_views import run_mark
+from widgets.transcript.message_views import run_mark
 from protocol.state.formatting import model_key
-from widgets.safe_text import clean, one_row, spanning
-from widgets.status_where import GAP, SEP, Part, fit, stats_parts
-from widgets.tool_kinds import Call, kind_of
-from widgets.tool_output import ShowToolOutput
-from widgets import palette
+from widgets.text.safe import clean, one_row, spanning
+from widgets.panes.status_where import GAP, SEP, Part, fit, stats_parts
+from widgets.tools.kinds import Call, kind_of
+from widgets.tools.output import ShowToolOutput
+from widgets.colors import palette
 
 MAX_TOOL_ROWS = 500
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -320,7 +320,7 @@ SOURCE_CELLS = 16  # of a view's source, shown however little room the line has
 
 class StatusLine(Static):
     """One line: run state, protocol problems, extension statuses; on the right, while the
-    side panes are hidden, what pi's footer says of the session (widgets/status_where.py).
+    side panes are hidden, what pi's footer says of the session (widgets/panes/status_where.py).
     A read-only view's line (`viewing`) takes the run state's place."""
 
     DEFAULT_CSS = """

@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from protocol.state.desk import SYMBOLS, Mark, SessionLine
-from widgets import palette
+from widgets.colors import palette
 
 # The palette role of each mark's symbol (and of the name, for those that need the user).
 ROLES = {
