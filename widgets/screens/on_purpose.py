@@ -24,6 +24,8 @@ from widgets.engine.key_events import key_clock
 SETTLE = 0.3  # seconds from the question's first frame before a key may answer it
 BURST = 0.03  # keys or pastes closer than this are typed ahead or pasted, not pressed one by one
 KEPT = 64  # arrivals kept (a burst is judged on its neighbours)
+TOO_SOON = f"within {SETTLE:g} s of this question"  # why a key was ignored, as the question says
+AMONG = "among other keys (typed ahead or pasted)"
 
 
 class KeyPace:
@@ -72,10 +74,10 @@ class OnPurpose:
         if at is None:
             at = key_clock()
         elif pace_of(self.screen.app).in_burst(at):
-            self._ignore(key)
+            self._ignore(key, AMONG)
             return
         if at < self.shown_at + SETTLE:
-            self._ignore(key)
+            self._ignore(key, TOO_SOON)
             return
         asked_at = self.shown_at
         self.screen.set_timer(BURST, lambda: self._alone(at, key, act, asked_at))
@@ -85,10 +87,9 @@ class OnPurpose:
         if asked_at != self.shown_at or not self.screen.is_current:
             return  # answered, or asked again, meanwhile
         if pace_of(self.screen.app).in_burst(at):
-            self._ignore(key)
+            self._ignore(key, AMONG)
             return
         act()
 
-    def _ignore(self, key: str) -> None:
-        self.ignored(f"{key} was ignored: it came within {SETTLE:g} s of this question or among other keys "
-                     f"(typed ahead or pasted). Press {key} again to answer.")
+    def _ignore(self, key: str, why: str) -> None:
+        self.ignored(f"{key} was ignored: it came {why}. Press {key} again to answer.")
