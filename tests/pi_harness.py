@@ -416,15 +416,26 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], Any], timeout: f
         await pilot.pause(0.02)
 
 
-async def question(pilot: Pilot[Any]) -> Any:
-    """The question that writes (a revert's, /rewind's) on screen, once a key pressed may
-    answer it (widgets/screens/on_purpose.py: not within its first 0.3 s)."""
+async def question(pilot: Pilot[Any], kind: type[Any] | None = None) -> Any:
+    """The question that writes (a revert's, /rewind's; or of `kind`, an extension's dialog)
+    on screen, once a key pressed may answer it (widgets/screens/on_purpose.py: not within
+    its first 0.3 s)."""
     from widgets.screens.revert_dialog import RevertDialog
 
-    dialog = await wait_until(pilot, lambda: isinstance(pilot.app.screen, RevertDialog) and pilot.app.screen,
+    kind = kind or RevertDialog
+    dialog = await wait_until(pilot, lambda: isinstance(pilot.app.screen, kind) and pilot.app.screen,
                               what="the question")
     await wait_until(pilot, dialog.on_purpose.takes_keys, what="the question taking keys")
     return dialog
+
+
+async def press_alone(pilot: Pilot[Any], key: str) -> None:
+    """Press `key` as a person does after typing: not in a burst with the keys before it
+    (a question takes no answer from a burst, widgets/screens/on_purpose.py)."""
+    from widgets.screens.on_purpose import BURST
+
+    await pilot.pause(2 * BURST)
+    await pilot.press(key)
 
 
 def has_role(style: Style, role: str) -> bool:

@@ -15,6 +15,8 @@ from tests.pi_harness import (
     Fake,
     TmuxPideck,
     derive_stream,
+    press_alone,
+    question,
     quiesce,
     ready,
     start_run,
@@ -323,24 +325,24 @@ async def test_notify_status_widgets_and_editor_text(tmp_path: Path) -> None:
 
 async def test_dialog_answer_and_two_pending_dialogs(tmp_path: Path) -> None:
     from widgets.screens.dialogs import ConfirmDialog, InputDialog, SelectDialog
-
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
         fake.inject(ui("select", "sel-1", title="Pick one", options=["Allow", "Block"]))
-        await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="select dialog")
-        await pilot.press("down", "enter")
+        await question(pilot, SelectDialog)
+        await pilot.press("down")
+        await press_alone(pilot, "enter")
         answers = await wait_until(pilot, lambda: fake.commands("extension_ui_response"), what="response")
         assert answers == [{"type": "extension_ui_response", "id": "sel-1", "value": "Block"}]
         fake.inject(
             ui("confirm", "conf-2", title="Really?", message="Sure?"),
             ui("input", "inp-3", title="Your name", placeholder="type"),
         )
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="confirm dialog")
-        await pilot.pause(0.2)
+        await question(pilot, ConfirmDialog)
         await pilot.press("y")
-        await wait_until(pilot, lambda: isinstance(app.screen, InputDialog), what="input dialog")
-        await pilot.press("A", "d", "a", "enter")
+        await question(pilot, InputDialog)
+        await pilot.press("A", "d", "a")
+        await press_alone(pilot, "enter")
         await wait_until(pilot, lambda: len(fake.commands("extension_ui_response")) == 3, what="three responses")
         answers = fake.commands("extension_ui_response")
         assert answers[1] == {"type": "extension_ui_response", "id": "conf-2", "confirmed": True}

@@ -1,5 +1,6 @@
 """widgets.screens.dialogs: keyboard answers, cancel, timeout, literal markup, long options, 80×24 snapshots;
-and, over a fake pi, dialogs pideck cannot show and dialogs that wait their turn."""
+and, over a fake pi, answers only from keys pressed on purpose, dialogs pideck cannot show and dialogs
+that wait their turn."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pi_harness import Fake, option_text, ui, wait_until
+from tests.pi_harness import Fake, burst, option_text, ui, wait_until
 from tests.screen_app import ScreenApp
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -53,15 +54,23 @@ class DialogApp(ScreenApp):
         self.booms += 1
 
 
+async def taking_keys(pilot: Pilot[Any], dialog: ExtensionDialog) -> None:
+    """Until a key pressed may answer `dialog` (not within its first 0.3 s, on_purpose.py)."""
+    await wait_until(pilot, dialog.on_purpose.takes_keys, what="the question taking keys")
+
+
+async def answered(pilot: Pilot[Any], app: DialogApp) -> list[ExtensionUIResponse | None]:
+    await wait_until(pilot, lambda: app.results and app.screen is not app.dialog, what="the answer")
+    return app.results
+
+
 async def answer(request: DialogRequest, *keys: str) -> list[ExtensionUIResponse | None]:
-    """Open the dialog for `request`, press `keys`, return the recorded results."""
+    """Open the dialog for `request`, press `keys` once it takes them, return the recorded results."""
     app = DialogApp(dialog_for(request))
     async with app.run_test(size=(80, 24)) as pilot:
+        await taking_keys(pilot, app.dialog)
         await pilot.press(*keys)
-        await pilot.pause()
-        if app.results:
-            assert app.screen is not app.dialog
-    return app.results
+        return await answered(pilot, app)
 
 
 def test_dialog_for_maps_each_request() -> None:
@@ -108,9 +117,10 @@ async def test_editor_multiline_and_ctrl_s() -> None:
 async def test_editor_keeps_prefill_and_submit_button() -> None:
     app = DialogApp(dialog_for(EDITOR))
     async with app.run_test(size=(80, 24)) as pilot:
+        await taking_keys(pilot, app.dialog)
         await pilot.press("end", "!")
         await pilot.click("#submit")
-        await pilot.pause()
+        await answered(pilot, app)
     assert app.results == [ExtensionUIResponse(id="e1", value="Line 1!\nLine 2\nLine 3")]
 
 
@@ -165,6 +175,7 @@ async def test_timeout_under_another_screen_closes_on_return() -> None:
 async def test_answer_then_timeout_sends_only_the_answer() -> None:
     app = DialogApp(dialog_for(SelectRequest(id="t", title="t", options=["a"], timeout=1000)))
     async with app.run_test(size=(80, 24)) as pilot:
+        await taking_keys(pilot, app.dialog)
         await pilot.press("enter")
         await pilot.pause(1.3)
     assert app.results == [ExtensionUIResponse(id="t", value="a")]
@@ -190,10 +201,11 @@ async def test_markup_in_request_text_is_literal() -> None:
         await pilot.pause()
         assert app.dialog.query_one("#title Static", Static).visual.plain == MARKUP
         assert option_text(app.dialog.query_one(OptionList), 0) == MARKUP
+        await taking_keys(pilot, app.dialog)
         for column in (2, 28):  # where "y" is if parsed as markup, and where it is literally
             await pilot.click("#title Static", offset=(column, 0))
         await pilot.click(OptionList, offset=(4, 1))  # the first option
-        await pilot.pause()
+        await answered(pilot, app)
     assert app.booms == 0
     assert app.results == [ExtensionUIResponse(id="m", value=MARKUP)]
 
@@ -216,7 +228,9 @@ async def test_long_options_take_one_line_but_the_highlighted_one() -> None:
         await pilot.press("down", "down", "down")
         await wait_until(pilot, lambda: heights() == [1, 1, 1, 2], what="only the last one whole")
         assert option_text(options, 3) == "short\nsecond line" and len(option_text(options, 0)) == dialogs.ONE_LINE_CHARS
+        await taking_keys(pilot, app.dialog)
         await pilot.press("enter")
+        await answered(pilot, app)
     assert app.results == [ExtensionUIResponse(id="l", value="short\nsecond line")]
 
 
@@ -283,6 +297,39 @@ def toasts(app: Any) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
+def ignored(dialog: ExtensionDialog) -> str:
+    """The line that says a key was ignored ("" while it is hidden)."""
+    line = dialog.query_one("#ignored", Static)
+    return str(line.render()) if line.display else ""
+
+
+@pytest.mark.parametrize(("request_", "typed_on", "key", "said", "answer"), [
+    (ui("confirm", "q", title="Allow `rm -rf build`?", message="It runs if you say yes."), "try it", "y",
+     "y was ignored", {"confirmed": True}),
+    (ui("select", "q", title="Allow?", options=["Allow", "Block"]), "ok", "enter", "Enter was ignored", {"value": "Allow"}),
+    (ui("input", "q", title="Why?"), "no reason", "enter", "Enter was ignored", {"value": "no reason"}),
+    (ui("editor", "q", title="The commit message"), "done", "ctrl+s", "Ctrl+S was ignored", {"value": "done"}),
+], ids=["confirm", "select", "input", "editor"])
+async def test_keys_typed_on_as_an_extensions_question_opens_answer_nothing(
+        tmp_path: Path, request_: dict[str, Any], typed_on: str, key: str, said: str, answer: dict[str, Any]) -> None:
+    """The text and the key that answers, typed on in one burst as the question opens: the
+    key is ignored, and the dialog says so; text typed into a field stays there. The key
+    pressed on its own, once the question has been up a while, answers."""
+    fake = Fake(tmp_path)
+    async with fake.run() as pilot:
+        app = pilot.app
+        fake.inject(request_)
+        dialog = await wait_until(pilot, lambda: isinstance(app.screen, ExtensionDialog) and app.screen, what="the dialog")
+        burst(app, *typed_on, key)
+        await wait_until(pilot, lambda: said in ignored(dialog), what="the key ignored, and said")
+        await pilot.pause()
+        assert app.screen is dialog and not fake.commands("extension_ui_response")
+        await taking_keys(pilot, dialog)
+        await pilot.press(key)
+        answers = await wait_until(pilot, lambda: fake.commands("extension_ui_response"), what="the answer")
+        assert answers == [{"type": "extension_ui_response", "id": "q", **answer}]
+
+
 async def test_dialog_pideck_cannot_show_is_cancelled_and_explained(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
@@ -323,6 +370,7 @@ async def test_dialog_timeout_counts_from_when_pi_sent_it(tmp_path: Path) -> Non
         assert [t for t in toasts(app) if "timed out" in t] == [
             "An extension's confirm dialog “Soon” timed out before pideck could show it; pi went on without an answer"
         ]
+        await taking_keys(pilot, later)
         await pilot.press("n")
         answers = await wait_until(pilot, lambda: len(fake.commands("extension_ui_response")) == 2 and
                                    fake.commands("extension_ui_response"), what="answers")
@@ -369,7 +417,9 @@ async def test_the_prompt_keeps_its_height_after_a_dialog_of_a_session_not_shown
         second.inject(ui("confirm", "c-1", title="Deploy now?", message="It goes live."))
         await wait_until(pilot, lambda: any("asks a question" in t for t in toasts(app)), what="the needs-you toast")
         await pilot.press("alt+0")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="the dialog, its session shown")
+        dialog = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen,
+                                  what="the dialog, its session shown")
+        await taking_keys(pilot, dialog)
         await pilot.press("y")
         await wait_until(pilot, lambda: second.commands("extension_ui_response"), what="the answer")
         editors = [slot.main.editor for slot in app.slots]

@@ -71,21 +71,24 @@ async def test_queue_editor_end_applies_before_the_letters_after_it() -> None:
     assert sent == [("follow_up", "steer A"), ("follow_up", "follow B edited")]
 
 
-async def dialog_answer(request: Any, *keys: str) -> Any:
+async def dialog_answer(request: Any, *keys: str, answer: str) -> Any:
+    """`keys` in a burst, then `answer` pressed on its own (a burst's answers nothing, on_purpose.py)."""
     app = ScreenApp(dialog_for(request))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.screen is app.first, what="dialog")
         burst(app, *keys)
+        await wait_until(pilot, app.first.on_purpose.takes_keys, what="the question taking keys")
+        await pilot.press(answer)
         await wait_until(pilot, lambda: app.results, what="the dialog answered")
     return app.results[0].value
 
 
 async def test_dialogs_take_a_burst_in_order() -> None:
     editor = EditorRequest(id="1", title="Edit", prefill="body")
-    assert await dialog_answer(editor, "end", *typed(" more"), "home", "ctrl+s") == "body more"
-    assert await dialog_answer(editor, "end", *typed("!"), "home", *typed(">"), "ctrl+s") == ">body!"
+    assert await dialog_answer(editor, "end", *typed(" more"), "home", answer="ctrl+s") == "body more"
+    assert await dialog_answer(editor, "end", *typed("!"), "home", *typed(">"), answer="ctrl+s") == ">body!"
     line = InputRequest(id="2", title="Name")
-    assert await dialog_answer(line, *typed("ab"), "home", *typed("x"), "enter") == "xab"
+    assert await dialog_answer(line, *typed("ab"), "home", *typed("x"), answer="enter") == "xab"
 
 
 async def test_session_picker_delete_asked_in_a_burst_waits_for_an_enter_pressed_on_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

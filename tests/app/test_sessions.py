@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 
 from app.pideck_app import PideckApp
 from protocol.state.desk import Mark, SessionLine
-from tests.pi_harness import Fake, burst, drawn_text, notes, quiesce, ready, type_text, ui, wait_until
+from tests.pi_harness import Fake, burst, drawn_text, notes, question, quiesce, ready, type_text, ui, wait_until
 from widgets.prompt.editor import PromptEditor
 from widgets.screens.dialogs import ConfirmDialog
 from widgets.screens.sessions_picker import SessionsPicker
@@ -99,7 +99,7 @@ async def test_a_dialog_of_a_session_not_shown_waits_for_it_and_marks_it(tmp_pat
         assert "needs you" in row(app)
         await wait_until(pilot, lambda: "Needs you" in toasts(app), what="a toast says it asks")
         await pilot.press("alt+0")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="the dialog, once its session shows")
+        await question(pilot, ConfirmDialog)  # once its session shows
         await wait_until(pilot, lambda: "Needs you" not in toasts(app), what="the toast gone once its session shows")
         await pilot.press("y")
         answers = await wait_until(pilot, lambda: second.commands("extension_ui_response"), what="the answer")

@@ -28,6 +28,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from widgets.screens.on_purpose import SETTLE
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"  # the system's package (.ci/run installs it); Playwright downloads none
 EXTENSION = ROOT / "tests" / "extensions" / "ui_everything.ts"
@@ -114,6 +116,20 @@ class Screen:
         self.page.keyboard.type(text)
         self.page.keyboard.press(then)
 
+    def answer(self, key: str, *texts: str) -> None:
+        """Press `key` to answer the question shown as a person does, once it is read and not
+        right after the key before it; again if the question says it was ignored (pideck
+        takes an answer only from a key pressed on purpose, widgets/screens/on_purpose.py),
+        until one of `texts` is received."""
+        for _ in range(2):
+            mark = len(self.received)
+            self.page.wait_for_timeout(SETTLE * 1000)  # (the question read)
+            self.page.keyboard.press(key)
+            self.wait_for(*texts, "was ignored", since=mark)
+            if any(text in self.text(mark) for text in texts):
+                return
+        raise AssertionError(f"{key} pressed twice on its own answered nothing; the page received:\n{self.text()[-3000:]}")
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
@@ -154,7 +170,7 @@ def test_a_page_streams_an_answer_answers_a_dialog_and_its_close_ends_pideck(bro
     screen.type("/ui-dialogs")
     screen.wait_for("Pick a colour")
     screen.page.keyboard.press("ArrowDown")
-    screen.page.keyboard.press("Enter")
+    screen.answer("Enter", "Proceed?")
     screen.wait_for('select="green"')  # the extension's report of the choice made in the page
     screen.wait_for("Proceed?")
     screen.page.keyboard.press("Escape")
@@ -290,7 +306,7 @@ def test_a_page_attaches_to_a_run_a_terminal_started_and_answers_its_dialog(
             screen.wait_for("Pick a colour")
             term.wait(lambda: "Pick a colour" in term.screen(), "the dialog in the terminal too")
             screen.page.keyboard.press("ArrowDown")
-            screen.page.keyboard.press("Enter")
+            screen.answer("Enter", "Proceed?")
             screen.wait_for('select="green"')
             term.wait(lambda: "Proceed?" in term.screen() and "Pick a colour" not in term.screen(),
                       "the page's answer in the terminal: its dialog closed, the next one open")
@@ -459,7 +475,7 @@ def test_a_phone_gets_a_page_of_its_width_with_keys_and_taps_that_answer(
         screen.wait_for("confirm=false")
         screen.wait_for("Your name")
         page.keyboard.type("Ada")
-        page.keyboard.press("Enter")
+        screen.answer("Enter", "Edit the text")
         screen.wait_for('input="Ada"')
         screen.wait_for("Edit the text")
         mark = len(screen.received)

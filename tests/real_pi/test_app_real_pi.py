@@ -14,6 +14,8 @@ from tests.pi_harness import (
     PiHarness,
     make_app,
     notes,
+    press_alone,
+    question,
     quiesce,
     send,
     started,
@@ -129,15 +131,15 @@ async def test_extension_dialogs_answered_in_app(pi_harness: PiHarness) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "/ui-dialogs")
-        await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="select dialog")
-        await pilot.press("down", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="confirm dialog")
-        await pilot.pause(0.1)
+        await question(pilot, SelectDialog)
+        await pilot.press("down")
+        await press_alone(pilot, "enter")
+        await question(pilot, ConfirmDialog)
         await pilot.press("y")
-        await wait_until(pilot, lambda: isinstance(app.screen, InputDialog), what="input dialog")
-        await pilot.press("A", "d", "a", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditorDialog), what="editor dialog")
-        await pilot.pause(0.1)
+        await question(pilot, InputDialog)
+        await pilot.press("A", "d", "a")
+        await press_alone(pilot, "enter")
+        await question(pilot, EditorDialog)
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: any(n.startswith("editor=") for n in notes(app)), what="editor answer seen")
         seen = {n.split("=", 1)[0]: n.split("=", 1)[1] for n in notes(app) if "=" in n}

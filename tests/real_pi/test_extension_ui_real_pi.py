@@ -25,6 +25,8 @@ from tests.pi_harness import (
     Recorder,
     fresh_session,
     option_text,
+    press_alone,
+    question,
     wait_until,
 )
 from textual.pilot import Pilot
@@ -263,12 +265,16 @@ async def test_dialog_with_numbers_and_nulls_is_shown_and_answered(pi_harness: P
         left = countdown.removeprefix("closes in ").removesuffix("s")
         assert dialog.request.timeout == 60000.5 and left.isdigit() and 0 < int(left) <= 60, countdown
         assert app.session.protocol_errors == 0
-        await pilot.press("down", "enter")
+        await question(pilot, SelectDialog)
+        await pilot.press("down")
+        await press_alone(pilot, "enter")
         assert await wait_until(pilot, lambda: app_report(app, "odd-select"), what="select answer") == 2
         dialog = await wait_until(pilot, lambda: isinstance(app.screen, InputDialog) and app.screen, what="input dialog")
         field = (await wait_until(pilot, lambda: dialog.query(Input), what="input field")).first(Input)
         assert field.placeholder == "42"
-        await pilot.press("o", "k", "enter")
+        await question(pilot, InputDialog)
+        await pilot.press("o", "k")
+        await press_alone(pilot, "enter")
         assert await wait_until(pilot, lambda: app_report(app, "odd-input"), what="input answer") == "ok"
 
 

@@ -25,6 +25,8 @@ from tests.pi_harness import (
     kill_group,
     make_app,
     notes,
+    press_alone,
+    question,
     quiesce,
     send,
     started,
@@ -93,8 +95,9 @@ async def test_three_pis_at_once_each_reply_and_dialog_in_its_own_session(pi_har
         await wait_until(pilot, lambda: three.mark is Mark.NEEDS_YOU, what="session 3 needs you")
         assert not isinstance(app.screen, ExtensionDialog), "the dialog is not shown over session 1"
         await pilot.press("alt+0")
-        await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="the dialog in session 3")
-        await pilot.press("down", "enter")
+        await question(pilot, SelectDialog)  # in session 3
+        await pilot.press("down")
+        await press_alone(pilot, "enter")
         await wait_until(pilot, lambda: "select=\"green\"" in notes(app), what="session 3's pi got the answer")
         for _ in range(3):  # confirm, input, editor: cancelled
             await wait_until(pilot, lambda: isinstance(app.screen, ExtensionDialog), what="the next dialog")

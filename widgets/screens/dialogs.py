@@ -4,16 +4,21 @@ Each dialog dismisses with the `ExtensionUIResponse` to send back, or with `None
 when the request's `timeout` expires (pi resolves the dialog itself then, so
 nothing is sent). The timeout counts from the request's `deadline`, given by the
 app from when pi sent it (by default from when the dialog is shown). Escape cancels.
-All request text is shown via `safe`; values that are not strings as JavaScript
-writes them (`as_text`).
+pideck cannot know whether an extension's question writes ("Allow `rm -rf build`?"), so
+each takes its answer (Enter, y, n, Ctrl+S, a button) only from a key pressed on purpose
+(on_purpose.py): keys typed on as it opens are ignored, and the dialog says so; text typed
+into a field stays there. All request text is shown via `safe`; values that are not
+strings as JavaScript writes them (`as_text`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import ceil
 from time import monotonic
-from typing import ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -31,12 +36,20 @@ from protocol.wire.extension_ui import (
     SelectRequest,
     as_text,
 )
+from widgets.colors import palette
 from widgets.engine.keys_in_order import OrderedInput, OrderedOptionList, OrderedTextArea
 from widgets.text.page_keys import PagedScroll
 from widgets.text.safe import clean, safe
+from widgets.screens.on_purpose import OnPurpose
 from widgets.screens.session_picker import one_line
 
+if TYPE_CHECKING:
+    from textual.widget import Widget
+else:
+    Widget = object  # a plain mixin, as KeysInOrder is
+
 RequestT = TypeVar("RequestT", bound=DialogRequest)
+KEY_NAMES = {"enter": "Enter", "ctrl+s": "Ctrl+S"}  # how the ignored-key line names a key
 
 
 class TextBox(PagedScroll):
@@ -47,6 +60,28 @@ class TextBox(PagedScroll):
 
     def allow_focus(self) -> bool:
         return self.max_scroll_y > 0
+
+
+class HandsOverAnswers(Widget):
+    """Mixin, before an Ordered widget: a key that answers its dialog goes to the dialog
+    (`take_answer`) before the widget acts on it (a list's or a field's Enter)."""
+
+    async def on_key(self, event: events.Key) -> None:
+        screen = self.screen
+        if self.app.focused is self and isinstance(screen, ExtensionDialog):
+            screen.take_answer(event)  # (stopped there: the widget's own handlers do not run)
+
+
+class AnswerList(HandsOverAnswers, OrderedOptionList):
+    pass
+
+
+class AnswerInput(HandsOverAnswers, OrderedInput):
+    pass
+
+
+class AnswerTextArea(HandsOverAnswers, OrderedTextArea):
+    pass
 
 
 class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]):
@@ -61,13 +96,17 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
         self.request = request
         self._deadline = deadline  # `monotonic()` when pi resolves the request itself
         self._expired = False
+        self.on_purpose = OnPurpose(self, self._say_ignored)
 
     def compose(self) -> ComposeResult:
+        ignored = Static("", id="ignored")
+        ignored.display = False
         with Vertical(id="dialog"):
             with Horizontal(id="dialog-header"):
                 yield Static("extension request", id="source")
                 yield Static("", id="countdown")
             yield TextBox(as_text(self.request.title), id="title")
+            yield ignored
             yield from self.compose_body()
             yield Static(self.HINT, id="hint")
         yield Footer()
@@ -77,6 +116,7 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
         yield from ()
 
     def on_mount(self) -> None:
+        self.on_purpose.asked()
         if self._deadline is None:
             self._deadline = self.request.deadline(monotonic())
         if self._deadline is not None:
@@ -118,6 +158,43 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
     def action_cancel(self) -> None:
         self.reply(cancelled=True)
 
+    def key_answer(self, key: str) -> Callable[[], None] | None:
+        """What `key` answers, pressed now (None: it answers nothing): Enter presses the
+        button that has the focus."""
+        focused = self.focused
+        if key == "enter" and isinstance(focused, Button):
+            return lambda: self.pressed(focused)
+        return None
+
+    def pressed(self, button: Button) -> None:
+        """Answer as `button` says."""
+
+    def take_answer(self, event: events.Key) -> None:
+        """If `event`'s key answers, it does so only when pressed on purpose; either way the
+        widgets do nothing more with it."""
+        act = self.key_answer(event.key)
+        if act is None:
+            return
+        event.stop()
+        event.prevent_default()
+        self.on_purpose.answer(event.time, KEY_NAMES.get(event.key, event.key), act)
+
+    def on_key(self, event: events.Key) -> None:
+        """The keys that come up from its buttons and text boxes (its list and fields hand
+        theirs over first, `HandsOverAnswers`)."""
+        self.take_answer(event)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """A click (Enter on a button is a key, `key_answer`)."""
+        event.stop()
+        button = event.button
+        self.on_purpose.answer(None, f"“{button.label}”", lambda: self.pressed(button))
+
+    def _say_ignored(self, text: str) -> None:
+        line = self.query_one("#ignored", Static)
+        line.update(Text(text, palette.style("warning")))
+        line.display = True
+
 
 # Characters of an option kept for its one-line form: more than the widest dialog shows.
 ONE_LINE_CHARS = 500
@@ -137,7 +214,7 @@ class SelectDialog(ExtensionDialog[SelectRequest]):
         self._full: int | None = None  # the option shown whole
 
     def compose_body(self) -> ComposeResult:
-        yield OrderedOptionList(*(self._one_line(index) for index in range(len(self._texts))), id="options")
+        yield AnswerList(*(self._one_line(index) for index in range(len(self._texts))), id="options")
 
     def _one_line(self, index: int) -> Text:
         return safe(one_line(self._texts[index][:ONE_LINE_CHARS]))
@@ -151,9 +228,22 @@ class SelectDialog(ExtensionDialog[SelectRequest]):
         options.replace_option_prompt_at_index(self._full, Group(safe(self._texts[self._full])))
         options.scroll_to_highlight()  # the lines above it changed
 
+    def key_answer(self, key: str) -> Callable[[], None] | None:
+        if key == "enter" and isinstance(self.focused, OptionList):
+            return self._choose_highlighted
+        return super().key_answer(key)
+
+    def _choose_highlighted(self) -> None:
+        index = self.query_one(OptionList).highlighted
+        if index is not None:
+            self.reply(value=self.request.options[index])
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """A click on an option."""
         event.stop()
-        self.reply(value=self.request.options[event.option_index])
+        index = event.option_index
+        self.on_purpose.answer(None, f"“{clean(one_line(self._texts[index]))[:20]}”",
+                               lambda: self.reply(value=self.request.options[index]))
 
 
 class ConfirmDialog(ExtensionDialog[ConfirmRequest]):
@@ -169,12 +259,17 @@ class ConfirmDialog(ExtensionDialog[ConfirmRequest]):
             yield Button("Yes", id="yes", variant="primary", compact=True)
             yield Button("No", id="no", compact=True)
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_answer(event.button.id == "yes")
+    def key_answer(self, key: str) -> Callable[[], None] | None:
+        if key in ("y", "n"):
+            return lambda: self.reply(confirmed=key == "y")
+        return super().key_answer(key)
+
+    def pressed(self, button: Button) -> None:
+        self.reply(confirmed=button.id == "yes")
 
     def action_answer(self, confirmed: bool) -> None:
-        self.reply(confirmed=confirmed)
+        """The footer's y or n, clicked (the keys are `key_answer`'s)."""
+        self.on_purpose.answer(None, "y" if confirmed else "n", lambda: self.reply(confirmed=confirmed))
 
 
 class InputDialog(ExtensionDialog[InputRequest]):
@@ -184,11 +279,12 @@ class InputDialog(ExtensionDialog[InputRequest]):
     HINT = "Enter submit · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
-        yield OrderedInput(placeholder=clean(as_text(self.request.placeholder)), id="value")
+        yield AnswerInput(placeholder=clean(as_text(self.request.placeholder)), id="value")
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.reply(value=event.value)
+    def key_answer(self, key: str) -> Callable[[], None] | None:
+        if key == "enter" and isinstance(self.focused, Input):
+            return lambda: self.reply(value=self.query_one(Input).value)  # (its value when it answers)
+        return super().key_answer(key)
 
 
 class EditorDialog(ExtensionDialog[EditorRequest]):
@@ -199,15 +295,23 @@ class EditorDialog(ExtensionDialog[EditorRequest]):
     HINT = "Enter new line · Ctrl+S submit · Esc cancel"
 
     def compose_body(self) -> ComposeResult:
-        yield OrderedTextArea(clean(as_text(self.request.prefill)), id="editor")
+        yield AnswerTextArea(clean(as_text(self.request.prefill)), id="editor")
         with Horizontal(classes="buttons"):
             yield Button("Submit", id="submit", variant="primary", compact=True)
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_submit()
+    def key_answer(self, key: str) -> Callable[[], None] | None:
+        if key == "ctrl+s":
+            return self._submit
+        return super().key_answer(key)
+
+    def pressed(self, button: Button) -> None:
+        self._submit()
 
     def action_submit(self) -> None:
+        """The footer's Ctrl+S, clicked (the key is `key_answer`'s)."""
+        self.on_purpose.answer(None, "Ctrl+S", self._submit)
+
+    def _submit(self) -> None:
         self.reply(value=self.query_one(TextArea).text)
 
 
