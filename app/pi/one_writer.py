@@ -6,8 +6,9 @@ anything to it. A pi of the window's own has its file claimed here then (the hol
 a held pi's, and says when another pi had it: `HeldClient.taken`). A pi that opened a file
 another pi has open is closed unused: the session shows the held pi that has it instead
 (attached, as `pideck attach` does), or, where that pi is another window's own child, says
-in one line that it cannot. Where the file is known before pi starts (`--session FILE`), a
-held pi that has it is attached to at once (`before_start`), and no pi is started on it.
+in one line that it cannot. Where the file is known before pi starts (`--session FILE`:
+pideck's own, `/open --session`, the resume picker's Alt+Enter, `--restore`'s sessions), it
+is checked first (`taken_before_start`): no pi is started on a file another pi has open.
 """
 
 from __future__ import annotations
@@ -66,18 +67,25 @@ def asked_file(config: LaunchConfig) -> str | None:
     return str(path) if path.is_file() else None
 
 
-def before_start(config: LaunchConfig) -> LaunchConfig:
-    """`config`, or, when the session file it names is open in a held pi already, the attach
-    to that pi: no pi is started on the file. LaunchError says why it cannot be shown (another
-    pideck's own pi has it)."""
+def taken_before_start(config: LaunchConfig) -> dict[str, Any] | None:
+    """Who has the session file `config`'s pi would open (`--session FILE`) open already, the
+    file named too (`session_file`); None when no one has, or no file is named."""
     session_file = asked_file(config) if config.attach is None else None
     try:
         taken = session_claims.owner(session_file, config.remote, config.env) if session_file else None
     except OSError:
         taken = None
+    return None if taken is None else {**taken, "session_file": session_file}
+
+
+def before_start(config: LaunchConfig) -> LaunchConfig:
+    """`config`, or, when the session file it names is open in a held pi already, the attach
+    to that pi: no pi is started on the file. LaunchError says why it cannot be shown (another
+    pideck's own pi has it)."""
+    taken = taken_before_start(config)
     if taken is None:
         return config
-    found = held_pi_for({**taken, "session_file": session_file}, config)
+    found = held_pi_for(taken, config)
     if isinstance(found, str):
         raise LaunchError(found)
     return found

@@ -24,7 +24,7 @@ from app.pi.checkpoint_launch import AFTER_USER_BASH, checkpoint_root
 from app.pi.crash_recovery import CrashRecovery
 from app.pi.early_start import pi_client
 from app.pi.launch import LaunchConfig, no_model_help
-from app.pi.one_writer import OwnClaim, held_pi_for
+from app.pi.one_writer import OwnClaim, held_pi_for, taken_before_start
 from app.pi.problem_monitor import ProblemMonitor
 from app.pi.record_pump import RecordPump, Stoppable, fold_in_slices
 from protocol.files.session_files import session_cwd
@@ -274,20 +274,25 @@ class PiSession:
     # --- life -----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start pi, load its session and its commands; a failure is said in the model."""
+        """Start pi, load its session and its commands; a failure is said in the model. On a
+        session file another pi has open already, no pi is started: the one that has it is
+        shown (app/pi/one_writer.py)."""
         self.model.starting(time.monotonic())  # "starting pi… Ns" until get_state answers
         self.problems.check_log()
-        await self.client.start()
-        if self.client.exited is not None:
-            return  # its ChildExited record says why
-        attached = self.attached()
-        try:
-            state = await self.client.call(GetState(), timeout=60)
-        except RpcError as exc:
-            if self.client.exited is None:
-                await self.could_not_start(f"pi did not answer get_state: {exc}")
-            return
-        if self.writes and (taken := self.claim.taken(self.client, self.config, state.session_file)) is not None:
+        taken = await asyncio.to_thread(taken_before_start, self.config) if self.writes and not self.client.running else None
+        if taken is None:
+            await self.client.start()
+            if self.client.exited is not None:
+                return  # its ChildExited record says why
+            attached = self.attached()
+            try:
+                state = await self.client.call(GetState(), timeout=60)
+            except RpcError as exc:
+                if self.client.exited is None:
+                    await self.could_not_start(f"pi did not answer get_state: {exc}")
+                return
+            taken = self.claim.taken(self.client, self.config, state.session_file) if self.writes else None
+        if taken is not None:
             shown = await self.show_holder_of(taken)
             if not isinstance(shown, SessionState):
                 if shown:

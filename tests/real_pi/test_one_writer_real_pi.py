@@ -75,6 +75,12 @@ async def _held_run_left(pi_harness: PiHarness, holder_env: dict[str, str], sess
     return {**pi, "session_file": session_file}
 
 
+def _pis_started(env: dict[str, str]) -> int:
+    """How many pis the holder has started (its log names each)."""
+    log = hold_dir(env) / "holder.log"
+    return log.read_text().count(" started (pid ") if log.exists() else 0
+
+
 async def _listed(env: dict[str, str], condition: Any, what: str, timeout: float = 30.0) -> list[dict[str, Any]]:
     """The held pis once `condition` holds of them (the holder reads a window's leaving in its own time)."""
     deadline = time.monotonic() + timeout
@@ -113,8 +119,8 @@ async def test_continue_on_a_held_session_attaches_to_the_held_pi(tmp_path: Path
 async def test_a_session_another_windows_own_pi_has_is_refused(tmp_path: Path, pi_harness: PiHarness,
                                                               holder_env: dict[str, str]) -> None:
     """A session file another pideck's own pi (--no-hold) has open: `--session FILE` says so
-    in one line (in the window, once its pi named the file; in the terminal before any pi is
-    started, when pideck is started so); the file is unchanged."""
+    in one line (in the window, in the terminal when pideck is started so), before any pi is
+    started on it; the file is unchanged."""
     sessions = tmp_path / "sessions"
     pi = await _held_run_left(pi_harness, holder_env, sessions)
     ask({"op": "stop", "all": True}, holder_env, timeout=30.0)
@@ -132,6 +138,8 @@ async def test_a_session_another_windows_own_pi_has_is_refused(tmp_path: Path, p
                              what="the refusal")
             error = app.session.life.startup_error
             assert f"is open in another pideck (pid {other['pid']}), whose pi is its own (--no-hold)" in error, error
+            started_here = _pis_started(holder_env)
+            assert started_here == 1, "a pi was started on the file (the held run's was the only one)"
             app.exit()
         env = own.env() | {"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"], "XDG_RUNTIME_DIR": holder_env["XDG_RUNTIME_DIR"],
                            "PIDECK_HOLD": ""}
@@ -146,7 +154,7 @@ async def test_a_session_another_windows_own_pi_has_is_refused(tmp_path: Path, p
 async def test_open_of_a_session_this_window_shows_shows_that_session(tmp_path: Path, pi_harness: PiHarness,
                                                                      holder_env: dict[str, str]) -> None:
     """/open (or the picker's Alt+Enter) of the session this window shows: that session is
-    shown, where a second pi was started on its file."""
+    shown, and no second pi is started on its file (one was, and closed once it named it)."""
     pi_harness.reset_model()
     pi_harness.model.queue(Reply(text="the only reply"))
     app = PideckApp(_config(pi_harness, holder_env, tmp_path / "sessions"))
@@ -161,15 +169,38 @@ async def test_open_of_a_session_this_window_shows_shows_that_session(tmp_path: 
                          timeout=30, what="the session opened again closed, the first shown")
         assert app.slots == [app.current] and app.current.pi.model.state.session_file == session_file
         await wait_until(pilot, lambda: len(app.sessions_at_exit()) == 1, what="the session saved and resumed once")
-        await _listed(holder_env, lambda pis: len(pis) == 1, "one pi held (the one started closed)")
+        await _listed(holder_env, lambda pis: len(pis) == 1, "one pi held")
+        started_here = _pis_started(holder_env)
+        assert started_here == 1, "a second pi was started on the file"
         app._hang_up()
     assert [text for text, _ in _user_messages(session_file)] == ["a prompt"]
+
+
+async def test_open_with_the_session_of_a_held_pi_attaches_to_it(tmp_path: Path, pi_harness: PiHarness,
+                                                                  holder_env: dict[str, str]) -> None:
+    """`/open -- --session FILE`, FILE open in a held pi with no window: the new session shows
+    that pi, attached, and no pi is started on the file."""
+    sessions = tmp_path / "sessions"
+    pi = await _held_run_left(pi_harness, holder_env, sessions)
+    app = PideckApp(_config(pi_harness, holder_env, sessions))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, f"/open -- --session {shlex.quote(pi['session_file'])}")
+        await wait_until(pilot, lambda: len(app.slots) == 2 and app.current is app.slots[1]
+                         and app.current.pi.ready and "the held reply" in transcript_text(app),
+                         timeout=30, what="the held session opened, attached")
+        await _listed(holder_env, lambda pis: len(pis) == 2 and {p["number"]: p["windows"] for p in pis}[pi["number"]] == 1,
+                      "this window's own pi and the held one, attached")
+        started_here = _pis_started(holder_env)
+        assert started_here == 2, "a pi was started on the held session's file"
+        app._hang_up()
 
 
 async def test_resume_of_a_held_session_opens_it_beside_attached(tmp_path: Path, pi_harness: PiHarness,
                                                                 holder_env: dict[str, str]) -> None:
     """/resume FILE of a session a held pi has open: this window's pi is not switched to it
-    (two pis would write it); it opens beside, attached to the held pi."""
+    (two pis would write it); it opens beside, attached to the held pi, and no other pi is
+    started on the file."""
     sessions = tmp_path / "sessions"
     pi = await _held_run_left(pi_harness, holder_env, sessions)
     app = PideckApp(_config(pi_harness, holder_env, sessions))
@@ -182,14 +213,16 @@ async def test_resume_of_a_held_session_opens_it_beside_attached(tmp_path: Path,
         assert app.slots[0].pi.model.state.session_file != pi["session_file"]
         await _listed(holder_env, lambda pis: len(pis) == 2 and {p["number"]: p["windows"] for p in pis}[pi["number"]] == 1,
                       "this window's own pi and the held one, attached")
+        started_here = _pis_started(holder_env)
+        assert started_here == 2, "a pi was started on the held session's file"
         app._hang_up()
 
 
 async def test_a_restored_session_a_held_pi_has_attaches_to_it(tmp_path: Path, pi_harness: PiHarness,
                                                                holder_env: dict[str, str]) -> None:
     """--restore of a desk saved before its session was held: the restored session shows the
-    held pi, attached, where a second pi was started on its file (`pideck ls` listed two pis
-    on one file)."""
+    held pi, attached, and no pi is started on its file (`pideck ls` listed two pis on one
+    file; then one was started, and closed once it named the file)."""
     sessions = tmp_path / "sessions"
     pi = await _held_run_left(pi_harness, holder_env, sessions)
     first = _config(pi_harness, holder_env, sessions)
@@ -200,6 +233,8 @@ async def test_a_restored_session_a_held_pi_has_attaches_to_it(tmp_path: Path, p
         await wait_until(pilot, lambda: app.slots[1].pi.ready, timeout=30, what="the restored session")
         await _listed(holder_env, lambda pis: len(pis) == 2 and {p["number"]: p["windows"] for p in pis}[pi["number"]] == 1,
                       "the first session's pi and the held one, attached")
+        started_here = _pis_started(holder_env)
+        assert started_here == 2, "a pi was started on the held session's file"
         app.show_session(2)
         await wait_until(pilot, lambda: app.slots[1].main.composed.is_set(), what="the restored session shown")
         await wait_until(pilot, lambda: "the held reply" in transcript_text(app), what="the held run's reply")
