@@ -39,8 +39,10 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from tests.load import load
 
 from widgets.engine import MODE, ON
 
@@ -91,6 +93,15 @@ def own_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     folder = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("XDG_STATE_HOME", str(folder))
     return folder
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-timeout's own, which it calls with the bound stretched
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool:
+    """A test's time limit (pyproject's `timeout`, or its mark's) is what it may take on an
+    idle machine: stretched by the load when the test starts, as the tests' waits are."""
+    import pytest_timeout
+
+    return pytest_timeout.pytest_timeout_set_timer(item, settings._replace(timeout=settings.timeout * load()))
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks into the test ids

@@ -31,7 +31,8 @@ This is the one module of shared test helpers (imported as `tests.pi_harness`; n
 module imports another): besides the above, typing and sending (`type_text`, `start_run`,
 `send`, `started`, `quiesce`), extension requests (`ui`), recorded streams edited for a
 test (`derive_stream`), pideck in a real terminal (`TmuxPideck`, over the real pi: `HarnessPi`), and fixture data
-(`fixture_entries`, `copy_session`, `summary`, `tiny_png`).
+(`fixture_entries`, `copy_session`, `summary`, `tiny_png`). Waits stretch with the machine's load
+(tests/load.py).
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ from textual.keys import _character_to_key, _get_unicode_name_from_key
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
+from tests.load import out_of_time
 from tests.snapshot_plugin import settle
 
 from app.pi.launch import LaunchConfig
@@ -381,22 +383,6 @@ def _matcher(match: Any) -> Callable[[Any], bool]:
 
 
 # --- pideck over a child ------------------------------------------------------------------------
-
-
-def load() -> float:
-    """How many times over the machine's cores are asked for (the last minute's load
-    average per core, 1 on an idle or a merely busy machine)."""
-    try:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        return max(1.0, os.getloadavg()[0] / cores)
-    except OSError:
-        return 1.0
-
-
-def out_of_time(started: float, timeout: float) -> bool:
-    """Whether a wait begun at `started` (monotonic) is over: `timeout` is what it may take on
-    an idle machine, stretched by the load (2 cores at a load of 8: four times as long)."""
-    return time.monotonic() - started > timeout * load()
 
 
 async def wait_until(pilot: Pilot[Any], condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:

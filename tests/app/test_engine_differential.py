@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pyte
 import pytest
-from tests.pi_harness import Fake, TmuxPideck, load, own_agent_dir
+from tests.load import load
+from tests.pi_harness import Fake, TmuxPideck, own_agent_dir
 
 pytestmark = [pytest.mark.skipif(shutil.which("tmux") is None or shutil.which("script") is None,
                                  reason="tmux or script is not installed"), pytest.mark.engine]
