@@ -16,6 +16,7 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Any
 
+from tests.load import out_of_time
 from tests.pi_harness import SIZE, UI_EVERYTHING, PiHarness, TmuxPideck, notes, send, started, transcript_text, wait_until
 from tests.real_pi.test_hold_real_pi import TerminalPi, _alive, windows
 
@@ -40,9 +41,9 @@ def _drafts(env: dict[str, str]) -> list[str]:
 
 
 async def _eventually(condition: Any, what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
     while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        assert not out_of_time(started, timeout), f"timed out waiting for {what}"
         await asyncio.sleep(0.05)
 
 
@@ -244,9 +245,9 @@ def test_two_terminals_on_one_pi_leave_both_drafts_to_pideck_attach(tmp_path: Pa
             a.keys("-l", "precious draft")
             a.wait(lambda: "precious draft" in a.screen(), "A's draft")
             a.__exit__()  # (A's terminal killed: its hang-up)
-            deadline = time.monotonic() + 30
+            waited = time.monotonic()
             while "1 window" not in pi.pideck("ls").stdout:
-                assert time.monotonic() < deadline, "A did not leave"
+                assert not out_of_time(waited, 30), "A did not leave"
                 time.sleep(0.05)
             b.keys("-l", "draft in B")
             b.wait(lambda: "draft in B" in b.screen(), "B's draft")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.load import load, out_of_time
 from tests.pi_harness import (
     ROOT,
     SIZE,
@@ -68,9 +69,9 @@ class Window:
         return [r for r in self.records if isinstance(r, kind)]
 
     async def wait(self, condition: Any, what: str, timeout: float = 30.0) -> Any:
-        deadline = time.monotonic() + timeout
+        started = time.monotonic()
         while not (value := condition()):
-            if time.monotonic() > deadline:
+            if out_of_time(started, timeout):
                 raise AssertionError(f"timed out waiting for {what}; {len(self.records)} records read")
             await asyncio.sleep(0.01)
         return value
@@ -226,12 +227,12 @@ async def test_hostile_peers_stop_nothing(pi_harness: PiHarness, windows: Any, h
 
 
 async def _wait_state(env: dict[str, str], number: int, state: str, timeout: float = 30.0) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
     while True:
         pis = [pi for pi in held(env) if pi["number"] == number]
         if pis and pis[0]["state"] == state:
             return pis
-        if time.monotonic() > deadline:
+        if out_of_time(started, timeout):
             raise AssertionError(f"pi {number} never {state}: {pis}")
         await asyncio.sleep(0.05)
 
@@ -319,9 +320,9 @@ async def test_a_held_pi_nobody_watches_or_uses_is_closed_after_its_idle_time(pi
     pid = client.hello["pid"]
     assert [pi["state"] for pi in held(holder_env)] == ["idle"]
     client.detach()
-    deadline = time.monotonic() + 20
+    waited = time.monotonic()
     while held(holder_env) or _alive(pid):
-        assert time.monotonic() < deadline, "the idle pi was not closed"
+        assert not out_of_time(waited, 20), "the idle pi was not closed"
         await asyncio.sleep(0.1)
 
 
@@ -355,18 +356,18 @@ def test_a_terminal_killed_mid_flood_leaves_the_run_to_pideck_attach(tmp_path: P
         term.wait(lambda: "word5" in term.screen(), "the flood on the screen", timeout=30)
         term.keys("-l", "typed, not sent")
         term.wait(lambda: "typed, not sent" in term.screen(), "the draft in the prompt")
-    deadline = time.monotonic() + 30
+    waited = time.monotonic()
     while "no window" not in (listed := pi.pideck("ls")).stdout:  # (once pideck has read its hang-up)
-        assert listed.returncode == 0 and time.monotonic() < deadline, listed
+        assert listed.returncode == 0 and not out_of_time(waited, 30), listed
         time.sleep(0.05)
     assert re.search(r"^ +1  (working|done) +no window ", listed.stdout, re.M), listed.stdout
     with TmuxPideck(pi, args=("attach",), cwd=tmp_path, env=pi.env()) as term:  # type: ignore[arg-type]
         term.wait(lambda: "word2999" in term.screen() and "● ready" in term.screen(), "the flood's end", timeout=60)
         term.wait(lambda: "typed, not sent" in term.screen(), "the draft the killed terminal left, in the prompt")
         assert "1 window" in pi.pideck("ls").stdout
-    deadline = time.monotonic() + 30
+    waited = time.monotonic()
     while "no window" not in (listed := pi.pideck("ls")).stdout:  # (once the attached pideck has read its hang-up)
-        assert listed.returncode == 0 and time.monotonic() < deadline, listed
+        assert listed.returncode == 0 and not out_of_time(waited, 30), listed
         time.sleep(0.05)
     stopped = pi.pideck("stop", "--all")
     assert stopped.stdout.strip() == "pideck: stopped 1", stopped
@@ -403,7 +404,7 @@ async def test_a_window_still_attaching_keeps_pi_when_the_other_quits(pi_harness
     finally:
         with contextlib.suppress(ProcessLookupError):  # (gone, where the quit stopped it)
             os.kill(pid, signal.SIGCONT)
-    await asyncio.wait_for(attaching, 30)
+    await asyncio.wait_for(attaching, 30 * load())
     try:
         assert b.exited is None, b.exited
         assert b.snapshot is not None
@@ -428,7 +429,7 @@ async def _window_process(config: Any, folder: Path, name: str, stop_for: float 
     listed: list[dict[str, Any]] = []
     try:
         assert process.stdout is not None
-        assert await asyncio.wait_for(process.stdout.readline(), 120) == b"mid\n"
+        assert await asyncio.wait_for(process.stdout.readline(), 120 * load()) == b"mid\n"
         if stop_for:
             process.send_signal(signal.SIGSTOP)
             try:
@@ -438,7 +439,7 @@ async def _window_process(config: Any, folder: Path, name: str, stop_for: float 
                     await asyncio.sleep(0.2)
             finally:
                 process.send_signal(signal.SIGCONT)
-        assert await asyncio.wait_for(process.wait(), 180) == 0
+        assert await asyncio.wait_for(process.wait(), 180 * load()) == 0
     finally:
         if process.returncode is None:
             process.kill()
@@ -458,9 +459,9 @@ async def test_pideck_stopped_mid_flood_is_caught_up_and_shows_the_whole_run(
     pi_harness.model.queue(Reply(deltas=reply.deltas, delay=0.003), Reply(deltas=reply.deltas, delay=0.003))
     want = await _window_process(config, tmp_path, "watched")
     log = hold_dir(holder_env) / "holder.log"
-    deadline = time.monotonic() + 30
+    waited = time.monotonic()
     while log.read_text().count(" done\n") < 1:  # (the next pideck starts a holder of its own: the limit below is its)
-        assert time.monotonic() < deadline, log.read_text()
+        assert not out_of_time(waited, 30), log.read_text()
         await asyncio.sleep(0.05)
     assert want["caught_up"] == 0
     behind = replace(config, env={**config.env, "PIDECK_HOLD_BEHIND": str(16 << 10)})  # (far under what piles up)

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.load import out_of_time
 from tests.pi_harness import PiHarness
 
 from protocol.hold.ask import ask
@@ -22,9 +23,9 @@ pytestmark = pytest.mark.pi
 
 
 async def until(condition, what: str, timeout: float = 30.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
     while not (value := condition()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        assert not out_of_time(started, timeout), f"timed out waiting for {what}"
         await asyncio.sleep(0.02)
     return value
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.load import out_of_time
 from tests.pi_harness import UI_EVERYTHING, PiHarness, TmuxPideck
 from tests.real_pi.test_hold_real_pi import TerminalPi
 
@@ -52,9 +53,9 @@ def flat(screen: str) -> str:
 
 
 def wait_for(condition: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
     while not (value := condition()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        assert not out_of_time(started, timeout), f"timed out waiting for {what}"
         time.sleep(0.05)
     return value
 

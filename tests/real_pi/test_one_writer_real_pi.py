@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.load import out_of_time
 from tests.pi_harness import (SIZE, HarnessPi, PiHarness, TmuxPideck, kill_group, notes, send, started, transcript_text,
                               wait_until)
 
@@ -83,9 +84,9 @@ def _pis_started(env: dict[str, str]) -> int:
 
 async def _listed(env: dict[str, str], condition: Any, what: str, timeout: float = 30.0) -> list[dict[str, Any]]:
     """The held pis once `condition` holds of them (the holder reads a window's leaving in its own time)."""
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
     while not condition(pis := held(env)):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}: {pis}"
+        assert not out_of_time(started, timeout), f"timed out waiting for {what}: {pis}"
         await asyncio.sleep(0.05)
     return pis
 
