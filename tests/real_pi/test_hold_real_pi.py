@@ -259,11 +259,10 @@ def _text(message: Any) -> str:
 
 def _alive(pid: int) -> bool:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        with open(f"/proc/{pid}/stat") as stat:  # a zombie is gone too
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):  # (reaped, even between the open and the read)
         return False
-    with open(f"/proc/{pid}/stat") as stat:  # a zombie is gone too
-        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
 
 
 # --- pideck itself -------------------------------------------------------------------------
