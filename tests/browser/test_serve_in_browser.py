@@ -132,12 +132,27 @@ class Screen:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+def browser_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The home folder Chromium is given: its crash reports and settings go there."""
+    return tmp_path_factory.mktemp("browser-home")
+
+
+@pytest.fixture(scope="module")
+def browser(browser_home: Path) -> Iterator[Browser]:
     assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], timeout=120_000)
+        home = {"HOME": str(browser_home), "XDG_CONFIG_HOME": str(browser_home / ".config"),
+                "XDG_CACHE_HOME": str(browser_home / ".cache")}
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], timeout=120_000,
+                                             env={**os.environ, **home})
         yield browser
         browser.close()
+
+
+def test_the_browser_keeps_its_files_in_the_tests_folder(browser: Browser, browser_home: Path) -> None:
+    """Chromium writes its crash reports' settings at its start, in the home it is given:
+    the tests', never the user's (~/.config/chromium, ~/.cache)."""
+    assert (browser_home / ".config" / "chromium" / "Crash Reports").is_dir(), list(browser_home.rglob("*"))
 
 
 @pytest.fixture(scope="module")
