@@ -42,7 +42,6 @@ from app.pi.settings import (
 from app.pi.remote import without_local_files
 from app.selection_copy import SelectionCopy
 from app.commands.registry import parse
-from protocol.hold.held_client import held_number
 from protocol.wire.client import RpcDataError, RpcError
 from protocol.wire.commands import Abort, AbortBash, Command, Prompt
 from protocol.wire.responses import CommandInfo
@@ -575,7 +574,7 @@ class MainScreen(EngineScreen[None]):
         config, editor = self.context.config, self.editor
         cells = editor.outer_size.width - 6 if editor.outer_size.width else 200  # its corners and a margin
         label = where_label(self.session, branch=self.branch, home=config.env.get("HOME"), host=config.remote, cells=cells,
-                            held=held_number(self.pi.client))
+                            held=self.pi.client.held)
         shown = (label.plain, label.style, label.spans)  # (a Text's == leaves its style out: a theme's colours)
         if shown != self._where:  # (a border set repaints the editor, as every state pi sends did: 1 ms a reply)
             self._where, editor.border_subtitle = shown, label

@@ -51,7 +51,6 @@ from app.notifier import Notifier
 from app.pi.settings import copy_on_select, display, terminal_progress
 from app.selection_copy import SelectionCopy
 from app.run_alerts import RunAlerts
-from protocol.hold.held_client import HeldClient
 from protocol.state.desk import Mark, SessionLine
 from app.terminal.progress import TerminalProgress
 from app.themes import Themes
@@ -70,7 +69,6 @@ from protocol.files.pi_colors import RGB
 from protocol.wire.responses import CommandInfo, SessionState
 from protocol.files.session_files import agent_dir
 from protocol.state.notification_center import NotificationCenter
-from protocol.hold.held_client import HeldClient
 from protocol.state.session_model import Changes, SessionModel
 from widgets.markdown.stream import RENDERER, import_renderer
 from widgets.prompt.editor import PromptEditor
@@ -443,12 +441,11 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
     def _brought_back(self, slot: SessionSlot) -> None:
         """A held pi attached to has started: a run it ended that no window showed is marked
         unseen (its ✓) where it is not shown; once all have, a toast says what they were."""
-        hello = slot.pi.client.hello if isinstance(slot.pi.client, HeldClient) else {}
-        if hello.get("state") == "done" and not slot.shown:
+        hello = slot.pi.client.hello
+        if hello is not None and hello.state == "done" and not slot.shown:
             slot.unread = True
             self.desk_changed()
-        windows = hello.get("windows")
-        self._attached.append(windows if isinstance(windows, int) else 0)
+        self._attached.append(hello.windows if hello is not None else 0)
         if len(self._attached) == self._attaching:
             self.tell.say(attached_note(self._attached), title="Attached")
 
@@ -678,14 +675,14 @@ class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q
         """The sessions whose pi the holder keeps at the exit (a detach, a hang-up, another
         window that shows it), as sessions_at_exit gives them, each with its pi's number and its holder's pid."""
         return [((slot.name, slot.config, slot.pi.model.state, slot.config is self.config, self._draft(slot)),
-                 slot.pi.client.hello.get("number", 0), slot.pi.client.hello.get("holder", 0))  # type: ignore[attr-defined]
-                for slot in self.slots if slot in self.left_held or slot.pi.kept]
+                 hello.number, hello.holder)
+                for slot in self.slots
+                if (slot in self.left_held or slot.pi.kept) and (hello := slot.pi.client.hello) is not None]
 
     def held_stopped_at_exit(self) -> set[tuple[int, int]]:
         """The held pis this window stopped at its exit (a quit), by number and holder's pid."""
-        return {(slot.pi.client.hello.get("number", 0), slot.pi.client.hello.get("holder", 0))  # type: ignore[attr-defined]
-                for slot in [*self.slots, *self.closed] if isinstance(slot.pi.client, HeldClient)
-                and slot.pi.client.hello and slot not in self.left_held and not slot.pi.kept}
+        return {(hello.number, hello.holder) for slot in [*self.slots, *self.closed]
+                if (hello := slot.pi.client.hello) is not None and slot not in self.left_held and not slot.pi.kept}
 
     def _draft(self, slot: SessionSlot) -> str:
         """What its prompt holds, after the messages that waited for pi to be ready."""

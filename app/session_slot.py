@@ -37,7 +37,6 @@ from app.pi.launch import LaunchConfig
 from app.pi.record_pump import Stoppable
 from app.pi.session import PiSession
 from app.run_alerts import RunAlerts, notify_setting, run_error
-from protocol.hold.held_client import held_number
 from protocol.state.desk import Mark, SessionLine, cost_label, mark_of, model_label, session_name
 from protocol.state.notification_center import NotificationCenter
 from protocol.state.session_model import Changes
@@ -246,7 +245,7 @@ class SessionSlot:
         return SessionLine(number=self.number, name=self.name, mark=self.mark, model=model_label(model),
                            folder=str(self.pi.cwd), host=self.config.remote, cost=cost_label(model),
                            idle_for=None if last is None else time.monotonic() - last, current=self.shown,
-                           held=held_number(self.pi.client))
+                           held=self.pi.client.held)
 
     def all_commands(self) -> list[CommandInfo]:
         """pideck's own `/` commands, then pi's (extensions, prompt templates, skills)."""

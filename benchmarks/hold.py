@@ -62,13 +62,13 @@ async def attach(pi: Any, env: dict[str, str]) -> dict[str, float]:
     from app.hold_cli import attach_launches
     from app.pideck_app import PideckApp
     from app.scripted_model.server import Reply
-    from protocol.hold.held_client import HeldClient
+    from protocol.hold.held_link import held_client
     from protocol.hold.ask import ask
     from protocol.wire.commands import GetState, Prompt
 
     clients = []
     for _ in range(HELD):
-        client = HeldClient(pi.argv, holder_env=env, env=pi.env, cwd=pi.cwd)
+        client = held_client(pi.argv, holder_env=env, env=pi.env, cwd=pi.cwd)
         await client.start()
         await client.call(GetState(), timeout=60)
         clients.append(client)
@@ -84,7 +84,7 @@ async def attach(pi: Any, env: dict[str, str]) -> dict[str, float]:
     pi.model.queue(*(Reply(deltas=h.long_reply_deltas(3000, f"{tag}{n}"), delay=0.002) for n in range(STREAMING)))
     streaming = []
     for client in clients[:STREAMING]:  # (a window of their own starts the runs, then leaves)
-        again = HeldClient(pi.argv, holder_env=env, number=client.hello["number"])
+        again = held_client(pi.argv, holder_env=env, number=client.hello.number)
         await again.start()
         await again.call(Prompt(message="stream"))
         streaming.append(again)
@@ -108,7 +108,8 @@ async def big_attach(env: dict[str, str]) -> dict[str, Any]:
     import sys
 
     from protocol.hold.ask import ask
-    from protocol.hold.held_client import HeldClient
+    from protocol.hold.held_link import held_client
+    from protocol.wire.client import RpcClient
     from protocol.wire.commands import GetState, Prompt
     from protocol.wire.events import BashExecutionUpdate
     from tests.held_holder import flood_stream
@@ -119,8 +120,8 @@ async def big_attach(env: dict[str, str]) -> dict[str, Any]:
     big = flood_stream(folder / "big.jsonl", records, pad=1000)
     paced = flood_stream(folder / "paced.jsonl", 400_000, pad=100)
 
-    async def window(argv: list[str], number: int | None = None) -> tuple[HeldClient, list[float]]:
-        client = HeldClient(argv, holder_env=env, number=number)
+    async def window(argv: list[str], number: int | None = None) -> tuple[RpcClient, list[float]]:
+        client = held_client(argv, holder_env=env, number=number)
         times: list[float] = []  # when its first and its records-th run record came
         count = [0]
 
@@ -152,7 +153,7 @@ async def big_attach(env: dict[str, str]) -> dict[str, Any]:
     pinger.stdin.write(b"attach\n")
     await pinger.stdin.drain()
     asked = time.perf_counter()
-    attached, times = await window(["unused"], number=started.hello["number"])
+    attached, times = await window(["unused"], number=started.hello.number)
     let_go = None
     try:
         await h.wait_until(lambda: len(times) == 2 or attached.exited is not None, timeout=300, poll=0.005)

@@ -67,7 +67,7 @@ def tree_rss_mb(root: int) -> float:
 async def cycles(idle_close: float) -> dict[str, float]:
     """CYCLES windows opened on a new held pi and closed, in a holder of their own."""
     from protocol.hold.ask import ask, held
-    from protocol.hold.held_client import HeldClient
+    from protocol.hold.held_link import held_client
     from protocol.wire.commands import GetState
 
     folder = Path(tempfile.mkdtemp(prefix="pideck-bench-idle-"))
@@ -79,11 +79,11 @@ async def cycles(idle_close: float) -> dict[str, float]:
     try:
         started = time.monotonic()
         for n in range(CYCLES):
-            client = HeldClient(["sh", "-c", FAKE_PI], holder_env=env, env=env, cwd=folder, idle_close=idle_close)
+            client = held_client(["sh", "-c", FAKE_PI], holder_env=env, env=env, cwd=folder, idle_close=idle_close)
             await client.start()
             await client.call(GetState(), timeout=60)
             client.detach()
-            await client.written(10)
+            await client.link.written(10)
             await asyncio.sleep(max(0.0, started + (n + 1) * CYCLE - time.monotonic()))
         answer = ask({"op": "list"}, env) or {}
         holder = answer["holder"]

@@ -2,7 +2,7 @@
 run streams, and that it ends with its page.
 
 In a holder folder of the benchmark's own, the real pi on the scripted model streams a paced
-reply, held with no window (a HeldClient starts the run, then detaches); `pideck serve
+reply, held with no window (a held client starts the run, then detaches); `pideck serve
 --attach` serves it, and the system's headless Chromium opens and closes PAGES pages of
 different sizes, one after another. For each page's pideck:
 
@@ -126,7 +126,7 @@ async def measure(pages: int = PAGES) -> dict[str, Any]:
     from app.scripted_model.agent_dir import pi_model_args
     from app.scripted_model.server import Reply
     from protocol.hold.ask import ask, held
-    from protocol.hold.held_client import HeldClient
+    from protocol.hold.held_link import held_client
     from protocol.wire.commands import GetState, Prompt
 
     runtime = tempfile.mkdtemp(prefix="pideck-bench-run-")
@@ -145,7 +145,7 @@ async def measure(pages: int = PAGES) -> dict[str, Any]:
                 await asyncio.sleep(1.0)  # its start-up over
             finally:
                 own.stop()
-            client = HeldClient(pi.argv, holder_env=env, env=pi.env, cwd=pi.cwd)
+            client = held_client(pi.argv, holder_env=env, env=pi.env, cwd=pi.cwd)
             await client.start()
             await client.call(GetState(), timeout=60)
             pi.model.queue(Reply(deltas=h.long_reply_deltas(30_000, "served"), delay=0.004))

@@ -1,5 +1,5 @@
 """A holder (protocol/hold/holder.py) served in the test's own loop, in a holder folder of the
-test's own: windows (`HeldClient`s with `env` as their `holder_env`) reach it as they reach
+test's own: windows (held clients with `env` as their `holder_env`) reach it as they reach
 the user's, and a test can look into it (its pis, its log) or patch what it runs."""
 
 from __future__ import annotations

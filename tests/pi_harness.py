@@ -73,6 +73,7 @@ from app.runtime import PiRuntime, ensure_runtime
 from app.scripted_model.agent_dir import pi_model_args, write_agent_dir
 from app.scripted_model.server import ScriptedModel
 from protocol.wire.client import ChildExited, RpcClient
+from protocol.wire.local_link import local_client
 from protocol.wire.codec import dec_hook
 from protocol.wire.commands import Abort, ClearQueue, GetState, NewSession
 from protocol.wire.entries import EntryUnion
@@ -217,7 +218,7 @@ class PiHarness:
         command = list(argv) if argv is not None else self.make_argv(
             extensions=extensions, session_dir=session_dir, extra_args=extra_args
         )
-        client = RpcClient(command, env=self.env, cwd=self.cwd, protocol_log=protocol_log)
+        client = local_client(command, env=self.env, cwd=self.cwd, protocol_log=protocol_log)
         for listener in listeners:
             client.add_listener(listener)
         self.clients.append(client)
@@ -269,12 +270,12 @@ class PiHarness:
 
 
 def kill_group(client: RpcClient) -> None:
-    """SIGKILL the child's process group (it leads one: RpcClient uses start_new_session)."""
-    process = client.process
-    if process is None:
+    """SIGKILL pi's process group (it leads one, held or not: spawn uses start_new_session)."""
+    pid = client.link.pid
+    if pid is None:
         return
     try:
-        os.killpg(process.pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
 

@@ -44,3 +44,15 @@ def opening_session(pi_args: Sequence[str], session: str) -> list[str]:
         kept.append(arg)
         index += 1
     return [*kept, "--session", session, *pi_args[index:]]
+
+
+def resume_argv(argv: Sequence[str], session_file: str | None) -> tuple[str, ...]:
+    """`argv` (ending in `--mode rpc PI_ARGS...`) made to open `session_file` (a restart).
+
+    Without a session file (pi ran with `--no-session`) the command is kept as it was.
+    """
+    argv = tuple(argv)
+    if session_file is None:
+        return argv
+    start = next((i + 2 for i in range(len(argv) - 1) if argv[i] == "--mode" and argv[i + 1] == "rpc"), len(argv))
+    return (*argv[:start], *opening_session(argv[start:], session_file))

@@ -16,7 +16,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.pi.launch import LaunchConfig, run_argv
 from protocol.wire.spawn import spawn
@@ -32,9 +32,9 @@ if TYPE_CHECKING:
     from protocol.wire.client import RpcClient
 
 
-def pi_client(config: LaunchConfig) -> RpcClient:
-    """The client of the pi child `config` describes (not started)."""
-    from protocol.wire.client import RpcClient
+def pi_client(config: LaunchConfig, spawned: subprocess.Popen[bytes] | None = None, early: Any = None) -> RpcClient:
+    """The client of the pi `config` describes (not started): held, or a child of the
+    window's own (`spawned` already, or `early`, a holder's connection asked already)."""
     from protocol.wire.protocol_log import ProtocolLog, default_log_path
     from protocol.wire.redact import Redactor
 
@@ -42,13 +42,16 @@ def pi_client(config: LaunchConfig) -> RpcClient:
     log = ProtocolLog(config.protocol_log, redactor=redactor, fallback=default_log_path())
     if config.hold:
         from app.pi.launch import window_note
-        from protocol.hold.held_client import HeldClient
+        from protocol.hold.held_link import held_client
 
-        return HeldClient(run_argv(config), holder_env=config.env, number=config.attach, window=window_note(config),
-                          idle_close=hold_idle(config.env), drafts=config.attach_drafts, resumes=config.resumes,
-                          env=config.env, cwd=config.cwd, redactor=redactor, protocol_log=log, recorder=config.recorder)
-    return RpcClient(run_argv(config), env=config.env, cwd=config.cwd, redactor=redactor, protocol_log=log,
-                     recorder=config.recorder)
+        return held_client(run_argv(config), holder_env=config.env, number=config.attach, window=window_note(config),
+                           idle_close=hold_idle(config.env), drafts=config.attach_drafts, resumes=config.resumes,
+                           early=early, env=config.env, cwd=config.cwd, redactor=redactor, protocol_log=log,
+                           recorder=config.recorder)
+    from protocol.wire.local_link import local_client
+
+    return local_client(run_argv(config), env=config.env, cwd=config.cwd, spawned=spawned, redactor=redactor,
+                        protocol_log=log, recorder=config.recorder)
 
 
 def hold_idle(env: Mapping[str, str]) -> float | None:
@@ -80,12 +83,7 @@ def start_pi(config: LaunchConfig) -> tuple[asyncio.Runner, RpcClient]:
     import asyncio
 
     runner = asyncio.Runner()
-    client = pi_client(config)
-    if spawned is not None:
-        client.adopt(spawned)
-    if early is not None:
-        client.adopt_socket(early)  # type: ignore[attr-defined]
-    return runner, client
+    return runner, pi_client(config, spawned, early)
 
 
 def behind_pi(work: Callable[[], T]) -> T:

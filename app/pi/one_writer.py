@@ -3,7 +3,7 @@
 Whatever pideck starts pi on (`--continue`, `--session`, a picker's choice, `/open`,
 `--restore`, a restart), pi names its file in its first `get_state`, before it has written
 anything to it. A pi of the window's own has its file claimed here then (the holder claims
-a held pi's, and says when another pi had it: `HeldClient.taken`). A pi that opened a file
+a held pi's, and says when another pi had it: the link's `taken`). A pi that opened a file
 another pi has open is closed unused: the session shows the held pi that has it instead
 (attached, as `pideck attach` does), or, where that pi is another window's own child, says
 in one line that it cannot. Where the file is known before pi starts (`--session FILE`:
@@ -22,7 +22,6 @@ from app.pi.launch import LaunchConfig, LaunchError, held_launch
 from protocol.hold import session_claims
 from protocol.hold.ask import ask
 from protocol.hold.frames import BadFrame
-from protocol.hold.held_client import HeldClient
 from protocol.hold.place import UnsafePlace
 from protocol.wire.client import RpcClient
 
@@ -35,16 +34,16 @@ class OwnClaim:
 
     def taken(self, client: RpcClient, config: LaunchConfig, session_file: str | None) -> dict[str, Any] | None:
         """Who else has `session_file` (pi's now) open; None when this pi has it (claimed now)."""
-        if isinstance(client, HeldClient):
+        if client.link.holder_claims:
             self.release()
-            return client.taken
+            return client.link.taken
         if not session_file:
             return None
         if self.claimant is None:
             self.claimant = session_claims.Claimant(config.remote, config.env)
         self.claimant.host, self.claimant.env = config.remote, config.env
         try:
-            return self.claimant.move(session_file, {"pid": os.getpid(), "pi_pid": getattr(client.process, "pid", None)})
+            return self.claimant.move(session_file, {"pid": os.getpid(), "pi_pid": client.link.pid})
         except OSError:
             return None  # (no state folder to claim in: as before claims)
 

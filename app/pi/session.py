@@ -2,6 +2,14 @@
 model, its record pump and its problem monitor. No Textual here: the app that shows it is
 a `SessionHost`, and what the host must draw or do comes out of the model as `Changes`.
 
+When pi dies, everything stays on screen and a restart is offered: pi persists its session
+file as it goes, so a restart runs the same command with the session-choosing flags
+(`app/pi/args.py`) replaced by `--session <file>` from the last `get_state`, and the
+transcript, queue and stats reload from pi. The editor is never touched. A session never
+saved (`--no-session`) cannot be resumed: pi restarts on an empty one, and the old
+transcript stays above a banner that says so. The crash bar and the status line show the
+model's `life`.
+
 A record's way: the client's reader hands it to `_record_read`, which only queues it in
 the pump; once a frame the pump's flush folds the batch into the model (`SessionModel.apply`
 sees every record) and `apply_changes` hands the model's `Changes` to the host, once. What
@@ -20,19 +28,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.notifier import Notifier
+from app.pi.args import resume_argv
 from app.pi.checkpoint_launch import AFTER_USER_BASH, checkpoint_root
-from app.pi.crash_recovery import CrashRecovery
 from app.pi.early_start import pi_client
 from app.pi.launch import LaunchConfig, no_model_help
 from app.pi.one_writer import OwnClaim, held_pi_for, taken_before_start
 from app.pi.problem_monitor import ProblemMonitor
 from app.pi.record_pump import RecordPump, Stoppable, fold_in_slices
 from protocol.files.session_files import session_cwd
-from protocol.hold.held_client import HeldClient
-from protocol.state.session_model import Changes, SessionModel
+from protocol.state.session_model import Changes, SessionModel, exit_reason
 from protocol.wire.client import ChildExited, RpcClient, RpcDataError, RpcError
 from protocol.wire.commands import Bash, ExtensionUIResponse, GetCommands, GetMessages, GetSessionStats, GetState, Prompt
 from protocol.wire.events import QueueUpdate
+from protocol.wire.link import LinkError
 from protocol.wire.extension_ui import DIALOG_REQUESTS, DialogRequest, RefusedDialogRequest, UnknownUIRequest
 from protocol.wire.responses import BashResult, CommandInfo, SessionState
 
@@ -103,7 +111,8 @@ class PiSession:
         self.commands: list[CommandInfo] = []  # pi's (extensions, prompt templates, skills)
         self.ready = False  # the session was loaded once: a later exit is a crash, not a failed start
         self.problems = ProblemMonitor(self.model, lambda: self.client, self.tell, closing=lambda: host.leaving)
-        self.recovery = CrashRecovery(self)
+        self.restarting = False  # a restart is under way
+        self._starting: RpcClient | None = None  # a restarted pi that has not answered yet
         self.pump = RecordPump(
             self.fold, self._fold_ahead, schedule=host.set_timer, soon=host.call_next,
             run=lambda flush: host.in_background(flush, "flush"), closed=lambda: host.leaving,
@@ -149,7 +158,7 @@ class PiSession:
 
     def can_restart(self) -> bool:
         """Ctrl+R is offered only while pi is not running (and was started once)."""
-        return self.ready and not self.client.running and not self.recovery.restarting
+        return self.ready and not self.client.running and not self.restarting
 
     # --- records --------------------------------------------------------------------------
 
@@ -165,7 +174,7 @@ class PiSession:
         """A record pi sent, as the client reads it. A dialog request's time runs from now: the
         pump may show it only after a flush that takes a while (a long reply), and a deadline
         counted from then kept the dialog open after pi had given up on it."""
-        if isinstance(record, ChildExited) and getattr(self.client, "taken", None) is not None:
+        if isinstance(record, ChildExited) and self.client.link.taken is not None:
             return  # (a pi closed unused, for the held pi that has its file: app/pi/one_writer.py)
         self.last_record_at = now = time.monotonic()
         if isinstance(record, DIALOG_REQUESTS) and not self.host.leaving:
@@ -257,7 +266,18 @@ class PiSession:
         if not self.ready:
             self.model.could_not_start(exited.error or f"pi exited during start-up (exit code {exited.returncode})")
             return
-        self.recovery.child_exited(exited)  # the model's banner has pi's stderr
+        self._crashed(exited)  # the model's banner has pi's stderr
+
+    def _crashed(self, exited: ChildExited) -> None:
+        """pi exited after the session was loaded: say why and offer a restart."""
+        reason = exit_reason(exited)
+        if self._starting is not None and self._starting is self.client:
+            reason = f"pi could not be restarted — {reason}"
+        tail = exited.stderr_tail.strip().splitlines()[-1:] if exited.stderr_tail.strip() else []
+        detail = (f"stderr: {tail[0][:300]}\n" if tail else "") + (
+            "The transcript and your prompt stay here; ctrl+r or the button starts pi again on this session."
+        )
+        self.model.crashed(reason, detail)
 
     async def decline(self, request: UnknownUIRequest | RefusedDialogRequest) -> None:
         """An extension asked with a method pideck does not know, or for a dialog it cannot
@@ -352,7 +372,7 @@ class PiSession:
         """A held pi this window attached to (protocol/hold/): its messages before the run in
         progress are the model's now, before any record of the run, which follow as pi's do;
         a later restart starts a pi of its own."""
-        snapshot = getattr(self.client, "snapshot", None)
+        snapshot = self.client.snapshot
         if snapshot is None:
             return False
         self.model.load_messages(snapshot.history)
@@ -427,33 +447,103 @@ class PiSession:
         await self.apply_changes()
 
     async def restart(self) -> None:
-        """Start pi again on the session it had open (Ctrl+R, /restart)."""
-        await self.recovery.restart()
+        """Start pi again on the session it had open and reload the transcript from it (Ctrl+R, /restart)."""
+        running = self.client.running
+        if running or self.restarting:
+            if running:
+                self.tell.say("pi is running; there is nothing to restart")
+            return
+        self.restarting = True
+        self.model.restarting(True)
+        await self.apply_changes()
+        try:
+            await self._restart()
+        finally:
+            self.restarting = False
+            self.model.restarting(False)
+            await self.apply_changes()
+
+    async def _restart(self) -> None:
+        model = self.model
+        state = model.state
+        session_file = state.session_file if state is not None else None
+        await self.client.close()  # it has exited; this only releases its pipes
+        # (held again if it was, a pi of the holder's own: the one attached to is gone; the
+        # restarted pi goes on in the same recording)
+        client = pi_client(replace(self.config, argv=resume_argv(self.config.argv, session_file), attach=None))
+        self.attach(client)
+        self._starting = client
+        await client.start()
+        if client.exited is not None:
+            return  # its ChildExited record shows why, through _crashed
+        try:
+            state = await client.call(GetState(), timeout=60)
+            if (taken := self.claim.taken(client, self.config, state.session_file)) is not None:
+                await self._restart_shows_holder_of(taken)
+                return
+            if session_file is not None:
+                await self.reload(state)
+        except RpcError as exc:
+            if isinstance(exc, RpcDataError):
+                self.problems.bad_answer(exc)
+            if client.exited is None:  # started but does not answer: stop it; its exit shows the reason
+                await client.close(grace=0.5, term_grace=0.5)
+            return
+        self._starting = None
+        if session_file is None:
+            model.set_state(state)
+            model.banner(
+                "error",
+                "pi restarted on a new, empty session",
+                "This session was not saved (--no-session), so pi could not resume it: "
+                "the messages above are not in the new session's context.",
+            )
+        else:
+            model.banner("restart", "pi restarted", f"resumed session {session_file}")
+        model.restarted()
+        await self.apply_changes()
+        await self.load_commands()
+
+    async def _restart_shows_holder_of(self, taken: dict[str, Any]) -> None:
+        """The session file is open in another pi by now (one held went on while this window
+        lost it): the pi just started is closed unused, and the held one shown."""
+        shown = await self.show_holder_of(taken)
+        if isinstance(shown, str):
+            if shown:
+                self.model.crashed("pi was not restarted", shown)
+            return
+        self._starting = None
+        await self.reload(shown, attached=True)
+        self.model.banner("restart", "pi shown again", "the held pi that had this session open, attached")
+        self.model.restarted()
+        await self.apply_changes()
+        await self.load_commands()
 
     @property
     def kept(self) -> bool:
         """pi went on at this window's quit: another window shows it (protocol/hold/)."""
-        return isinstance(self.client, HeldClient) and self.client.kept
+        return self.client.link.kept
 
     @property
     def held(self) -> bool:
         """pi is the holder's (protocol/hold/): it can go on without this window."""
-        return isinstance(self.client, HeldClient) and self.client.running
+        return self.client.held is not None
 
     def report_draft(self, draft: str) -> None:
         """Tell a held pi's holder what the prompt holds (kept for the next window if this one goes)."""
-        if isinstance(self.client, HeldClient):
-            self.client.report_draft(draft)
+        self.client.link.report_draft(draft)
 
     async def close(self, detach: bool = False, draft: str = "") -> None:
         """End pi in order; with `detach`, a held pi is left to the holder instead, with
         `draft` for the window that attaches next."""
-        if detach and isinstance(self.client, HeldClient):
-            self.client.detach(draft)
-            await self.client.written(LEAVE_WAIT)  # (the draft whole in the holder before this window ends)
-            return
-        if isinstance(self.client, HeldClient):  # (pi may stay for another window: the holder keeps the draft then)
-            self.client.report_draft(draft)
+        if detach:
+            try:
+                self.client.detach(draft)
+            except LinkError:
+                pass  # (a pi of this window's own: it ends with it)
+            else:
+                await self.client.link.written(LEAVE_WAIT)  # (the draft whole in the holder before this window ends)
+                return
+        self.report_draft(draft)  # (a held pi may stay for another window: the holder keeps the draft then)
         await self.client.close()
         self.claim.release()
-

@@ -25,6 +25,8 @@ from protocol.wire.commands import Command, ExtensionUIResponse, command_name
 from protocol.wire.entries import SessionHeader
 from protocol.wire.events import AgentSettled, AgentStart
 from protocol.wire.codec import ProtocolError
+from protocol.wire.framing import LineFramer
+from protocol.wire.local_link import LocalLink
 from protocol.files.headless_files import MAX_LINE, NotPiOutput, kind_of, read_header
 from protocol.regular_file import open_regular
 from protocol.wire.protocol_log import ProtocolLog
@@ -65,7 +67,7 @@ class ViewClient(RpcClient):
 
     def __init__(self, source: str, *, fd: int | None = None, protocol_log: ProtocolLog | None = None) -> None:
         """`source` names what is viewed (for messages); `fd` is the stream to follow, if any."""
-        super().__init__(["pideck-view", source], protocol_log=protocol_log)
+        super().__init__(LocalLink(["pideck-view", source]), protocol_log=protocol_log)  # (never started: no pi)
         self.source = source
         self.fd = fd
         self.header: SessionHeader | None = None
@@ -74,7 +76,11 @@ class ViewClient(RpcClient):
         self.ended: StreamEnded | None = None
         self._reader: asyncio.Task[None] | None = None
         self._pipe: asyncio.ReadTransport | None = None
-        self._dropping = False  # the rest of a line too long to keep is let go, up to its LF
+        self._stdout_framer = LineFramer()
+
+    @property
+    def receiving(self) -> int:
+        return self._stdout_framer.pending
 
     @property
     def following(self) -> bool:
@@ -139,18 +145,11 @@ class ViewClient(RpcClient):
         grows past MAX_LINE is dropped and counted (a protocol error), and the rest of it, up
         to its LF, let go as it comes: memory stays bounded whatever the writer writes."""
         framer = self._stdout_framer
-        if self._dropping:
-            end = chunk.find(b"\n")
-            if end < 0:
-                return
-            self._dropping = False
-            chunk = chunk[end + 1 :]
         for line in framer.feed(chunk):
             self._handle_line(line)
         if framer.pending > MAX_LINE:
             size = framer.pending
-            head = framer.drop(LOGGED)
-            self._dropping = True
+            head = framer.cut(LOGGED)
             self._handle_record(head, ProtocolError(raw=head, error=f"line longer than {size:,} bytes; dropped"))
 
     def _handle_line(self, line: bytes) -> None:

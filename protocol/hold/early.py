@@ -3,7 +3,7 @@ only what `socket` and `subprocess` need: so a held pi can be asked for before p
 imports asyncio and its UI, as a pi of its own is spawned then (app/pi/early_start.py), and
 the holder starts pi while the UI is imported. The window's client reads the holder's
 answer on that connection once the loop runs, and makes its own connection the same way,
-in a thread, where there was none (held_client.py).
+in a thread, where there was none (held_link.py).
 """
 
 from __future__ import annotations

@@ -14,9 +14,22 @@ import contextlib
 import signal
 import subprocess
 import threading
-from typing import Any
+from typing import Any, Protocol
 
 READ_LIMIT = 1 << 16  # bytes a stream holds before it stops reading its pipe
+
+
+class Ending(Protocol):
+    """What `end` needs of what it ends (a held pi's link is one too: held_link.HeldLink)."""
+
+    exited: asyncio.Future[None]
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def close_stdin(self) -> None: ...
+
+    def send_signal(self, sig: int) -> None: ...
 
 
 class Child:
@@ -49,18 +62,21 @@ class Child:
     def kill(self) -> None:
         self.popen.kill()
 
+    def close_stdin(self) -> None:
+        self.stdin.close()
+
     def close_pipes(self) -> None:
         """Stop reading and writing it (a process it started holds the pipes open)."""
         for transport in self._transports:
             transport.close()
 
 
-async def end(child: Child, grace: float, term_grace: float = 2.0) -> None:
+async def end(child: Ending, grace: float, term_grace: float = 2.0) -> None:
     """End `child` in order: close its stdin and wait `grace` s; then SIGTERM and wait
-    `term_grace` s; then SIGKILL (a held pi's child stands in too: held_client.HeldChild)."""
+    `term_grace` s; then SIGKILL."""
     if child.returncode is None:
         with contextlib.suppress(OSError, RuntimeError):
-            child.stdin.close()
+            child.close_stdin()
     for sig, wait in ((None, grace), (signal.SIGTERM, term_grace), (signal.SIGKILL, 5.0)):
         if child.returncode is not None:
             break

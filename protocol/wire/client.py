@@ -1,14 +1,16 @@
-"""The asyncio client that owns one `pi --mode rpc` child.
+"""The asyncio client of one `pi --mode rpc`, over its link (protocol/wire/link.py: a pi of
+the window's own, or one the holder keeps).
 
-A reader task drains stdout whatever the listeners do (listeners are plain
+A reader task drains the link's lines whatever the listeners do (listeners are plain
 callbacks that must not block), a second task drains stderr into a ring buffer,
-requests get unique ids and futures with per-command timeouts, and the child's
-exit is delivered to listeners as a `ChildExited` record.
+requests get unique ids and futures with per-command timeouts, and pi's exit is
+delivered to listeners as a `ChildExited` record.
 
-What pi should not have sent (unreadable lines, unknown records, responses nobody
-waits for) is counted and written to the protocol log; a response that cannot be read
-fails its request at once. stderr lines are kept with credentials redacted. Memory stays bounded whatever pi writes: stderr lines are cut,
-and a stdout line longer than MAX_LINE is dropped as a protocol error.
+What pi should not have sent (unreadable lines, lines too long to keep, unknown records,
+responses nobody waits for) is counted and written to the protocol log; a response that
+cannot be read fails its request at once. stderr lines are kept with credentials redacted.
+Memory stays bounded whatever pi writes: stderr lines are cut, and the link drops a stdout
+line longer than its limit.
 """
 
 from __future__ import annotations
@@ -16,25 +18,23 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
-import subprocess
 from collections import deque
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import msgspec
 
-from protocol.wire.child import Child, connect, end
 from protocol.wire.codec import ProtocolError, Unknown, decode, encode
 from protocol.wire.commands import Command, ExtensionUIResponse, Prompt, command_name
 from protocol.wire.events import AgentSettled, MessageUpdate, UnknownAssistantEvent
 from protocol.wire.extension_ui import UnknownUIRequest
 from protocol.wire.framing import LineFramer
+from protocol.wire.link import Hello, Link, LinkError, Relinked, Snapshot
 from protocol.wire.protocol_log import ProtocolLog
 from protocol.wire.recording import Recorder
 from protocol.wire.redact import Redactor
 from protocol.wire.response_head import response_head
 from protocol.wire.responses import Response
-from protocol.wire.spawn import spawn
 
 Listener = Callable[[Any], None]
 
@@ -60,10 +60,7 @@ EXIT_DRAIN_TIMEOUT = 2.0
 STDOUT_CLOSED_GRACE = 1.0
 STDOUT_CLOSED = "[pideck] pi closed its stdout but kept running; ending it"
 
-# A stdout line longer than this is dropped (a get_messages answer for a long session can
-# be tens of MB, so it is generous); stderr lines are cut at STDERR_LINE characters.
-MAX_LINE = 512 * 1024 * 1024
-STDERR_LINE = 2000
+STDERR_LINE = 2000  # characters of a stderr line kept
 
 
 class ChildExited(msgspec.Struct, frozen=True):
@@ -89,27 +86,26 @@ class RpcDataError(RpcError):
 
 
 class RpcClient:
+    """The client of the pi `link` reaches (protocol/wire/link.py): a pi of the window's own,
+    or one the holder keeps; read and written the same either way."""
+
     def __init__(
         self,
-        argv: Sequence[str],
+        link: Link,
         *,
-        env: dict[str, str] | None = None,
-        cwd: str | os.PathLike[str] | None = None,
         protocol_log: ProtocolLog | None = None,
         stderr_lines: int = 400,
         redactor: Redactor | None = None,
         recorder: Recorder | None = None,
     ) -> None:
-        self.argv = list(argv)
-        self.env = env
-        self.cwd = cwd
+        self.link = link
         self.protocol_log = protocol_log
-        self.redactor = redactor or Redactor.from_env(env if env is not None else os.environ)
+        self.redactor = redactor or Redactor.from_env(os.environ)
         self.recorder = recorder  # --record: every line read and written, with times
         self.stderr = deque[str](maxlen=stderr_lines)
         self.stderr_total = 0  # lines pi wrote to stderr, including those the ring dropped
-        self.process: Child | None = None
-        self._spawned: subprocess.Popen[bytes] | None = None  # spawned, not read yet
+        self.hello: Hello | None = None  # a held pi's, as the holder said it at the start
+        self.snapshot: Snapshot | None = None  # an attach's start, once start() returned
         self.exited: ChildExited | None = None
         self.records_read = 0
         self.bad_records = 0
@@ -119,9 +115,9 @@ class RpcClient:
         self._pending: dict[str, asyncio.Future[Response]] = {}
         self._ids = itertools.count(1)
         self._tasks: list[asyncio.Task[None]] = []
+        self._started = False
         self._exit_task: asyncio.Task[None] | None = None
         self._stdout_closed: asyncio.Task[None] | None = None
-        self._stdout_framer = LineFramer()
         self._write_lock = asyncio.Lock()
         self._done = asyncio.Event()
 
@@ -142,44 +138,36 @@ class RpcClient:
     # --- lifecycle ----------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Spawn the child (unless `spawn` did) and read it. If it cannot be spawned, a
-        ChildExited record says why."""
-        if self.process is None and self._spawned is None and self.exited is None:
-            try:
-                self.spawn()
-            except (OSError, ValueError) as exc:  # (ValueError: an argument no process can be given)
-                reason = getattr(exc, "strerror", None) or exc
-                self._finish(ChildExited(returncode=None, stderr_tail="", error=f"cannot start {self.argv[0]!r}: {reason}"))
-                return
-        if self._spawned is not None:
-            spawned, self._spawned = self._spawned, None
-            self.process = await connect(spawned)
-        if self.process is None or self._exit_task is not None:
+        """Reach pi (through its link) and read it. If it cannot be reached, a ChildExited
+        record says why."""
+        if self._started or self.exited is not None:
             return
+        self._started = True
+        try:
+            start = await self.link.start()
+        except LinkError as exc:
+            self._finish(ChildExited(returncode=None, stderr_tail="", error=str(exc)))
+            return
+        self.hello, self.snapshot = start.hello, start.snapshot
         self._tasks = [
             asyncio.create_task(self._read_stdout(), name="pi-stdout"),
             asyncio.create_task(self._read_stderr(), name="pi-stderr"),
         ]
         self._exit_task = asyncio.create_task(self._watch_exit(), name="pi-exit")
 
-    def spawn(self) -> None:
-        """Spawn the child, not reading it yet: what it writes waits in the pipe until `start`.
-        OSError if it cannot be spawned."""
-        self.adopt(spawn(self.argv, self.env, self.cwd))
-
-    def adopt(self, spawned: subprocess.Popen[bytes]) -> None:
-        """Make `spawned` (`protocol.wire.spawn.spawn`, not read yet) this client's child: pideck
-        starts pi before it imports asyncio and its UI."""
-        self._spawned = spawned
-
     @property
     def running(self) -> bool:
-        return (self.process is not None or self._spawned is not None) and self.exited is None
+        return self.link.spawned and self.exited is None
+
+    @property
+    def held(self) -> int | None:
+        """The number `pideck ls` gives the pi while it runs held; else None."""
+        return self.link.held if self.running else None
 
     @property
     def receiving(self) -> int:
         """Bytes read so far of a stdout line not yet complete (a long answer on its way)."""
-        return self._stdout_framer.pending
+        return self.link.pending
 
     @property
     def stderr_tail(self) -> str:
@@ -192,12 +180,11 @@ class RpcClient:
 
     async def close(self, *, grace: float = 3.0, term_grace: float = 2.0) -> ChildExited | None:
         """Orderly shutdown: close stdin, wait; then SIGTERM, wait; then SIGKILL."""
-        if self._spawned is not None:
+        if not self._started and self.link.spawned:
             await self.start()  # spawned and never read: read it, so that its exit is seen as any
-        process = self.process
-        if process is None:
+        if self._exit_task is None:
             return self.exited
-        await end(process, grace, term_grace)
+        await self.link.end(grace, term_grace)
         try:
             await asyncio.wait_for(self._done.wait(), 5.0)
         except TimeoutError:
@@ -206,42 +193,37 @@ class RpcClient:
 
     def kill(self) -> None:
         """SIGKILL the child at once (tests and crash simulation)."""
-        if self._spawned is not None:
-            self._spawned.kill()
-        elif self.process is not None and self.process.returncode is None:
-            self.process.kill()
+        self.link.kill()
+
+    def detach(self, draft: str | None = None) -> None:
+        """Leave pi running without this window (and `draft` to the next): no exit is
+        reported for it. LinkError where it cannot outlive the window (a pi of its own)."""
+        self.link.detach(draft)
+        self._listeners.clear()
 
     # --- reading ------------------------------------------------------------------------
 
     async def _read_stdout(self) -> None:
-        assert self.process is not None and self.process.stdout is not None
-        stream = self.process.stdout
-        framer = self._stdout_framer
-        while True:
-            try:
-                chunk = await stream.read(1 << 20)
-            except (ConnectionError, OSError):
-                chunk = b""
-            if not chunk:
-                rest = framer.flush()
-                if rest:
-                    self._handle_line(rest)
-                self._stdout_closed = asyncio.create_task(self._end_after_stdout_closed(), name="pi-stdout-closed")
-                return
-            for line in framer.feed(chunk):
-                self._handle_line(line)
-            line = b""  # not kept while the next chunk is awaited: it may be hundreds of MB
-            if framer.pending > MAX_LINE:
-                size = framer.pending
-                head = (framer.flush() or b"")[:65536]
-                self._handle_record(head, ProtocolError(raw=head, error=f"line longer than {size:,} bytes; dropped"))
+        link = self.link
+        while items := await link.read():
+            for item in items:
+                if type(item) is bytes:
+                    self._handle_line(item)
+                elif isinstance(item, ProtocolError):
+                    self._handle_record(item.raw, item)
+                elif isinstance(item, Relinked):
+                    self._fail_pending("the link to pideck's holder broke (made again): pi's answer went with it",
+                                       keep=link.id_prefix)
+                else:
+                    self._emit(item)
+            del items, item  # not kept while the next lines are awaited: one may be hundreds of MB
+        self._stdout_closed = asyncio.create_task(self._end_after_stdout_closed(), name="pi-stdout-closed")
 
     async def _end_after_stdout_closed(self) -> None:
         """pi closed its stdout: no answer or event can come any more, so it is as good as gone.
         One that does not exit on its own soon is ended; its exit is reported as usual."""
-        assert self.process is not None
         try:
-            await asyncio.wait_for(asyncio.shield(self.process.exited), STDOUT_CLOSED_GRACE)
+            await asyncio.wait_for(asyncio.shield(self.link.exited), STDOUT_CLOSED_GRACE)
         except TimeoutError:
             self.stderr.append(STDOUT_CLOSED)
             await self.close(grace=0.0)
@@ -280,19 +262,23 @@ class RpcClient:
         if head is not None and future is not None and not future.done():
             future.set_exception(RpcError(f"{head.command or 'request'}: pi's answer could not be read ({error.error})"))
 
+    def _fail_pending(self, reason: str, keep: str | None = None) -> None:
+        """Fail the requests waiting (but those whose ids start with `keep`)."""
+        for request_id, future in list(self._pending.items()):
+            if keep is not None and request_id.startswith(keep):
+                continue
+            del self._pending[request_id]
+            if not future.done():
+                future.set_exception(RpcError(reason))
+
     def _log(self, kind: str, raw: bytes, detail: str) -> None:
         if self.protocol_log is not None:
             self.protocol_log.write(kind, raw, detail)
 
     async def _read_stderr(self) -> None:
-        assert self.process is not None and self.process.stderr is not None
-        stream = self.process.stderr
         framer = LineFramer()
         while True:
-            try:
-                chunk = await stream.read(1 << 16)
-            except (ConnectionError, OSError):
-                chunk = b""
+            chunk = await self.link.read_stderr()
             lines = framer.feed(chunk) if chunk else [framer.flush() or b""]
             if framer.pending > STDERR_LINE * 4:  # a flood without newlines: keep its start as a line
                 lines.append(framer.flush() or b"")
@@ -305,70 +291,61 @@ class RpcClient:
                 return
 
     async def _watch_exit(self) -> None:
-        assert self.process is not None
-        await self.process.exited
+        link = self.link
+        await link.exited
         # Read what pi wrote before it exited, but a process that inherited the pipes
         # must not keep pi "running": close them after a while.
         _, lingering = await asyncio.wait(self._tasks, timeout=EXIT_DRAIN_TIMEOUT)
         if lingering:
             self.stderr.append("[pideck] pi exited but a process it started holds its pipes open; closing them")
-            self.process.close_pipes()
+            link.close_pipes()
             _, lingering = await asyncio.wait(lingering, timeout=1.0)
             for task in lingering:
                 task.cancel()
-        self._finish(ChildExited(returncode=self.process.returncode, stderr_tail=self.stderr_tail, error=self.exit_error()))
-
-    def exit_error(self) -> str | None:
-        """Why pi is gone where its exit status does not say (a pi held elsewhere, lost)."""
-        return None
+        self._finish(ChildExited(returncode=link.returncode, stderr_tail=self.stderr_tail, error=link.exit_error,
+                                 stopped_by=link.stopped_by))
 
     def _finish(self, exited: ChildExited) -> None:
         self.exited = exited
         if self.recorder is not None:
             self.recorder.exited(exited.returncode)
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(RpcError(f"pi exited (code {exited.returncode})"))
-        self._pending.clear()
+        self._fail_pending(f"pi exited (code {exited.returncode})")
         self._done.set()
         self._emit(exited)
 
     # --- writing ------------------------------------------------------------------------
 
     def next_id(self) -> str:
-        return f"pideck-{next(self._ids)}"
+        return f"{self.link.id_prefix}{next(self._ids)}"
 
-    def _stdin(self) -> asyncio.StreamWriter | None:
-        """pi's stdin, None once pi is not running."""
-        process = self.process
-        return None if process is None or self.exited is not None else process.stdin
+    def _writable(self) -> bool:
+        """pi can be written to: reached, and not gone."""
+        return self._exit_task is not None and self.exited is None
 
     async def send(self, record: Command | ExtensionUIResponse) -> None:
         """Write one record to pi's stdin, honouring backpressure."""
-        stdin = self._stdin()
-        if stdin is None:
+        if not self._writable():
             raise RpcError("pi is not running")
         async with self._write_lock:
             try:
-                self._write(stdin, record)
-                await stdin.drain()
+                self._write(record)
+                await self.link.drain()
             except (ConnectionError, OSError) as exc:
                 raise RpcError(f"cannot write to pi: {exc}") from exc
 
-    def _write(self, stdin: asyncio.StreamWriter, record: Command | ExtensionUIResponse) -> None:
+    def _write(self, record: Command | ExtensionUIResponse) -> None:
         data = encode(record)
         if self.recorder is not None:
             self.recorder.sent(data)
-        stdin.write(data)
+        self.link.write(data)
 
     def _send_now(self, record: Command) -> bool:
         """Write `record` in the caller's step, when no write is under way and pi's pipe
         holds nothing back; False when it is to be written by `send`, in its turn."""
-        stdin = self._stdin()
-        if stdin is None or self._write_lock.locked() or stdin.transport.get_write_buffer_size():
+        if not self._writable() or self._write_lock.locked() or not self.link.write_idle():
             return False
         try:
-            self._write(stdin, record)
+            self._write(record)
         except (ConnectionError, OSError):
             return False  # (`send` tries again, and says why it cannot)
         return True

@@ -12,6 +12,7 @@ class LineFramer:
     def __init__(self) -> None:
         self._buffer = bytearray()
         self._scanned = 0
+        self._skipping = False  # the rest of a line let go (`cut`) is passed over, up to its LF
 
     @property
     def pending(self) -> int:
@@ -20,6 +21,12 @@ class LineFramer:
 
     def feed(self, chunk: bytes) -> list[bytes]:
         """Add `chunk`; return the complete lines it finished, without their line ends."""
+        if self._skipping:
+            end = chunk.find(b"\n")
+            if end < 0:
+                return []
+            self._skipping = False
+            chunk = chunk[end + 1 :]
         buffer = self._buffer
         buffer += chunk
         lines: list[bytes] = []
@@ -49,4 +56,11 @@ class LineFramer:
         head = bytes(self._buffer[:keep])
         self._buffer.clear()
         self._scanned = 0
+        return head
+
+    def cut(self, keep: int) -> bytes:
+        """Let go of the unterminated line held, and of the rest of it as it comes (up to its
+        LF): one too long to keep. Its first `keep` bytes."""
+        head = self.drop(keep)
+        self._skipping = True
         return head

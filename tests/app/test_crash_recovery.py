@@ -14,7 +14,7 @@ import pytest
 from tests.pi_harness import Fake, crash_text, kill_group, transcript_text, ui, wait_until
 
 from app.cli import parse_args
-from app.pi.crash_recovery import resume_argv
+from app.pi.args import resume_argv
 from app.pi.launch import build_launch
 from app.pideck_app import PideckApp
 from protocol.wire.client import ChildExited
@@ -102,7 +102,7 @@ async def test_crash_at_rest_then_restart_on_the_same_session(tmp_path: Path) ->
         assert "Earlier answer at rest." in transcript_text(app)
         await pilot.click("#crash-restart")  # the button does what ctrl+r does
         await wait_until(pilot, lambda: app.client.running and not app.query_one(CrashBar).display, what="restart")
-        assert app.client.argv[-2:] == ["--session", str(tmp_path / "session.jsonl")]
+        assert app.client.link.argv[-2:] == ["--session", str(tmp_path / "session.jsonl")]
         await wait_until(pilot, lambda: "pi restarted" in transcript_text(app), what="restart banner")
         text = transcript_text(app)
         assert "Earlier question at rest." in text and "Earlier answer at rest." in text
@@ -125,7 +125,7 @@ async def test_restart_opens_exactly_one_session(tmp_path: Path, session_flag: s
         fake.control.write_text("")
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: "pi restarted" in transcript_text(app), what="restart banner")
-        pi_args = app.client.argv[app.client.argv.index("rpc") + 1 :]
+        pi_args = app.client.link.argv[app.client.link.argv.index("rpc") + 1 :]
         assert pi_args == ["--verbose", "--session", session_file], "one session, no second fork"
 
 
@@ -176,7 +176,7 @@ async def test_restart_of_an_unsaved_session_keeps_the_old_transcript(tmp_path: 
         await crash(pilot)
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: "new, empty session" in transcript_text(app), what="restart banner")
-        assert "--session" not in app.client.argv
+        assert "--session" not in app.client.link.argv
         text = transcript_text(app)
         assert "Earlier answer at rest." in text and "SIGKILL" in text, "nothing on screen was thrown away"
         await wait_until(pilot, lambda: not app.query_one(CrashBar).display, what="the crash bar gone once pi is back")

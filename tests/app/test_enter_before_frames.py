@@ -16,7 +16,7 @@ def watch(app: Any) -> list[tuple[str, Any]]:
     """Frames drawn (with whether pi was still running, and the items shown) and lines written to pi, in order."""
     screen, client = app.main, app.current.pi.client
     events: list[tuple[str, Any]] = []
-    stdin = client.process.stdin
+    stdin = client.link.child.stdin
     refresh, write = screen._compositor_refresh, stdin.write
 
     def drawing() -> None:

@@ -20,7 +20,7 @@ import msgspec
 import pytest
 from tests.pi_harness import SIZE, Fake, ready, wait_until
 
-from protocol.wire.client import RpcClient
+from protocol.wire.local_link import local_client
 from protocol.wire.codec import BIG_LINE, ProtocolError, decode
 from protocol.wire.framing import LineFramer
 from protocol.wire.messages import AssistantMessage, ToolResultMessage, UserMessage
@@ -166,7 +166,7 @@ async def test_the_status_line_says_how_much_of_the_session_has_come(tmp_path: P
 async def test_the_reader_keeps_no_long_line_while_it_waits_for_the_next() -> None:
     child = ('import sys; sys.stdout.buffer.write(b\'{"type":"agent_start","pad":"\' + b"x" * 5_000_000 + b\'"}\\n\'); '
              "sys.stdout.flush(); sys.stdin.read()")
-    client = RpcClient([sys.executable, "-c", child])
+    client = local_client([sys.executable, "-c", child])
     await client.start()
     try:
         deadline = time.monotonic() + 60

@@ -212,8 +212,8 @@ async def test_pi_flag_is_split_and_never_run_by_a_shell(tmp_path: Path) -> None
     assert config.argv == (*shlex.split(pi), "--mode", "rpc")
     app = PideckApp(config)
     async with fake.run(app):
-        assert app.client.process is not None
-        cmdline = Path(f"/proc/{app.client.process.pid}/cmdline").read_bytes().split(b"\0")[:-1]
+        assert app.client.link.pid is not None
+        cmdline = Path(f"/proc/{app.client.link.pid}/cmdline").read_bytes().split(b"\0")[:-1]
         assert [part.decode() for part in cmdline] == list(config.argv), "pi's own argv: no shell in between"
         assert ";" in config.argv and "$(touch" in config.argv and "`touch" in config.argv
     assert not canary.exists()

@@ -8,7 +8,7 @@ import pytest
 
 from app.cli import parse_args
 from app.pi.launch import build_launch
-from protocol.wire.client import RpcClient
+from protocol.wire.local_link import local_client
 from protocol.wire.commands import Prompt
 from protocol.wire.events import MessageEnd, ToolExecutionEnd
 from protocol.wire.messages import AssistantMessage, TextContent
@@ -18,7 +18,7 @@ from protocol.wire.messages import AssistantMessage, TextContent
 async def test_demo_runs_tools_in_real_pi_and_answers(tmp_path):
     (tmp_path / "README.md").write_text("# A demo project\n")
     config = build_launch(parse_args(["--demo", "--cwd", str(tmp_path)]))
-    client = RpcClient(config.argv, env=config.env, cwd=config.cwd)
+    client = local_client(config.argv, env=config.env, cwd=config.cwd)
     assert config.demo_server is not None
     scratch = config.demo_server.workdir / "scratch" / "greeter.py"
     settings = json.loads((config.demo_server.workdir / "agent" / "settings.json").read_text())

@@ -303,7 +303,7 @@ async def test_failed_command_is_success_false_and_call_raises(pi_client: RpcCli
 
 
 async def test_malformed_and_unknown_lines_get_error_responses(pi_client: RpcClient) -> None:
-    process = pi_client.process
+    process = pi_client.link.child
     assert process is not None and process.stdin is not None
     with Recorder(pi_client) as rec:
         process.stdin.write(b"{this is not json\n")
@@ -365,8 +365,8 @@ async def test_sigkill_mid_stream_reports_child_exited(pi_factory, pi_harness: P
     with Recorder(client) as rec:
         await client.call(Prompt(message="stream until killed"))
         await rec.wait_for(lambda r: isinstance(r, MessageUpdate) and isinstance(r.assistant_message_event, TextDelta))
-        assert client.process is not None
-        os.kill(client.process.pid, signal.SIGSTOP)  # a request that can never be answered
+        assert client.link.pid is not None
+        os.kill(client.link.pid, signal.SIGSTOP)  # a request that can never be answered
         pending = asyncio.create_task(client.request(GetState()))
         await asyncio.sleep(0.1)
         assert not pending.done()
@@ -408,5 +408,5 @@ async def test_close_shuts_down_in_order(pi_factory, pi_harness: PiHarness) -> N
 
     assert exited is not None and exited.returncode == 0
     assert exits == [exited]
-    assert client.process is not None and client.process.returncode == 0
+    assert client.link.returncode == 0
     assert await client.close() == exited, "closing twice is harmless"

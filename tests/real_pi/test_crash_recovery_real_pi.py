@@ -89,7 +89,7 @@ async def _kill_and_restart(app: PideckApp) -> None:
             pilot, lambda: app.client is not old and not bar.display and "pi restarted" in transcript_text(app),
             timeout=30, what="restart",
         )
-        assert app.client.running and app.client.argv[-2:] == ["--session", session_file]
+        assert app.client.running and app.client.link.argv[-2:] == ["--session", session_file]
         resumed = (await app.client.call(GetMessages())).messages
         assert [message_key(m) for m in resumed] == [message_key(m) for m in persisted]
         text = transcript_text(app)

@@ -28,7 +28,7 @@ from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
 from protocol.files.desk_file import desks
 from protocol.hold.ask import ask, held
-from protocol.hold.held_client import HeldChild
+from protocol.hold.held_link import HeldLink
 
 import pytest
 
@@ -57,23 +57,23 @@ async def test_every_windows_draft_is_kept_newest_first_and_put_back(pi_harness:
     said: list[str] = []
     async with a.run_test(size=SIZE) as pilot:
         await started(pilot)
-        number = a.client.hello["number"]
-        report = a.client.report_draft
-        a.client.report_draft = lambda draft: (said.append(draft), report(draft))  # type: ignore[method-assign]
+        number = a.client.hello.number
+        report = a.client.link.report_draft
+        a.client.link.report_draft = lambda draft: (said.append(draft), report(draft))  # type: ignore[method-assign]
         a.main.editor.insert("precious draft")
         await wait_until(pilot, lambda: said and said[-1] == "precious draft", what="the draft said to the holder")
-        process = a.client.process
-        assert isinstance(process, HeldChild)
-        await process.written(10)
-        process._writer.transport.abort()  # (the window is gone: nothing more from it)
+        link = a.client.link
+        assert isinstance(link, HeldLink) and link._writer is not None
+        await link.written(10)
+        link._writer.transport.abort()  # (the window is gone: nothing more from it)
         b = await windows(number)
         c = await windows(number)
         await _eventually(lambda: _drafts(holder_env) == ["precious draft"], "A's draft kept")
         a.exit()
     b.client.detach("draft in B")
-    await b.client.written(10)
+    await b.client.link.written(10)
     c.client.detach("")
-    await c.client.written(10)
+    await c.client.link.written(10)
     await _eventually(lambda: held(holder_env)[0]["windows"] == 0, "B and C gone")
     assert _drafts(holder_env) == ["draft in B", "precious draft"]
 
@@ -158,7 +158,7 @@ async def test_an_idle_held_pi_is_closed_and_comes_back_on_its_session_file(tmp_
         await wait_until(pilot, lambda: "said before it rested" in transcript_text(app) and not app.session.running,
                          timeout=60, what="the answer")
         app.main.editor.insert("unsent")
-        number, pid = app.client.hello["number"], app.client.hello["pid"]
+        number, pid = app.client.hello.number, app.client.hello.pid
         app.detach()
     save_held(app.held_at_exit(), app.held_stopped_at_exit(), parse_args([]), os.environ)  # (as pideck does at its exit)
     await _eventually(lambda: not _alive(pid) and [pi["pid"] for pi in held(holder_env)] == [None], "the idle pi closed")

@@ -1,7 +1,7 @@
 """Held pis (protocol/hold/): the real pi in a real holder, reached by windows' clients.
 
 Each test has a holder folder of its own (XDG_RUNTIME_DIR), and every pi it holds is stopped
-at its end. A window here is a `HeldClient`, as pideck makes one (app/pi/early_start.py).
+at its end. A window here is a held client (protocol/hold/held_link.py), as pideck makes one (app/pi/early_start.py).
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ from app.scripted_model.scenarios import long_stream
 from app.scripted_model.server import Reply
 from protocol.hold import frames
 from protocol.hold.ask import ask, held
-from protocol.hold.held_client import HOLDER_GONE, HeldClient
+from protocol.hold.held_link import HOLDER_GONE, held_client
 from protocol.hold.place import SOCKET_NAME, hold_dir
-from protocol.wire.client import ChildExited
+from protocol.wire.client import ChildExited, RpcClient
 from protocol.wire.commands import ExtensionUIResponse, FollowUp, GetMessages, GetState, Prompt
 from protocol.wire.events import AgentSettled, MessageUpdate, TextDelta
 from protocol.wire.messages import AssistantMessage, UserMessage
@@ -56,7 +56,7 @@ pytestmark = pytest.mark.pi
 class Window:
     """One window's client of a held pi, with every record it read."""
 
-    def __init__(self, client: HeldClient) -> None:
+    def __init__(self, client: RpcClient) -> None:
         self.client = client
         self.records: list[Any] = []
         client.add_listener(self.records.append)
@@ -80,10 +80,10 @@ class Window:
 @pytest.fixture
 async def windows(pi_harness: PiHarness, holder_env: dict[str, str]) -> AsyncIterator[Any]:
     """`await windows()` starts a held pi in a new window; `await windows(number)` attaches."""
-    opened: list[HeldClient] = []
+    opened: list[RpcClient] = []
 
     async def open_window(number: int | None = None, extensions: tuple[Path, ...] = ()) -> Window:
-        client = HeldClient(pi_harness.make_argv(extensions=extensions), holder_env=holder_env, number=number,
+        client = held_client(pi_harness.make_argv(extensions=extensions), holder_env=holder_env, number=number,
                             env=pi_harness.env, cwd=pi_harness.cwd)
         window = Window(client)
         opened.append(client)
@@ -104,7 +104,7 @@ async def test_a_flood_left_at_a_third_is_whole_when_attached(pi_harness: PiHarn
     reply = long_stream(3000)
     pi_harness.model.queue(Reply(deltas=reply.deltas, delay=0.0005))
     first = await windows()
-    number = first.client.hello["number"]
+    number = first.client.hello.number
     await first.client.call(Prompt(message="flood"))
     await first.wait(lambda: len(first.deltas()) >= 1000, "a third of the flood")
     first.client.detach()
@@ -123,7 +123,7 @@ async def test_a_run_that_ended_unwatched_is_listed_done_then_attached_whole(pi_
     pi_harness.reset_model()
     pi_harness.model.queue(Reply(text="The whole answer, said while nobody watched.", chunk_chars=3, delay=0.01))
     first = await windows()
-    number = first.client.hello["number"]
+    number = first.client.hello.number
     await first.client.call(Prompt(message="answer"))
     await first.wait(lambda: first.deltas(), "the reply's start")
     first.client.detach()
@@ -138,7 +138,7 @@ async def test_a_run_that_ended_unwatched_is_listed_done_then_attached_whole(pi_
 
 async def test_a_dialog_asked_while_detached_is_answered_after_attaching(pi_harness: PiHarness, windows: Any) -> None:
     first = await windows(extensions=(UI_EVERYTHING,))
-    number = first.client.hello["number"]
+    number = first.client.hello.number
     asked = asyncio.ensure_future(first.client.call(Prompt(message="/ui-dialogs"), timeout=None))
     await first.wait(lambda: first.of(SelectRequest), "the select dialog")
     first.client.detach()
@@ -159,7 +159,7 @@ async def test_two_windows_share_one_pi(pi_harness: PiHarness, windows: Any) -> 
     pi_harness.model.queue(Reply(text="slow " * 40, chunk_chars=5, delay=0.02), Reply(text="Second."),
                            Reply(text="Third."), Reply(text="After the other left."))
     a = await windows(extensions=(UI_EVERYTHING,))
-    b = await windows(a.client.hello["number"])
+    b = await windows(a.client.hello.number)
     await a.client.call(Prompt(message="first"))
     await b.wait(lambda: b.deltas(), "the first reply, in the second window")
     await b.client.call(FollowUp(message="second"))
@@ -191,7 +191,7 @@ async def test_the_holder_killed_mid_run_is_said_and_pi_goes(pi_harness: PiHarne
     pi_harness.reset_model()
     pi_harness.model.queue(Reply(text="never finished " * 200, chunk_chars=4, delay=0.01))
     window = await windows()
-    pid = window.client.hello["pid"]
+    pid = window.client.hello.pid
     await window.client.call(Prompt(message="go"))
     await window.wait(lambda: window.deltas(), "the reply's start")
     holder = ask({"op": "list"}, holder_env)
@@ -210,7 +210,7 @@ async def test_hostile_peers_stop_nothing(pi_harness: PiHarness, windows: Any, h
     reply = long_stream(1500)
     pi_harness.model.queue(Reply(deltas=reply.deltas, delay=0.0005))
     window = await windows()
-    number = window.client.hello["number"]
+    number = window.client.hello.number
     path = str(hold_dir(holder_env) / SOCKET_NAME)
     sleeper = socket.socket(socket.AF_UNIX)
     sleeper.connect(path)
@@ -312,11 +312,11 @@ async def test_pideck_attached_after_a_hang_up_shows_the_flood_as_an_unbroken_ru
 
 async def test_a_held_pi_nobody_watches_or_uses_is_closed_after_its_idle_time(pi_harness: PiHarness,
                                                                              holder_env: dict[str, str]) -> None:
-    client = HeldClient(pi_harness.make_argv(), holder_env=holder_env, env=pi_harness.env, cwd=pi_harness.cwd,
+    client = held_client(pi_harness.make_argv(), holder_env=holder_env, env=pi_harness.env, cwd=pi_harness.cwd,
                         idle_close=1.0)
     await client.start()
     await client.call(GetState(), timeout=30)
-    pid = client.hello["pid"]
+    pid = client.hello.pid
     assert [pi["state"] for pi in held(holder_env)] == ["idle"]
     client.detach()
     waited = time.monotonic()
@@ -377,13 +377,13 @@ async def test_a_window_that_quits_leaves_pi_to_another_that_shows_it(pi_harness
                                                                      holder_env: dict[str, str]) -> None:
     """A quit closes pi in order, but not from under another window: that one keeps it."""
     a = await windows()
-    b = await windows(a.client.hello["number"])
+    b = await windows(a.client.hello.number)
     await b.client.close()
-    assert b.client.kept
+    assert b.client.link.kept
     assert [pi["windows"] for pi in held(holder_env)] == [1]
     await a.client.call(GetState())  # the other window's pi answers still
     await a.client.close()
-    assert not a.client.kept
+    assert not a.client.link.kept
     assert held(holder_env) == []
 
 
@@ -392,14 +392,14 @@ async def test_a_window_still_attaching_keeps_pi_when_the_other_quits(pi_harness
     """B attaches while pi is stopped (its cut waits for pi's messages); A quits meanwhile:
     B counts as a window, so A leaves pi to it and B gets its cut once pi goes on."""
     a = await windows()
-    pid = a.client.hello["pid"]
+    pid = a.client.hello.pid
     os.kill(pid, signal.SIGSTOP)
     try:
-        b = HeldClient(pi_harness.make_argv(), holder_env=holder_env, number=a.client.hello["number"])
+        b = held_client(pi_harness.make_argv(), holder_env=holder_env, number=a.client.hello.number)
         attaching = asyncio.ensure_future(b.start())
-        await a.wait(lambda: b.hello, "the second window's hello")
+        await a.wait(lambda: b.link.hello, "the second window's hello")
         await a.client.close()
-        assert a.client.kept, "the quit stopped pi under a window still attaching"
+        assert a.client.link.kept, "the quit stopped pi under a window still attaching"
     finally:
         with contextlib.suppress(ProcessLookupError):  # (gone, where the quit stopped it)
             os.kill(pid, signal.SIGCONT)

@@ -14,7 +14,7 @@ from tests.load import out_of_time
 from tests.pi_harness import PiHarness
 
 from protocol.hold.ask import ask
-from protocol.hold.held_client import HeldClient
+from protocol.hold.held_link import held_client
 from protocol.hold.place import LOCK_NAME, SOCKET_NAME, hold_dir
 from protocol.wire.commands import GetState
 
@@ -43,7 +43,7 @@ async def test_a_signal_ends_the_holder_in_order(pi_harness: PiHarness, holder_e
     """The window is told why, pi is closed (stdin first: it exits 0), the socket and the
     lock are gone, and the next window starts a holder of its own."""
     folder = hold_dir(holder_env)
-    client = HeldClient(pi_harness.make_argv(), holder_env=holder_env, env=pi_harness.env, cwd=pi_harness.cwd)
+    client = held_client(pi_harness.make_argv(), holder_env=holder_env, env=pi_harness.env, cwd=pi_harness.cwd)
     await client.start()
     assert client.exited is None, client.exited
     await client.call(GetState(), timeout=30)
@@ -58,7 +58,7 @@ async def test_a_signal_ends_the_holder_in_order(pi_harness: PiHarness, holder_e
     await until(lambda: not alive(pi) and not alive(holder), "pi and the holder to end")
     assert not (folder / SOCKET_NAME).exists() and not (folder / LOCK_NAME).exists()
     assert f"holder {holder} done ({name})" in (folder / "holder.log").read_text()
-    again = HeldClient(pi_harness.make_argv(), holder_env=holder_env, env=pi_harness.env, cwd=pi_harness.cwd)
+    again = held_client(pi_harness.make_argv(), holder_env=holder_env, env=pi_harness.env, cwd=pi_harness.cwd)
     await again.start()
     try:
         assert again.exited is None, again.exited

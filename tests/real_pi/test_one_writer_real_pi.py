@@ -27,7 +27,7 @@ from app.view_app import ViewApp
 from protocol.files.view_client import ViewClient
 from protocol.hold import session_claims
 from protocol.hold.ask import ask, held
-from protocol.hold.held_client import HeldClient
+from protocol.hold.held_link import held_client
 from protocol.hold.place import hold_dir
 from protocol.wire.commands import GetState
 
@@ -256,12 +256,12 @@ async def test_a_restart_on_a_session_a_held_pi_has_now_attaches_to_it(tmp_path:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         claimed = session_claims.owner(session_file, None)
-        assert claimed is not None and claimed["pi_pid"] == app.client.process.pid
+        assert claimed is not None and claimed["pi_pid"] == app.client.link.pid
         kill_group(app.client)
         await wait_until(pilot, lambda: app.main.check_action("restart_pi", ()) is True
                          and session_claims.owner(session_file, None) is None, timeout=30,
                          what="the crash, and the file free")
-        other = HeldClient(pi_harness.make_argv(session_dir=sessions, extra_args=["--session", session_file]),
+        other = held_client(pi_harness.make_argv(session_dir=sessions, extra_args=["--session", session_file]),
                            holder_env=holder_env, env=pi_harness.env, cwd=pi_harness.cwd)
         await other.start()
         await other.call(GetState(), timeout=30)

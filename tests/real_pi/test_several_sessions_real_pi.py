@@ -62,7 +62,7 @@ async def test_three_pis_at_once_each_reply_and_dialog_in_its_own_session(pi_har
         await started(pilot)
         await open_session(pilot, tmp_path / "two", 2)
         await open_session(pilot, tmp_path / "three", 3)
-        pids = {slot.pi.client.process.pid for slot in app.slots if slot.pi.client.process is not None}
+        pids = {slot.pi.client.link.pid for slot in app.slots if slot.pi.client.link.pid is not None}
         assert len(pids) == 3, "each session has its own pi"
         assert [slot.pi.cwd for slot in app.slots[1:]] == [(tmp_path / "two").resolve(), (tmp_path / "three").resolve()]
 

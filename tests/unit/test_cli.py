@@ -192,7 +192,7 @@ def test_main_runs_the_app_then_stops_the_demo(pi_flag, monkeypatch):
 
         def run_app(self, signals, runner) -> int:
             assert seen[0].demo_server.workdir.exists()
-            assert self.client.running and self.client.process is None, "pi was spawned before the app was made (and not read yet)"
+            assert self.client.running and self.client.link.child is None, "pi was spawned before the app was made (and not read yet)"
             runner.run(self.client.start())
             runner.run(self.client.close())
             runner.close()

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from protocol.wire.spawn import PIPE_SIZE
-from protocol.wire.client import RpcClient
+from protocol.wire.local_link import local_client
 from protocol.wire.events import AgentStart
 
 # Says it is up, waits for a line on stdin, writes `count` agent_start records
@@ -28,10 +28,10 @@ time.sleep(30)
 
 
 async def test_stdout_pipe_is_widened() -> None:
-    client = RpcClient([sys.executable, "-c", "import time; time.sleep(30)"])
+    client = local_client([sys.executable, "-c", "import time; time.sleep(30)"])
     await client.start()
     try:
-        pipe = client.process.popen.stdout  # type: ignore[union-attr]
+        pipe = client.link.child.popen.stdout  # type: ignore[union-attr]
         assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_SIZE
     finally:
         client.kill()
@@ -41,7 +41,7 @@ async def test_stdout_pipe_is_widened() -> None:
 async def test_pi_finishes_writing_while_the_loop_is_busy(tmp_path: Path) -> None:
     count = 1000
     done_file = tmp_path / "done"
-    client = RpcClient([sys.executable, "-c", FLOOD, str(count), str(done_file)])
+    client = local_client([sys.executable, "-c", FLOOD, str(count), str(done_file)])
     seen: list[object] = []
     client.add_listener(lambda record: seen.append(record) if isinstance(record, AgentStart) else None)
     await client.start()
@@ -51,8 +51,8 @@ async def test_pi_finishes_writing_while_the_loop_is_busy(tmp_path: Path) -> Non
                 break
             await asyncio.sleep(0.02)
         busy_from = time.time()
-        assert client.process is not None and client.process.stdin is not None
-        client.process.stdin.write(b"go\n")  # written at once: the pipe to the child is empty
+        assert client.link.child is not None
+        client.link.child.stdin.write(b"go\n")  # written at once: the pipe to the child is empty
         time.sleep(1.0)  # the loop is blocked, as by a very slow frame: nothing reads the pipe
         busy_until = time.time()
         for _ in range(500):

@@ -23,7 +23,9 @@ from tests.held_holder import holder_in_loop
 from tests.pi_harness import Recorder, kill_group
 
 import protocol.wire.client as client_module
+import protocol.wire.local_link as local_link
 from protocol.wire.client import ChildExited, RpcClient, RpcDataError, RpcError
+from protocol.wire.local_link import local_client
 from protocol.wire.codec import ProtocolError, Unknown
 from protocol.wire.commands import GetCommands, GetLastAssistantText, GetMessages, GetState, GetTree, Prompt
 from protocol.wire.events import AgentStart, BashExecutionUpdate
@@ -110,7 +112,7 @@ async def start_fake() -> AsyncIterator[StartFake]:
     clients: list[RpcClient] = []
 
     async def start(*actions: list[Any], listeners: tuple[Callable[[Any], None], ...] = (), **kwargs: Any) -> tuple[RpcClient, Recorder]:
-        client = RpcClient(fake(*actions), **kwargs)
+        client = local_client(fake(*actions), **kwargs)
         clients.append(client)
         for listener in listeners:
             client.add_listener(listener)
@@ -134,14 +136,14 @@ async def start_either(request: pytest.FixtureRequest, start_fake: StartFake, tm
     if request.param == "own":
         yield start_fake
         return
-    from protocol.hold.held_client import HeldClient
+    from protocol.hold.held_link import held_client
 
     clients: list[RpcClient] = []
     async with holder_in_loop(tmp_path / "run") as held:
 
         async def start(*actions: list[Any], listeners: tuple[Callable[[Any], None], ...] = (),
                         **kwargs: Any) -> tuple[RpcClient, Recorder]:
-            client = HeldClient(fake(*actions), holder_env=held.env, **kwargs)
+            client = held_client(fake(*actions), holder_env=held.env, **kwargs)
             clients.append(client)
             for listener in listeners:
                 client.add_listener(listener)
@@ -267,7 +269,7 @@ async def test_an_unreadable_response_fails_its_request_at_once(
 
 
 async def test_a_response_too_long_to_keep_fails_its_request(start_fake: StartFake, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client_module, "MAX_LINE", 100_000)
+    monkeypatch.setattr(local_link, "MAX_LINE", 100_000)
     head = '{"id":"broken","type":"response","command":"get_messages","success":true,"data":"'
     # 2 MB: more than one read takes, so the reader sees more than MAX_LINE without a newline
     client, _ = await start_fake(["read", 1], ["padded", head, 2_000_000, '"}\n'], ["echo"])
@@ -427,7 +429,7 @@ async def test_a_pi_that_closes_stdout_but_keeps_running_is_ended(start_either: 
 
 
 async def test_missing_executable_reports_child_exited(tmp_path: Path) -> None:
-    client = RpcClient([str(tmp_path / "no-such-pi"), "--mode", "rpc"])
+    client = local_client([str(tmp_path / "no-such-pi"), "--mode", "rpc"])
     rec = Recorder(client)
 
     await client.start()  # does not raise
@@ -436,7 +438,7 @@ async def test_missing_executable_reports_child_exited(tmp_path: Path) -> None:
     assert exited.returncode is None
     assert exited.error is not None and "cannot start" in exited.error and "no-such-pi" in exited.error
     assert "No such file or directory" in exited.error
-    assert client.exited == exited and not client.running and client.process is None
+    assert client.exited == exited and not client.running and client.link.child is None
     assert await asyncio.wait_for(client.wait_closed(), 1) == exited
     with pytest.raises(RpcError, match="not running"):
         await client.request(GetState())
@@ -446,7 +448,7 @@ async def test_missing_executable_reports_child_exited(tmp_path: Path) -> None:
 
 
 async def test_close_before_start_is_harmless() -> None:
-    client = RpcClient([sys.executable, "-c", "pass"])
+    client = local_client([sys.executable, "-c", "pass"])
     assert await client.close() is None
     assert not client.running
 
@@ -485,9 +487,9 @@ async def test_close_escalates_to_sigkill_when_sigterm_is_ignored(start_fake: St
     elapsed = loop.time() - started
     assert exited is not None and exited.returncode == -signal.SIGKILL
     assert 0.6 <= elapsed < 4.0
-    assert client.process is not None
+    assert client.link.pid is not None
     with pytest.raises(ProcessLookupError):
-        os.kill(client.process.pid, 0)
+        os.kill(client.link.pid, 0)
 
 
 async def test_exit_is_seen_while_a_grandchild_holds_the_pipes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -495,7 +497,7 @@ async def test_exit_is_seen_while_a_grandchild_holds_the_pipes(monkeypatch: pyte
     monkeypatch.setattr(client_module, "EXIT_DRAIN_TIMEOUT", 0.3)
     spawn = ("import subprocess, sys; p = subprocess.Popen(['sleep', '30']); "
              "print('{\"type\":\"bash_execution_update\",\"delta\":\"%d\"}' % p.pid, flush=True)")
-    client = RpcClient([sys.executable, "-c", spawn])
+    client = local_client([sys.executable, "-c", spawn])
     rec = Recorder(client)
     await client.start()
     try:
@@ -509,11 +511,11 @@ async def test_exit_is_seen_while_a_grandchild_holds_the_pipes(monkeypatch: pyte
 
 
 async def test_an_argument_no_process_can_be_given_reports_child_exited() -> None:
-    client = RpcClient(["pi", "--model", "a\0b"])  # (a NUL byte: execve cannot take it)
+    client = local_client(["pi", "--model", "a\0b"])  # (a NUL byte: execve cannot take it)
     rec = Recorder(client)
 
     await client.start()  # does not raise
 
     (exited,) = rec.of_type(ChildExited)
     assert exited.error is not None and "cannot start 'pi'" in exited.error and "null" in exited.error
-    assert not client.running and client.process is None
+    assert not client.running and client.link.child is None

@@ -21,7 +21,6 @@ from app.terminal.say import say
 from protocol.hold import frames
 from protocol.hold.ask import ask
 from protocol.hold.early import start_holder
-from protocol.hold.held_client import Chunks
 from protocol.hold.place import SOCKET_NAME, UnsafePlace, hold_dir
 
 
@@ -132,21 +131,6 @@ def _as_nobody(folder: Path) -> str:
         return pipe.read().decode()
 
 
-async def test_a_call_in_the_stream_comes_after_the_lines_before_it() -> None:
-    chunks = Chunks(16)
-    handled: list[str] = []
-    for item in (b"a\n", b"b\n", lambda: handled.append("call"), b"c\n"):
-        await chunks.put(item)  # type: ignore[arg-type]
-    await chunks.put(None)
-    first = await chunks.read(1 << 20)
-    assert first == b"a\nb\n" and handled == []
-    handled.append("lines a, b")
-    assert await chunks.read(1 << 20) == b"c\n"
-    assert handled == ["lines a, b", "call"]
-    assert await chunks.read(1 << 20) == b""
-    assert await asyncio.wait_for(chunks.read(1), 1) == b""
-
-
 def test_attach_reads_its_numbers_then_the_options() -> None:
     assert attach_args(["2", "5", "--cwd", "x"]) == ([2, 5], ["--cwd", "x"])
     assert attach_args([]) == ([], [])
@@ -172,12 +156,12 @@ def test_a_listed_line_shows_a_hostile_folder_name_as_data() -> None:
 
 
 async def test_a_holder_folder_open_to_others_is_said_as_pi_not_starting(tmp_path: Path) -> None:
-    from protocol.hold.held_client import HeldClient
+    from protocol.hold.held_link import held_client
 
     runtime = tmp_path / "run"
     (runtime / "pideck").mkdir(parents=True, mode=0o700)
     (runtime / "pideck").chmod(0o777)
-    client = HeldClient(["pi"], holder_env={"XDG_RUNTIME_DIR": str(runtime)})
+    client = held_client(["pi"], holder_env={"XDG_RUNTIME_DIR": str(runtime)})
     await client.start()
     assert client.exited is not None and client.exited.error is not None
     assert "open to other users" in client.exited.error
@@ -335,7 +319,7 @@ async def test_a_window_that_reads_nothing_for_a_while_is_caught_up_never_let_go
     as often as it falls behind; when it reads again it has its connection, and from its
     last cut on the run whole, in order, to its end."""
     from protocol.hold import held_pi
-    from protocol.hold.held_client import HeldClient
+    from protocol.hold.held_link import held_client
     from protocol.wire.commands import GetState, Prompt
     from protocol.wire.events import AgentSettled
     from tests.held_holder import RawWindow, flood_stream, holder_in_loop
@@ -344,12 +328,12 @@ async def test_a_window_that_reads_nothing_for_a_while_is_caught_up_never_let_go
     monkeypatch.setattr(held_pi, "BEHIND_LIMIT", 1 << 20)
     stream = flood_stream(tmp_path / "flood.jsonl", 100_000)  # ~12 MB
     async with holder_in_loop(tmp_path / "run") as held:
-        fast = HeldClient([sys.executable, str(FAKE_PI), "--stream", str(stream), "--rate", "2000/10"],
+        fast = held_client([sys.executable, str(FAKE_PI), "--stream", str(stream), "--rate", "2000/10"],
                           holder_env=held.env)
         records = Recorder(fast)
         await fast.start()
         await fast.call(GetState(), timeout=30)
-        slow = await RawWindow.attach(held.env, fast.hello["number"])
+        slow = await RawWindow.attach(held.env, fast.hello.number)
         await slow.read_until(lambda window: any(kind == frames.MESSAGES for kind, _ in window.frames))
         await fast.call(Prompt(message="flood"), timeout=30)
         await records.wait_for(AgentSettled, timeout=60)
@@ -372,15 +356,15 @@ async def test_a_window_that_reads_nothing_for_a_while_is_caught_up_never_let_go
 async def test_a_window_whose_link_to_the_holder_broke_attaches_again(tmp_path: Path) -> None:
     """The window's connection breaks while its holder and pi go on: it attaches again to the
     same pi, drawn again from a cut, where it said the holder had gone and offered to start pi."""
-    from protocol.hold.held_client import HeldClient
-    from protocol.wire.client import ChildExited
+    from protocol.hold.held_link import held_client
+    from protocol.wire.client import ChildExited, RpcClient
     from protocol.wire.commands import GetState
     from protocol.wire.extension_ui import CaughtUp
     from tests.held_holder import holder_in_loop
     from tests.pi_harness import FAKE_PI, Recorder
 
     async with holder_in_loop(tmp_path / "run") as held:
-        window = HeldClient([sys.executable, str(FAKE_PI)], holder_env=held.env)
+        window = held_client([sys.executable, str(FAKE_PI)], holder_env=held.env)
         records = Recorder(window)
         await window.start()
         await window.call(GetState(), timeout=30)
@@ -403,7 +387,7 @@ async def test_a_run_the_disk_will_not_take_costs_the_live_window_nothing(
     import tempfile as tempfile_module
 
     from protocol.hold import held_pi
-    from protocol.hold.held_client import HeldClient
+    from protocol.hold.held_link import held_client
     from protocol.wire.commands import Abort, GetState, Prompt
     from protocol.wire.events import AgentSettled, BashExecutionUpdate
     from protocol.wire.extension_ui import NotifyRequest
@@ -419,13 +403,13 @@ async def test_a_run_the_disk_will_not_take_costs_the_live_window_nothing(
     stream = flood_stream(tmp_path / "flood.jsonl", 3000, pad=300)  # ~1 MB
     async with holder_in_loop(tmp_path / "run") as held:
         argv = [sys.executable, str(FAKE_PI), "--stream", str(stream), "--stop-after", "2501"]
-        live = HeldClient(argv, holder_env=held.env)
+        live = held_client(argv, holder_env=held.env)
         seen = Recorder(live)
         await live.start()
         await live.call(GetState(), timeout=30)
         await live.call(Prompt(message="flood"), timeout=30)
         await seen.wait_for(lambda record: len(seen.of_type(BashExecutionUpdate)) == 2500, timeout=60)
-        later = HeldClient(argv, holder_env=held.env, number=live.hello["number"])
+        later = held_client(argv, holder_env=held.env, number=live.hello.number)
         told = Recorder(later)
         await later.start()
         note = await told.wait_for(NotifyRequest, timeout=30)
@@ -483,8 +467,8 @@ async def test_a_run_of_more_than_64_mb_is_attached_whole(tmp_path: Path) -> Non
     """A run whose records are 70 MB (a minute of a verbose build's output), in a real holder:
     a window attaching gets it whole, in order, where it was let go for reading too slowly
     what the holder wrote in one step."""
-    from protocol.hold.held_client import HeldClient
-    from protocol.wire.client import ChildExited
+    from protocol.hold.held_link import held_client
+    from protocol.wire.client import ChildExited, RpcClient
     from protocol.wire.commands import GetState, Prompt
     from protocol.wire.events import BashExecutionUpdate
     from tests.held_holder import flood_stream
@@ -497,8 +481,8 @@ async def test_a_run_of_more_than_64_mb_is_attached_whole(tmp_path: Path) -> Non
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
     argv = [sys.executable, str(FAKE_PI), "--stream", str(stream), "--stop-after", str(records + 1)]
 
-    async def window(number: int | None = None) -> tuple[HeldClient, list[str], asyncio.Event]:
-        client = HeldClient(argv, holder_env=env, number=number)
+    async def window(number: int | None = None) -> tuple[RpcClient, list[str], asyncio.Event]:
+        client = held_client(argv, holder_env=env, number=number)
         deltas: list[str] = []
         whole = asyncio.Event()
 
@@ -521,7 +505,7 @@ async def test_a_run_of_more_than_64_mb_is_attached_whole(tmp_path: Path) -> Non
         await first.call(Prompt(message="flood"), timeout=30)
         await asyncio.wait_for(first_whole.wait(), 100)
         first.detach()
-        later, deltas, whole = await window(first.hello["number"])
+        later, deltas, whole = await window(first.hello.number)
         await asyncio.wait_for(whole.wait(), 100)
         assert later.exited is None, later.exited
         assert deltas == [f"{n:08d}" for n in range(records)]

@@ -364,7 +364,7 @@ async def test_a_window_told_the_holder_is_ending_starts_a_new_one() -> None:
     import sys
     import threading
 
-    from protocol.hold.held_client import HeldClient
+    from protocol.hold.held_link import held_client
 
     runtime = Path(tempfile.mkdtemp(prefix="pideck-test-run-"))
     env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
@@ -384,11 +384,11 @@ async def test_a_window_told_the_holder_is_ending_starts_a_new_one() -> None:
 
     ending = threading.Thread(target=ending_holder)
     ending.start()
-    client = HeldClient([sys.executable, str(Path(__file__).parents[1] / "fake_pi.py")], holder_env=env, env=env)
+    client = held_client([sys.executable, str(Path(__file__).parents[1] / "fake_pi.py")], holder_env=env, env=env)
     try:
         await asyncio.wait_for(client.start(), 60)
         assert client.exited is None, client.exited
-        assert isinstance(client.hello.get("number"), int)
+        assert isinstance(client.hello.number, int)
         assert (ask({"op": "list"}, env) or {}).get("pis"), "a new holder holds the window's pi"
     finally:
         ending.join(30)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.pi.crash_recovery import resume_argv
+from app.pi.args import resume_argv
 from app.resume_commands import resume_command
 from app.pi.args import opening_session
 from protocol.wire.responses import SessionState

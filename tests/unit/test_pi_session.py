@@ -138,7 +138,7 @@ async def test_a_crash_is_model_state_and_a_restart_clears_it(tmp_path: Path) ->
         assert session.can_restart()
         await session.restart()
         assert session.client.running and session.model.life.crash is None and not session.model.life.notice
-        assert not session.recovery.restarting and not session.model.life.restarting
+        assert not session.restarting and not session.model.life.restarting
         assert any(getattr(item, "title", "").startswith("pi restarted") for item in session.model.items)
     finally:
         await session.close()

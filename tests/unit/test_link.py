@@ -1,0 +1,108 @@
+"""The links to pi (protocol/wire/link.py) against what the client needs of them, one suite
+that a pi of the window's own (`LocalLink`) and a pi the holder keeps (`HeldLink`, on a
+holder in the test's loop) both pass: lines in order, the exit status, the end in order, the
+detach each allows."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from protocol.hold.held_link import HeldLink
+from protocol.wire.link import Link, LinkError
+from protocol.wire.local_link import LocalLink
+from tests.held_holder import holder_in_loop
+from tests.unit.test_client_unit import fake
+
+MakeLink = Callable[..., Link]
+
+
+@pytest.fixture(params=["own", "held"])
+async def make_link(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MakeLink]:
+    """`make_link(*actions)`: the link to tests/unit/test_client_unit.py's fake pi playing
+    `actions`, not started; each is ended at the test's end."""
+    links: list[Link] = []
+    if request.param == "own":
+        def make(*actions: list[Any]) -> Link:
+            links.append(LocalLink(fake(*actions)))
+            return links[-1]
+
+        yield make
+        for link in links:
+            link.kill()
+        return
+    async with holder_in_loop(tmp_path / "run") as held:
+        def make_held(*actions: list[Any]) -> Link:
+            links.append(HeldLink(fake(*actions), holder_env=held.env, env=held.env))
+            return links[-1]
+
+        yield make_held
+        for link in links:
+            link.close_pipes()
+
+
+async def read_all(link: Link, timeout: float = 30.0) -> list[Any]:
+    """What the link hands on from pi's stdout, to its end."""
+    items: list[Any] = []
+    async with asyncio.timeout(timeout):
+        while got := await link.read():
+            items += got
+    return items
+
+
+def line(record: dict[str, Any]) -> bytes:
+    return json.dumps(record).encode()
+
+
+async def test_pi_s_lines_come_whole_in_order_then_its_exit_status(make_link: MakeLink) -> None:
+    link = make_link(["many", 5000], ["raw", "a\r\nb\n\nc"], ["exit", 3])
+    start = await link.start()
+    assert (start.hello is not None) == (link.held is not None) and start.snapshot is None
+    items = await read_all(link)
+    expected = [b'{"type":"bash_execution_update","delta":"%d"}' % index for index in range(5000)]
+    assert [item for item in items if item] == [*expected, b"a", b"b", b"c"], "split on LF once, a CR before it dropped"
+    await asyncio.wait_for(asyncio.shield(link.exited), 30)
+    assert link.returncode == 3 and link.exit_error is None
+
+
+async def test_end_closes_stdin_then_terms_then_kills(make_link: MakeLink) -> None:
+    gentle = make_link(["echo"], ["exit", 7])  # ends when its stdin closes
+    await gentle.start()
+    await gentle.end(5.0, 5.0)
+    assert gentle.exited.done() and gentle.returncode == 7
+
+    stubborn = make_link(["ignore_term"], ["emit", {"type": "agent_start"}], ["hang"])
+    await stubborn.start()
+    assert await asyncio.wait_for(stubborn.read(), 30) == [line({"type": "agent_start"})], "SIGTERM ignored from now"
+    loop = asyncio.get_running_loop()
+    begun = loop.time()
+    await stubborn.end(0.2, 0.2)
+    assert stubborn.exited.done() and stubborn.returncode == -9, "SIGKILLed once stdin and SIGTERM were not enough"
+    assert loop.time() - begun >= 0.4, "each step given its grace"
+
+
+async def test_a_detach_is_refused_by_a_pi_of_the_window_s_own_only(make_link: MakeLink) -> None:
+    link = make_link(["echo"])
+    await link.start()
+    if link.held is None:
+        with pytest.raises(LinkError, match="cannot go on without it"):
+            link.detach("draft")
+        assert not link.exited.done()
+        return
+    link.detach("draft")
+    assert await read_all(link) == []
+    await asyncio.wait_for(asyncio.shield(link.exited), 10)
+    assert link.returncode is None and link.exit_error is None and not link.kept, "pi goes on in the holder"
+
+
+async def test_a_pi_that_cannot_start_is_said_as_a_link_error(make_link: MakeLink, tmp_path: Path) -> None:
+    link = make_link()
+    link.argv[:] = [str(tmp_path / "no-such-pi")]
+    with pytest.raises(LinkError, match="cannot start .*No such file or directory"):
+        await link.start()
+    assert not link.spawned
