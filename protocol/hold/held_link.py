@@ -25,7 +25,7 @@ from protocol.hold import frames
 from protocol.hold.early import HoldError, holder_socket, spawn_request
 from protocol.wire.child import end
 from protocol.wire.client import RpcClient
-from protocol.wire.codec import decode
+from protocol.wire.codec import ProtocolError, decode
 from protocol.wire.extension_ui import CaughtUp, DialogAnswered
 from protocol.wire.link import Hello, LinkError, Relinked, Snapshot, Start
 from protocol.wire.redact import Redactor
@@ -259,6 +259,10 @@ class HeldLink:
         elif op == "left":
             self.kept = True
             self.exited.set_result(None)
+        elif op == "dropped" and isinstance(head := message.get("head"), str):  # (a line of pi's too long to keep)
+            size = size if isinstance(size := message.get("size"), int) else 0
+            raw = head.encode("utf-8", "replace")
+            await self._out.put([ProtocolError(raw=raw, error=f"line longer than {size:,} bytes; dropped")])
         elif op == "answered" and isinstance(message.get("id"), str):
             await self._out.put([DialogAnswered(id=message["id"])])
 

@@ -37,12 +37,13 @@ from protocol.numbers import parse_int
 from protocol.wire.child import Child, connect, end
 from protocol.wire.client import STDOUT_CLOSED, STDOUT_CLOSED_GRACE
 from protocol.wire.framing import LineFramer
+from protocol.wire.link import LOGGED
 from protocol.wire.spawn import spawn
 
 RUN_MEMORY = 8 << 20  # bytes of a run's records kept in memory; beyond, on disk
 SPOOL_FALLBACK = 64 << 20  # bytes of them kept in memory beyond that where the disk refuses them
 SECTION_CHUNK = 1 << 20  # bytes of the spool read in one step for a window catching up
-MAX_LINE = 512 << 20  # as the window's client: a longer line is dropped
+MAX_LINE = 512 << 20  # as a pi of the window's own: a longer line is dropped (its head said to the windows)
 STDERR_KEPT = 256 << 10  # bytes of pi's stderr a window attaching gets
 # bytes of live output a window may leave unread before it is caught up (a setting for the tests)
 BEHIND_LIMIT = parse_int(os.environ.get("PIDECK_HOLD_BEHIND", ""), 64 << 20, low=1)
@@ -535,8 +536,11 @@ class HeldPi:
                     self.log(f"pi {self.number}: a line could not be handled ({exc!r}); it went to no window")
             self._flush()
             if framer.pending > MAX_LINE:
-                framer.drop(0)
+                size = framer.pending
+                head = framer.cut(LOGGED).decode("utf-8", "replace")
                 self.log(f"pi {self.number}: a line over {MAX_LINE:,} bytes dropped")
+                for watcher in tuple(self.watchers):  # (as a window's own pi's: a request it answered fails)
+                    watcher.send(frames.control(op="dropped", head=head, size=size))
 
     def _flush(self) -> None:
         for watcher in tuple(self.watchers):

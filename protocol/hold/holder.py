@@ -18,7 +18,9 @@ A watching connection sends `i` frames (lines for pi) and controls `close_stdin`
 closed; only the window leaves while another one watches, and is told `left`), `signal`,
 `draft` (the text typed and not sent, in pieces: `text`, `more` while one follows; when the
 window leaves it is kept for the next, which `list` gives with `drafts`, and an attach's
-`drafts` names those the window took) and `detach`. A pi closed idle is listed on (no pid,
+`drafts` names those the window took) and `detach`. A line of pi's too long to keep is
+dropped, and each watching window told `{"op": "dropped", "head": ..., "size": N}` in its
+place (a request it answered fails, as with a pi of the window's own). A pi closed idle is listed on (no pid,
 its `session_file`) until a spawn that `resumes` its number starts it again on that file.
 Peers of another uid are refused; what a peer sends that is not a frame, or a frame of the
 wrong kind or size, or a control of the wrong types (controls.py), ends that connection and

@@ -22,6 +22,7 @@ import pytest
 from tests.held_holder import holder_in_loop
 from tests.pi_harness import Recorder, kill_group
 
+import protocol.hold.held_pi as held_pi
 import protocol.wire.client as client_module
 import protocol.wire.local_link as local_link
 from protocol.wire.client import ChildExited, RpcClient, RpcDataError, RpcError
@@ -268,11 +269,12 @@ async def test_an_unreadable_response_fails_its_request_at_once(
     assert (await client.request(GetState(), timeout=5)).success, "the client still works"
 
 
-async def test_a_response_too_long_to_keep_fails_its_request(start_fake: StartFake, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_response_too_long_to_keep_fails_its_request(start_either: StartFake, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(local_link, "MAX_LINE", 100_000)
+    monkeypatch.setattr(held_pi, "MAX_LINE", 100_000)  # (held: the holder drops it, and says so to the window)
     head = '{"id":"broken","type":"response","command":"get_messages","success":true,"data":"'
     # 2 MB: more than one read takes, so the reader sees more than MAX_LINE without a newline
-    client, _ = await start_fake(["read", 1], ["padded", head, 2_000_000, '"}\n'], ["echo"])
+    client, _ = await start_either(["read", 1], ["padded", head, 2_000_000, '"}\n'], ["echo"])
     with pytest.raises(RpcError, match=r"^get_messages: pi's answer could not be read \(line longer than [0-9,]+ bytes; dropped\)$"):
         await asyncio.wait_for(client.request(GetMessages(id="broken"), timeout=None), 10)
     assert (await client.request(GetState(), timeout=5)).success

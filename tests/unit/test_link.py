@@ -1,7 +1,7 @@
 """The links to pi (protocol/wire/link.py) against what the client needs of them, one suite
 that a pi of the window's own (`LocalLink`) and a pi the holder keeps (`HeldLink`, on a
-holder in the test's loop) both pass: lines in order, the exit status, the end in order, the
-detach each allows."""
+holder in the test's loop) both pass: lines in order, a broken and an overlong line, the
+exit status, the end in order, the detach each allows."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from typing import Any
 
 import pytest
 
+import protocol.hold.held_pi as held_pi
+import protocol.wire.local_link as local_link
 from protocol.hold.held_link import HeldLink
+from protocol.wire.codec import ProtocolError
 from protocol.wire.link import Link, LinkError
 from protocol.wire.local_link import LocalLink
 from tests.held_holder import holder_in_loop
@@ -68,6 +71,21 @@ async def test_pi_s_lines_come_whole_in_order_then_its_exit_status(make_link: Ma
     assert [item for item in items if item] == [*expected, b"a", b"b", b"c"], "split on LF once, a CR before it dropped"
     await asyncio.wait_for(asyncio.shield(link.exited), 30)
     assert link.returncode == 3 and link.exit_error is None
+
+
+async def test_a_broken_line_goes_on_as_it_came_and_an_overlong_one_as_a_protocol_error(
+        make_link: MakeLink, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local_link, "MAX_LINE", 100_000)
+    monkeypatch.setattr(held_pi, "MAX_LINE", 100_000)
+    head = '{"type":"response","id":"big","command":"get_messages","success":true,"data":"'
+    link = make_link(["emit", {"type": "agent_start"}], ["raw", "not json\n"], ["padded", head, 2_000_000, '"}\n'],
+                     ["emit", {"type": "agent_settled"}], ["exit", 0])
+    await link.start()
+    items = await read_all(link)
+    assert items[:2] == [line({"type": "agent_start"}), b"not json"]
+    assert isinstance(items[2], ProtocolError) and items[2].raw.startswith(head.encode())
+    assert len(items[2].raw) <= 65536 and "line longer than" in items[2].error
+    assert items[3:] == [line({"type": "agent_settled"})], "the rest of the overlong line let go, what follows kept"
 
 
 async def test_end_closes_stdin_then_terms_then_kills(make_link: MakeLink) -> None:
