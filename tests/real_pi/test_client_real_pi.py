@@ -1,7 +1,8 @@
 """RpcClient against the real pinned pi, driven by the scripted model.
 
 Ordinary tests share one child (`pi_client`: idle, fresh session, model reset); tests
-that kill or break a child start their own (`pi_factory`).
+that kill or break a child start their own (`pi_factory`; `factory_either`, once a pi of
+the client's own and once one the holder keeps: the two links read the same).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from tests.pi_harness import PiHarness, Recorder
 
 from app.scripted_model.agent_dir import MODEL_ID, PROVIDER
 from app.scripted_model.server import Reply, ToolCallSpec
+from protocol.hold.held_link import held_client
 from protocol.wire.client import ChildExited, RpcClient, RpcError
 from protocol.wire.commands import (
     Abort,
@@ -51,6 +53,28 @@ from protocol.wire.responses import BashResult, Disposition, ModelList, QueueCon
 pytestmark = pytest.mark.pi
 
 SLOW = dict(chunk_chars=2, delay=0.03)  # ~33 deltas a second
+
+
+@pytest.fixture(params=["own", "held"])
+async def factory_either(request: pytest.FixtureRequest, pi_factory: Any, pi_harness: PiHarness) -> Any:
+    """`pi_factory`, and the same pi held (a holder of the test's own): `await start()`."""
+    if request.param == "own":
+        yield pi_factory
+        return
+    holder_env = request.getfixturevalue("holder_env")
+    clients: list[RpcClient] = []
+
+    async def start() -> RpcClient:
+        client = held_client(pi_harness.make_argv(), holder_env=holder_env, env=pi_harness.env, cwd=pi_harness.cwd)
+        clients.append(client)
+        await client.start()
+        await pi_harness.wait_ready(client)
+        return client
+
+    yield start
+    for client in clients:
+        if client.running:
+            await client.close(grace=2.0)
 
 
 def assistant_ends(records: list[Any]) -> list[AssistantMessage]:
@@ -359,8 +383,8 @@ async def test_provider_529_without_auto_retry(pi_client: RpcClient, pi_harness:
 # --- the child process (own children) -----------------------------------------------------
 
 
-async def test_sigkill_mid_stream_reports_child_exited(pi_factory, pi_harness: PiHarness) -> None:
-    client: RpcClient = await pi_factory()
+async def test_sigkill_mid_stream_reports_child_exited(factory_either: Any, pi_harness: PiHarness) -> None:
+    client: RpcClient = await factory_either()
     pi_harness.model.queue(Reply(text="k" * 200, **SLOW))
     with Recorder(client) as rec:
         await client.call(Prompt(message="stream until killed"))
@@ -410,3 +434,36 @@ async def test_close_shuts_down_in_order(pi_factory, pi_harness: PiHarness) -> N
     assert exits == [exited]
     assert client.link.returncode == 0
     assert await client.close() == exited, "closing twice is harmless"
+
+
+async def test_a_round_trip_reads_the_same_over_either_link(factory_either: Any, pi_harness: PiHarness) -> None:
+    """A prompt and its streamed reply, a tool call, an abort, pi killed: held or not, the
+    client reads the same records."""
+    client: RpcClient = await factory_either()
+    deltas = ("Hel", "lo \u2028 ", "there 😀")
+    pi_harness.model.queue(Reply(deltas=deltas))
+    records = await client.prompt_and_wait(Prompt(message="say hello"), timeout=30)
+    assert "".join(d.delta for d in text_deltas(records)) == "".join(deltas)
+    assert records[-1] == AgentSettled(aborted=False)
+
+    pi_harness.model.queue(Reply(tool_calls=(ToolCallSpec("bash", {"command": "echo tool-ran"}, id="call_1"),)),
+                           Reply(text="the tool ran"))
+    records = await client.prompt_and_wait(Prompt(message="run a tool"), timeout=30)
+    (end,) = [r for r in records if isinstance(r, ToolExecutionEnd)]
+    assert end.tool_call_id == "call_1" and end.is_error is False and text_of(end.result.content) == "tool-ran\n"
+    assert text_of(assistant_ends(records)[-1].content) == "the tool ran"
+
+    pi_harness.model.queue(Reply(text="a" * 200, **SLOW))
+    with Recorder(client) as rec:
+        await client.call(Prompt(message="a long answer please"))
+        await rec.wait_for(lambda r: isinstance(r, MessageUpdate) and isinstance(r.assistant_message_event, TextDelta))
+        assert (await client.request(Abort())).success
+        settled = await rec.wait_settled()
+    assert settled.aborted is True and assistant_ends(rec.records)[-1].stop_reason == "aborted"
+    assert not (await client.call(GetState())).is_streaming
+
+    with Recorder(client) as rec:
+        client.kill()
+        exited = await rec.wait_for(ChildExited, timeout=10)
+    assert exited.returncode == -signal.SIGKILL and exited.error is None
+    assert not client.running and rec.of_type(ChildExited) == [exited]
