@@ -162,3 +162,33 @@ def test_no_widget_but_a_screen_imports_a_screen() -> None:
     offenders = [f"{path.relative_to(ROOT)}:{line}: {module}" for path in sources for line, module in imports_of(path)
                  if module == "widgets.screens" or module.startswith("widgets.screens.")]
     assert len(sources) > 20 and offenders == []
+
+
+def test_no_import_circle_among_pideck_s_modules() -> None:
+    """No module of app/, widgets/ or protocol/ imports, through others, one that imports it
+    (imports inside functions and TYPE_CHECKING ones included): each part can be read, and
+    tested, from the bottom up."""
+    modules = {".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): path
+               for top in ("app", "widgets", "protocol") for path in sorted((ROOT / top).rglob("*.py"))}
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for _, module in imports_of(path):
+            while module and module not in modules:
+                module = module.rpartition(".")[0]
+            if module and module != name and not name.startswith(module + "."):
+                graph[name].add(module)  # (a package's own __init__ is not a way back)
+    circles: list[list[str]] = []
+    done: set[str] = set()
+
+    def walk(name: str, path: list[str]) -> None:
+        for following in sorted(graph[name]):
+            if following in path:
+                circles.append(path[path.index(following):] + [following])
+            elif following not in done:
+                walk(following, [*path, following])
+        done.add(name)
+
+    for name in sorted(graph):
+        if name not in done:
+            walk(name, [name])
+    assert len(modules) > 100 and circles == []
