@@ -45,7 +45,7 @@ class StreamingGC:
 
     def started(self) -> None:
         """The app has started: what it holds now is left out of later collections, and the
-        collector runs (pideck's start-up turns it off: app/cli.py)."""
+        collector runs (pideck's start-up turns it off: app/cli/pideck.py)."""
         gc.freeze()
         gc.enable()
         self._frozen = True

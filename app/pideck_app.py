@@ -101,7 +101,7 @@ def attached_note(windows: list[int]) -> str:
 
 
 class PideckApp(EngineApp[int], inherit_bindings=False):  # not Textual's Ctrl+Q (quit at once): pi has none
-    CSS_PATH = "pideck.tcss"
+    CSS_PATH = Path(__file__).with_name("pideck.tcss")  # (the view's App, built on this one, too)
     TITLE = "pideck"
     ENABLE_COMMAND_PALETTE = True
     COMMAND_PALETTE_BINDING = "f1"  # pi's Ctrl+P cycles models

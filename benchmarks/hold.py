@@ -59,7 +59,7 @@ async def flood(pi: Any, held: bool, tag: str) -> float:
 
 
 async def attach(pi: Any, env: dict[str, str]) -> dict[str, float]:
-    from app.hold_cli import attach_launches
+    from app.cli.hold import attach_launches
     from app.pideck_app import PideckApp
     from app.scripted_model.server import Reply
     from protocol.hold.held_link import held_client

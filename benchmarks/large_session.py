@@ -158,7 +158,7 @@ def write_json_run(path: Path, megabytes: float, cwd: Path) -> int:
 
 async def view_opens(path: Path) -> float:
     """Seconds from constructing `pideck view`'s app on `path` to the last message painted."""
-    from app.view_app import ViewApp
+    from app.view.app import ViewApp
     from protocol.files.view_client import ViewClient
 
     started = time.perf_counter()

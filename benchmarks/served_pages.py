@@ -1,4 +1,4 @@
-"""Pages of `pideck serve --attach` (app/serve.py): what each page's pideck costs while a held
+"""Pages of `pideck serve --attach` (app/cli/serve.py): what each page's pideck costs while a held
 run streams, and that it ends with its page.
 
 In a holder folder of the benchmark's own, the real pi on the scripted model streams a paced

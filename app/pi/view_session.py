@@ -6,7 +6,7 @@ JSON-mode run's records folded at once), follows a stream through the record pum
 what the records said (`Said`) and when the run settled or its writer went away, and answers
 what pideck asks pi (state, stats, entries, the last answer, /export) from what it read.
 `ReplaySession` plays a recording, taking pi's recorded answers where they come. What the
-status line says of either is the app's (app/view_app.py); it is told when that changes.
+status line says of either is the app's (app/view/app.py); it is told when that changes.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 server's log), shown and never acted on: every control character as `visible` shows it
 (protocol/control_codes.py), so a folder named with `ESC ] 52 ; c ; …` prints `␛]52;c;…`
 instead of writing the clipboard. The commands pideck prints are quoted to be printable
-(app/resume_commands.py `shell_join`) before they get here."""
+(app/cli/resume_commands.py `shell_join`) before they get here."""
 
 from __future__ import annotations
 

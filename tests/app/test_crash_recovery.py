@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from tests.pi_harness import Fake, crash_text, kill_group, transcript_text, ui, wait_until
 
-from app.cli import parse_args
+from app.cli.pideck import parse_args
 from app.pi.args import resume_argv
 from app.pi.launch import build_launch
 from app.pideck_app import PideckApp

@@ -34,7 +34,7 @@ class Watch:
             os._exit(0)
 
 sys.meta_path.insert(0, Watch())
-from app.cli import main
+from app.cli.pideck import main
 main(["--pi", "{sys.executable} {FAKE_PI}", "--protocol-log", os.devnull])
 """
 

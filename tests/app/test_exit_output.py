@@ -19,9 +19,9 @@ import pytest
 from tests.fake_pi import SESSION_ID
 from tests.pi_harness import ROOT, Fake, TmuxPideck
 
-from app.cli import parse_args
-from app.exit_output import print_exit_output, print_other_sessions
-from app.resume_commands import pideck_program, resume_command, shell_join
+from app.cli.pideck import parse_args
+from app.cli.exit_output import print_exit_output, print_other_sessions
+from app.cli.resume_commands import pideck_program, resume_command, shell_join
 from protocol.wire.messages import (
     AssistantMessage,
     BashExecutionMessage,

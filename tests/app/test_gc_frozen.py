@@ -16,7 +16,7 @@ async def test_start_up_objects_are_frozen_while_the_app_runs_and_given_back_at_
 
 
 async def test_the_collector_start_up_turned_off_runs_again_once_the_app_has_drawn(tmp_path: Path) -> None:
-    """pideck's start-up turns the collector off (app/cli.py): the app turns it on with what
+    """pideck's start-up turns the collector off (app/cli/pideck.py): the app turns it on with what
     start-up made frozen, after its first frame."""
     fake = Fake(tmp_path)
     gc.disable()

@@ -24,7 +24,7 @@ from typing import Any
 
 from tests.pi_harness import ROOT, SIZE, Fake, derive_stream, transcript_text, ui, wait_until
 
-from app.cli import parse_args
+from app.cli.pideck import parse_args
 from app.pi.launch import build_launch
 from app.pideck_app import PideckApp
 from protocol.wire.redact import Redactor

@@ -1,4 +1,4 @@
-"""`pideck view` (app/view_app.py): a JSON-mode run or a session file shown read-only, a
+"""`pideck view` (app/view/app.py): a JSON-mode run or a session file shown read-only, a
 stream followed live, and a recording played back; no pi child in any of them."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from textual.widgets import OptionList
 from tests.pi_harness import SIZE, notes, stats_text, transcript_text, type_text, wait_until
 
 from app.pi.launch import LaunchConfig
-from app.replay_app import ReplayApp
-from app.view_app import ViewApp
+from app.view.replay import ReplayApp
+from app.view.app import ViewApp
 from protocol.wire.protocol_log import ProtocolLog
 from protocol.wire.recording import Recorder, read_recording
 from protocol.wire.redact import Redactor

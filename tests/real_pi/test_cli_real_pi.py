@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.cli import parse_args
+from app.cli.pideck import parse_args
 from app.pi.launch import build_launch
 from protocol.wire.local_link import local_client
 from protocol.wire.commands import Prompt

@@ -20,10 +20,10 @@ from tests.load import out_of_time
 from tests.pi_harness import SIZE, UI_EVERYTHING, PiHarness, TmuxPideck, notes, send, started, transcript_text, wait_until
 from tests.real_pi.test_hold_real_pi import TerminalPi, _alive, windows
 
-from app.hold_cli import DRAFTS_APART, attach_launches, stop_main
-from app.cli import parse_args
+from app.cli.hold import DRAFTS_APART, attach_launches, stop_main
+from app.cli.pideck import parse_args
 from app.pideck_app import PideckApp
-from app.restore import restoring, save_held, save_sessions
+from app.cli.restore import restoring, save_held, save_sessions
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
 from protocol.files.desk_file import desks

@@ -23,7 +23,7 @@ from app.pi.launch import LaunchConfig
 from app.pideck_app import PideckApp
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
-from app.view_app import ViewApp
+from app.view.app import ViewApp
 from protocol.files.view_client import ViewClient
 from protocol.hold import session_claims
 from protocol.hold.ask import ask, held

@@ -193,7 +193,7 @@ async def test_a_view_of_a_session_pideck_ran_shows_its_changes_read_only(pi_har
     """`pideck view` on the session file: F9 finds the session's checkpoints (a bash command's
     changes are shown) and offers no revert."""
     from app.pi.launch import LaunchConfig
-    from app.view_app import ViewApp
+    from app.view.app import ViewApp
     from protocol.files.view_client import ViewClient
 
     project = project_with(tmp_path / "project", {"f.txt": "f original\n", "s.txt": "sed me\n"})

@@ -30,7 +30,7 @@ from tests.pi_harness import (
 )
 from textual.widgets import OptionList, Tree
 
-from app.cli import parse_args
+from app.cli.pideck import parse_args
 from app.pi.launch import build_launch
 from app.pideck_app import PideckApp
 from app.scripted_model.agent_dir import pi_model_args

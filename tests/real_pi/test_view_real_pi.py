@@ -16,11 +16,11 @@ import pytest
 from tests.pi_harness import PiHarness, SIZE, quiesce, send, started, stats_text, tool_run, transcript_text, wait_until
 
 from app.pideck_app import PideckApp
-from app.replay_app import ReplayApp
+from app.view.replay import ReplayApp
 from app.runtime import PiRuntime
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply, ToolCallSpec
-from app.view_app import ViewApp
+from app.view.app import ViewApp
 from protocol.wire.recording import Recorder, read_recording
 from protocol.wire.redact import Redactor
 from protocol.files.view_client import ReplayClient, ViewClient

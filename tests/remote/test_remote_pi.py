@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from tests.pi_harness import SIZE, PiHarness, copy_session, quiesce, send, tiny_png, transcript_text, wait_until
 
-from app.cli import parse_args
+from app.cli.pideck import parse_args
 from app.pi.launch import LaunchConfig, build_launch
 from app.pideck_app import PideckApp
 from app.scripted_model.agent_dir import pi_model_args

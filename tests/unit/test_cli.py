@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main, parse_args
+from app.cli.pideck import main, parse_args
 from app.pi.launch import build_launch
 
 PI_ARGS = [
@@ -28,7 +28,7 @@ PI_ARGS = [
 @pytest.fixture(autouse=True)
 def in_a_terminal(monkeypatch) -> None:
     """main() called here runs as if from a terminal (pytest's stdin and stdout are not one)."""
-    monkeypatch.setattr("app.cli.not_a_terminal", lambda: None)
+    monkeypatch.setattr("app.cli.pideck.not_a_terminal", lambda: None)
 
 
 @pytest.fixture

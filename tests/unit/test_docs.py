@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app import cli, hold_cli, view_cli
+from app.cli import hold as hold_cli, pideck as cli, view as view_cli
 from app.docs_pages import COMMAND, generated_pages
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -40,7 +40,7 @@ def _run(code: str, engine: str | None) -> str:
 
 
 def test_pideck_version_says_whether_the_engine_runs() -> None:
-    code = "import app.cli; app.cli.main(['--version'])"
+    code = "import app.cli.pideck; app.cli.pideck.main(['--version'])"
     installed = version("textual")
     on = f"engine: on (Textual {installed})" if installed == TEXTUAL_CHECKED else (
         f"engine: off (Textual {installed} is not the checked {TEXTUAL_CHECKED})")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from app.hold_cli import attach_args, stop_main, table
+from app.cli.hold import attach_args, stop_main, table
 from app.terminal.say import say
 from protocol.hold import frames
 from protocol.hold.ask import ask
@@ -172,7 +172,7 @@ async def test_a_holder_folder_open_to_others_is_said_as_pi_not_starting(tmp_pat
     (["--no-hold"], "1", False), (["--hold"], "0", True),
 ])
 def test_pi_is_held_unless_said_otherwise(flags: list[str], setting: str | None, held: bool) -> None:
-    from app.cli import parse_args
+    from app.cli.pideck import parse_args
     from app.pi.launch import holding
 
     env = {} if setting is None else {"PIDECK_HOLD": setting}
@@ -294,11 +294,11 @@ def test_a_pi_closed_idle_whose_folder_went_is_named_not_a_stop_to_pideck(tmp_pa
     `pideck attach 4` says why it cannot."""
     import argparse
 
-    from app.hold_cli import attach_launches
+    from app.cli.hold import attach_launches
     from app.pi.launch import LaunchConfig, LaunchError
 
     gone = tmp_path / "gone"
-    monkeypatch.setattr("app.hold_cli.held", lambda env, drafts=False: [
+    monkeypatch.setattr("app.cli.hold.held", lambda env, drafts=False: [
         {"number": 4, "pid": None, "cwd": str(gone), "state": "idle", "windows": 0,
          "session_file": str(gone / "s.jsonl"), "resting": True, "window": {"argv": ["pi", "--mode", "rpc"]}}])
     base = LaunchConfig(argv=("pi", "--mode", "rpc"), env={}, cwd=tmp_path, demo=False, protocol_log=tmp_path / "log")

@@ -68,8 +68,8 @@ def test_without_a_way_pi_is_not_held_and_pideck_says_why(monkeypatch: pytest.Mo
     """No way to tell a peer's uid (SO_PEERCRED, LOCAL_PEERCRED, getpeereid): pideck runs pi
     as its own child, as --no-hold does, says why once, and pideck ls says so; where there
     is a way, pi is held."""
-    from app.cli import parse_args
-    from app.hold_cli import ls_main
+    from app.cli.pideck import parse_args
+    from app.cli.hold import ls_main
     from app.pi.launch import build_launch
 
     config = build_launch(parse_args(["--hold", "--pi", "true"]))

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from app.hold_cli import table
+from app.cli.pideck import main
+from app.cli.hold import table
 from app.pideck_app import attached_note
-from app.serve import page_words, pages_full
+from app.cli.serve import page_words, pages_full
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,9 +122,9 @@ def test_the_server_of_held_pages_says_they_go_on() -> None:
 
 def test_a_page_whose_held_pis_go_on_says_so_and_no_resume_command(capsys: pytest.CaptureFixture[str],
                                                                     tmp_path: Path) -> None:
-    from app.cli import parse_args
+    from app.cli.pideck import parse_args
     from app.pi.launch import LaunchConfig
-    from app.served_page import tell_server_how_to_resume
+    from app.cli.served_page import tell_server_how_to_resume
     from protocol.wire.responses import SessionState
 
     (session := tmp_path / "a.jsonl").write_text("{}\n")
@@ -141,7 +141,7 @@ def test_a_page_whose_held_pis_go_on_says_so_and_no_resume_command(capsys: pytes
 def test_a_stop_says_what_it_cut(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import sys as system
 
-    from app import hold_cli
+    from app.cli import hold as hold_cli
 
     answer = {"op": "stopped", "numbers": [1, 2, 3], "pis": [
         {"number": 1, "state": "working", "windows": 1}, {"number": 2, "state": "needs you", "windows": 2},

@@ -80,7 +80,7 @@ def test_a_key_of_another_scripts_digit_is_no_key() -> None:
 
 @pytest.mark.parametrize("port", ["²", "65536", HUGE, "-1", "8o"], ids=lambda text: repr(text[:8]))
 def test_serve_takes_a_port_in_ascii_digits(port: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from app.cli import main, parse_args
+    from app.cli.pideck import main, parse_args
 
     assert main(["serve", "--port", port]) == 2
     assert "not a port from 0 to 65535" in capsys.readouterr().err

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.pi.args import resume_argv
-from app.resume_commands import resume_command
+from app.cli.resume_commands import resume_command
 from app.pi.args import opening_session
 from protocol.wire.responses import SessionState
 

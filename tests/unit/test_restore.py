@@ -1,5 +1,5 @@
 """`pideck --restore`: the desks saved at each quit (protocol/files/desk_file.py) and what
-app/restore.py makes of them: two pidecks quitting leave two desks, each restorable; a saved
+app/cli/restore.py makes of them: two pidecks quitting leave two desks, each restorable; a saved
 session that cannot open is left out and the others open; drafts are saved within bounds and
 said at quit. Each test has its own state folder (tests/conftest.py)."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main, parse_args
+from app.cli.pideck import main, parse_args
 from app.pi.launch import LaunchConfig, held_launch, resting_launch
-from app.resume_commands import resume_line
-from app.restore import Closing, drafts_left, other_launches, restoring, save_sessions
+from app.cli.resume_commands import resume_line
+from app.cli.restore import Closing, drafts_left, other_launches, restoring, save_sessions
 from protocol.files.desk_file import (
     MAX_DRAFT_BYTES,
     DeskFileError,
@@ -33,7 +33,7 @@ HOSTILE = "\x1b]52;c;aGk=\x07\x1b[2J"
 @pytest.fixture(autouse=True)
 def in_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """main() called here runs as if from a terminal (pytest's stdin and stdout are not one)."""
-    monkeypatch.setattr("app.cli.not_a_terminal", lambda: None)
+    monkeypatch.setattr("app.cli.pideck.not_a_terminal", lambda: None)
 
 
 def launch(folder: Path, *pi_args: str) -> LaunchConfig:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import parse_args
+from app.cli.pideck import parse_args
 from app.pi.launch import build_launch
 from app.run_alerts import RunAlerts, desktop_osc, notify_setting, run_error, tmux_wrapped
 from protocol.wire.events import AgentSettled, AgentStart, MessageEnd

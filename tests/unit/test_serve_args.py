@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main, parse_args
-from app.serve import is_loopback, origin, pideck_command
+from app.cli.pideck import main, parse_args
+from app.cli.serve import is_loopback, origin, pideck_command
 
 
 def test_serve_takes_pidecks_flags_where_to_listen_and_pis_arguments(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_a_page_pideck_too_busy_to_leave_ends_soon_after_its_stdin_closes() -> None:
     """A loop that never lets the app see the hang-up (here: one that never yields) does not
     keep the process: it ends `leave_within` s after its stdin went."""
-    busy = "from app.served_page import watch_page; watch_page(0, leave_within=0.5); print('up', flush=True)\nwhile True: pass"
+    busy = "from app.cli.served_page import watch_page; watch_page(0, leave_within=0.5); print('up', flush=True)\nwhile True: pass"
     child = subprocess.Popen([sys.executable, "-c", busy], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         assert child.stdout is not None and child.stdout.readline() == b"up\n"
@@ -67,8 +67,8 @@ def test_a_page_pideck_starts_at_its_pages_size(monkeypatch: pytest.MonkeyPatch)
     reads it: a page's pideck keeps them (without, it started 80 wide, the page told it its
     own size a step later, and a page's screen laid out for one, then the other, for ever,
     drawing nothing). A terminal's pideck drops a COLUMNS a shell exported."""
-    from app.cli import main
-    from app.served_page import WEB_DRIVER
+    from app.cli.pideck import main
+    from app.cli.served_page import WEB_DRIVER
 
     monkeypatch.setenv("COLUMNS", "43")
     monkeypatch.setenv("ROWS", "46")

@@ -6,12 +6,12 @@ import subprocess
 import sys
 
 NOT_BEFORE_PI = ("importlib.metadata", "app.scripted_model.demo", "app.scripted_model.server",
-                 "app.scripted_model.scenarios", "textual", "widgets.transcript.message_views", "app.exit_output",
-                 "asyncio", "hashlib", "msgspec", "app.serve")
+                 "app.scripted_model.scenarios", "textual", "widgets.transcript.message_views", "app.cli.exit_output",
+                 "asyncio", "hashlib", "msgspec", "app.cli.serve")
 
 # pideck's own start-up up to spawning pi, then what it had imported.
 PROBE = f"""
-import sys, app.cli as cli, app.pi.early_start as early
+import sys, app.cli.pideck as cli, app.pi.early_start as early
 cli.not_a_terminal = lambda: None
 def spawned(argv, env, cwd):
     print(' '.join(m for m in {NOT_BEFORE_PI!r} if m in sys.modules))
@@ -37,7 +37,7 @@ NOT_BEFORE_MARKDOWN = ("markdown_it", "pygments", "rich.syntax", "rich.markdown"
 # pideck's own start-up up to its UI imported (the terminal's colours are asked right after),
 # with a pi that does nothing.
 UI_PROBE = f"""
-import gc, sys, app.cli as cli, app.terminal.colors as colors, app.terminal.hangup as hangup
+import gc, sys, app.cli.pideck as cli, app.terminal.colors as colors, app.terminal.hangup as hangup
 cli.not_a_terminal = lambda: None
 hangup.stdin_fd = lambda: 0
 def imported(fd):
@@ -61,7 +61,7 @@ def test_the_ui_is_imported_without_the_garbage_collector_and_without_markdown()
 # Where Textual was first imported (its thread, that thread's priority, whether the garbage
 # collector ran), and the main thread's priority before and after, with a pi that does nothing.
 PRIORITY_PROBE = """
-import gc, os, sys, threading, app.cli as cli, app.pi.early_start as early
+import gc, os, sys, threading, app.cli.pideck as cli, app.pi.early_start as early
 cli.not_a_terminal = lambda: None
 seen = []
 class Watch:

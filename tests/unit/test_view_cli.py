@@ -1,4 +1,4 @@
-"""`pideck view` and `pideck replay` on the command line (app/view_cli.py): what they refuse,
+"""`pideck view` and `pideck replay` on the command line (app/cli/view.py): what they refuse,
 at once and with a clear message, before any screen starts; `--record` on `pideck`."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from app import view_cli
-from app.cli import main, parse_args
+from app.cli import view as view_cli
+from app.cli.pideck import main, parse_args
 from app.pi.launch import LaunchError, check_launch, start_recording
-from app.serve import pideck_command
+from app.cli.serve import pideck_command
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

@@ -339,7 +339,7 @@ class StatusLine(Static):
         self.frame = 0
         self.spun_at = 0.0  # monotonic time of the spinner's last step
         self.with_stats = False  # the side panes are hidden: the right says what pi's footer does
-        self.viewing: Callable[[], ViewLine] | None = None  # a read-only view's (app/view_app.py)
+        self.viewing: Callable[[], ViewLine] | None = None  # a read-only view's (app/view/app.py)
         self._shown = Text()
 
     def on_resize(self) -> None:

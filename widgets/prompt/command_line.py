@@ -1,7 +1,7 @@
 """The prompt of a read-only view (`pideck view`, `pideck replay`): a command line.
 
 Nothing typed there goes to pi (none runs): Enter finds the text in the transcript or runs
-one of the view's `/` commands (the screen decides which, app/view_screen.py). It is the
+one of the view's `/` commands (the screen decides which, app/view/screen.py). It is the
 prompt editor with Enter named for that and without Alt+Enter's follow-up.
 """
 

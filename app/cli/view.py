@@ -156,7 +156,7 @@ def main(argv: list[str], *, restore_signals: bool = False) -> int:
 
     with exit_signals(restore=restore_signals) as signals:
         from app.terminal.colors import query_terminal_colors
-        from app.view_app import ViewApp
+        from app.view.app import ViewApp
 
         colors = query_terminal_colors(fd0) if (fd0 := stdin_fd()) is not None else (None, None)
         config = view_config(args.protocol_log)
@@ -218,7 +218,7 @@ def replay_main(argv: list[str], *, restore_signals: bool = False) -> int:
     from app.terminal.hangup import stdin_fd
 
     with exit_signals(restore=restore_signals) as signals:
-        from app.replay_app import ReplayApp
+        from app.view.replay import ReplayApp
         from app.terminal.colors import query_terminal_colors
 
         colors = query_terminal_colors(fd0) if (fd0 := stdin_fd()) is not None else (None, None)

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from app.pi.args import opening_session
 from app.pi.launch import LaunchConfig, LaunchError, check_saved_launch, open_launch
-from app.resume_commands import resume_line, saved
+from app.cli.resume_commands import resume_line, saved
 from app.terminal.say import say
 from protocol.numbers import parse_int
 
@@ -53,7 +53,7 @@ class Restoring:
         or, while a held pi still has it, an attach to that pi with the drafts windows left there."""
         if (pi := self.held.get(index)) is None:
             return config, self.opened[index].draft
-        from app.hold_cli import merged_drafts
+        from app.cli.hold import merged_drafts
         from app.pi.launch import held_launch, resting_launch
 
         listed = pi.get("drafts")
@@ -243,7 +243,7 @@ def drafts_left(sessions: list[Closing], written: bool | None, cut: bool) -> str
 
 def print_others(sessions: list[Closing], shown: int, args: argparse.Namespace, file: IO[str]) -> None:
     """One resume command per session but the `shown`th (whose transcript was printed)."""
-    from app.exit_output import print_other_sessions  # (the UI's modules: not before pi is spawned)
+    from app.cli.exit_output import print_other_sessions  # (the UI's modules: not before pi is spawned)
 
     print_other_sessions([
         (name, resume_line(args, config, state, started))

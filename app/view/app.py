@@ -3,7 +3,7 @@ transcript, with no pi child.
 
 The app is pideck's own, over a `ViewSession` (app/pi/view_session.py) instead of pi's: the
 same session model, transcript, tool renderers, search, Changes view, copy and themes, on a
-screen with only what works without pi (app/view_screen.py). The session loads the file or
+screen with only what works without pi (app/view/screen.py). The session loads the file or
 follows the stream and folds what it reads; the app says on the status line how the view
 stands (`_view_line`: following, run settled, writer went away), and the Session pane shows
 what the records said, no defaults of a live pi's.
@@ -18,7 +18,7 @@ from app.pi.launch import LaunchConfig, LaunchError
 from app.pi.view_session import ViewSession
 from app.pideck_app import PideckApp
 from app.session_slot import SessionSlot
-from app.view_screen import VIEW_COMMANDS, ViewScreen
+from app.view.screen import VIEW_COMMANDS, ViewScreen
 from protocol.files.pi_colors import RGB
 from protocol.files.view_client import ViewClient
 from protocol.state.run_summary import outcome

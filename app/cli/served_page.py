@@ -1,4 +1,4 @@
-"""A pideck that runs for a page of `pideck serve` (app/serve.py): how it knows, that it
+"""A pideck that runs for a page of `pideck serve` (app/cli/serve.py): how it knows, that it
 ends when its page goes, and what it tells the server's terminal as it ends. Apart from the
 server, whose imports (asyncio among them) a pideck run in a terminal does without until pi
 is started."""
@@ -58,9 +58,9 @@ def tell_server_how_to_resume(args: argparse.Namespace, config: LaunchConfig, st
                               detached: int = 0, started: bool = True) -> None:
     """A page's pideck has ended: what goes on held (`detached` pis), else the command that
     resumes its session (if saved; `config`'s launch, `started` as
-    app.resume_commands.resume_line takes it), goes to stderr, which textual-serve prints in
+    app.cli.resume_commands.resume_line takes it), goes to stderr, which textual-serve prints in
     the server's terminal."""
-    from app.resume_commands import resume_line
+    from app.cli.resume_commands import resume_line
     from app.terminal.say import say
 
     command = resume_line(args, config, state, started)

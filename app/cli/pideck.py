@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from app.pi.launch import LaunchConfig, LaunchError, build_launch, refuse
 from app.runtime import NODE_VERSION, PI_VERSION, ProvisionError
-from app.served_page import served_in_browser, tell_page, tell_server_how_to_resume, watch_page
+from app.cli.served_page import served_in_browser, tell_page, tell_server_how_to_resume, watch_page
 from app.terminal.say import ShownParser, say
 from protocol.numbers import parse_int
 from protocol.wire.protocol_log import default_log_path
@@ -107,7 +107,7 @@ def parser(serve: bool = False) -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     if serve:  # (the server's module only then: it imports asyncio, which pi's spawn comes before)
-        from app.serve import DEFAULT_HOST, DEFAULT_MAX_PAGES, DEFAULT_PORT, page_count
+        from app.cli.serve import DEFAULT_HOST, DEFAULT_MAX_PAGES, DEFAULT_PORT, page_count
 
         p.add_argument("--host", default=DEFAULT_HOST,
                        help="address to listen on (default: %(default)s, this machine only; 0.0.0.0 is every network)")
@@ -208,8 +208,8 @@ def not_a_terminal() -> str | None:
 
 
 def attached_launches(config: LaunchConfig, args: argparse.Namespace) -> list[tuple[LaunchConfig, str]]:
-    """The held pis this window attaches to (app/hold_cli.py), over `config`."""
-    from app.hold_cli import attach_launches
+    """The held pis this window attaches to (app/cli/hold.py), over `config`."""
+    from app.cli.hold import attach_launches
 
     return attach_launches(config, args, os.environ)
 
@@ -225,19 +225,19 @@ def main(argv: list[str] | None = None) -> int:
     if not served_in_browser():  # (a page's: its size, which Textual's web driver starts at)
         for name in ("COLUMNS", "LINES"):  # a size a shell exported: Textual would take it over the terminal's, resizes unseen
             os.environ.pop(name, None)
-    if given[:1] in (["ls"], ["stop"]):  # the pis the holder keeps (app/hold_cli.py)
-        from app.hold_cli import ls_main, stop_main
+    if given[:1] in (["ls"], ["stop"]):  # the pis the holder keeps (app/cli/hold.py)
+        from app.cli.hold import ls_main, stop_main
 
         return printing(lambda: (ls_main if given[0] == "ls" else stop_main)(given[1:], os.environ, sys.stdout))
     attach: list[int] | None = None
     if given[:1] == ["attach"]:
-        from app.hold_cli import attach_args, attach_parser
+        from app.cli.hold import attach_args, attach_parser
 
         attach, given = attach_args(given[1:])
         if {"-h", "--help"} & set(given[: given.index("--")] if "--" in given else given):
             return printing(attach_parser().print_help)
-    if given[:1] in (["view"], ["replay"]):  # a headless run or a recording, shown read-only (app/view_cli.py)
-        from app.view_cli import main as view, replay_main
+    if given[:1] in (["view"], ["replay"]):  # a headless run or a recording, shown read-only (app/cli/view.py)
+        from app.cli.view import main as view, replay_main
 
         return (view if given[0] == "view" else replay_main)(given[1:], restore_signals=argv is not None)
     parsed = printing(lambda: parse_args(given))  # (--help, --version: printed, and their exit status)
@@ -245,11 +245,11 @@ def main(argv: list[str] | None = None) -> int:
         return parsed
     args = parsed
     if args.serve:
-        from app.serve import serve
+        from app.cli.serve import serve
 
         return serve(args)
     if getattr(args, "restore", None) == "list":
-        from app.restore import list_desks
+        from app.cli.restore import list_desks
 
         return printing(lambda: list_desks(os.environ, sys.stdout))
     in_browser = served_in_browser()
@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if in_browser:
         watch_page(0)  # (its stdin: the server's pipe)
-    from app.restore import (
+    from app.cli.restore import (
         NothingToRestore,
         drafts_left,
         other_launches,
@@ -333,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
             say(f"pideck: detached; {app.detached} held pi{'s' * (app.detached > 1)} go{'es' * (app.detached == 1)} on. "
                 f"pideck attach shows {it} again, pideck ls lists {it}, pideck stop ends {it}", file=sys.stdout)
         elif code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
-            from app.exit_output import print_exit_output
+            from app.cli.exit_output import print_exit_output
 
             try:
                 shown = app.slots.index(app.current) if app.current in app.slots else 0

@@ -4,7 +4,7 @@ pi's `fullscreenExitOutput` setting chooses: "transcript" (the default) prints t
 conversation into the terminal's scrollback, "resume-hint" prints only how to resume.
 Either way, when the session is saved, the command that opens it again follows on a
 line of its own (to select with a triple click), printable and quoted to be pasted
-(app/resume_commands.py). The conversation is printed as text: the user's and pi's
+(app/cli/resume_commands.py). The conversation is printed as text: the user's and pi's
 messages, one line per tool call with the end of its output, cleaned as the transcript
 is; nothing from the model is read as markup or reaches the terminal as control
 sequences, and a session's name shows its controls (`visible`).
@@ -22,7 +22,7 @@ from rich.text import Text
 
 from app.pi.launch import LaunchConfig
 from app.pi.settings import display, exit_output_setting
-from app.resume_commands import resume_line
+from app.cli.resume_commands import resume_line
 from protocol.wire.messages import BashExecutionMessage
 from protocol.state.session_model import Banner, MessageItem, SessionModel
 from widgets.transcript.message_views import MARKDOWN_ROLES, message_footer, message_label, run_mark, tail_text

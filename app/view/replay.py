@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from app.pi.view_session import ReplaySession
-from app.view_app import ViewApp
+from app.view.app import ViewApp
 from widgets.panes.side import ViewLine
 
 

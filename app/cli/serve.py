@@ -62,7 +62,7 @@ def pideck_command(args: argparse.Namespace) -> list[str]:
     if getattr(args, "record", None) is not None:  # each page records to a file of its own (FILE-2, ...)
         own += ["--record", str(Path(args.record).expanduser().resolve())]
     attach = ["attach"] if getattr(args, "attach", False) else []
-    own.append("--hold" if getattr(args, "hold", None) or attach else "--no-hold")  # (a closed page: its pi ends)  # every pi held, a terminal's too (app/hold_cli.py)
+    own.append("--hold" if getattr(args, "hold", None) or attach else "--no-hold")  # (a closed page: its pi ends)  # every pi held, a terminal's too (app/cli/hold.py)
     return [sys.executable, "-P", "-m", "app", *attach, *own, "--", *args.pi_args]
 
 
