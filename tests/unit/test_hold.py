@@ -7,6 +7,7 @@ import asyncio
 import io
 import os
 import shutil
+import signal
 import socket
 import stat
 import sys
@@ -374,6 +375,37 @@ async def test_a_window_whose_link_to_the_holder_broke_attaches_again(tmp_path: 
         assert records.of_type(ChildExited) == [], records.of_type(ChildExited)
         assert (await window.call(GetState(), timeout=30)).model is not None
         assert list(held.holder.pis) == [pi.number] and len(pi.watchers) == 1
+        await window.close()
+
+
+async def test_a_request_sent_before_the_link_broke_fails_and_the_next_goes_through(tmp_path: Path) -> None:
+    """pi's answer to a request of the old link went with it: that request fails at once,
+    saying why, and what is asked on the new link is answered."""
+    from protocol.hold.held_link import held_client
+    from protocol.wire.client import RpcError
+    from protocol.wire.commands import GetState
+    from protocol.wire.extension_ui import CaughtUp
+    from tests.held_holder import holder_in_loop
+    from tests.pi_harness import FAKE_PI, Recorder
+
+    async with holder_in_loop(tmp_path / "run") as held:
+        window = held_client([sys.executable, str(FAKE_PI)], holder_env=held.env)
+        records = Recorder(window)
+        await window.start()
+        await window.call(GetState(), timeout=30)
+        assert window.hello is not None and window.hello.pid is not None
+        (pi,) = held.holder.pis.values()
+        os.kill(window.hello.pid, signal.SIGSTOP)  # (it answers nothing until the link is made again)
+        try:
+            pending = asyncio.ensure_future(window.call_now(GetState(), timeout=60))
+            await asyncio.sleep(0)
+            pi.watchers[0].writer.transport.abort()
+        finally:
+            os.kill(window.hello.pid, signal.SIGCONT)
+        with pytest.raises(RpcError, match="the link to pideck's holder broke"):
+            await asyncio.wait_for(pending, 30)
+        await records.wait_for(lambda record: isinstance(record, CaughtUp), timeout=30)
+        assert (await window.call(GetState(), timeout=30)).model is not None
         await window.close()
 
 
