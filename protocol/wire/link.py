@@ -71,8 +71,6 @@ class Link(Protocol):
     """The way to one pi. `start` once; then `read`, `read_stderr` and `exited` until pi is
     gone; `write` a line (with its LF) and `drain`; `end` it in order, or `detach` from it."""
 
-    argv: list[str]
-
     async def start(self) -> Start:
         """Reach pi (spawn it, or ask the holder); LinkError says why it cannot be."""
         ...

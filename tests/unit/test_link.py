@@ -28,11 +28,11 @@ MakeLink = Callable[..., Link]
 @pytest.fixture(params=["own", "held"])
 async def make_link(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MakeLink]:
     """`make_link(*actions)`: the link to tests/unit/test_client_unit.py's fake pi playing
-    `actions`, not started; each is ended at the test's end."""
+    `actions` (or to `argv`), not started; each is ended at the test's end."""
     links: list[Link] = []
     if request.param == "own":
-        def make(*actions: list[Any]) -> Link:
-            links.append(LocalLink(fake(*actions)))
+        def make(*actions: list[Any], argv: list[str] | None = None) -> Link:
+            links.append(LocalLink(argv or fake(*actions)))
             return links[-1]
 
         yield make
@@ -40,8 +40,8 @@ async def make_link(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIter
             link.kill()
         return
     async with holder_in_loop(tmp_path / "run") as held:
-        def make_held(*actions: list[Any]) -> Link:
-            links.append(HeldLink(fake(*actions), holder_env=held.env, env=held.env))
+        def make_held(*actions: list[Any], argv: list[str] | None = None) -> Link:
+            links.append(HeldLink(argv or fake(*actions), holder_env=held.env, env=held.env))
             return links[-1]
 
         yield make_held
@@ -119,8 +119,7 @@ async def test_a_detach_is_refused_by_a_pi_of_the_window_s_own_only(make_link: M
 
 
 async def test_a_pi_that_cannot_start_is_said_as_a_link_error(make_link: MakeLink, tmp_path: Path) -> None:
-    link = make_link()
-    link.argv[:] = [str(tmp_path / "no-such-pi")]
+    link = make_link(argv=[str(tmp_path / "no-such-pi")])
     with pytest.raises(LinkError, match="cannot start .*No such file or directory"):
         await link.start()
     assert not link.spawned
