@@ -25,6 +25,7 @@ from protocol.wire.extension_ui import (
     InputRequest,
     SelectRequest,
 )
+from widgets.screens.on_purpose import BURST
 from widgets.screens.pickers import ChoicePicker
 from widgets.screens.dialogs import (
     ConfirmDialog,
@@ -328,6 +329,35 @@ async def test_keys_typed_on_as_an_extensions_question_opens_answer_nothing(
         await pilot.press(key)
         answers = await wait_until(pilot, lambda: fake.commands("extension_ui_response"), what="the answer")
         assert answers == [{"type": "extension_ui_response", "id": "q", **answer}]
+
+
+async def test_a_key_typed_on_as_the_session_of_a_question_is_shown_again_answers_nothing(tmp_path: Path) -> None:
+    """A question up a while in session 2; session 1 shown, then session 2 again, and a `y`
+    typed on right after Alt+2 (not in one burst with it): the question takes keys from when
+    it is shown again, so the y is ignored."""
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    async with first.run() as pilot:
+        app = pilot.app
+        app.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready and app.screen is app.slots[1].main,
+                         what="the second session shown")
+        second.inject(ui("confirm", "c-1", title="Allow `rm -rf build`?", message="It runs if you say yes."))
+        dialog = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen, what="the question")
+        await taking_keys(pilot, dialog)
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: app.screen is app.slots[0].main, what="session 1 shown")
+        burst(app, "alt+2")
+        await pilot.pause(2 * BURST)
+        burst(app, "y")  # (its time is 2 BURST after Alt+2's: before the question is drawn again, or just after)
+        await wait_until(pilot, lambda: "y was ignored" in ignored(dialog), what="the y ignored, and said")
+        await pilot.pause()
+        assert app.screen is dialog and not second.commands("extension_ui_response")
+        await taking_keys(pilot, dialog)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: second.commands("extension_ui_response"), what="the answer")
 
 
 async def test_dialog_pideck_cannot_show_is_cancelled_and_explained(tmp_path: Path) -> None:

@@ -144,9 +144,12 @@ class ExtensionDialog(ModalScreen[ExtensionUIResponse | None], Generic[RequestT]
         return self._expired
 
     def on_screen_resume(self) -> None:
-        """Close a dialog whose timeout expired while another screen was on top."""
+        """Shown again (its session shown again, a screen over it closed): keys count from
+        its first frame again. Close a dialog whose timeout expired meanwhile."""
         if self._expired:
             self.dismiss(None)
+        else:
+            self.on_purpose.asked()
 
     def reply(
         self, *, value: str | None = None, confirmed: bool | None = None, cancelled: bool | None = None
