@@ -30,6 +30,7 @@ from protocol.hold.ask import ask, held
 from protocol.hold.held_link import held_client
 from protocol.hold.place import hold_dir
 from protocol.wire.commands import GetState
+from widgets.screens.session_picker import SessionPicker
 
 pytestmark = pytest.mark.pi
 
@@ -212,6 +213,30 @@ async def test_resume_of_a_held_session_opens_it_beside_attached(tmp_path: Path,
                          and app.current.pi.ready and "the held reply" in transcript_text(app),
                          timeout=30, what="the held session beside, attached")
         assert app.slots[0].pi.model.state.session_file != pi["session_file"]
+        await _listed(holder_env, lambda pis: len(pis) == 2 and {p["number"]: p["windows"] for p in pis}[pi["number"]] == 1,
+                      "this window's own pi and the held one, attached")
+        started_here = _pis_started(holder_env)
+        assert started_here == 2, "a pi was started on the held session's file"
+        app._hang_up()
+
+
+async def test_the_resume_lists_alt_enter_on_a_held_session_attaches_to_it(tmp_path: Path, pi_harness: PiHarness,
+                                                                          holder_env: dict[str, str]) -> None:
+    """/resume's list, Alt+Enter (in a session of its own) on a session a held pi has open: it
+    opens beside, attached to that pi, and no pi is started on its file."""
+    sessions = tmp_path / "sessions"
+    pi = await _held_run_left(pi_harness, holder_env, sessions)
+    app = PideckApp(_config(pi_harness, holder_env, sessions))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await send(pilot, "/resume")
+        picker = await wait_until(pilot, lambda: isinstance(app.screen, SessionPicker) and app.screen, what="the list")
+        await wait_until(pilot, lambda: [str(s.path) for s in picker.sessions] == [pi["session_file"]],
+                         what="the held session listed")
+        await pilot.press("alt+enter")
+        await wait_until(pilot, lambda: len(app.slots) == 2 and app.current is app.slots[1]
+                         and app.current.pi.ready and "the held reply" in transcript_text(app),
+                         timeout=30, what="the held session beside, attached")
         await _listed(holder_env, lambda pis: len(pis) == 2 and {p["number"]: p["windows"] for p in pis}[pi["number"]] == 1,
                       "this window's own pi and the held one, attached")
         started_here = _pis_started(holder_env)
