@@ -123,3 +123,10 @@ async def test_a_pi_that_cannot_start_is_said_as_a_link_error(make_link: MakeLin
     with pytest.raises(LinkError, match="cannot start .*No such file or directory"):
         await link.start()
     assert not link.spawned
+
+
+@pytest.mark.parametrize("link", [LocalLink(["pi"]), HeldLink(["pi"], holder_env={})], ids=["own", "held"])
+def test_each_link_has_every_member_of_the_protocol(link: Link) -> None:
+    members = [name for name in vars(Link) if not name.startswith("_")]
+    missing = [name for name in members if not name == "exited" and not hasattr(link, name)]
+    assert len(members) > 20 and missing == [], "(`exited` is there once started)"
