@@ -130,3 +130,28 @@ def test_each_link_has_every_member_of_the_protocol(link: Link) -> None:
     members = [name for name in vars(Link) if not name.startswith("_")]
     missing = [name for name in members if not name == "exited" and not hasattr(link, name)]
     assert len(members) > 20 and missing == [], "(`exited` is there once started)"
+
+
+async def test_what_the_holder_says_comes_in_its_place_among_pi_s_lines() -> None:
+    """A frame's lines are handed on as they came (cut at their LFs, nothing joined), and what
+    the holder says between two frames of them comes between them."""
+    from protocol.hold import frames
+    from protocol.wire.extension_ui import DialogAnswered
+
+    link = HeldLink(["pi"], holder_env={})
+    await link._frames([
+        (frames.STDOUT, b'{"a":1}\n{"b":2}\n'),
+        (frames.CONTROL, frames.control(op="answered", id="dialog-1")[frames.HEADER.size:]),
+        (frames.STDOUT, b'{"c":3}\n'),
+        (frames.CONTROL, frames.control(op="dropped", head='{"type":"response","id":"x"', size=600)[frames.HEADER.size:]),
+        (frames.STDOUT, b"\n"),
+        (frames.STDOUT, b'{"d":4}'),
+    ])
+    assert await link.read() == [b'{"a":1}', b'{"b":2}']
+    assert await link.read() == [DialogAnswered(id="dialog-1")]
+    assert await link.read() == [b'{"c":3}']
+    (dropped,) = await link.read()
+    assert isinstance(dropped, ProtocolError) and dropped.raw == b'{"type":"response","id":"x"'
+    assert dropped.error == "line longer than 600 bytes; dropped"
+    assert await link.read() == [b""], "a blank line handed on as such (the client passes over it)"
+    assert await link.read() == [b'{"d":4}'], "a last line without its LF"
