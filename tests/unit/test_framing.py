@@ -219,3 +219,12 @@ def test_drop_lets_go_of_the_line_held_and_keeps_its_start() -> None:
     assert framer.feed(b"done\nabcdefgh") == [b"done"]
     assert framer.drop(3) == b"abc" and framer.pending == 0
     assert framer.feed(b"next\n") == [b"next"]
+
+
+def test_a_line_cut_is_let_go_up_to_its_lf_and_the_next_read_whole() -> None:
+    framer = LineFramer()
+    assert framer.feed(b'{"big":"abcdef') == []
+    assert framer.cut(4) == b'{"bi' and framer.pending == 0
+    assert framer.feed(b"ghij") == [] and framer.pending == 0, "the rest of it is not kept"
+    assert framer.feed(b'klm"}\n{"next":1}\n{"la') == [b'{"next":1}']
+    assert framer.flush() == b'{"la'
