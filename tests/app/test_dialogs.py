@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from tests.pi_harness import Fake, burst, option_text, ui, wait_until
 from tests.screen_app import ScreenApp
+from textual import events
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
@@ -25,6 +26,7 @@ from protocol.wire.extension_ui import (
     InputRequest,
     SelectRequest,
 )
+from widgets.engine.key_events import key_clock
 from widgets.screens.on_purpose import BURST
 from widgets.screens.pickers import ChoicePicker
 from widgets.screens.dialogs import (
@@ -349,9 +351,12 @@ async def test_a_key_typed_on_as_the_session_of_a_question_is_shown_again_answer
         await taking_keys(pilot, dialog)
         await pilot.press("alt+1")
         await wait_until(pilot, lambda: app.screen is app.slots[0].main, what="session 1 shown")
-        burst(app, "alt+2")
-        await pilot.pause(2 * BURST)
-        burst(app, "y")  # (its time is 2 BURST after Alt+2's: before the question is drawn again, or just after)
+        pressed = key_clock()
+        for key, character, at in (("alt+2", None, pressed), ("y", "y", pressed + 2 * BURST)):
+            event = events.Key(key, character)  # the y pressed 2 BURST after Alt+2: not one burst with it, and
+            event.time = at  # before the question is drawn again or well within SETTLE of it, however loaded
+            event.set_sender(app)
+            app.post_message(event)
         await wait_until(pilot, lambda: "y was ignored" in ignored(dialog), what="the y ignored, and said")
         await pilot.pause()
         assert app.screen is dialog and not second.commands("extension_ui_response")
