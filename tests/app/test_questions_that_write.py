@@ -5,14 +5,18 @@ prompt typed on into the "changed since pi left it" question, a path such as
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
 from tests.pi_harness import SIZE, Fake, burst, ready, wait_until
 from tests.snapshot_plugin import settle
+from textual import events
 from textual.widgets._toast import Toast
 
 from protocol.state.reverts import Plan
+from widgets.engine.key_events import key_clock
+from widgets.screens.on_purpose import BURST
 from widgets.screens.revert_dialog import RevertDialog, RewindConfirm
 
 
@@ -91,3 +95,35 @@ def test_no_toast_covers_the_question(snap_compare: Any, tmp_path: Path) -> None
         await settle(pilot)
 
     assert fake.snap(snap_compare, steps)
+
+
+async def test_a_key_typed_on_as_the_session_of_the_question_is_shown_again_writes_nothing(tmp_path: Path) -> None:
+    """The question up a while in session 2; session 1 shown, then session 2 again, and a `y`
+    pressed right after Alt+2 (not in one burst with it): it counts from when the question is
+    shown again, so the y is ignored."""
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    async with first.run() as pilot:
+        app = pilot.app
+        app.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready and app.screen is app.slots[1].main,
+                         what="the second session shown")
+        dialog = RevertDialog(conflict(tmp_path))
+        answers = await ask(pilot, dialog)
+        await wait_until(pilot, dialog.on_purpose.takes_keys, what="the question taking keys")
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: app.screen is app.slots[0].main, what="session 1 shown")
+        pressed = key_clock()
+        for key, character, at in (("alt+2", None, pressed), ("y", "y", pressed + 2 * BURST)):
+            event = events.Key(key, character)  # (the y 2 BURST after Alt+2: not one burst with it, and
+            event.time = at  # well within SETTLE of the question drawn again, however loaded the machine)
+            event.set_sender(app)
+            app.post_message(event)
+        await wait_until(pilot, lambda: "y was ignored" in ignored(dialog), what="the y ignored, and said")
+        await pilot.pause()
+        assert app.screen is dialog and answers == []
+        await wait_until(pilot, dialog.on_purpose.takes_keys, what="the question taking keys")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: answers == [True], what="the answer")

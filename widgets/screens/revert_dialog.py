@@ -79,6 +79,10 @@ class RevertDialog(ModalScreen[bool]):
     def on_mount(self) -> None:
         self.on_purpose.asked()
 
+    def on_screen_resume(self) -> None:
+        """Shown again (its session shown again, a screen over it closed): keys count from then."""
+        self.on_purpose.asked()
+
     def on_key(self, event: events.Key) -> None:
         """A key that writes runs its action here, where the time it was pressed is known."""
         action = self.WRITES.get(event.key)
