@@ -12,10 +12,13 @@ from rich.console import Console
 
 from tests.pi_harness import PICKER_SIZE, summary, wait_until
 from tests.screen_app import ScreenApp
+from textual import events
+from textual.screen import Screen
 from textual.widgets import Input
 
 from protocol.wire.responses import ForkMessage
 from protocol.files.session_files import SessionSummary
+from widgets.engine.key_events import key_clock
 from widgets.screens.session_picker import ForkPicker, SessionPicker, human_size
 
 HERE = [summary("Parser work", "Plan the parser", minute=5), summary(None, "Explain the build")]
@@ -152,3 +155,30 @@ async def test_delete_asks_first_and_never_deletes_the_open_session(tmp_path: Pa
         assert [row.value for row in picker.shown] == [sessions[0]] and app.screen is picker
         assert "“Old try” removed" in str(note.render())
         assert files[0].exists()
+
+
+async def test_the_delete_asked_again_takes_an_enter_only_once_shown_again_a_while(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The delete asked a while ago, a screen over the list closed, then an Enter right away:
+    the question counts from when it is shown again, so the Enter deletes nothing."""
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # no `trash` command: the file is removed
+    old = tmp_path / "old.jsonl"
+    old.write_text("{}\n")
+    app = ScreenApp(SessionPicker(lambda everywhere: [replace(summary(None, "Old try"), path=old)]))
+    async with app.run_test(size=PICKER_SIZE) as pilot:
+        picker = app.first
+        note = picker.query_one("#picker-note")
+        await wait_until(pilot, lambda: len(picker.shown) == 1, what="listing")
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, picker.on_purpose.takes_keys, what="the question taking keys")
+        await app.push_screen(Screen())
+        app.pop_screen()
+        enter = events.Key("enter", "\r")  # pressed as the list shows again
+        enter.time = key_clock()
+        enter.set_sender(app)
+        app.post_message(enter)
+        await wait_until(pilot, lambda: "Enter was ignored" in str(note.render()), what="the Enter ignored")
+        assert old.exists()
+        await wait_until(pilot, picker.on_purpose.takes_keys, what="the question taking keys again")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not old.exists(), what="deleted")

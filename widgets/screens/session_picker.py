@@ -191,6 +191,12 @@ class SessionPicker(FilteredPicker[SessionSummary]):
         self.set_note(self._question)
         self.on_purpose.asked()
 
+    def on_screen_resume(self) -> None:
+        """Shown again while a delete is asked (a screen over it closed, its session shown
+        again): keys count from then."""
+        if self.deleting is not None:
+            self.on_purpose.asked()
+
     def action_cancel(self) -> None:
         if self.deleting is None:
             self.dismiss(None)
