@@ -15,18 +15,17 @@ from textual.app import App
 from textual.binding import BindingsMap
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from app.commands.context import CommandContext, SlashCommand
+from app.commands.context import SlashCommand
+from app.desk.desk import Desk
 from app.hotkeys_table import describe, key_label
 from app.commands.registry import REGISTRY
-from protocol.wire.responses import CommandInfo
 from widgets.text.safe import clean
 
 
 class PaletteHost(Protocol):
     """What the palette reads of the app, besides Textual's App."""
 
-    command_context: CommandContext
-    commands: list[CommandInfo]  # pi's
+    desk: Desk  # the session shown: its commands, pi's, its prompt
 
     @property
     def key_bindings(self) -> BindingsMap: ...
@@ -34,7 +33,7 @@ class PaletteHost(Protocol):
 
 def _type_into_prompt(app: App[Any], text: str) -> Callable[[], None]:
     def fill() -> None:
-        editor = cast(PaletteHost, app).command_context.editor
+        editor = cast(PaletteHost, app).desk.current.main.editor
         editor.load(text)
         editor.focus()
 
@@ -68,11 +67,11 @@ class PideckCommands(_Provider):
     """pideck's own `/` commands."""
 
     def entries(self) -> list[tuple[str, str, Callable[[], object]]]:
-        commands = self.deck.command_context.commands  # (a read-only view's are fewer)
+        commands = self.deck.desk.current.context.commands  # (a read-only view's are fewer)
         return [(f"/{c.name}", c.description, self._runner(c)) for c in sorted(commands.values(), key=lambda c: c.name)]
 
     def _runner(self, command: SlashCommand) -> Callable[[], object]:
-        app, ctx = self.app, self.deck.command_context
+        app, ctx = self.app, self.deck.desk.current.context
         if command.usage.startswith("<"):
             return _type_into_prompt(app, f"/{command.name} ")
         return lambda: app.run_worker(command.run(ctx, ""), name=f"/{command.name}", group="slash")
@@ -85,7 +84,7 @@ class PiCommands(_Provider):
         return [
             (f"/{clean(c.name)}", f"{clean(c.source)}: {clean(c.description or '')}",
              _type_into_prompt(self.app, f"/{c.name} "))
-            for c in self.deck.commands
+            for c in self.deck.desk.current.pi.commands
             if c.name not in REGISTRY
         ]
 

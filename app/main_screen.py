@@ -170,7 +170,7 @@ class MainScreen(EngineScreen[None]):
     ) -> None:
         super().__init__(id=id)
         self.context = context
-        self.session = context.session
+        self.session = context.pi.model
         self.selection = selection
         self.pi = context.pi
         self._commands = commands
@@ -190,7 +190,7 @@ class MainScreen(EngineScreen[None]):
         self._waiting: list[PromptEditor.Submitted] = []  # sent before pi was ready, to go once it is
 
     def compose(self) -> ComposeResult:
-        config = self.context.config
+        config = self.context.pi.config
         yield SessionsRow(id="sessions-row")
         with Horizontal(id="main"):
             with Vertical(id="conversation"):
@@ -214,7 +214,7 @@ class MainScreen(EngineScreen[None]):
     def on_mount(self) -> None:
         self.composed.set()
         self.scrollbar_owner = self.transcript  # (its scrollbar is painted in the frame that moved it)
-        self.show_desk(self.context.ui.session_lines())
+        self.show_desk(self.context.desk.lines())
         editor = self.editor
         editor.focus()
         editor.use_keymap(self._keymap())
@@ -229,17 +229,17 @@ class MainScreen(EngineScreen[None]):
         """The prompt's title, its completions and what a paste may attach."""
         editor.border_title = "prompt · enter send · alt+enter follow-up · ctrl+j newline · / commands · @ files"
         editor.completer = lambda before: complete(
-            before, self._commands(), self.context.cwd,
-            lambda query, limit: self.files.search(self.context.cwd, query, limit),
+            before, self._commands(), self.context.pi.cwd,
+            lambda query, limit: self.files.search(self.context.pi.cwd, query, limit),
         )  # fmt: skip
-        if (host := self.context.config.remote) is not None:
+        if (host := self.context.pi.config.remote) is not None:
             editor.completer = without_local_files(editor.completer, host, lambda text: self.context.warn(text, "@"))
         editor.paste_handler = self.context.attachments.paste
 
     def follow_display(self) -> None:
         """pi's display settings (at start-up and on /reload); one pi would not take is
         ignored, and said in a toast."""
-        config = self.context.config
+        config = self.context.pi.config
         shown = display(config)
         transcript = self.transcript
         self._thinking_collapsed = shown.hide_thinking
@@ -436,7 +436,7 @@ class MainScreen(EngineScreen[None]):
     def send_command(self, command: Command, restore: str = "") -> None:
         """Send `command` now (written before the frame this step draws, where it can be)
         and take pi's answer in a worker."""
-        self._answered(command, self.context.client.call_now(command), restore)
+        self._answered(command, self.context.pi.client.call_now(command), restore)
 
     @work(group="send")
     async def _answered(self, command: Command, call: Awaitable[object], restore: str) -> None:
@@ -444,7 +444,7 @@ class MainScreen(EngineScreen[None]):
         try:
             answer = await call
         except RpcDataError as exc:  # pi took the message; only its answer could not be read
-            self.context.bad_answer(exc)
+            self.context.pi.problems.bad_answer(exc)
         except RpcError as exc:
             self.context.fail(str(exc), title="pi refused")
             if restore:  # never lose what the user typed (large pastes as markers again), nor what they type since
@@ -494,7 +494,7 @@ class MainScreen(EngineScreen[None]):
         """Esc: while pi works, clear_queue (the texts go back into the editor), then abort;
         otherwise stop a /compact or a running `!cmd`; twice on an empty prompt, /tree or /fork."""
         context = self.context
-        client = context.client
+        client = context.pi.client
         if not client.running:
             return
         try:
@@ -502,7 +502,7 @@ class MainScreen(EngineScreen[None]):
                 try:
                     await queue_actions.put_in_editor(context, await queue_actions.take_queue(context))
                 except RpcDataError as exc:  # pi emptied its queue but the answer is unreadable: abort all the same
-                    context.bad_answer(exc)
+                    context.pi.problems.bad_answer(exc)
                 await client.call(Abort())
             elif self.session.compaction is not None:  # a /compact: pi's abort stops it
                 await client.call(Abort())
@@ -516,7 +516,7 @@ class MainScreen(EngineScreen[None]):
     def _escape_on_empty_prompt(self) -> None:
         """Esc twice on an empty prompt while pi is idle: /tree or /fork, as pi's
         `doubleEscapeAction` setting says (or nothing)."""
-        action = double_escape_action(self.context.config)
+        action = double_escape_action(self.context.pi.config)
         now = time.monotonic()
         if action == "none" or now - self._last_escape >= DOUBLE_ESCAPE:
             self._last_escape = now
@@ -533,15 +533,15 @@ class MainScreen(EngineScreen[None]):
 
     def action_external_editor(self) -> None:
         """Ctrl+G: edit the prompt in pi's external editor (its setting, $VISUAL, $EDITOR)."""
-        config = self.context.config
+        config = self.context.pi.config
         edit_prompt(self.app, self.editor, config.env, external_editor_setting(config))
 
     def action_quit_if_empty(self) -> None:
         if not self.editor.text:
-            self.context.quit()
+            self.context.desk.quit()
 
     def action_restart_pi(self) -> None:
-        self.app.run_worker(self.context.restart(), name="restart", group="restart", exclusive=True)
+        self.app.run_worker(self.context.pi.restart(), name="restart", group="restart", exclusive=True)
 
     def action_toggle_thinking(self) -> None:
         self._thinking_collapsed = not self._thinking_collapsed
@@ -571,7 +571,7 @@ class MainScreen(EngineScreen[None]):
         """pi's folder, branch and session name on the prompt's bottom border, as pi's footer
         shows them under its editor, and whether pi is held (widgets/panes/status_where.py); cut
         from the left to fit."""
-        config, editor = self.context.config, self.editor
+        config, editor = self.context.pi.config, self.editor
         cells = editor.outer_size.width - 6 if editor.outer_size.width else 200  # its corners and a margin
         label = where_label(self.session, branch=self.branch, home=config.env.get("HOME"), host=config.remote, cells=cells,
                             held=self.pi.client.held)

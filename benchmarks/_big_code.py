@@ -86,8 +86,8 @@ async def load(app: Any, messages: list[Any], timeout: float) -> float:
     """Seconds from loading `messages` (as /resume does) to the answer on screen."""
 
     async def apply() -> None:
-        app.session.load_messages(messages)
-        await app._apply_changes()
+        app.desk.current.pi.model.load_messages(messages)
+        await app.desk.current.pi.apply_changes()
 
     return await until_painted(app, LAST, apply, timeout)
 
@@ -99,8 +99,8 @@ async def load_and_open_full(app: Any, pilot: Any, messages: list[Any], timeout:
 
     loaded = await load(app, messages, timeout)
     await pilot.pause()
-    first = app.session.tool_runs()[0].key
-    full = await until_painted(app, " characters", lambda: app.main.post_message(ShowToolOutput(first)), timeout)
+    first = app.desk.current.pi.model.tool_runs()[0].key
+    full = await until_painted(app, " characters", lambda: app.desk.current.main.post_message(ShowToolOutput(first)), timeout)
     await pilot.pause()
     return loaded, full
 

@@ -97,7 +97,7 @@ async def attach(pi: Any, env: dict[str, str]) -> dict[str, float]:
     app = PideckApp(launches[0], restore=launches[1:])
     async with app.run_test(size=h.SIZE, headless=True):
         first_frame = time.perf_counter() - started
-        await h.wait_until(lambda: app._session_ready and len(app.slots) == HELD, timeout=60, poll=0.005)
+        await h.wait_until(lambda: app.desk.current.pi.ready and len(app.desk.slots) == HELD, timeout=60, poll=0.005)
         ready = time.perf_counter() - started
         app.exit()
     return {"first_frame": first_frame, "ready": ready, "idle_cpu": idle}
@@ -207,7 +207,7 @@ async def own_first_frame(pi: Any) -> float:
     app = PideckApp(h.launch_config(pi), restore=[h.launch_config(pi) for _ in range(HELD - 1)])
     async with app.run_test(size=h.SIZE, headless=True):
         first = time.perf_counter() - started
-        await h.wait_until(lambda: app._session_ready and len(app.slots) == HELD, timeout=60, poll=0.005)
+        await h.wait_until(lambda: app.desk.current.pi.ready and len(app.desk.slots) == HELD, timeout=60, poll=0.005)
     return first
 
 

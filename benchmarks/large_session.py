@@ -196,7 +196,7 @@ async def pideck_opens(pi: Any, argv: list[str]) -> dict[str, float]:
 
     app = PideckApp(pi.launch_config(session_dir=pi.root / "sessions", extra_args=argv))
     marks: dict[str, float] = {}
-    send = app.client.send
+    send = app.desk.current.pi.client.send
 
     async def timed_send(record: Any) -> None:
         if isinstance(record, GetMessages):
@@ -207,8 +207,8 @@ async def pideck_opens(pi: Any, argv: list[str]) -> dict[str, float]:
         if isinstance(record, Response) and record.command == "get_messages":
             marks["read"] = time.perf_counter()
 
-    app.client.send = timed_send  # type: ignore[method-assign]
-    app.client.add_listener(listen)
+    app.desk.current.pi.client.send = timed_send  # type: ignore[method-assign]
+    app.desk.current.pi.client.add_listener(listen)
     watch = h.PaintWatch(app, LAST)
     async with app.run_test(size=h.SIZE, headless=True):
         await h.wait_until(lambda: watch.painted is not None, timeout=900, poll=0.01)

@@ -58,7 +58,7 @@ def messages(count: int) -> list[Any]:
 
 async def measure(count: int) -> dict[str, float]:
     async with b.app_running() as (app, pilot):
-        transcript = app.main.transcript
+        transcript = app.desk.current.main.transcript
         loaded = await b.load(app, messages(count), timeout=900)
         await pilot.pause()
 

@@ -1,6 +1,6 @@
 """Memory: RSS of PideckApp after 200 turns with tool output (no pi: a fake client).
 
-Each turn is fed through the app's listener path (`app.pump.feed`) as decoded pi
+Each turn is fed through the app's listener path (`app.desk.current.pi.pump.feed`) as decoded pi
 records: agent/turn start, a user message, a streamed assistant reply (20 text deltas)
 with a bash tool call, the tool's execution (two partial updates, ~5 KB final output),
 its toolResult message, a final assistant text, agent_end and agent_settled. The app
@@ -106,8 +106,8 @@ async def measure(turns: int = TURNS) -> dict[str, Any]:
         idle = h.rss_mb()
         for turn in range(1, turns + 1):
             for record in turn_records(turn):
-                app.pump.feed(record)
-            await h.wait_until(lambda: app.pump.idle, timeout=60, poll=0.005)
+                app.desk.current.pi.pump.feed(record)
+            await h.wait_until(lambda: app.desk.current.pi.pump.idle, timeout=60, poll=0.005)
             if turn % 50 == 0:
                 await pilot.pause()
                 gc.collect()

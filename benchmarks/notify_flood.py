@@ -32,7 +32,7 @@ async def measure() -> dict[str, Any]:
     async with h.real_pi() as pi:
         app = PideckApp(pi.launch_config(extensions=[EXTENSIONS_DIR / "ui_flood.ts"]))
         async with app.run_test(size=h.SIZE, headless=True, notifications=True):
-            await h.wait_until(lambda: app._session_ready and bool(app.commands), timeout=60, poll=0.01)
+            await h.wait_until(lambda: app.desk.current.pi.ready and bool(app.desk.current.pi.commands), timeout=60, poll=0.01)
             editor = app.query_one(PromptEditor)
             await type_keys(app, idle, count=IDLE_KEYS)
             editor.load(f"/flood-notify-stream {RATE} {SECONDS}")

@@ -47,7 +47,7 @@ async def new_app(sessions: int) -> tuple[Any, list[Any]]:
 
 def open_others(app: Any, clients: list[Any]) -> None:
     for client in clients[1:]:
-        app._open_slot(app._new_slot(h.fake_config(), client), show=False)
+        app.desk._open_slot(app.desk._new_slot(h.fake_config(), client), show=False)
 
 
 async def feed(client: Any, records: list[Any]) -> None:
@@ -59,7 +59,7 @@ async def feed(client: Any, records: list[Any]) -> None:
 
 def folded(app: Any, number: int, token: str) -> bool:
     """The reply's last token is in session `number`'s model (its records folded)."""
-    items = app.slots[number].pi.model.items
+    items = app.desk.slots[number].pi.model.items
     return bool(items) and any(token in block.text for block in getattr(items[-1], "blocks", {}).values())
 
 
@@ -95,7 +95,7 @@ async def keys_and_cpu() -> dict[str, float]:
             result["background_cpu"] = time.process_time() - cpu
             await asyncio.gather(*feeding)
         for n in streams:  # the same again, with keys typed meanwhile
-            app.slots[n].pi.model.take_changes()
+            app.desk.slots[n].pi.model.take_changes()
             asyncio.create_task(feed(clients[n], tools.stream_records(f"keys{n}", DELTAS)))
         await type_keys(app, busy, count=KEYS)
         result["with_others"] = h.percentile(busy, 95)
@@ -152,16 +152,16 @@ async def switching() -> dict[str, float]:
         await pilot.pause()
         open_others(app, clients)
         for number in (0, 1):
-            app.slots[number].pi.model.load_messages(long_messages(f"session {number + 1}"))
-        app.show_session(2)
-        await app._apply_changes()
-        app.show_session(1)
-        await app._apply_changes()
+            app.desk.slots[number].pi.model.load_messages(long_messages(f"session {number + 1}"))
+        app.desk.show(2)
+        await app.desk.current.pi.apply_changes()
+        app.desk.show(1)
+        await app.desk.current.pi.apply_changes()
         await pilot.pause(0.5)
         frames = ScreenFrames(app)
         switches, pages = [], []
         for turn in range(10):
-            seen, target = len(frames.screens), app.slots[1 if turn % 2 == 0 else 0].main
+            seen, target = len(frames.screens), app.desk.slots[1 if turn % 2 == 0 else 0].main
             key = events.Key("alt+2" if turn % 2 == 0 else "alt+1", None)  # as the terminal's driver sends it
             key.set_sender(app)
             started = time.perf_counter()
@@ -171,7 +171,7 @@ async def switching() -> dict[str, float]:
             await pilot.pause(0.5)  # (the session left is trimmed meanwhile)
             seen = len(frames.screens)
             started = time.perf_counter()
-            app.main.transcript.scroll_page_up(animate=False)
+            app.desk.current.main.transcript.scroll_page_up(animate=False)
             await h.wait_until(lambda: len(frames.screens) > seen, timeout=60, poll=0.001)
             pages.append(time.perf_counter() - started)
             await pilot.pause(0.2)

@@ -65,7 +65,7 @@ async def start_app(pi: Any, size: tuple[int, int] = h.SIZE) -> Any:
 
 
 async def wait_ready(app: Any, timeout: float = 60.0) -> None:
-    await h.wait_until(lambda: app._session_ready, timeout=timeout, poll=0.01)
+    await h.wait_until(lambda: app.desk.current.pi.ready, timeout=timeout, poll=0.01)
 
 
 async def stream_once(app: Any, pi: Any, tag: str, deltas: int = DELTAS, during: Any = None) -> dict[str, float]:
@@ -84,11 +84,11 @@ async def stream_once(app: Any, pi: Any, tag: str, deltas: int = DELTAS, during:
         if "pi" not in seen and h.delta_contains(record, token):
             seen["pi"] = time.perf_counter()
 
-    remove = app.client.add_listener(listen)
+    remove = app.desk.current.pi.client.add_listener(listen)
     watch = h.PaintWatch(app, token)
     try:
         started = time.perf_counter()
-        app.main.post_message(PromptEditor.Submitted(f"Stream {deltas} deltas ({tag}).", "enter"))
+        app.desk.current.main.post_message(PromptEditor.Submitted(f"Stream {deltas} deltas ({tag}).", "enter"))
         side = asyncio.create_task(during(app)) if during is not None else None
         await h.wait_until(lambda: watch.painted is not None, timeout=120)
         shown = watch.painted
@@ -105,7 +105,7 @@ async def wait_settled(app: Any) -> None:
     """Until the run is over and its records are shown, and the stats refresh that
     agent_settled starts has finished (a stats worker still running when the app closes
     fails on the removed StatsPane)."""
-    await h.wait_until(lambda: not app.session.running and app.pump.idle, timeout=60, poll=0.01)
+    await h.wait_until(lambda: not app.desk.current.pi.model.running and app.desk.current.pi.pump.idle, timeout=60, poll=0.01)
     await h.wait_until(lambda: not any(w.group in ("stats", "send") and not w.is_finished
                                        for w in app.workers), timeout=30, poll=0.01)
 
@@ -118,7 +118,7 @@ async def wait_idle(app: Any) -> None:
     from widgets.markdown.stream import StreamingText
 
     await h.wait_until(lambda: not any(block.pending for block in app.query(StreamingText)), timeout=30, poll=0.01)
-    await h.wait_until(lambda: not app.session.running, timeout=30, poll=0.01)
+    await h.wait_until(lambda: not app.desk.current.pi.model.running, timeout=30, poll=0.01)
     await asyncio.sleep(SETTLE + 0.2)
     gc.collect()
 

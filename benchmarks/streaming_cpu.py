@@ -42,7 +42,7 @@ async def cpu_share(app: Any, pi: Any, tag: str) -> float:
     watch = h.PaintWatch(app, token)  # also turns each frame into terminal output, as a terminal would
     try:
         wall, cpu = time.perf_counter(), time.process_time()
-        app.main.post_message(PromptEditor.Submitted(f"Stream slowly ({tag}).", "enter"))
+        app.desk.current.main.post_message(PromptEditor.Submitted(f"Stream slowly ({tag}).", "enter"))
         await h.wait_until(lambda: watch.painted is not None, timeout=60, poll=0.05)
         return (time.process_time() - cpu) / (time.perf_counter() - wall)
     finally:

@@ -120,15 +120,15 @@ async def measure_variant(kinds: bool | None, tag: str) -> dict[str, float]:
     result: dict[str, float] = {}
     async with app.run_test(size=h.SIZE, headless=True) as pilot:
         await pilot.pause()
-        transcript = app.main.transcript
+        transcript = app.desk.current.main.transcript
         frames = Frames(app)
         if kinds is not None:
             messages = session_messages(kinds)
             watch = h.PaintWatch(app, LAST)
             with h.gc_quiet():
                 started = time.perf_counter()
-                app.session.load_messages(messages)
-                await app._apply_changes()
+                app.desk.current.pi.model.load_messages(messages)
+                await app.desk.current.pi.apply_changes()
                 await h.wait_until(lambda: watch.painted is not None, timeout=120)
             watch.close()
             result["load"] = watch.painted - started  # type: ignore[operator]

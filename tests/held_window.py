@@ -45,13 +45,13 @@ async def main(config_path: str, result_path: str) -> None:
 
     async with app.run_test(size=SIZE, headless=True) as pilot:
         await started(pilot)
-        pid = app.client.hello.pid
-        app.client.add_listener(count)
+        pid = app.desk.current.pi.client.hello.pid
+        app.desk.current.pi.client.add_listener(count)
         await send(pilot, "flood")
-        await wait_until(pilot, lambda: seen["exited"] or ("word2999" in transcript_text(app) and not app.session.running),
+        await wait_until(pilot, lambda: seen["exited"] or ("word2999" in transcript_text(app) and not app.desk.current.pi.model.running),
                          timeout=90, what="the whole flood, or pi's exit")
         text = re.sub(r"\b\d\d:\d\d(:\d\d)?\b", "hh:mm", transcript_text(app))
-        Path(result_path).write_text(json.dumps({"transcript": text, "pid": pid, "pid_at_end": app.client.hello.pid,
+        Path(result_path).write_text(json.dumps({"transcript": text, "pid": pid, "pid_at_end": app.desk.current.pi.client.hello.pid,
                                                  **seen}))
         app.exit()
 

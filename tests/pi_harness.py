@@ -398,7 +398,7 @@ async def wait_until(pilot: Pilot[Any], condition: Callable[[], Any], timeout: f
             app = pilot.app
             detail = ""
             if isinstance(app, PideckApp) and app.query(Transcript):
-                detail = f"; transcript:\n{transcript_text(app)[-2000:]}\npi stderr:\n{app.client.stderr_tail[-2000:]}"
+                detail = f"; transcript:\n{transcript_text(app)[-2000:]}\npi stderr:\n{app.desk.current.pi.client.stderr_tail[-2000:]}"
             raise AssertionError(f"timed out waiting for {what or condition}{detail}")
         await pilot.pause(0.02)
 
@@ -436,7 +436,7 @@ def has_role(style: Style, role: str) -> bool:
 
 def transcript_text(app: PideckApp) -> str:
     """The text of every message and banner the transcript shows, top to bottom."""
-    return drawn_text(app.main)
+    return drawn_text(app.desk.current.main)
 
 
 def tool_run(session: Any, call_id: str) -> Any:
@@ -446,8 +446,8 @@ def tool_run(session: Any, call_id: str) -> Any:
 
 def call_view(app: Any, call_id: str) -> Any:
     """The transcript's block of the latest call `call_id` (None: not shown)."""
-    run = tool_run(app.session, call_id)
-    return app.main.transcript.view_for_tool(run.key) if run is not None else None
+    run = tool_run(app.desk.current.pi.model, call_id)
+    return app.desk.current.main.transcript.view_for_tool(run.key) if run is not None else None
 
 
 def drawn_text(screen: Any) -> str:
@@ -545,7 +545,7 @@ class Fake:
 
 async def ready(pilot: Pilot[Any], fake: Fake) -> None:
     """Wait until pideck loaded the session (get_commands is its last start-up call)."""
-    await wait_until(pilot, lambda: "get_commands" in fake.kinds() and pilot.app._session_ready, what="start-up")
+    await wait_until(pilot, lambda: "get_commands" in fake.kinds() and pilot.app.desk.current.pi.ready, what="start-up")
     await pilot.pause()
 
 
@@ -566,7 +566,7 @@ def burst(app: Any, *keys: str) -> None:
 
 
 async def type_text(pilot: Any, text: str) -> None:
-    editor = pilot.app.main.query_one(PromptEditor)  # (the prompt of the session shown)
+    editor = pilot.app.desk.current.main.query_one(PromptEditor)  # (the prompt of the session shown)
     editor.insert(text)
     await pilot.pause()
 
@@ -618,7 +618,7 @@ async def start_run(pilot: Any, fake: Fake, text: str = "Write a long answer slo
     await pilot.press("enter")
     await wait_until(pilot, lambda: len(fake.commands("prompt")) > before, what="prompt sent")
     if running:
-        await wait_until(pilot, lambda: pilot.app.session.running, what="run to start")
+        await wait_until(pilot, lambda: pilot.app.desk.current.pi.model.running, what="run to start")
 
 
 def crash_text(app: PideckApp) -> str:
@@ -631,11 +631,11 @@ def make_app(harness: PiHarness) -> PideckApp:
 
 
 async def started(pilot: Any) -> None:
-    await wait_until(pilot, lambda: pilot.app._session_ready and pilot.app.commands, timeout=30, what="pi start-up")
+    await wait_until(pilot, lambda: pilot.app.desk.current.pi.ready and pilot.app.desk.current.pi.commands, timeout=30, what="pi start-up")
 
 
 async def send(pilot: Any, text: str, key: str = "enter") -> None:
-    editor = pilot.app.main.query_one(PromptEditor)  # (the prompt of the session shown)
+    editor = pilot.app.desk.current.main.query_one(PromptEditor)  # (the prompt of the session shown)
     editor.load(text)
     await pilot.pause()
     await pilot.press(key)

@@ -324,32 +324,33 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             gc.enable()
             config.close()
-        sessions = app.sessions_at_exit()
+        desk = app.desk
+        sessions = desk.sessions_at_exit()
         # (after a hang-up too: --restore brings them back)
         written, cut = save_sessions(sessions, args, os.environ, restored)
-        save_held(app.held_at_exit(), app.held_stopped_at_exit(), args, os.environ)
-        if code != HANGUP_EXIT and sys.stdout.isatty() and app.detached:
-            it = "them" if app.detached > 1 else "it"
-            say(f"pideck: detached; {app.detached} held pi{'s' * (app.detached > 1)} go{'es' * (app.detached == 1)} on. "
+        save_held(desk.held_at_exit(), desk.held_stopped_at_exit(), args, os.environ)
+        if code != HANGUP_EXIT and sys.stdout.isatty() and desk.detached:
+            it = "them" if desk.detached > 1 else "it"
+            say(f"pideck: detached; {desk.detached} held pi{'s' * (desk.detached > 1)} go{'es' * (desk.detached == 1)} on. "
                 f"pideck attach shows {it} again, pideck ls lists {it}, pideck stop ends {it}", file=sys.stdout)
         elif code != HANGUP_EXIT and sys.stdout.isatty():  # the terminal is still there, and a person reads it
             from app.cli.exit_output import print_exit_output
 
             try:
-                shown = app.slots.index(app.current) if app.current in app.slots else 0
-                print_exit_output(app.session, args, app.current.config, sys.stdout,
-                                  started=app.current.config is config)
+                shown = desk.slots.index(desk.current) if desk.current in desk.slots else 0
+                print_exit_output(desk.current.pi.model, args, desk.current.config, sys.stdout,
+                                  started=desk.current.config is config)
                 print_others(sessions, shown, args, sys.stdout)
                 if (line := drafts_left(sessions, written, cut)) is not None:
                     say(line, file=sys.stdout)
-                if kept := sum(slot.pi.kept for slot in app.slots):
+                if kept := sum(slot.pi.kept for slot in desk.slots):
                     say(f"pideck: {kept} held pi{'s' * (kept > 1)} go{'es' * (kept == 1)} on: another window shows "
                         f"{'them' if kept > 1 else 'it'} (pideck ls)", file=sys.stdout)
             except OSError:
                 pass  # it went away meanwhile
         elif in_browser:
-            tell_server_how_to_resume(args, app.current.config, app.session.state, app.detached,
-                                      started=app.current.config is config)
+            tell_server_how_to_resume(args, desk.current.config, desk.current.pi.model.state, desk.detached,
+                                      started=desk.current.config is config)
         if (fd := stdin_fd()) is not None:
             release_interrupt_key(fd)
     return code

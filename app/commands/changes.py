@@ -22,13 +22,13 @@ FILE_TOOLS = ("edit", "write", "bash")
 async def diff_command(ctx: CommandContext, args: str) -> None:
     reverts = ctx.pi.reverts
     try:
-        listing = await ctx.client.call(GetEntries())
+        listing = await ctx.pi.client.call(GetEntries())
     except RpcError:
-        calls = [run_call(run) for run in ctx.session.tool_runs()]  # (a JSON stream viewed)
+        calls = [run_call(run) for run in ctx.pi.model.tool_runs()]  # (a JSON stream viewed)
         reverts.session_entries([])
     else:
         calls = branch_calls(branch(listing.entries, listing.leaf_id))
-        with_runs(calls, ctx.session.tool_runs())
+        with_runs(calls, ctx.pi.model.tool_runs())
         reverts.session_entries(listing.entries)
     changing = [call for call in calls if call.name in FILE_TOOLS and call.done]
     # pi's bash calls whose changes are not shown are said (a !command is said nowhere: it may be from before pideck copied them)
@@ -44,14 +44,14 @@ async def diff_command(ctx: CommandContext, args: str) -> None:
         if (file := by_path.get(done.plan.label)) is not None:
             file.changes.append(revert_change(done.plan))
     since = len(reverts.done)
-    chosen = await ctx.ask(ChangesScreen(files, copy=ctx.copy, reverts=reverts, note=note,
+    chosen = await ctx.ask(ChangesScreen(files, copy=ctx.desk.shell.copy_to_clipboard, reverts=reverts, note=note,
                                          read_only=reverts.read_only))
     if note := reverts.note(since):
-        editor = ctx.editor
+        editor = ctx.screen.editor
         editor.load(f"{editor.text.rstrip()}\n\n{note}" if editor.text.strip() else note)
     call: BranchCall | None = next((call for call in calls if call.key == chosen), None)
     if call is not None and call.run_key:
-        await ctx.show_tool_call(call.run_key)
+        await ctx.screen.show_tool_call(call.run_key)
 
 
 COMMANDS = (

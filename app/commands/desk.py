@@ -58,30 +58,30 @@ def parse_open(args: str, cwd: Path, home: str | None) -> tuple[Path, list[str] 
 
 async def open_command(ctx: CommandContext, args: str) -> None:
     try:
-        folder, pi_args, pi_flag = parse_open(args, ctx.cwd, ctx.config.env.get("HOME"))
-        ctx.ui.open_session(folder, pi_args, pi_flag)
+        folder, pi_args, pi_flag = parse_open(args, ctx.pi.cwd, ctx.pi.config.env.get("HOME"))
+        ctx.desk.open(folder, pi_args, pi_flag)
     except (ValueError, LaunchError, ProvisionError) as exc:
         ctx.fail(clean(str(exc)), title="/open")
 
 
 async def close_command(ctx: CommandContext, args: str) -> None:
-    await ctx.ui.close_session()
+    await ctx.desk.close(ctx.desk.slot_of(ctx.pi))
 
 
 async def detach_command(ctx: CommandContext, args: str) -> None:
-    if not ctx.ui.detach():
+    if not ctx.desk.detach():
         ctx.fail("pi runs in this window, not held (started with --no-hold or PIDECK_HOLD=0, or --demo): "
                  "it would end with the window, so there is nothing to detach", title="/detach")
 
 
 async def sessions_command(ctx: CommandContext, args: str) -> None:
-    lines = ctx.ui.session_lines()
+    lines = ctx.desk.lines()
     if not lines:
         ctx.say("One session is open. /open [DIR] [-- PI_ARGS] starts another", title="Sessions")
         return
     chosen = await ctx.ask(SessionsPicker(lines))
     if chosen is not None:
-        ctx.ui.show_session(chosen)
+        ctx.desk.show(chosen)
 
 
 COMMANDS = [

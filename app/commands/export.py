@@ -17,22 +17,22 @@ from protocol.numbers import parse_int
 
 def resolve(ctx: CommandContext, path: str) -> Path:
     """`path` as pi will write it: `~` expanded, relative to pi's working directory."""
-    return Path(ctx.config.cwd) / Path(path).expanduser()
+    return Path(ctx.pi.config.cwd) / Path(path).expanduser()
 
 
 @guarded("/export failed")
 async def export_command(ctx: CommandContext, args: str) -> None:
     if args.lower().endswith(".jsonl"):
-        state = ctx.session.state
+        state = ctx.pi.model.state
         where = f" The session file itself is {state.session_file}." if state and state.session_file else ""
         ctx.warn(f"pi's RPC exports HTML only, not JSONL.{where}", title="/export")
         return
-    if (host := ctx.config.remote) is not None:  # pi resolves the path on its host
-        result = await ctx.client.call(ExportHtml(output_path=args or None))
+    if (host := ctx.pi.config.remote) is not None:  # pi resolves the path on its host
+        result = await ctx.pi.client.call(ExportHtml(output_path=args or None))
         ctx.say(f"Exported on {host} to {result.path}", title="/export", timeout=10)
         return
     target = str(resolve(ctx, args)) if args else None
-    result = await ctx.client.call(ExportHtml(output_path=target))
+    result = await ctx.pi.client.call(ExportHtml(output_path=target))
     ctx.say(f"Exported to {resolve(ctx, result.path)}", title="/export", timeout=10)
 
 
@@ -55,13 +55,13 @@ async def copy_command(ctx: CommandContext, args: str) -> None:
     if words and (words[0] != "code" or len(words) > 2 or (len(words) == 2 and asked is None)):
         ctx.warn("Usage: /copy, /copy code, or /copy code N (the Nth code block of the last answer).", title="/copy")
         return
-    last = await ctx.client.call(GetLastAssistantText())
+    last = await ctx.pi.client.call(GetLastAssistantText())
     text = last.text if last is not None else None
     if not text:
         ctx.warn("There is no assistant answer to copy yet.", title="/copy")
         return
     if not words:
-        ctx.copy(text)
+        ctx.desk.shell.copy_to_clipboard(text)
         ctx.say(f"Copied the last answer ({len(text):,} characters, {_lines(text)}).", title="/copy")
         return
     blocks = code_blocks(text)
@@ -71,7 +71,7 @@ async def copy_command(ctx: CommandContext, args: str) -> None:
         ctx.warn(f"The last answer {have}.", title="/copy")
         return
     code = blocks[number - 1].removesuffix("\n")
-    ctx.copy(code)
+    ctx.desk.shell.copy_to_clipboard(code)
     ctx.say(f"Copied code block {number} of {len(blocks)} ({_lines(code)}).", title="/copy")
 
 

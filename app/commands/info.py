@@ -39,7 +39,7 @@ NOT_OVER_RPC: dict[str, tuple[str, str]] = {
 
 def _not_over_rpc(name: str, reason: str) -> SlashCommand:
     async def explain(ctx: CommandContext, args: str) -> None:
-        text = reason.replace("{pi}", f"`{interactive_pi(ctx.config)}`")
+        text = reason.replace("{pi}", f"`{interactive_pi(ctx.pi.config)}`")
         ctx.warn(f"/{name} is not available over pi's RPC: {text}.", title=f"/{name}", timeout=10)
 
     return SlashCommand(name, f"{NOT_OVER_RPC[name][0]} (not over RPC)", explain)
@@ -78,28 +78,28 @@ def session_table(state: SessionState, stats: SessionStats, auto_retry: bool | N
 
 async def session_command(ctx: CommandContext, args: str) -> None:
     await refresh_state(ctx)
-    state, stats = ctx.session.state, ctx.session.stats
+    state, stats = ctx.pi.model.state, ctx.pi.model.stats
     if state is None or stats is None:
         ctx.fail("pi did not report the session's state.", title="/session")
         return
-    await ctx.ask(InfoScreen("Session", session_table(state, stats, ctx.session.auto_retry), id="session-info"))
+    await ctx.ask(InfoScreen("Session", session_table(state, stats, ctx.pi.model.auto_retry), id="session-info"))
 
 
 async def hotkeys_command(ctx: CommandContext, args: str) -> None:
-    app_keys, editor_keys, notes = ctx.key_bindings()
-    table = hotkeys_table(hotkey_sections(app_keys, editor_keys), notes)
+    shell = ctx.desk.shell  # the app's keys, the prompt's, and what keybindings.json asked that was left out
+    table = hotkeys_table(hotkey_sections(shell.key_bindings, ctx.screen.editor.key_bindings), shell.keys.notes)
     await ctx.ask(InfoScreen("Keys", table, id="hotkeys"))
 
 
 async def reload_command(ctx: CommandContext, args: str) -> None:
-    ctx.reread_settings()
+    ctx.desk.shell.reread_settings()
     ctx.say("Read pi's keybindings.json, display settings and theme again. pi's RPC cannot reload extensions, skills, "
             "prompt templates or context files: restart pideck (with `-- --continue` to keep the session) for those.",
             title="/reload")
 
 
 async def quit_command(ctx: CommandContext, args: str) -> None:
-    ctx.quit()
+    ctx.desk.quit()
 
 
 # /settings: what pi's RPC can change, each entry running the command that changes it.
@@ -114,10 +114,10 @@ _SETTINGS: list[tuple[str, str]] = [
 
 
 def _setting_values(ctx: CommandContext) -> dict[str, str]:
-    state = ctx.session.state
+    state = ctx.pi.model.state
     if state is None:
         return {}
-    retry = ctx.session.auto_retry
+    retry = ctx.pi.model.auto_retry
     return {
         "model": model_key(state.model) if state.model else "none",
         "thinking": state.thinking_level,
@@ -138,7 +138,7 @@ async def settings_command(ctx: CommandContext, args: str) -> None:
     name = _SETTINGS[labels.index(picked)][0]
     value = ""
     if name == "auto-retry":  # pi does not report it, so ask rather than toggle
-        known = ctx.session.auto_retry
+        known = ctx.pi.model.auto_retry
         value = await ctx.ask(ChoicePicker("Automatic retry", ["on", "off"], None if known is None
                                            else on_off(known))) or ""
         if not value:

@@ -74,12 +74,12 @@ def _sign_in_argv(ctx: CommandContext, verb: str, args: str) -> list[str]:
         words = shlex.split(args)
     except ValueError:
         words = args.split()
-    command = pi_command(ctx.config)
-    return run_argv(ctx.config, [*command, "auth", verb, *words] if words else [*command, "--no-session"])
+    command = pi_command(ctx.pi.config)
+    return run_argv(ctx.pi.config, [*command, "auth", verb, *words] if words else [*command, "--no-session"])
 
 
 async def _models(ctx: CommandContext) -> set[str]:
-    return {model_key(model) for model in (await ctx.client.call(GetAvailableModels())).models}
+    return {model_key(model) for model in (await ctx.pi.client.call(GetAvailableModels())).models}
 
 
 def _listed(keys: set[str]) -> str:
@@ -89,24 +89,24 @@ def _listed(keys: set[str]) -> str:
 
 async def _sign_in(ctx: CommandContext, verb: str, args: str) -> None:
     what = f"/{verb}"
-    if ctx.session.running or ctx.session.steering or ctx.session.follow_up:
+    if ctx.pi.model.running or ctx.pi.model.steering or ctx.pi.model.follow_up:
         ctx.warn(f"pi is working, and {what} reopens its session to read the change: press Esc to stop it "
                  f"first, then {what} again.", title=f"{what} not now")
         return
     before = await _models(ctx)
     argv = _sign_in_argv(ctx, verb, args)
-    status = ctx.run_in_terminal(argv)
+    status = ctx.desk.shell.run_in_terminal(argv, ctx.pi.cwd)
     if status is None:
         ctx.fail(f"This terminal cannot be handed to pi for {what}.", title=what)
         return
     if status != 0:
         ctx.warn(f"pi's {what} ended with status {status}.", title=what)
-    session_file = ctx.session.state.session_file if ctx.session.state is not None else None
+    session_file = ctx.pi.model.state.session_file if ctx.pi.model.state is not None else None
     if not session_file:
         ctx.warn(f"pi runs without a session file (--no-session), so it reads the {what[1:]} only when it "
                  "starts again: quit and start pideck again.", title=what, timeout=10)
         return
-    result = await ctx.client.call(SwitchSession(session_path=session_file))
+    result = await ctx.pi.client.call(SwitchSession(session_path=session_file))
     if result.cancelled:
         ctx.warn(f"An extension kept pi from reopening its session, so it has not read the {what[1:]}.", title=what)
         return

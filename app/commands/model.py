@@ -23,7 +23,7 @@ from protocol.state.formatting import model_key
 
 
 def current_model(ctx: CommandContext) -> Model | None:
-    state = ctx.session.state
+    state = ctx.pi.model.state
     return state.model if state is not None else None
 
 
@@ -37,9 +37,9 @@ def find_model(models: list[Model], wanted: str) -> Model | None:
 
 
 async def switch_model(ctx: CommandContext, model: Model) -> None:
-    await ctx.client.call(SetModel(provider=model.provider, model_id=model.id))
+    await ctx.pi.client.call(SetModel(provider=model.provider, model_id=model.id))
     await refresh_state(ctx)
-    state = ctx.session.state
+    state = ctx.pi.model.state
     level = state.thinking_level if state is not None else "?"
     ctx.say(f"{model_key(model)} · thinking {level}", title="Model")
 
@@ -47,7 +47,7 @@ async def switch_model(ctx: CommandContext, model: Model) -> None:
 @guarded("/model failed")
 async def model_command(ctx: CommandContext, args: str) -> None:
     """With an exact name, switch at once; otherwise open the picker, filtered by `args`."""
-    models = (await ctx.client.call(GetAvailableModels())).models
+    models = (await ctx.pi.client.call(GetAvailableModels())).models
     if not models:
         ctx.warn("pi has no available models: log in with pi's own /login, or set a provider API key.", title="/model")
         return
@@ -61,7 +61,7 @@ async def model_command(ctx: CommandContext, args: str) -> None:
 @guarded("Cycle model failed")
 async def cycle_model(ctx: CommandContext, _: str = "") -> None:
     """Ctrl+P: pi's `cycle_model` (next of the scoped models, or of all available ones)."""
-    result: CycleModelResult | None = await ctx.client.call(CycleModel())
+    result: CycleModelResult | None = await ctx.pi.client.call(CycleModel())
     if result is None:
         ctx.say("Only one model is available.", title="Model")
         return
@@ -73,7 +73,7 @@ async def cycle_model(ctx: CommandContext, _: str = "") -> None:
 @guarded("Cycle model failed")
 async def cycle_model_back(ctx: CommandContext, _: str = "") -> None:
     """Shift+Ctrl+P: switch to the model before the current one in pi's available list."""
-    models = (await ctx.client.call(GetAvailableModels())).models
+    models = (await ctx.pi.client.call(GetAvailableModels())).models
     if len(models) < 2:
         ctx.say("Only one model is available.", title="Model")
         return
@@ -86,7 +86,7 @@ async def cycle_model_back(ctx: CommandContext, _: str = "") -> None:
 @guarded("Thinking level failed")
 async def cycle_thinking(ctx: CommandContext, _: str = "") -> None:
     """Shift+Tab: pi's `cycle_thinking_level`."""
-    result = await ctx.client.call(CycleThinkingLevel())
+    result = await ctx.pi.client.call(CycleThinkingLevel())
     if result is None:
         ctx.say(_no_thinking(ctx), title="Thinking")
         return
@@ -101,8 +101,8 @@ def _no_thinking(ctx: CommandContext) -> str:
 
 @guarded("/thinking failed")
 async def thinking_command(ctx: CommandContext, args: str) -> None:
-    levels = (await ctx.client.call(GetAvailableThinkingLevels())).levels
-    state = ctx.session.state
+    levels = (await ctx.pi.client.call(GetAvailableThinkingLevels())).levels
+    state = ctx.pi.model.state
     current = state.thinking_level if state is not None else None
     if args:
         level = args.strip().lower()
@@ -117,7 +117,7 @@ async def thinking_command(ctx: CommandContext, args: str) -> None:
         if picked is None:
             return
         level = picked
-    await ctx.client.call(SetThinkingLevel(level=level))
+    await ctx.pi.client.call(SetThinkingLevel(level=level))
     await refresh_state(ctx)
     ctx.say(level, title="Thinking level")
 

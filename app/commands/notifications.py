@@ -11,7 +11,7 @@ from widgets.screens.tool_output_screen import ToolOutputScreen
 
 
 async def notifications_command(ctx: CommandContext, args: str) -> None:
-    center = ctx.notices
+    center = ctx.desk.shell.toasts.center
     while True:
         notices = list(center.entries)
         picked = await ctx.ask(NotificationList(notices, center.total))

@@ -17,7 +17,7 @@ from widgets.screens.queue_editor import QueueEditor, QueueItem
 
 async def take_queue(ctx: CommandContext) -> list[QueueItem]:
     """Empty pi's queue (`clear_queue`); its messages, steering first, as pi delivers them."""
-    cleared: QueueContents = await ctx.client.call(ClearQueue())
+    cleared: QueueContents = await ctx.pi.client.call(ClearQueue())
     return [
         *(QueueItem("steer", text, ctx.attachments.queued_images(text)) for text in cleared.steering),
         *(QueueItem("follow_up", text, ctx.attachments.queued_images(text)) for text in cleared.follow_up),
@@ -28,14 +28,14 @@ async def put_in_editor(ctx: CommandContext, items: list[QueueItem]) -> None:
     """The items' texts into the prompt editor, before what it holds; their images as chips."""
     texts = [item.text for item in items if item.text.strip()]
     if texts:
-        ctx.editor.put_before(texts)
+        ctx.screen.editor.put_before(texts)
     for item in items:
         await ctx.attachments.restore(item.images)
 
 
 async def _take_or_say(ctx: CommandContext, failed: str, empty: str) -> list[QueueItem]:
     """`take_queue`, or no items after a toast: `failed` titles pi's error, `empty` says none were queued."""
-    if not ctx.client.running:
+    if not ctx.pi.client.running:
         return []
     try:
         items = await take_queue(ctx)
@@ -82,9 +82,9 @@ async def requeue(ctx: CommandContext, items: list[QueueItem]) -> None:
         behavior = "steer" if item.kind == "steer" else "followUp"
         command = Prompt(message=item.text, images=item.images or None, streaming_behavior=behavior)
         try:
-            await ctx.client.call(command)
+            await ctx.pi.client.call(command)
         except RpcDataError as exc:  # queued; only pi's answer could not be read
-            ctx.bad_answer(exc)
+            ctx.pi.problems.bad_answer(exc)
         except RpcError as exc:
             await put_in_editor(ctx, items[position:])
             ctx.fail(f"{exc}\nThe messages not queued again are in the editor.", title="pi refused a queued message")

@@ -27,7 +27,7 @@ TITLE = "/rewind"
 
 
 def _idle(ctx: CommandContext) -> bool:
-    if ctx.session.running or ctx.session.steering or ctx.session.follow_up:
+    if ctx.pi.model.running or ctx.pi.model.steering or ctx.pi.model.follow_up:
         ctx.warn("pi is working: press Esc to stop it first, then /rewind again.", title="/rewind not now")
         return False
     return True
@@ -41,8 +41,8 @@ async def rewind(ctx: CommandContext, args: str) -> None:
         await _undo(ctx)
         return
     reverts = ctx.pi.reverts
-    messages = await ctx.client.call(GetForkMessages())
-    listing = await ctx.client.call(GetEntries())
+    messages = await ctx.pi.client.call(GetForkMessages())
+    listing = await ctx.pi.client.call(GetEntries())
     points = rewind_points(listing.entries, listing.leaf_id, messages.messages)
     if not points:
         ctx.say("There is no user message to rewind to yet.")
@@ -76,17 +76,17 @@ async def rewind(ctx: CommandContext, args: str) -> None:
     title = f"Rewind to before “{one_line(point.text)[:60]}”: pi forks from just before it"
     if not await ctx.ask(RewindConfirm(summary, title=title)):
         return
-    state = ctx.session.state
+    state = ctx.pi.model.state
     session_file = state.session_file if state is not None else None
-    result = await ctx.client.call(Fork(entry_id=entry_id))
+    result = await ctx.pi.client.call(Fork(entry_id=entry_id))
     if result.cancelled:
         ctx.warn("An extension cancelled the fork (session_before_fork): no file was changed.", title=TITLE)
         return
     failed = await asyncio.to_thread(reverts.rewind, writes, session_file)  # on pi's host: over ssh
-    await ctx.reload()
-    await ctx.load_commands()
+    await ctx.pi.reload()
+    await ctx.pi.load_commands()
     if result.text:
-        ctx.editor.put_before([result.text])
+        ctx.screen.editor.put_before([result.text])
     notes = [f"{clean(plan.label)}: {clean(plan.problem)}" for plan in inexact] + [clean(f) for f in failed]
     left = f" Not put back: {'; '.join(notes)}." if notes else ""
     (ctx.warn if notes else ctx.say)(f"Rewound: {len(writes) - len(failed)} file(s) put back; the message is back in "
@@ -101,11 +101,11 @@ async def _undo(ctx: CommandContext) -> None:
         ctx.say(f"Nothing undone: {exc}.", title=TITLE)
         return
     back = ""
-    if rewound.session_file is not None and (ctx.config.remote is not None or os.path.exists(rewound.session_file)):
-        result = await ctx.client.call(SwitchSession(session_path=rewound.session_file))
+    if rewound.session_file is not None and (ctx.pi.config.remote is not None or os.path.exists(rewound.session_file)):
+        result = await ctx.pi.client.call(SwitchSession(session_path=rewound.session_file))
         if not result.cancelled:
-            await ctx.reload()
-            await ctx.load_commands()
+            await ctx.pi.reload()
+            await ctx.pi.load_commands()
             back = " and the session is the one before the rewind"
     else:
         back = " (the session before it had no file: the conversation stays where the rewind put it)"

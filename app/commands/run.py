@@ -31,11 +31,11 @@ MODES: dict[str, QueueMode] = {"all": "all", "one-at-a-time": "one-at-a-time", "
 
 @guarded("/compact failed")
 async def compact_command(ctx: CommandContext, args: str) -> None:
-    if ctx.session.compaction is not None:
+    if ctx.pi.model.compaction is not None:
         ctx.say("A compaction is already running.", title="/compact")
         return
     ctx.say("Compacting the context…", title="/compact")
-    result: CompactionResult = await ctx.client.call(Compact(custom_instructions=args or None))
+    result: CompactionResult = await ctx.pi.client.call(Compact(custom_instructions=args or None))
     await refresh_state(ctx)
     ctx.say(f"Context compacted: {compaction_outcome(result)}", title="/compact")
 
@@ -47,13 +47,13 @@ def _mode(args: str, current: str) -> QueueMode | None:
 
 
 async def _set_mode(ctx: CommandContext, args: str, which: str) -> None:
-    state = ctx.session.state
+    state = ctx.pi.model.state
     current = (state.steering_mode if which == "steering" else state.follow_up_mode) if state else "one-at-a-time"
     mode = _mode(args, current)
     if mode is None:
         ctx.fail(f"Unknown mode {args!r}: use all or one-at-a-time.", title=f"/{which}-mode")
         return
-    await ctx.client.call(SetSteeringMode(mode=mode) if which == "steering" else SetFollowUpMode(mode=mode))
+    await ctx.pi.client.call(SetSteeringMode(mode=mode) if which == "steering" else SetFollowUpMode(mode=mode))
     await refresh_state(ctx)
     ctx.say(f"{which.capitalize()} messages: delivered {mode}", title=f"/{which}-mode")
 
@@ -70,42 +70,42 @@ async def follow_up_mode_command(ctx: CommandContext, args: str) -> None:
 
 @guarded("/auto-compact failed")
 async def auto_compact_command(ctx: CommandContext, args: str) -> None:
-    state = ctx.session.state
+    state = ctx.pi.model.state
     enabled = parse_on_off(args) if args else not (state.auto_compaction_enabled if state else True)
     if enabled is None:
         ctx.fail(f"Say on or off, not {args!r}.", title="/auto-compact")
         return
-    await ctx.client.call(SetAutoCompaction(enabled=enabled))
+    await ctx.pi.client.call(SetAutoCompaction(enabled=enabled))
     await refresh_state(ctx)
     ctx.say(f"Automatic compaction: {on_off(enabled)}", title="/auto-compact")
 
 
 @guarded("/auto-retry failed")
 async def auto_retry_command(ctx: CommandContext, args: str) -> None:
-    known = ctx.session.auto_retry
+    known = ctx.pi.model.auto_retry
     enabled = parse_on_off(args) if args else (None if known is None else not known)
     if enabled is None:
         message = (f"Say on or off, not {args!r}." if args else
                    "pi does not report whether auto-retry is on: use /auto-retry on or /auto-retry off.")
         (ctx.fail if args else ctx.warn)(message, title="/auto-retry")
         return
-    await ctx.client.call(SetAutoRetry(enabled=enabled))
-    ctx.session.set_auto_retry(enabled)
+    await ctx.pi.client.call(SetAutoRetry(enabled=enabled))
+    ctx.pi.model.set_auto_retry(enabled)
     await refresh_state(ctx)
     ctx.say(f"Automatic retry: {on_off(enabled)}", title="/auto-retry")
 
 
 @guarded("/abort-retry failed")
 async def abort_retry_command(ctx: CommandContext, args: str) -> None:
-    if ctx.session.retry is None or not ctx.session.retry.active:
+    if ctx.pi.model.retry is None or not ctx.pi.model.retry.active:
         ctx.say("No retry is waiting.", title="/abort-retry")
         return
-    await ctx.client.call(AbortRetry())
+    await ctx.pi.client.call(AbortRetry())
     ctx.say("Retry aborted.", title="/abort-retry")
 
 
 async def restart_command(ctx: CommandContext, args: str) -> None:
-    await ctx.restart()
+    await ctx.pi.restart()
 
 
 COMMANDS = (

@@ -38,7 +38,7 @@ from widgets.screens.tree_view import SessionTreeScreen
 
 def _idle(ctx: CommandContext, what: str) -> bool:
     """False (and says why) while pi works or holds queued messages."""
-    if ctx.session.running or ctx.session.steering or ctx.session.follow_up:
+    if ctx.pi.model.running or ctx.pi.model.steering or ctx.pi.model.follow_up:
         ctx.warn(
             f"pi is working: press Esc to stop it first (queued messages come back to the editor), then {what} again.",
             title=f"{what} not now",
@@ -52,7 +52,7 @@ async def _change_session(ctx: CommandContext, command: Command, what: str, even
 
     Its result, or None when an extension cancelled it (`event` names the hook).
     """
-    result = await ctx.client.call(command)
+    result = await ctx.pi.client.call(command)
     if result.cancelled:
         ctx.warn(f"An extension cancelled {what} ({event}); the session is unchanged.", title=f"{what} cancelled")
         return None
@@ -63,11 +63,11 @@ async def _change_session(ctx: CommandContext, command: Command, what: str, even
 async def _reload(ctx: CommandContext, message: str) -> None:
     """Transcript, queue, stats and commands of the session pi has now."""
     try:
-        await ctx.reload()
+        await ctx.pi.reload()
     except RpcError as exc:
         ctx.fail(f"could not reload the session: {exc}")
         return
-    await ctx.load_commands()
+    await ctx.pi.load_commands()
     ctx.say(message)
 
 
@@ -81,17 +81,17 @@ async def new_session(ctx: CommandContext, args: str) -> None:
 async def resume(ctx: CommandContext, args: str) -> None:
     if not _idle(ctx, "/resume"):
         return
-    config = ctx.config
-    state = ctx.session.state
+    config = ctx.pi.config
+    state = ctx.pi.model.state
     current = state.session_file if state is not None else None
     if config.remote is not None:
         await _resume_remote(ctx, args, config.remote, current)
         return
     target = Path(args).expanduser() if args else None
     if target is not None and not target.is_absolute():
-        target = ctx.cwd / target
+        target = ctx.pi.cwd / target
     if target is None or not target.is_file():  # not a file: the words search the picker
-        place = session_place(config.argv, config.env, config.cwd, here=ctx.cwd)
+        place = session_place(config.argv, config.env, config.cwd, here=ctx.pi.cwd)
         picker = SessionPicker(
             lambda everywhere: place.sessions(everywhere=everywhere),
             current=current,
@@ -102,17 +102,17 @@ async def resume(ctx: CommandContext, args: str) -> None:
         if chosen is None:
             return
         if picker.beside:  # Alt+Enter: beside this one, in its own pi
-            folder = Path(chosen.cwd) if chosen.cwd and Path(chosen.cwd).is_dir() else ctx.cwd
+            folder = Path(chosen.cwd) if chosen.cwd and Path(chosen.cwd).is_dir() else ctx.pi.cwd
             try:
-                ctx.ui.open_session(folder, None, None, session=str(chosen.path))
+                ctx.desk.open(folder, None, None, session=str(chosen.path))
             except LaunchError as exc:
                 ctx.fail(str(exc), title="/resume")
             return
         target = chosen.path
         title = chosen.title
-        folder = Path(chosen.cwd) if chosen.cwd and Path(chosen.cwd).is_dir() else ctx.cwd
+        folder = Path(chosen.cwd) if chosen.cwd and Path(chosen.cwd).is_dir() else ctx.pi.cwd
     else:
-        title, folder = target.name, ctx.cwd
+        title, folder = target.name, ctx.pi.cwd
     if current is not None and str(target) == current:
         ctx.say("That is the session already open.")
         return
@@ -131,7 +131,7 @@ async def _resume_remote(ctx: CommandContext, path: str, host: str, current: str
     if path == current:
         ctx.say("That is the session already open.")
         return
-    if _open_elsewhere(ctx, path, host, ctx.cwd):
+    if _open_elsewhere(ctx, path, host, ctx.pi.cwd):
         return
     await _change_session(ctx, SwitchSession(session_path=path), "/resume", "session_before_switch",
                           f"Resumed: {one_line(path)[-80:]}")
@@ -141,10 +141,10 @@ def _open_elsewhere(ctx: CommandContext, session_file: str, host: str | None, fo
     """A session file another pi has open is not switched to (two pis would write it): it opens
     beside, where that pi is shown (attached, or the session of this window that has it), or
     pideck says why it cannot be (app/pi/one_writer.py). False when no other pi has it."""
-    if session_claims.owner(session_file, host, ctx.config.env) is None:
+    if session_claims.owner(session_file, host, ctx.pi.config.env) is None:
         return False
     try:
-        ctx.ui.open_session(folder, None, None, session=session_file)
+        ctx.desk.open(folder, None, None, session=session_file)
     except LaunchError as exc:
         ctx.fail(str(exc), title="/resume")
     return True
@@ -155,14 +155,14 @@ async def _fork(ctx: CommandContext, entry_id: str) -> None:
     result = await _change_session(ctx, Fork(entry_id=entry_id), "/fork", "session_before_fork",
                                    "Forked into a new session; the message is back in the editor.")
     if result is not None and result.text:
-        ctx.editor.put_before([result.text])
+        ctx.screen.editor.put_before([result.text])
 
 
 @guarded("/fork failed")
 async def fork(ctx: CommandContext, args: str) -> None:
     if not _idle(ctx, "/fork"):
         return
-    messages = await ctx.client.call(GetForkMessages())
+    messages = await ctx.pi.client.call(GetForkMessages())
     if not messages.messages:
         ctx.say("There is no user message to fork from yet.")
         return
@@ -182,11 +182,11 @@ async def clone(ctx: CommandContext, args: str) -> None:
 async def tree(ctx: CommandContext, args: str) -> None:
     if not _idle(ctx, "/tree"):
         return
-    listing = await ctx.client.call(GetEntries())
+    listing = await ctx.pi.client.call(GetEntries())
     if not listing.entries:
         ctx.say("The session has no entries yet.")
         return
-    entry_id = await ctx.ask(SessionTreeScreen(listing.entries, listing.leaf_id, tree_filter(ctx.config)))
+    entry_id = await ctx.ask(SessionTreeScreen(listing.entries, listing.leaf_id, tree_filter(ctx.pi.config)))
     if entry_id is not None:
         await _fork(ctx, entry_id)
 
@@ -194,13 +194,13 @@ async def tree(ctx: CommandContext, args: str) -> None:
 @guarded("/name failed")
 async def name(ctx: CommandContext, args: str) -> None:
     if not args:
-        current = (await ctx.client.call(GetState())).session_name
+        current = (await ctx.pi.client.call(GetState())).session_name
         ctx.say(
             f"This session is named {clean(current)!r}. /name <name> renames it." if current
             else "This session has no name. /name <name> names it.",
         )  # fmt: skip
         return
-    await ctx.client.call(SetSessionName(name=args))
+    await ctx.pi.client.call(SetSessionName(name=args))
     ctx.refresh()
     ctx.say(f"Session named {clean(args)!r}.")
 

@@ -13,7 +13,7 @@ async def theme_command(ctx: CommandContext, args: str) -> None:
     words = args.split()
     save = SAVE in words or words == ["save"]
     names = [word for word in words if word != SAVE and words != ["save"]]
-    themes = ctx.themes
+    themes = ctx.desk.shell.themes
     if len(names) > 1:
         ctx.warn("/theme takes one theme name (and --save)", title="/theme")
         return

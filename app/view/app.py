@@ -14,10 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import cast
 
+from app.desk.desk import Desk
+from app.desk.slot import SessionSlot
 from app.pi.launch import LaunchConfig, LaunchError
 from app.pi.view_session import ViewSession
 from app.pideck_app import PideckApp
-from app.session_slot import SessionSlot
 from app.view.screen import VIEW_COMMANDS, ViewScreen
 from protocol.files.pi_colors import RGB
 from protocol.files.view_client import ViewClient
@@ -25,10 +26,23 @@ from protocol.state.run_summary import outcome
 from widgets.panes.side import ViewLine
 
 
-class ViewApp(PideckApp):
+class ViewDesk(Desk):
+    """The one session of a view: nothing starts, and /open starts nothing."""
+
     session_class = ViewSession
     screen_class = ViewScreen
-    slash_commands = VIEW_COMMANDS
+    commands = VIEW_COMMANDS
+
+    def start_session(self, slot: SessionSlot) -> None:
+        """Nothing to start: the file is loaded, or the stream followed, once the screen is ready."""
+
+    def open(self, cwd: Path, pi_args: list[str] | None = None, pi_flag: str | None = None,
+             session: str | None = None) -> SessionSlot:
+        raise LaunchError(f"{cast(ViewSession, self.current.pi).view.program} starts no pi: /open starts one in pideck itself")
+
+
+class ViewApp(PideckApp):
+    desk_class: type[Desk] = ViewDesk
 
     def __init__(self, config: LaunchConfig, client: ViewClient, *, path: Path | None = None,
                  others: tuple[str, ...] = (), terminal_colors: tuple[RGB | None, RGB | None] = (None, None)) -> None:
@@ -41,7 +55,7 @@ class ViewApp(PideckApp):
 
     @property
     def view_session(self) -> ViewSession:
-        return cast(ViewSession, self.pi)
+        return cast(ViewSession, self.desk.current.pi)
 
     @property
     def view(self) -> ViewClient:
@@ -49,12 +63,12 @@ class ViewApp(PideckApp):
         return self.view_session.view
 
     def _outcome(self) -> tuple[str, str] | None:
-        if not self._session_ready:
+        if not self.desk.current.pi.ready:
             return None
         if self.view_session.session_file:
-            ended = outcome(self.session)
+            ended = outcome(self.desk.current.pi.model)
         else:
-            ended = outcome(self.session, following=self.view.following,
+            ended = outcome(self.desk.current.pi.model, following=self.view.following,
                             writer_gone=self.view.ended is not None and not self.view.ended.settled)
         return ended.text, ended.severity
 
@@ -62,19 +76,10 @@ class ViewApp(PideckApp):
         """The Session pane shows what the view read, not pi's answer (only what that holds)."""
         return True
 
-    # --- start-up -------------------------------------------------------------------------
-
-    def start_session(self, slot: SessionSlot) -> None:
-        """Nothing to start: the file is loaded, or the stream followed, once the screen is ready."""
-
-    def open_session(self, cwd: Path, pi_args: list[str] | None = None, pi_flag: str | None = None,
-                     session: str | None = None) -> SessionSlot:
-        raise LaunchError(f"{self.view.program} starts no pi: /open starts one in pideck itself")
-
     def _refresh_view_line(self) -> None:
         """The status line again: what it says of the view (`_view_line`) may have changed."""
-        if self.main.is_mounted:
-            self.main.status.refresh_status()
+        if self.desk.current.main.is_mounted:
+            self.desk.current.main.status.refresh_status()
 
     def _view_line(self) -> ViewLine:
         """What the status line says of the view instead of pi's state."""
@@ -89,7 +94,7 @@ class ViewApp(PideckApp):
         return ViewLine("read-only view of", view.source)
 
     def on_ready(self) -> None:
-        main = self.main  # (its panes are composed by now)
+        main = self.desk.current.main  # (its panes are composed by now)
         main.stats.outcome = self._outcome
         main.stats.from_view = self._from_view
         main.status.viewing = self._view_line

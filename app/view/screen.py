@@ -47,7 +47,7 @@ class ViewScreen(MainScreen, inherit_bindings=False):
 
     def set_up_prompt(self, editor: PromptEditor) -> None:
         editor.border_title = "enter finds the text · / runs a command · read-only: nothing goes to pi"
-        editor.completer = lambda before: (complete(before, self._commands(), self.context.cwd)
+        editor.completer = lambda before: (complete(before, self._commands(), self.context.pi.cwd)
                                            if before.startswith("/") else (0, []))
         editor.submit_check = self._find_or_run
 
@@ -61,7 +61,7 @@ class ViewScreen(MainScreen, inherit_bindings=False):
             invoked = parse(text)
             if invoked is not None and invoked[0].name in context.commands:
                 return True
-            client = context.client
+            client = context.pi.client
             program = client.program if isinstance(client, ViewClient) else "this view"
             name = text.split(maxsplit=1)[0][:40]
             shown = " ".join(f"/{command}" for command in context.commands)

@@ -40,12 +40,12 @@ async def test_esc_clears_queue_then_aborts_and_restores_texts(tmp_path: Path) -
     async with fake.run() as pilot:
         app = pilot.app
         await start_run(pilot, fake)
-        await wait_until(pilot, lambda: app.session.steering and app.session.follow_up, what="queue")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.steering and app.desk.current.pi.model.follow_up, what="queue")
         await pilot.press("escape")
         await wait_until(pilot, lambda: "abort" in fake.kinds(), what="abort")
         kinds = fake.kinds()
         assert kinds.index("clear_queue") < kinds.index("abort")
-        await wait_until(pilot, lambda: not app.session.running, what="run to end")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running, what="run to end")
         text = app.query_one(PromptEditor).text
         assert "Actually, be brief." in text and "Then summarize." in text
         await wait_until(pilot, lambda: "aborted" in transcript_text(app).lower(), what="aborted mark")
@@ -58,11 +58,11 @@ async def test_a_message_has_a_footer_widget_only_once_there_is_something_to_say
     async with fake.run() as pilot:
         app = pilot.app
         await start_run(pilot, fake)
-        await wait_until(pilot, lambda: app.session.steering, what="queue")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.steering, what="queue")
         views = list(app.query(MessageView))
         assert views and not any(view.query(".message-footer") for view in views)
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not app.session.running and "aborted" in transcript_text(app).lower(),
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running and "aborted" in transcript_text(app).lower(),
                          what="aborted mark")
         ended = [view for view in app.query(MessageView) if view.query(".message-footer")]
         assert len(ended) == 1 and ended[0].item.role == "assistant"
@@ -100,8 +100,8 @@ async def test_enter_running_steers_and_alt_enter_follows_up(tmp_path: Path) -> 
         await wait_until(pilot, lambda: len(fake.commands("prompt")) == 3, what="follow-up prompt")
         assert fake.commands("prompt")[2]["message"] == "later please"
         assert fake.commands("prompt")[2]["streamingBehavior"] == "followUp"
-        await wait_until(pilot, lambda: app.session.follow_up == ["later please"], what="queue pane")
-        assert app.session.steering == ["steer this"]
+        await wait_until(pilot, lambda: app.desk.current.pi.model.follow_up == ["later please"], what="queue pane")
+        assert app.desk.current.pi.model.steering == ["steer this"]
         assert "abort" not in fake.kinds()
 
 
@@ -140,11 +140,11 @@ async def test_a_message_waiting_for_a_pi_that_could_not_start_comes_back_to_the
         await type_text(pilot, "hello early")
         await pilot.press("enter")
         await type_text(pilot, "a draft")
-        assert app.main.waiting_texts == ["hello early"]
+        assert app.desk.current.main.waiting_texts == ["hello early"]
         fake.inject("#fake:close-stdout")
-        await wait_until(pilot, lambda: app.session.life.startup_error is not None, what="pi could not start")
-        await wait_until(pilot, lambda: app.main.editor.text == "hello early\n\na draft", what="the message given back")
-        assert not app.main.waiting_texts
+        await wait_until(pilot, lambda: app.desk.current.pi.model.life.startup_error is not None, what="pi could not start")
+        await wait_until(pilot, lambda: app.desk.current.main.editor.text == "hello early\n\na draft", what="the message given back")
+        assert not app.desk.current.main.waiting_texts
 
 
 async def test_ctrl_c_quits_while_pi_is_starting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -155,7 +155,7 @@ async def test_ctrl_c_quits_while_pi_is_starting(tmp_path: Path, monkeypatch: py
         await wait_until(pilot, lambda: "get_state" in fake.kinds(), what="pideck asked for pi's state")
         await pilot.press("ctrl+c", "ctrl+c")
         await wait_until(pilot, lambda: app._exit, what="quit")
-    assert app.return_code == 0 and not app._session_ready
+    assert app.return_code == 0 and not app.desk.current.pi.ready
 
 
 async def test_ctrl_j_newline_and_history(tmp_path: Path) -> None:
@@ -171,7 +171,7 @@ async def test_ctrl_j_newline_and_history(tmp_path: Path) -> None:
             await type_text(pilot, text)
             await pilot.press("enter")
             await wait_until(pilot, lambda t=text: any(p["message"] == t for p in fake.commands("prompt")))
-            await wait_until(pilot, lambda: not app.session.running)
+            await wait_until(pilot, lambda: not app.desk.current.pi.model.running)
         await type_text(pilot, "draft")
         await pilot.press("up")
         assert editor.text == "second"
@@ -260,7 +260,7 @@ async def test_toggles_and_side_panes(tmp_path: Path) -> None:
     async with fake.run() as pilot:
         app = pilot.app
         await start_run(pilot, fake, "list files", running=False)
-        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 2 and not app.session.running)
+        await wait_until(pilot, lambda: len(app.query(ToolCallBlock)) == 2 and not app.desk.current.pi.model.running)
         transcript = app.query_one(Transcript)
         await pilot.press("ctrl+t")
         assert transcript.has_class("-thinking-collapsed")
@@ -364,7 +364,7 @@ async def test_markup_and_escape_sequences_render_literally(tmp_path: Path) -> N
         original_exit = app.exit
         app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
         await start_run(pilot, fake, "go", running=False)
-        await wait_until(pilot, lambda: not app.session.running and "done" in transcript_text(app), what="run")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running and "done" in transcript_text(app), what="run")
         text = transcript_text(app)
         assert "[bold]x[/]" in text and "[link=http://e]y[/]" in text and "[@click=app.quit]z[/]" in text
         assert "RED clip done" in text

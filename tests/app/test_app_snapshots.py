@@ -59,7 +59,7 @@ def test_streaming_in_progress(snap_compare: Any, tmp_path: Path) -> None:
 def finished_markdown_answer(fake: Fake) -> Any:
     async def steps(pilot: Any) -> None:
         await start_run(pilot, fake, "Explain how to read a JSONL stream, with code.", running=False)
-        await wait_until(pilot, lambda: not pilot.app.session.running and "Emoji" in transcript_text(pilot.app))
+        await wait_until(pilot, lambda: not pilot.app.desk.current.pi.model.running and "Emoji" in transcript_text(pilot.app))
 
     return steps
 
@@ -82,8 +82,8 @@ def test_tool_log_success_and_error(snap_compare: Any, tmp_path: Path) -> None:
         await start_run(pilot, fake, "List the files and read the README.", running=False)
         await wait_until(
             pilot,
-            lambda: not pilot.app.session.running and len(pilot.app.query(ToolCallBlock)) == 2
-            and all(run.done for run in pilot.app.session.tools.values()),
+            lambda: not pilot.app.desk.current.pi.model.running and len(pilot.app.query(ToolCallBlock)) == 2
+            and all(run.done for run in pilot.app.desk.current.pi.model.tools.values()),
             what="tools done",
         )
 
@@ -97,7 +97,7 @@ def test_queue_with_items(snap_compare: Any, tmp_path: Path) -> None:
         await start_run(pilot, fake)
         await type_text(pilot, "And list sources.")
         await pilot.press("alt+enter")
-        await wait_until(pilot, lambda: len(pilot.app.session.follow_up) == 2, what="queue")
+        await wait_until(pilot, lambda: len(pilot.app.desk.current.pi.model.follow_up) == 2, what="queue")
 
     assert fake.snap(snap_compare, steps)
 
@@ -109,7 +109,7 @@ def test_queue_above_the_prompt_at_80x24(snap_compare: Any, tmp_path: Path) -> N
 
     async def steps(pilot: Any) -> None:
         await start_run(pilot, fake)
-        await wait_until(pilot, lambda: pilot.app.session.steering and pilot.app.session.follow_up, what="queue")
+        await wait_until(pilot, lambda: pilot.app.desk.current.pi.model.steering and pilot.app.desk.current.pi.model.follow_up, what="queue")
 
     assert fake.snap(snap_compare, steps, size=SMALL)
 
@@ -128,7 +128,7 @@ def test_extension_dialog_over_app(snap_compare: Any, tmp_path: Path, kind: str)
 
     async def steps(pilot: Any) -> None:
         await start_run(pilot, fake, "How is this project built?", running=False)
-        await wait_until(pilot, lambda: not pilot.app.session.running and "setuptools" in transcript_text(pilot.app))
+        await wait_until(pilot, lambda: not pilot.app.desk.current.pi.model.running and "setuptools" in transcript_text(pilot.app))
         await settle(pilot)  # the app under the dialog is laid out before the dialog covers it
         fake.inject(DIALOGS[kind])
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExtensionDialog), what="dialog")

@@ -10,7 +10,7 @@ from widgets.transcript.message_views import MessageView
 
 
 def assistant(app: object) -> object | None:
-    items = [item for item in app.session.items if getattr(item, "role", "") == "assistant"]  # type: ignore[attr-defined]
+    items = [item for item in app.desk.current.pi.model.items if getattr(item, "role", "") == "assistant"]  # type: ignore[attr-defined]
     return items[-1] if items else None
 
 
@@ -18,7 +18,7 @@ async def test_an_assistant_message_s_view_waits_for_its_first_block(tmp_path: P
     fake = Fake(tmp_path, "--rate", "1/150")  # a record every 150 ms: message_start alone in its frame
     async with fake.run() as pilot:
         app = pilot.app
-        transcript = app.main.transcript
+        transcript = app.desk.current.main.transcript
         mounts: list[int] = []
         mount_all = transcript.mount_all
 
@@ -37,7 +37,7 @@ async def test_an_assistant_message_s_view_waits_for_its_first_block(tmp_path: P
                          timeout=30, what="its view, with its block")
         view = transcript.views[started.key]
         assert isinstance(view, MessageView) and view.block_widgets, "mounted with its first block"
-        await wait_until(pilot, lambda: not app.session.running and app.pump.idle, timeout=60, what="the reply")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running and app.desk.current.pi.pump.idle, timeout=60, what="the reply")
         shown = {index: widget.text for index, widget in view.block_widgets.items() if hasattr(widget, "text")}
         assert shown and all(shown[index] == started.blocks[index].text for index in shown), "no delta twice or lost"
         assert mounts == [1, 1], "the user's message, then the assistant's once"

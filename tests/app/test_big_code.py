@@ -91,7 +91,7 @@ async def test_a_write_of_a_one_line_megabyte_file_lays_out_only_what_it_shows(t
         await wait_until(pilot, lambda: tool.region.height > 0, what="the write laid out")
         assert tool.region.height <= CODE_PREVIEW + 2 + PREVIEW_LINE_CHARS // 90 + 1, "a collapsed block wraps only what it shows"
         assert max(highlighted, default=0) <= PREVIEW_LINE_CHARS + 1
-        app.main.post_message(ShowToolOutput(tool.run_key))
+        app.desk.current.main.post_message(ShowToolOutput(tool.run_key))
         view = await wait_until(pilot, lambda: app.screen.query(LargeTextView) and app.screen.query_one(LargeTextView))
         await wait_until(pilot, lambda: view.region.height > 0 and view._styled, what="the full view drawn")
         assert max(highlighted) <= HIGHLIGHT_CHARS, "a line too long to highlight shows plain"

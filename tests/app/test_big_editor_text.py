@@ -59,7 +59,7 @@ async def test_completion_on_a_later_line(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app: Any = pilot.app
-        (app.cwd / "zz_notes_for_test.md").write_text("")
+        (app.desk.current.pi.cwd / "zz_notes_for_test.md").write_text("")
         editor = app.query_one(PromptEditor)
         editor.load("/model first line\nsee @zz_notes_for")
         await pilot.pause()

@@ -84,7 +84,7 @@ async def test_the_keys_page_is_generated_from_the_keys_hotkeys_shows(tmp_path: 
     """docs/keys.md's tables (app/docs_pages.py) are /hotkeys' with no keybindings.json."""
     async with Fake(tmp_path).run() as pilot:
         app = pilot.app
-        shown = hotkey_sections(app.key_bindings, app.main.editor.key_bindings)
+        shown = hotkey_sections(app.key_bindings, app.desk.current.main.editor.key_bindings)
     assert len(shown) == 3 and all(rows for _, rows in shown) and default_key_sections() == shown
 
 

@@ -76,7 +76,7 @@ def fake_with_session(tmp_path: Path, session: bool = True) -> Fake:
 
 async def crash(pilot: Any) -> None:
     app = pilot.app
-    kill_group(app.client)
+    kill_group(app.desk.current.pi.client)
     await wait_until(pilot, lambda: app.query_one(CrashBar).display, what="crash bar")
     await pilot.pause()  # let the bar take its place on screen
 
@@ -101,8 +101,8 @@ async def test_crash_at_rest_then_restart_on_the_same_session(tmp_path: Path) ->
         assert "pi was killed (SIGKILL" in crash_text(app)
         assert "Earlier answer at rest." in transcript_text(app)
         await pilot.click("#crash-restart")  # the button does what ctrl+r does
-        await wait_until(pilot, lambda: app.client.running and not app.query_one(CrashBar).display, what="restart")
-        assert app.client.link.argv[-2:] == ["--session", str(tmp_path / "session.jsonl")]
+        await wait_until(pilot, lambda: app.desk.current.pi.client.running and not app.query_one(CrashBar).display, what="restart")
+        assert app.desk.current.pi.client.link.argv[-2:] == ["--session", str(tmp_path / "session.jsonl")]
         await wait_until(pilot, lambda: "pi restarted" in transcript_text(app), what="restart banner")
         text = transcript_text(app)
         assert "Earlier question at rest." in text and "Earlier answer at rest." in text
@@ -120,12 +120,12 @@ async def test_restart_opens_exactly_one_session(tmp_path: Path, session_flag: s
     async with fake.run(PideckApp(build_launch(args))) as pilot:
         app = pilot.app
         await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
-        session_file = app.session.state.session_file
+        session_file = app.desk.current.pi.model.state.session_file
         await crash(pilot)
         fake.control.write_text("")
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: "pi restarted" in transcript_text(app), what="restart banner")
-        pi_args = app.client.link.argv[app.client.link.argv.index("rpc") + 1 :]
+        pi_args = app.desk.current.pi.client.link.argv[app.desk.current.pi.client.link.argv.index("rpc") + 1 :]
         assert pi_args == ["--verbose", "--session", session_file], "one session, no second fork"
 
 
@@ -143,8 +143,8 @@ async def test_restart_when_pi_cannot_start_again(tmp_path: Path) -> None:
     async with fake.run() as pilot:
         app = pilot.app
         await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
-        working = app.pi.config  # what a restart runs pi with
-        app.pi.config = dataclasses.replace(
+        working = app.desk.current.pi.config  # what a restart runs pi with
+        app.desk.current.pi.config = dataclasses.replace(
             working, env={**working.env, "FAKE_PI_EXIT": "1", "FAKE_PI_STDERR": "Error: the session disk is on fire"}
         )
         await crash(pilot)
@@ -160,9 +160,9 @@ async def test_restart_when_pi_cannot_start_again(tmp_path: Path) -> None:
         assert app.query_one(PromptEditor).text == "keep me"
         assert app.query_one(CrashBar).query_one("#crash-restart").disabled is False, "it can be tried again"
 
-        app.pi.config = working
+        app.desk.current.pi.config = working
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: app.client.running and not app.query_one(CrashBar).display, what="restart")
+        await wait_until(pilot, lambda: app.desk.current.pi.client.running and not app.query_one(CrashBar).display, what="restart")
         await wait_until(pilot, lambda: "pi restarted" in transcript_text(app), what="restart banner")
         assert app.query_one(PromptEditor).text == "keep me"
 
@@ -172,11 +172,11 @@ async def test_restart_of_an_unsaved_session_keeps_the_old_transcript(tmp_path: 
     async with fake.run() as pilot:
         app = pilot.app
         await wait_until(pilot, lambda: "Earlier answer at rest." in transcript_text(app), what="loaded session")
-        assert app.session.state is not None and app.session.state.session_file is None
+        assert app.desk.current.pi.model.state is not None and app.desk.current.pi.model.state.session_file is None
         await crash(pilot)
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: "new, empty session" in transcript_text(app), what="restart banner")
-        assert "--session" not in app.client.link.argv
+        assert "--session" not in app.desk.current.pi.client.link.argv
         text = transcript_text(app)
         assert "Earlier answer at rest." in text and "SIGKILL" in text, "nothing on screen was thrown away"
         await wait_until(pilot, lambda: not app.query_one(CrashBar).display, what="the crash bar gone once pi is back")
@@ -189,10 +189,10 @@ async def test_pi_exiting_as_pideck_exits_is_dropped_quietly(tmp_path: Path) -> 
     async with fake.run() as pilot:
         app = pilot.app
         app.exit(0)
-        app.pump.feed(ChildExited(returncode=0, stderr_tail=""))  # as pi closes under the exit
-        assert not app.query_one(CrashBar).display and not app.pump.pending
+        app.desk.current.pi.pump.feed(ChildExited(returncode=0, stderr_tail=""))  # as pi closes under the exit
+        assert not app.query_one(CrashBar).display and not app.desk.current.pi.pump.pending
     exited = ChildExited(returncode=None, stderr_tail="", error="late")
-    app.pump.feed(exited)  # the views are gone now
-    app.pump._start_flush()  # a frame's timer, late
-    await app.pi.fold([exited])  # a flush, late
-    assert app.return_code == 0 and not app.pump.pending
+    app.desk.current.pi.pump.feed(exited)  # the views are gone now
+    app.desk.current.pi.pump._start_flush()  # a frame's timer, late
+    await app.desk.current.pi.fold([exited])  # a flush, late
+    assert app.return_code == 0 and not app.desk.current.pi.pump.pending

@@ -342,15 +342,15 @@ async def test_a_key_typed_on_as_the_session_of_a_question_is_shown_again_answer
     first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
     async with first.run() as pilot:
         app = pilot.app
-        app.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
+        app.desk.current.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready and app.screen is app.slots[1].main,
+        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.slots[1].pi.ready and app.screen is app.desk.slots[1].main,
                          what="the second session shown")
         second.inject(ui("confirm", "c-1", title="Allow `rm -rf build`?", message="It runs if you say yes."))
         dialog = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen, what="the question")
         await taking_keys(pilot, dialog)
         await pilot.press("alt+1")
-        await wait_until(pilot, lambda: app.screen is app.slots[0].main, what="session 1 shown")
+        await wait_until(pilot, lambda: app.screen is app.desk.slots[0].main, what="session 1 shown")
         pressed = key_clock()
         for key, character, at in (("alt+2", None, pressed), ("y", "y", pressed + 2 * BURST)):
             event = events.Key(key, character)  # the y pressed 2 BURST after Alt+2: not one burst with it, and
@@ -379,7 +379,7 @@ async def test_dialog_pideck_cannot_show_is_cancelled_and_explained(tmp_path: Pa
         dialog = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen, what="confirm")
         message = await wait_until(pilot, lambda: dialog.query("#message Static"), what="message")
         assert message.first(Static).visual.plain == "7"
-        assert app.session.protocol_errors == 0
+        assert app.desk.current.pi.model.protocol_errors == 0
 
 
 async def test_dialog_timeout_counts_from_when_pi_sent_it(tmp_path: Path) -> None:
@@ -424,7 +424,7 @@ async def test_a_dialog_closes_when_pis_timer_runs_out_however_late_it_is_shown(
             if isinstance(record, SelectRequest):
                 time.sleep(1.2)
 
-        app.client.add_listener(busy)
+        app.desk.current.pi.client.add_listener(busy)
         fake.inject(ui("select", "late", title="Late", options=["a"], timeout=3000))
         dialog = await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog) and app.screen, what="the dialog")
         shown = await wait_until(pilot, lambda: next((str(c.content).split()[2:] for c in dialog.query("#countdown").results(Static)), []),
@@ -444,9 +444,9 @@ async def test_the_prompt_keeps_its_height_after_a_dialog_of_a_session_not_shown
     first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
     async with first.run() as pilot:
         app = pilot.app
-        app.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
+        app.desk.current.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready and app.screen is app.slots[1].main,
+        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.slots[1].pi.ready and app.screen is app.desk.slots[1].main,
                          what="the second session shown")
         await pilot.press("alt+1")
         second.inject(ui("confirm", "c-1", title="Deploy now?", message="It goes live."))
@@ -457,8 +457,8 @@ async def test_the_prompt_keeps_its_height_after_a_dialog_of_a_session_not_shown
         await taking_keys(pilot, dialog)
         await pilot.press("y")
         await wait_until(pilot, lambda: second.commands("extension_ui_response"), what="the answer")
-        editors = [slot.main.editor for slot in app.slots]
-        await wait_until(pilot, lambda: app.screen is app.slots[1].main, what="the dialog gone")
+        editors = [slot.main.editor for slot in app.desk.slots]
+        await wait_until(pilot, lambda: app.screen is app.desk.slots[1].main, what="the dialog gone")
         await pilot.press("alt+1")
-        await wait_until(pilot, lambda: app.screen is app.slots[0].main, what="the first session shown")
+        await wait_until(pilot, lambda: app.screen is app.desk.slots[0].main, what="the first session shown")
         assert [editor.outer_size.height for editor in editors] == [3, 3], "an empty prompt: one row and its border"

@@ -35,7 +35,7 @@ async def test_display_settings_are_followed(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run(fake.app(env)) as pilot:
         app = pilot.app
-        main = app.main
+        main = app.desk.current.main
         transcript, editor = main.transcript, app.query_one(PromptEditor)
         assert notes(app) == []  # every value is one pi takes
         assert main._thinking_collapsed and transcript.has_class("-thinking-collapsed")
@@ -59,10 +59,10 @@ async def test_unset_settings_keep_pidecks_look_and_reload_reads_them_again(tmp_
     fake = Fake(tmp_path)
     async with fake.run(fake.app(env)) as pilot:
         app = pilot.app
-        transcript, editor = app.main.transcript, app.query_one(PromptEditor)
+        transcript, editor = app.desk.current.main.transcript, app.query_one(PromptEditor)
         assert (transcript.styles.padding.left, editor.styles.padding.left) == (1, 1)
         assert transcript.welcome is not None and transcript.welcome.styles.display == "block"
-        assert not app.main.has_class("-hyperlinks") and not app.main._thinking_collapsed
+        assert not app.desk.current.main.has_class("-hyperlinks") and not app.desk.current.main._thinking_collapsed
         agent_with(tmp_path, {"outputPad": 0, "hideThinkingBlock": True, "editorPaddingX": 0})
         await send(pilot, "/reload")
         await wait_until(pilot, lambda: transcript.styles.padding.left == 0, what="/reload applied outputPad")
@@ -79,7 +79,7 @@ async def test_a_setting_of_the_wrong_type_is_ignored_with_one_warning(tmp_path:
         assert warnings == ['pideck ignores these: hideThinkingBlock should be true or false, not "yes"; '
                             "outputPad should be 0 or 1, not 2; doubleEscapeAction should be "
                             '"tree", "fork" or "none", not "menu".']
-        assert not app.main._thinking_collapsed and app.main.transcript.styles.padding.left == 1  # pi's defaults
+        assert not app.desk.current.main._thinking_collapsed and app.desk.current.main.transcript.styles.padding.left == 1  # pi's defaults
         assert app.query_one(PromptEditor).styles.padding.left == 1  # the valid one is followed
         await pilot.press("escape", "escape")  # doubleEscapeAction's default: /tree
         await wait_until(pilot, lambda: "get_entries" in fake.kinds(), what="/tree")

@@ -14,13 +14,13 @@ from widgets.prompt.editor import PromptEditor
 
 def watch(app: Any) -> list[tuple[str, Any]]:
     """Frames drawn (with whether pi was still running, and the items shown) and lines written to pi, in order."""
-    screen, client = app.main, app.current.pi.client
+    screen, client = app.desk.current.main, app.desk.current.pi.client
     events: list[tuple[str, Any]] = []
     stdin = client.link.child.stdin
     refresh, write = screen._compositor_refresh, stdin.write
 
     def drawing() -> None:
-        events.append(("frame", (app.session.running, len(app.session.items))))
+        events.append(("frame", (app.desk.current.pi.model.running, len(app.desk.current.pi.model.items))))
         refresh()
 
     def writing(data: bytes) -> None:
@@ -36,15 +36,15 @@ async def first_reply(pilot: Any) -> Any:
     """The app, once a first reply is in and its run over."""
     app = pilot.app
     await send(pilot, "First.")
-    await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a first reply")
+    await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) > 1 and not app.desk.current.pi.model.running, what="a first reply")
     return app
 
 
 async def test_the_prompt_is_written_before_the_frame_of_its_enter(tmp_path: Path) -> None:
     async with Fake(tmp_path).run() as pilot:
         app = await first_reply(pilot)
-        app.main.query_one(PromptEditor).load("Second.")
-        await app.main.wait_for_refresh()  # (the frame with the text typed)
+        app.desk.current.main.query_one(PromptEditor).load("Second.")
+        await app.desk.current.main.wait_for_refresh()  # (the frame with the text typed)
         events = watch(app)
         await pilot.press("enter")
         await wait_until(pilot, lambda: ("write", "prompt") in events, what="the prompt sent")
@@ -59,5 +59,5 @@ async def test_the_stats_are_asked_for_after_the_frame_of_the_run_s_end(tmp_path
         await send(pilot, "Second.")
         await wait_until(pilot, lambda: ("write", "get_session_stats") in events, what="the stats asked for")
         asked = events.index(("write", "get_session_stats"))
-        ended = ("frame", (False, len(app.session.items)))  # (the reply in, the run over)
+        ended = ("frame", (False, len(app.desk.current.pi.model.items)))  # (the reply in, the run over)
         assert ended in events[:asked], events

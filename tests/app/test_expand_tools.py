@@ -34,7 +34,7 @@ def count_highlights(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 async def loaded(app: Any, pilot: Any) -> Any:
-    transcript = app.main.transcript
+    transcript = app.desk.current.main.transcript
     await b.load(app, long_tool_session.messages(TOOLS), timeout=120)
     await wait_until(pilot, lambda: transcript.max_scroll_y > 0, what="the session laid out")
     return transcript

@@ -45,7 +45,7 @@ async def test_typed_at_word_shows_fuzzy_candidates_from_the_whole_tree(tmp_path
             {"type": "tool_execution_end", "toolCallId": "w1", "toolName": "write", "isError": False,
              "result": {"content": [{"type": "text", "text": "ok"}]}},
         )  # fmt: skip
-        await wait_until(pilot, lambda: (run := tool_run(pilot.app.session, "w1")) is not None and run.done,
+        await wait_until(pilot, lambda: (run := tool_run(pilot.app.desk.current.pi.model, "w1")) is not None and run.done,
                          what="the tool run's end")
         await retype(pilot, "@fresh")
         await wait_until(pilot, lambda: labels(pilot) == ["src/widgets/fresh_menu.py"], timeout=30,

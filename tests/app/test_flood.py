@@ -44,15 +44,15 @@ async def test_a_flood_waits_for_its_frame_and_the_end_of_the_message_does_not(
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
-        pump = app.pump
+        pump = app.desk.current.pi.pump
         applied: list[int] = []
-        apply_now = app.current.show_changes
+        apply_now = app.desk.current.show_changes
 
         async def counting(changes: Any) -> None:
             applied.append(pump.pending)
             await apply_now(changes)
 
-        app.current.show_changes = counting  # type: ignore[method-assign]
+        app.desk.current.show_changes = counting  # type: ignore[method-assign]
         first, rest = records[: record_pump.FLOOD + 1], records[record_pump.FLOOD + 1 :]
         for record in first:  # all at once, as a reader catching up would hand them over
             pump.feed(record)
@@ -64,7 +64,7 @@ async def test_a_flood_waits_for_its_frame_and_the_end_of_the_message_does_not(
             pump.feed(record)
         await wait_until(pilot, lambda: not pump.pending, what="the deltas folded ahead")
         assert len(applied) == flushes, "folded into the model, not yet shown"
-        item = app.session.items[-1]
+        item = app.desk.current.pi.model.items[-1]
         block = app.query(TextBlock).last()
         assert isinstance(item, MessageItem) and len(item.blocks[0].text) > len(block.text)
 
@@ -88,10 +88,10 @@ async def test_a_message_whose_start_and_end_are_shown_apart_keeps_what_its_plai
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
-        app.pump.feed(decode(json.dumps({"type": "message_start", "message": message}).encode()))
+        app.desk.current.pi.pump.feed(decode(json.dumps({"type": "message_start", "message": message}).encode()))
         await wait_until(pilot, lambda: "Look at this" in transcript_text(app), what="the message")
-        app.pump.feed(decode(json.dumps({"type": "message_end", "message": message}).encode()))
-        await wait_until(pilot, lambda: app.pump.idle, what="the end shown")
+        app.desk.current.pi.pump.feed(decode(json.dumps({"type": "message_end", "message": message}).encode()))
+        await wait_until(pilot, lambda: app.desk.current.pi.pump.idle, what="the end shown")
         await pilot.pause()
         text = transcript_text(app)
         assert "[image: png 5 B]" in text and "[unknown block pideck does not show]" in text, text

@@ -15,9 +15,9 @@ async def test_the_scrollbar_moves_in_the_frame_of_the_layout_that_moved_it(tmp_
     fake = Fake(tmp_path, "--rate", "1/20")
     async with fake.run(size=(100, 18)) as pilot:
         app = pilot.app
-        screen = app.main
+        screen = app.desk.current.main
         await send(pilot, "Show me some markdown.")
-        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a first reply")
+        await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) > 1 and not app.desk.current.pi.model.running, what="a first reply")
         bar = screen.transcript.vertical_scrollbar
         assert bar.display, "the transcript overflows"
         frames: list[set[object]] = []
@@ -38,7 +38,7 @@ async def test_the_scrollbar_moves_in_the_frame_of_the_layout_that_moved_it(tmp_
 
         screen._refresh_layout = laying_out  # type: ignore[method-assign]
         await send(pilot, "Again.")
-        await wait_until(pilot, lambda: len(app.session.items) > 3 and not app.session.running, what="a second reply")
+        await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) > 3 and not app.desk.current.pi.model.running, what="a second reply")
         await pilot.pause()
         assert layouts >= 3, "lines were added"
         assert frames and not [frame for frame in frames if frame == {bar}], "no frame of the scrollbar alone"
@@ -48,9 +48,9 @@ async def test_the_stats_at_a_run_s_end_take_no_layout(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
-        stats = app.main.stats
+        stats = app.desk.current.main.stats
         await send(pilot, "Show me some markdown.")
-        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a reply")
+        await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) > 1 and not app.desk.current.pi.model.running, what="a reply")
         await wait_until(pilot, lambda: "↓0" not in str(stats.content), what="the stats of the run")
         shown = str(stats.content)
         stats.refresh_stats()
@@ -72,7 +72,7 @@ async def test_the_deltas_usage_does_not_rebuild_the_session_pane(tmp_path: Path
     fake = Fake(tmp_path, "--rate", "1/60")  # (a record a frame and more: on a loaded machine, flushes of one delta still)
     async with fake.run() as pilot:
         app = pilot.app
-        stats = app.main.stats
+        stats = app.desk.current.main.stats
         builds: list[object] = []
         refresh = stats.refresh_stats
         clean = side_panes.clean
@@ -90,7 +90,7 @@ async def test_the_deltas_usage_does_not_rebuild_the_session_pane(tmp_path: Path
         monkeypatch.setattr(side_panes, "clean", counting_clean)
         stats.refresh_stats = refreshing  # type: ignore[method-assign]
         await send(pilot, "Show me some markdown.")
-        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running and app.pump.idle,
+        await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) > 1 and not app.desk.current.pi.model.running and app.desk.current.pi.pump.idle,
                          what="a reply")
         assert len(rebuilt) > 10, "refreshed as the deltas came"
         assert sum(rebuilt) <= 3, "its rows built again for each delta"
@@ -100,8 +100,8 @@ async def test_the_session_pane_shows_a_state_changed_in_place(tmp_path: Path) -
     """pi's state is changed in place (a thinking level cycled): the rows are built again."""
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
-        stats = pilot.app.main.stats
-        state = pilot.app.session.state
+        stats = pilot.app.desk.current.main.stats
+        state = pilot.app.desk.current.pi.model.state
         assert state is not None and "thinking medium" in str(stats.content)
         state.thinking_level = "high"
         stats.refresh_stats()

@@ -66,7 +66,7 @@ def total(toasts: list[str], label: str) -> int:
 def all_told(app: Any) -> list[str] | None:
     """The toasts once they tell every problem reported so far, else None."""
     told = toasts(app)
-    return told if total(told, "") == sum(app.problems.reported.values()) else None
+    return told if total(told, "") == sum(app.desk.current.pi.problems.reported.values()) else None
 
 
 async def test_every_kind_of_odd_record_is_survived_shown_and_logged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -110,12 +110,12 @@ async def test_every_kind_of_odd_record_is_survived_shown_and_logged(tmp_path: P
         assert text.count("Text beside a hologram.") == 1, "a duplicate message_end does not add a message"
         assert "LATE" not in text
 
-        model = app.session
+        model = app.desk.current.pi.model
         assert model.protocol_errors == 4  # not JSON, not UTF-8, noise, missing field
         assert model.unknown_records == 2  # the event type and the UI method
         assert model.odd_records == 2  # the late delta and the duplicate message_end
-        assert app.client.unexpected_responses == 1
-        await wait_until(pilot, lambda: app.problems.reported == app.problems.counts(), what="everything reported")
+        assert app.desk.current.pi.client.unexpected_responses == 1
+        await wait_until(pilot, lambda: app.desk.current.pi.problems.reported == app.desk.current.pi.problems.counts(), what="everything reported")
         told = await wait_until(pilot, lambda: all_told(app), what="the toasts")  # Notify is a message, handled later
         assert total(told, "pideck could not read") == 4 and total(told, "pideck does not know") == 2
         assert total(told, "out of place") == 2 and total(told, "to no request") == 1
@@ -144,7 +144,7 @@ async def test_indicator_is_rate_limited_and_sums_up_later(tmp_path: Path, monke
             inject_bytes(fake, *(b"garbage %d-%d" % (burst, n) for n in range(40)))
             inject_bytes(fake, json.dumps(ui("setStatus", statusKey="burst", statusText=f"burst {burst}")).encode())
             await wait_until(pilot, lambda b=burst: f"burst {b}" in status(app), what=f"burst {burst}")
-        assert app.session.protocol_errors == 200
+        assert app.desk.current.pi.model.protocol_errors == 200
         await wait_until(pilot, lambda: toasts(app), what="the first toast")
         assert len(toasts(app)) == 1, "one toast for five bursts within the interval"
         assert "200 unreadable" in status(app), "the status line keeps the running total"
@@ -169,9 +169,9 @@ async def test_hundred_megabyte_lines_and_a_stderr_flood(tmp_path: Path, monkeyp
             json.dumps(ui("setStatus", statusKey="after", statusText="after the flood")).encode(),
         )
         await wait_until(pilot, lambda: "after the flood" in status(app), timeout=60, what="records after 200 MB")
-        await wait_until(pilot, lambda: app.client.stderr_total >= 50_000, timeout=30, what="stderr drained")
-        assert app.session.protocol_errors == 1 and app.session.unknown_records == 1
-        assert len(app.client.stderr) <= 400 and all(len(line) <= 2000 for line in app.client.stderr)
+        await wait_until(pilot, lambda: app.desk.current.pi.client.stderr_total >= 50_000, timeout=30, what="stderr drained")
+        assert app.desk.current.pi.model.protocol_errors == 1 and app.desk.current.pi.model.unknown_records == 1
+        assert len(app.desk.current.pi.client.stderr) <= 400 and all(len(line) <= 2000 for line in app.desk.current.pi.client.stderr)
         log = app.config.protocol_log
         assert log.stat().st_size < 1024 * 1024, "a huge line is logged cut, not whole"
         assert b"cut from 104857600 bytes" in log.read_bytes()
@@ -268,12 +268,12 @@ async def _crash_bar_after_stdout_closed(fake: Fake, app: PideckApp) -> None:
         fake.inject("#fake:close-stdout")
         bar = app.query_one(CrashBar)
         await wait_until(pilot, lambda: bar.display, what="the crash bar")
-        assert not app.session.running, "the spinner stops"
+        assert not app.desk.current.pi.model.running, "the spinner stops"
         assert "closed its stdout but kept running" in transcript_text(app)
         assert not bar.query_one("#crash-restart").disabled
         fake.control.write_text("")  # a new fake child replays its control file from the start
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: app.client.running and not bar.display, what="restart")
+        await wait_until(pilot, lambda: app.desk.current.pi.client.running and not bar.display, what="restart")
         await prompt_goes_through(pilot, fake, "after the restart")
 
 

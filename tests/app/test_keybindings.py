@@ -54,7 +54,7 @@ async def test_keys_remapped_disabled_and_added(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run(fake.app(env)) as pilot:
         app = pilot.app
-        main: MainScreen = app.main
+        main: MainScreen = app.desk.current.main
         assert notes(app) == []  # nothing wrong with this file
         assert footer_keys(app).get("Model") == "alt+m"
         assert "Thinking" not in footer_keys(app)
@@ -164,7 +164,7 @@ async def test_textual_keys_pi_has_not_yield_to_the_file(tmp_path: Path) -> None
     fake = Fake(tmp_path)
     async with fake.run(fake.app(env)) as pilot:
         app = pilot.app
-        main: MainScreen = app.main
+        main: MainScreen = app.desk.current.main
         editor = app.query_one(PromptEditor)
         assert notes(app) == []
         await type_text(pilot, "a draft")
@@ -210,4 +210,4 @@ async def test_a_ctrl_alt_key_in_keybindings_json_arrives_as_that_key_and_not_as
         parser = XTermParser()
         for event in [*parser.feed("\x1b\x0f"), *parser.feed("")]:
             app.post_message(event)
-        await wait_until(pilot, lambda: app.main._tools_expanded, what="Ctrl+Alt+O expanded the tools")
+        await wait_until(pilot, lambda: app.desk.current.main._tools_expanded, what="Ctrl+Alt+O expanded the tools")

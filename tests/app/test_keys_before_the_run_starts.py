@@ -19,7 +19,7 @@ async def test_a_steer_and_a_follow_up_typed_with_the_prompt_are_queued(tmp_path
                                    what="three prompts sent")
         assert [(p["message"], p.get("streamingBehavior")) for p in prompts] == [
             ("first prompt", None), ("steer me", "steer"), ("later please", "followUp")]
-        await wait_until(pilot, lambda: (app.session.steering, app.session.follow_up) == (["steer me"], ["later please"]),
+        await wait_until(pilot, lambda: (app.desk.current.pi.model.steering, app.desk.current.pi.model.follow_up) == (["steer me"], ["later please"]),
                          what="both queued")
         assert not any("refused" in str(n.message) for n in app._notifications)
         assert app.query_one(PromptEditor).text == ""
@@ -34,10 +34,10 @@ async def test_a_refused_message_goes_back_before_what_was_typed_since(tmp_path:
     async with fake.run() as pilot:
         app = pilot.app
         burst(app, *"first prompt", "enter")
-        await wait_until(pilot, lambda: app.session.running, what="the run")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.running, what="the run")
         editor = app.query_one(PromptEditor)
         editor.load("a draft")
-        app.main.send_command(Prompt(message="refused one"), restore="refused one")  # (pi refuses it: running)
+        app.desk.current.main.send_command(Prompt(message="refused one"), restore="refused one")  # (pi refuses it: running)
         await wait_until(pilot, lambda: "refused one" in editor.text, what="the message given back")
         assert editor.text == "refused one\n\na draft"
         await quiesce(pilot)

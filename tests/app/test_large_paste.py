@@ -37,7 +37,7 @@ async def test_a_large_paste_is_a_marker_and_is_sent_whole(tmp_path: Path) -> No
         await pilot.press("enter")
         await wait_until(pilot, lambda: fake.commands("prompt"), what="the prompt sent")
         assert fake.commands("prompt")[0]["message"] == f"Summarize {LINES} briefly."
-        await wait_until(pilot, lambda: pilot.app.session.running, what="the run")
+        await wait_until(pilot, lambda: pilot.app.desk.current.pi.model.running, what="the run")
         # a steer with a marker, queued while pi works, then given back by Esc: as typed
         await paste(pilot, editor, LINES)
         await type_text(pilot, " also")
@@ -50,7 +50,7 @@ async def test_a_large_paste_is_a_marker_and_is_sent_whole(tmp_path: Path) -> No
         await wait_until(pilot, lambda: "abort" in fake.kinds(), what="the abort")
         await wait_until(pilot, lambda: editor.text, what="the queue given back")
         assert editor.text == "[paste #1 +201 lines] also"
-        await wait_until(pilot, lambda: not pilot.app.session.running, what="the run ended")
+        await wait_until(pilot, lambda: not pilot.app.desk.current.pi.model.running, what="the run ended")
         await pilot.press("enter")
         await wait_until(pilot, lambda: len(fake.commands("prompt")) == 3, what="sent again")
         assert fake.commands("prompt")[2]["message"] == f"{LINES} also"

@@ -155,10 +155,10 @@ async def test_the_status_line_says_how_much_of_the_session_has_come(tmp_path: P
         loading = re.compile(r"loading session… (\d+) MB")
         await wait_until(pilot, lambda: loading.search(str(status.render())), timeout=60, what="the loading note")
         assert int(loading.search(str(status.render())).group(1)) >= 1
-        assert not app._session_ready and not app.session.items
+        assert not app.desk.current.pi.ready and not app.desk.current.pi.model.items
         fake.inject("#fake:release-messages")
         await ready(pilot, fake)
-        assert len(app.session.items) == 90
+        assert len(app.desk.current.pi.model.items) == 90
         await wait_until(pilot, lambda: "ready" in str(status.render()), what="ready")
         assert "loading" not in str(status.render())
 

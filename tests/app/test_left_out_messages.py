@@ -77,7 +77,7 @@ def scrolled_to(transcript: Transcript, view: Any) -> bool:
 async def loaded(pilot: Any, fake: Fake) -> Transcript:
     await ready(pilot, fake)
     app = pilot.app
-    await wait_until(pilot, lambda: len(app.session.items) == TURNS * 4, timeout=30, what="session loaded")
+    await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) == TURNS * 4, timeout=30, what="session loaded")
     transcript = app.query_one(Transcript)
     await wait_until(pilot, lambda: transcript.hidden_before == TURNS * 4 - MAX_VIEWS, what="the newest views mounted")
     assert user_view(transcript, 10) is None and user_view(transcript, 140) is not None
@@ -132,7 +132,7 @@ async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keep
                     {"type": "message_end", "message": {**COMMON, "role": "assistant", "stopReason": "stop",
                                                         "timestamp": 1795952999000,
                                                         "content": [{"type": "text", "text": "A late answer."}]}})
-        await wait_until(pilot, lambda: len(app.session.items) == TURNS * 4 + 1 and app.pump.idle,
+        await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) == TURNS * 4 + 1 and app.desk.current.pi.pump.idle,
                          what="the new message applied")
         assert len(transcript.views) == views + 1
         assert block.is_attached and transcript.hidden_before == 1
@@ -145,7 +145,7 @@ async def test_tool_log_and_ctrl_up_reach_the_messages_left_out_and_reading_keep
         fake.inject({"type": "message_end", "message": {**COMMON, "role": "assistant", "stopReason": "stop",
                                                         "timestamp": 1795952999001,
                                                         "content": [{"type": "text", "text": "Another."}]}})
-        await wait_until(pilot, lambda: len(app.session.items) == TURNS * 4 + 2 and app.pump.idle,
+        await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) == TURNS * 4 + 2 and app.desk.current.pi.pump.idle,
                          what="another message applied")
         await wait_until(pilot, lambda: len(transcript.views) == MAX_VIEWS, what="trimmed again")
         assert transcript.hidden_before == TURNS * 4 + 2 - MAX_VIEWS
@@ -259,10 +259,10 @@ async def test_a_reply_at_the_end_of_a_long_session_places_only_what_is_in_view(
     async with fake.app().run_test(size=(100, 30)) as pilot:
         app = pilot.app
         transcript = await loaded(pilot, fake)
-        compositor, hidden = app.main._compositor, transcript.hidden_before
+        compositor, hidden = app.desk.current.main._compositor, transcript.hidden_before
         with whole_maps(compositor) as made:
             await send(pilot, "One more question")
-            await wait_until(pilot, lambda: transcript.hidden_before > hidden and not app.session.running
+            await wait_until(pilot, lambda: transcript.hidden_before > hidden and not app.desk.current.pi.model.running
                              and len(transcript.views) == MAX_VIEWS, what="the reply, and the oldest views trimmed")
             await pilot.pause()
         assert made and not any(made), made

@@ -89,8 +89,8 @@ async def test_two_thousand_messages_and_fifty_megabytes_of_tool_output(tmp_path
     app = fake.app()
     async with app.run_test(size=SIZE) as pilot:
         # generous deadlines: 50 MB take a while on a busy machine
-        await wait_until(pilot, lambda: app._session_ready and "get_commands" in fake.kinds(), timeout=120, what="start")
-        await wait_until(pilot, lambda: len(app.session.items) == 2000, timeout=60, what="session loaded")
+        await wait_until(pilot, lambda: app.desk.current.pi.ready and "get_commands" in fake.kinds(), timeout=120, what="start")
+        await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) == 2000, timeout=60, what="session loaded")
         transcript = app.query_one(Transcript)
         await wait_until(pilot, lambda: transcript.views, timeout=60, what="views mounted")
         assert len(transcript.views) <= MAX_VIEWS
@@ -150,24 +150,24 @@ async def test_a_stalled_screen_never_stalls_reading_from_pi(tmp_path: Path) -> 
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, fake)
         gate = asyncio.Event()
-        render = app.current.show_changes
+        render = app.desk.current.show_changes
 
         async def stalled_screen(changes: Any) -> None:
             await gate.wait()
             await render(changes)
 
-        app.current.show_changes = stalled_screen  # type: ignore[method-assign]
+        app.desk.current.show_changes = stalled_screen  # type: ignore[method-assign]
         # 60,000 records of 22 bytes: 1.3 MB, more than pi's stdout pipe holds (pideck widens
         # it to PIPE_SIZE, 1 MiB), so the fake would block if nobody read while the screen is stuck
         count = 60_000
         assert count * len('{"type":"turn_start"}\n') > PIPE_SIZE
-        before = app.client.records_read
+        before = app.desk.current.pi.client.records_read
         fake.inject('{"type":"turn_start"}')
-        await wait_until(pilot, lambda: app.pump.flushing, what="the screen stuck on the first record")
+        await wait_until(pilot, lambda: app.desk.current.pi.pump.flushing, what="the screen stuck on the first record")
         fake.inject(*(['{"type":"turn_start"}'] * (count - 1)))
-        await wait_until(pilot, lambda: app.client.records_read >= before + count, timeout=30, what="stdout drained")
-        assert app.pump.pending, "the screen is behind while the reader is not"
+        await wait_until(pilot, lambda: app.desk.current.pi.client.records_read >= before + count, timeout=30, what="stdout drained")
+        assert app.desk.current.pi.pump.pending, "the screen is behind while the reader is not"
         await pilot.press("o", "k")
         assert app.query_one(PromptEditor).text == "ok", "keys are handled while the screen catches up"
         gate.set()
-        await wait_until(pilot, lambda: app.session.turns == count and not app.pump.pending, timeout=60, what="screen caught up")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.turns == count and not app.desk.current.pi.pump.pending, timeout=60, what="screen caught up")

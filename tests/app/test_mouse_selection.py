@@ -37,7 +37,7 @@ async def test_dragging_over_a_reply_selects_and_copies_its_text(tmp_path: Path)
     async with fake.run(fake.app({"PI_CODING_AGENT_DIR": str(agent)}), size=(100, 30)) as pilot:
         app = pilot.app
         await start_run(pilot, fake, "Explain it.", running=False)
-        block = await wait_until(pilot, lambda: not app.session.running and app.query(TextBlock).last(), what="the answer")
+        block = await wait_until(pilot, lambda: not app.desk.current.pi.model.running and app.query(TextBlock).last(), what="the answer")
         await wait_until(pilot, lambda: block.pending == 0, what="the answer laid out")
         lines = block.visible_text().split("\n")
         assert lines[0] == "Reading a JSONL stream" and lines[2].startswith("Split only on")
@@ -85,7 +85,7 @@ async def test_copy_on_select_follows_pis_setting(tmp_path: Path) -> None:
     async with fake.run(size=(100, 30)) as pilot:
         app = pilot.app
         await start_run(pilot, fake, "Explain it.", running=False)
-        block = await wait_until(pilot, lambda: not app.session.running and app.query(TextBlock).last(), what="the answer")
+        block = await wait_until(pilot, lambda: not app.desk.current.pi.model.running and app.query(TextBlock).last(), what="the answer")
         left = block.content_region.x - block.region.x
         await pilot.mouse_down(block, offset=(left, 0))
         await pilot.mouse_up(block, offset=(left + 6, 0))
@@ -142,7 +142,7 @@ async def test_a_drag_cell_by_cell_and_over_an_old_selection_copies_what_it_went
     async with fake.run(fake.app({"PI_CODING_AGENT_DIR": str(agent)}), size=(100, 30)) as pilot:
         app = pilot.app
         await start_run(pilot, fake, "Explain it.", running=False)
-        block = await wait_until(pilot, lambda: not app.session.running and app.query(TextBlock).last(), what="the answer")
+        block = await wait_until(pilot, lambda: not app.desk.current.pi.model.running and app.query(TextBlock).last(), what="the answer")
         await wait_until(pilot, lambda: block.pending == 0, what="the answer laid out")
         lines = block.visible_text().split("\n")
         assert lines[0] == "Reading a JSONL stream"

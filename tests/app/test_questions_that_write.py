@@ -106,15 +106,15 @@ async def test_a_key_typed_on_as_the_session_of_the_question_is_shown_again_writ
     first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
     async with first.run() as pilot:
         app = pilot.app
-        app.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
+        app.desk.current.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready and app.screen is app.slots[1].main,
+        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.slots[1].pi.ready and app.screen is app.desk.slots[1].main,
                          what="the second session shown")
         dialog = RevertDialog(conflict(tmp_path))
         answers = await ask(pilot, dialog)
         await wait_until(pilot, dialog.on_purpose.takes_keys, what="the question taking keys")
         await pilot.press("alt+1")
-        await wait_until(pilot, lambda: app.screen is app.slots[0].main, what="session 1 shown")
+        await wait_until(pilot, lambda: app.screen is app.desk.slots[0].main, what="session 1 shown")
         pressed = key_clock()
         for key, character, at in (("alt+2", None, pressed), ("y", "y", pressed + 2 * BURST)):
             event = events.Key(key, character)  # (the y 2 BURST after Alt+2: not one burst with it, and

@@ -12,7 +12,7 @@ NARROW = (80, 24)
 
 def shown(app: object) -> list[str]:
     """The lines above the prompt, or [] while they are hidden."""
-    lines = app.main.query_one(QueueLines)  # type: ignore[attr-defined]
+    lines = app.desk.current.main.query_one(QueueLines)  # type: ignore[attr-defined]
     return str(lines.render()).split("\n") if lines.display else []
 
 
@@ -24,13 +24,13 @@ async def test_below_100_columns_the_queue_shows_above_the_prompt(tmp_path: Path
     fake = Fake(tmp_path)
     async with fake.run(size=NARROW) as pilot:
         app = pilot.app
-        assert not app.main.side.display and shown(app) == [], "no queue: no lines"
+        assert not app.desk.current.main.side.display and shown(app) == [], "no queue: no lines"
         queue(fake, ["Be brief."], ["Then summarize."])
         lines = await wait_until(pilot, lambda: shown(app), what="the queue above the prompt")
         assert lines[:2] == ["Steering: Be brief.", "Follow-up: Then summarize."]
         assert lines[2].startswith("↳ esc:") and len(lines) == 3
-        editor = app.main.editor
-        assert app.main.query_one(QueueLines).region.bottom == editor.region.y, "right above the prompt"
+        editor = app.desk.current.main.editor
+        assert app.desk.current.main.query_one(QueueLines).region.bottom == editor.region.y, "right above the prompt"
 
         await pilot.press("f2")  # the side panes, with their Queue pane: no lines
         await wait_until(pilot, lambda: shown(app) == [], what="the lines hidden beside the panes")
@@ -45,7 +45,7 @@ async def test_wide_the_queue_pane_has_it(tmp_path: Path) -> None:
     async with fake.run(size=(120, 30)) as pilot:
         app = pilot.app
         queue(fake, ["Be brief."], [])
-        await wait_until(pilot, lambda: app.session.steering, what="the queue")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.steering, what="the queue")
         await pilot.pause()
         assert shown(app) == []
         await pilot.resize_terminal(80, 24)
@@ -63,5 +63,5 @@ async def test_each_message_one_cleaned_line_and_the_rest_counted(tmp_path: Path
         assert lines[1].startswith("Steering: a clipboard red xxx") and len(lines[1]) < 400
         assert lines[2] == "Follow-up: f1"
         assert lines[MAX_LINES - 1] == "+2 more" and len(lines) == MAX_LINES + 1, "the hint last"
-        widget = app.main.query_one(QueueLines)
+        widget = app.desk.current.main.query_one(QueueLines)
         assert widget.outer_size.height == MAX_LINES + 1, "a row each, however long the message"

@@ -47,7 +47,7 @@ async def test_collapsed_thinking_says_how_many_lines_it_hides(tmp_path: Path) -
     async with fake.run() as pilot:
         app = pilot.app
         await start_run(pilot, fake, "list files", running=False)
-        block = await wait_until(pilot, lambda: not app.session.running and app.query(ThinkingBlock).first())
+        block = await wait_until(pilot, lambda: not app.desk.current.pi.model.running and app.query(ThinkingBlock).first())
         thought = block.text.strip().splitlines()[0][:30]
         await wait_until(pilot, lambda: any(thought in row for row in screen_rows(app)), what="the thinking shown")
         await pilot.press("ctrl+t")

@@ -56,9 +56,9 @@ async def replied(pilot: Any) -> RowsCompositor:
     """The main screen's compositor once a markdown reply is on screen."""
     app = pilot.app
     await send(pilot, "Show me some markdown.")
-    await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running, what="a reply")
+    await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) > 1 and not app.desk.current.pi.model.running, what="a reply")
     await pilot.pause()
-    return app.main._compositor
+    return app.desk.current.main._compositor
 
 
 async def test_partial_frames_are_textuals_own_for_every_shape_of_dirty_regions(tmp_path: Path) -> None:
@@ -91,9 +91,9 @@ async def test_a_frame_asks_only_the_widgets_on_its_rows(tmp_path: Path) -> None
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
-        compositor = app.main._compositor
+        compositor = app.desk.current.main._compositor
         asked: list[str] = []
-        editor = app.main.editor
+        editor = app.desk.current.main.editor
         original = type(editor).render_lines
 
         def render_lines(widget, crop):  # noqa: ANN001, ANN202
@@ -114,7 +114,7 @@ async def test_a_streamed_line_asks_only_its_text_block_not_the_containers_aroun
     async with fake.run() as pilot:
         app = pilot.app
         compositor = await replied(pilot)
-        block = next(block for block in app.main.query(TextBlock) if block.region.height > 1)
+        block = next(block for block in app.desk.current.main.query(TextBlock) if block.region.height > 1)
         line = Region(block.region.x, block.region.bottom - 1, block.region.width, 1)  # its last line, as it streams
         asked: list[object] = []
         for widget in compositor.visible_widgets:
@@ -136,7 +136,7 @@ async def test_a_layout_places_only_the_widgets_in_view(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
-        compositor, transcript = app.main._compositor, app.main.transcript
+        compositor, transcript = app.desk.current.main._compositor, app.desk.current.main.transcript
         for _ in range(4):
             await replied(pilot)
         assert transcript.virtual_size.height > 2 * transcript.size.height
@@ -161,7 +161,7 @@ async def test_a_layout_places_only_the_widgets_in_view(tmp_path: Path) -> None:
         left = inside - set(compositor._visible_map)
         assert left and not hidden & inside, hidden & inside
         first = next(iter(transcript.views.values()))
-        full, _ = Compositor._arrange_root(compositor, app.main, compositor.size, visible_only=False)
+        full, _ = Compositor._arrange_root(compositor, app.desk.current.main, compositor.size, visible_only=False)
         assert first not in compositor._visible_map and first.region == full[first].region
         assert first.region.bottom <= 0
 
@@ -173,9 +173,9 @@ async def test_a_widget_mounted_since_the_layout_is_not_looked_for_in_a_map_of_e
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
-        compositor, screen = app.main._compositor, app.main
+        compositor, screen = app.desk.current.main._compositor, app.desk.current.main
         await replied(pilot)
-        view = list(app.main.transcript.views.values())[-1]
+        view = list(app.desk.current.main.transcript.views.values())[-1]
         with whole_maps(compositor) as made:
             screen._refresh_layout = lambda *args, **kwargs: None  # no layout until the block has asked
             try:

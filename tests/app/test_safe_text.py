@@ -131,7 +131,7 @@ async def test_model_tool_and_extension_text_shows_no_bidi_control(tmp_path: Pat
         assert app.query_one(PromptEditor).text == "editor gnp.exe"
         app.query_one(PromptEditor).load("")
         await start_run(pilot, fake, "Go.", running=False)
-        await wait_until(pilot, lambda: not app.session.running and "project" in transcript_text(app), what="the answer")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running and "project" in transcript_text(app), what="the answer")
         await pilot.pause()
         shown = screen_text(app)
         assert "The gnp.exe project" in shown and "status gnp.exe" in shown and "widget gnp.exe" in shown

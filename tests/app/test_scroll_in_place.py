@@ -92,14 +92,14 @@ async def test_replies_streamed_at_a_models_pace_leave_every_frame_as_a_repaint_
         app.notify("A toast over the transcript, which stays where it is while the rows move.", timeout=60)
         for _ in range(3):
             await send(pilot, "Show me some markdown.")
-            await wait_until(pilot, lambda: not app.session.running and app.pump.idle, what="the reply")
+            await wait_until(pilot, lambda: not app.desk.current.pi.model.running and app.desk.current.pi.pump.idle, what="the reply")
         await pilot.pause()
         if terminal.wrong:
             frame, expected, shown = terminal.wrong[0]
             raise AssertionError(f"{len(terminal.wrong)} of {terminal.frames} frames wrong, first {frame}: "
                                  + first_difference(expected, shown))
         assert terminal.scrolls, "no layout was drawn as a scroll of the terminal's rows"
-        transcript = app.main.transcript.region
+        transcript = app.desk.current.main.transcript.region
         rendered = sum(x2 - x1 for update in terminal.scrolls for y, x1, x2 in update.spans
                        if transcript.y <= y < transcript.bottom)  # cells of the transcript's rows
         assert rendered < len(terminal.scrolls) * transcript.area / 2, "what the scroll brings was rendered again"
@@ -109,11 +109,11 @@ async def test_no_scroll_of_the_terminals_rows_while_a_dialog_is_over_the_screen
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
-        compositor = app.main._compositor
+        compositor = app.desk.current.main._compositor
         assert isinstance(compositor, RowsCompositor) and compositor.scroller is not None
         view = Region(0, 0, 80, 10)
         app._to_terminal_lines = lambda: True
-        app._drawn_by = app.main
+        app._drawn_by = app.desk.current.main
         app.terminal_lines.can_move_rows = lambda scroll, size: True  # (whatever the terminal shows)
         assert compositor.scroller(Scroll(view, -1))
         await app.push_screen(ModalScreen())
@@ -126,19 +126,19 @@ async def test_two_layouts_before_an_update_leave_out_nothing_changed_between_th
     async with fake.run(size=(120, 30)) as pilot:
         app = pilot.app
         await send(pilot, "Show me some markdown.")
-        await wait_until(pilot, lambda: not app.session.running and app.pump.idle, what="the reply")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running and app.desk.current.pi.pump.idle, what="the reply")
         await pilot.pause()
-        compositor = app.main._compositor
-        transcript = app.main.transcript
+        compositor = app.desk.current.main._compositor
+        transcript = app.desk.current.main.transcript
         compositor.scroller = lambda scroll: True  # (whatever the terminal shows)
         compositor.drawn(True)
         # as drawn a row lower: the transcript's views have since moved up a row together
         compositor._drawn = {widget: (region.translate((0, 1)), clip) if widget.parent is transcript else (region, clip)
                              for widget, (region, clip) in compositor._drawn.items()}
-        compositor.reflow(app.main, app.main.size)
-        status = app.main.status.region
+        compositor.reflow(app.desk.current.main, app.desk.current.main.size)
+        status = app.desk.current.main.status.region
         compositor._dirty_regions.add(status)  # changed between the two layouts
-        compositor.reflow(app.main, app.main.size)
+        compositor.reflow(app.desk.current.main, app.desk.current.main.size)
         planned = compositor._scroll_in_place(set(compositor._dirty_regions))
         assert planned is None or any(region.contains_region(status) for region in planned[1]), \
             "the status line, changed between the layouts, is not drawn"

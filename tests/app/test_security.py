@@ -61,7 +61,7 @@ async def test_markup_in_model_text_and_tool_output_is_literal_and_never_clickab
         editor_text = "go"
         app.query_one("#editor").load(editor_text)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: not app.session.running and "Fixture project" in transcript_text(app), what="run")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running and "Fixture project" in transcript_text(app), what="run")
         await pilot.pause()
         text = transcript_text(app)
         assert text.count("[@click=app.quit]z[/]") >= 2 and text.count("[link=https://evil.example]y[/]") >= 2
@@ -212,8 +212,8 @@ async def test_pi_flag_is_split_and_never_run_by_a_shell(tmp_path: Path) -> None
     assert config.argv == (*shlex.split(pi), "--mode", "rpc")
     app = PideckApp(config)
     async with fake.run(app):
-        assert app.client.link.pid is not None
-        cmdline = Path(f"/proc/{app.client.link.pid}/cmdline").read_bytes().split(b"\0")[:-1]
+        assert app.desk.current.pi.client.link.pid is not None
+        cmdline = Path(f"/proc/{app.desk.current.pi.client.link.pid}/cmdline").read_bytes().split(b"\0")[:-1]
         assert [part.decode() for part in cmdline] == list(config.argv), "pi's own argv: no shell in between"
         assert ";" in config.argv and "$(touch" in config.argv and "`touch" in config.argv
     assert not canary.exists()

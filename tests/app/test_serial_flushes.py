@@ -22,16 +22,16 @@ async def test_a_reply_s_flushes_start_no_worker_each(tmp_path: Path) -> None:
 
         app.run_worker = counting  # type: ignore[method-assign]
         flushes = 0
-        fold = app.current.pi.fold
+        fold = app.desk.current.pi.fold
 
         async def counted(records: list[Any]) -> None:
             nonlocal flushes
             flushes += 1
             await fold(records)
 
-        app.current.pi.pump._apply = counted  # (the pump's apply step: one call a flush)
+        app.desk.current.pi.pump._apply = counted  # (the pump's apply step: one call a flush)
         await send(pilot, "Show me some markdown.")
-        await wait_until(pilot, lambda: len(app.session.items) > 1 and not app.session.running and app.pump.idle,
+        await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) > 1 and not app.desk.current.pi.model.running and app.desk.current.pi.pump.idle,
                          what="the reply")
         assert flushes > 10, "the reply came in many frames"
         assert started.count("flush") + started.count("flushes") <= 1, "a worker per flush"

@@ -40,9 +40,9 @@ async def open_second(pilot: object, second: Fake) -> None:
     app = pilot.app  # type: ignore[attr-defined]
     await type_text(pilot, f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
     await pilot.press("enter")  # type: ignore[attr-defined]
-    await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready and "get_commands" in second.kinds(),
+    await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.slots[1].pi.ready and "get_commands" in second.kinds(),
                      what="the second session started")
-    await wait_until(pilot, lambda: app.screen is app.slots[1].main and app.screen.query_one(SessionsRow).display,
+    await wait_until(pilot, lambda: app.screen is app.desk.slots[1].main and app.screen.query_one(SessionsRow).display,
                      what="the second session shown with the sessions row")
 
 
@@ -50,25 +50,25 @@ async def test_open_switch_and_a_session_not_shown_is_drawn_only_when_shown(tmp_
     first, second = two_fakes(tmp_path, "--rate", "1/50")
     async with first.run() as pilot:
         app = pilot.app
-        assert not app.main.query_one(SessionsRow).display, "no row while one session is open"
+        assert not app.desk.current.main.query_one(SessionsRow).display, "no row while one session is open"
         await type_text(pilot, "draft for one")
-        app.main.editor.load("draft for one")
+        app.desk.current.main.editor.load("draft for one")
         await pilot.press("alt+2")
-        assert app.current is app.slots[0], "Alt+2 with one session open stays"
-        app.main.editor.load("")
+        assert app.desk.current is app.desk.slots[0], "Alt+2 with one session open stays"
+        app.desk.current.main.editor.load("")
         await open_second(pilot, second)
         assert "1 ○ one" in row(app) and "2 ○ two" in row(app), row(app)
         await wait_until(pilot, lambda: "Session 2 opened: two" in toasts(app), what="the toast of the session opened")
         assert not [title for title in toasts(app) if "·" in title], "not titled with the session left"
-        assert app.slots[1].pi.cwd == (tmp_path / "two").resolve()
+        assert app.desk.slots[1].pi.cwd == (tmp_path / "two").resolve()
 
         await type_text(pilot, "Write a long answer slowly.")
         await pilot.press("enter")
         await wait_until(pilot, lambda: second.commands("prompt"), what="the prompt sent to the second pi")
         await pilot.press("alt+1")
-        assert app.current is app.slots[0] and app.screen is app.slots[0].main
-        app.main.editor.load("draft for one")
-        background = app.slots[1]
+        assert app.desk.current is app.desk.slots[0] and app.screen is app.desk.slots[0].main
+        app.desk.current.main.editor.load("draft for one")
+        background = app.desk.slots[1]
         await wait_until(pilot, lambda: background.mark is Mark.WORKING, what="the second session working")
         await wait_until(pilot, lambda: background.pi.model.running is False and background.unread,
                          what="its run ended unseen", timeout=30)
@@ -81,9 +81,9 @@ async def test_open_switch_and_a_session_not_shown_is_drawn_only_when_shown(tmp_
         await pilot.press("alt+0")  # the next that needs you: the one whose run ended unseen
         await wait_until(pilot, lambda: "Reading a JSONL stream" in drawn_text(background.main),
                          what="its transcript drawn once shown")
-        assert app.current is background and not background.unread
+        assert app.desk.current is background and not background.unread
         await pilot.press("alt+1")
-        assert app.main.editor.text == "draft for one", "each session keeps its draft"
+        assert app.desk.current.main.editor.text == "draft for one", "each session keeps its draft"
 
 
 async def test_a_dialog_of_a_session_not_shown_waits_for_it_and_marks_it(tmp_path: Path) -> None:
@@ -94,8 +94,8 @@ async def test_a_dialog_of_a_session_not_shown_waits_for_it_and_marks_it(tmp_pat
         await pilot.press("alt+1")
         app.NOTIFICATION_TIMEOUT = 60  # (a toast that stays is not one that timed out)
         second.inject(ui("confirm", "c-1", title="Deploy now?", message="It goes live."))
-        await wait_until(pilot, lambda: app.slots[1].mark is Mark.NEEDS_YOU, what="the second session marked")
-        assert app.screen is app.slots[0].main, "the dialog is not shown over another session"
+        await wait_until(pilot, lambda: app.desk.slots[1].mark is Mark.NEEDS_YOU, what="the second session marked")
+        assert app.screen is app.desk.slots[0].main, "the dialog is not shown over another session"
         assert "needs you" in row(app)
         await wait_until(pilot, lambda: "Needs you" in toasts(app), what="a toast says it asks")
         await pilot.press("alt+0")
@@ -105,7 +105,7 @@ async def test_a_dialog_of_a_session_not_shown_waits_for_it_and_marks_it(tmp_pat
         answers = await wait_until(pilot, lambda: second.commands("extension_ui_response"), what="the answer")
         assert answers == [{"type": "extension_ui_response", "id": "c-1", "confirmed": True}]
         assert not first.commands("extension_ui_response"), "the answer went to the pi that asked"
-        await wait_until(pilot, lambda: app.slots[1].mark is not Mark.NEEDS_YOU, what="the mark gone")
+        await wait_until(pilot, lambda: app.desk.slots[1].mark is not Mark.NEEDS_YOU, what="the mark gone")
 
 
 async def test_sessions_lists_them_and_close_ends_one(tmp_path: Path) -> None:
@@ -119,14 +119,14 @@ async def test_sessions_lists_them_and_close_ends_one(tmp_path: Path) -> None:
                                   what="the sessions list")
         assert [row.value for row in picker.shown] == [1, 2]
         await pilot.press("up", "enter")
-        await wait_until(pilot, lambda: app.current is app.slots[0] and app.screen is app.slots[0].main,
+        await wait_until(pilot, lambda: app.desk.current is app.desk.slots[0] and app.screen is app.desk.slots[0].main,
                          what="session 1 shown")
         await pilot.press("alt+2")
-        client = app.slots[1].pi.client
+        client = app.desk.slots[1].pi.client
         await type_text(pilot, "/close")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.slots) == 1 and not client.running, what="the second pi closed")
-        assert app.screen is app.slots[0].main and not app.main.query_one(SessionsRow).display
+        await wait_until(pilot, lambda: len(app.desk.slots) == 1 and not client.running, what="the second pi closed")
+        assert app.screen is app.desk.slots[0].main and not app.desk.current.main.query_one(SessionsRow).display
         assert app.is_running, "closing one session leaves pideck running"
 
 
@@ -136,9 +136,9 @@ async def test_open_refuses_a_folder_that_does_not_exist(tmp_path: Path) -> None
         app = pilot.app
         await type_text(pilot, "/open ./nowhere")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any("does not exist" in n.message for n in app.notices.entries),
+        await wait_until(pilot, lambda: any("does not exist" in n.message for n in app.toasts.center.entries),
                          what="the refusal")
-        assert len(app.slots) == 1 and isinstance(app.focused, PromptEditor)
+        assert len(app.desk.slots) == 1 and isinstance(app.focused, PromptEditor)
 
 
 async def test_alt_enter_in_the_resume_picker_opens_the_session_beside_this_one(tmp_path: Path) -> None:
@@ -159,9 +159,9 @@ async def test_alt_enter_in_the_resume_picker_opens_the_session_beside_this_one(
                                   app.screen.sessions else None, what="the picker with the saved session")
         assert picker.shown[0].value.path == saved
         await pilot.press("alt+enter")
-        await wait_until(pilot, lambda: len(app.slots) == 2 and app.current is app.slots[1], what="a second session")
-        argv = app.slots[1].config.argv
-        assert argv[argv.index("--session") + 1] == str(saved) and app.slots[1].config.cwd == work.resolve()
+        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.current is app.desk.slots[1], what="a second session")
+        argv = app.desk.slots[1].config.argv
+        assert argv[argv.index("--session") + 1] == str(saved) and app.desk.slots[1].config.cwd == work.resolve()
         assert not fake.commands("switch_session"), "the first session stays on its own"
 
 
@@ -188,7 +188,7 @@ def test_the_sessions_row_in_each_state(snap_compare: Any) -> None:
 async def test_a_long_session_not_shown_keeps_only_its_newest_messages_mounted(tmp_path: Path) -> None:
     import json
 
-    from app.pideck_app import HIDDEN_VIEWS
+    from app.desk.desk import HIDDEN_VIEWS
 
     (tmp_path / "one").mkdir()
     (tmp_path / "two").mkdir()
@@ -201,14 +201,14 @@ async def test_a_long_session_not_shown_keeps_only_its_newest_messages_mounted(t
     first, second = Fake(tmp_path / "one", "--messages", str(tmp_path / "messages.json")), Fake(tmp_path / "two")
     async with first.run() as pilot:
         app = pilot.app
-        long = app.slots[0].main.transcript
+        long = app.desk.slots[0].main.transcript
         await wait_until(pilot, lambda: len(long.views) == 120, what="the 120 messages mounted")
         await open_second(pilot, second)
         await wait_until(pilot, lambda: len(long.views) == HIDDEN_VIEWS and long.hidden_before == 120 - HIDDEN_VIEWS,
                          what="the session not shown trimmed to its newest messages")
         await pilot.press("alt+1")
-        await wait_until(pilot, lambda: "Answer 59" in drawn_text(app.main), what="its newest shown again")
-        assert "earlier messages not shown" in drawn_text(app.main)
+        await wait_until(pilot, lambda: "Answer 59" in drawn_text(app.desk.current.main), what="its newest shown again")
+        assert "earlier messages not shown" in drawn_text(app.desk.current.main)
 
 
 async def test_a_session_shown_again_keeps_its_footer_keys(tmp_path: Path) -> None:
@@ -219,7 +219,7 @@ async def test_a_session_shown_again_keeps_its_footer_keys(tmp_path: Path) -> No
     first, second = two_fakes(tmp_path)
     async with first.run() as pilot:
         app = pilot.app
-        footer = app.slots[0].main.query_one(KeyFooter)
+        footer = app.desk.slots[0].main.query_one(KeyFooter)
         await open_second(pilot, second)
         await pilot.press("alt+1")
         await pilot.pause()
@@ -228,7 +228,7 @@ async def test_a_session_shown_again_keeps_its_footer_keys(tmp_path: Path) -> No
         for key in ("alt+2", "alt+1", "alt+2", "alt+1"):
             await pilot.press(key)
             await pilot.pause()
-        assert app.screen is app.slots[0].main
+        assert app.screen is app.desk.slots[0].main
         assert list(footer.children) == keys, "the same keys, not composed again"
 
 
@@ -238,13 +238,13 @@ async def test_a_theme_chosen_in_another_session_restyles_this_one_when_shown(tm
     first, second = two_fakes(tmp_path)
     async with first.run() as pilot:
         app = pilot.app
-        one = app.slots[0].main
+        one = app.desk.slots[0].main
         await open_second(pilot, second)
         before = one.styles.background
         assert app.themes.switch("light")
-        await wait_until(pilot, lambda: app.slots[1].main.styles.background != before, what="session 2 restyled")
+        await wait_until(pilot, lambda: app.desk.slots[1].main.styles.background != before, what="session 2 restyled")
         await pilot.press("alt+1")
-        await wait_until(pilot, lambda: one.styles.background == app.slots[1].main.styles.background,
+        await wait_until(pilot, lambda: one.styles.background == app.desk.slots[1].main.styles.background,
                          what="session 1 in the new theme once shown")
 
 
@@ -264,10 +264,10 @@ async def test_keys_in_one_burst_go_to_the_session_shown_when_each_was_pressed(t
             event = events.Key(key, character)  # queued together, before the app reads any
             event.set_sender(app)
             app.post_message(event)
-        one, two = app.slots[0].main.editor, app.slots[1].main.editor
+        one, two = app.desk.slots[0].main.editor, app.desk.slots[1].main.editor
         await wait_until(pilot, lambda: len(one.text) + len(two.text) == 7, what="every letter typed")
         assert (one.text, two.text) == ("abcg", "def")
-        assert app.current is app.slots[0]
+        assert app.desk.current is app.desk.slots[0]
 
 
 # keys in one read of the terminal; the messages each session gets, (text, streamingBehavior)
@@ -297,16 +297,16 @@ async def test_each_enter_of_a_burst_sends_in_the_session_shown_when_it_was_pres
         app = pilot.app
         await type_text(pilot, "Write a long answer slowly.")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.session.running, what="session 1 streaming")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.running, what="session 1 streaming")
         await open_second(pilot, second)
         if second_busy:
             await type_text(pilot, "Write a long answer slowly.")
             await pilot.press("enter")
-            await wait_until(pilot, lambda: app.session.running, what="session 2 streaming")
+            await wait_until(pilot, lambda: app.desk.current.pi.model.running, what="session 2 streaming")
         else:
             to_second = [(to_second[0][0], None), *to_second[1:]]  # a prompt, then steers and follow-ups of its run
         await pilot.press("alt+1")
-        await wait_until(pilot, lambda: app.current is app.slots[0] and isinstance(app.focused, PromptEditor),
+        await wait_until(pilot, lambda: app.desk.current is app.desk.slots[0] and isinstance(app.focused, PromptEditor),
                          what="session 1 shown")
         burst(app, *keys)
 
@@ -316,7 +316,7 @@ async def test_each_enter_of_a_burst_sends_in_the_session_shown_when_it_was_pres
         await wait_until(pilot, lambda: len(sent(first, 1)) == len(to_first) and len(sent(second, second_busy)) == len(to_second),
                          what="every message sent")
         assert (sent(first, 1), sent(second, second_busy)) == (to_first, to_second)
-        assert not app.slots[0].main.editor.text and not app.slots[1].main.editor.text, "no text left behind"
+        assert not app.desk.slots[0].main.editor.text and not app.desk.slots[1].main.editor.text, "no text left behind"
 
 
 async def test_a_message_sent_while_pi_restarts_waits_and_goes_once_pi_is_back(tmp_path: Path) -> None:
@@ -324,15 +324,15 @@ async def test_a_message_sent_while_pi_restarts_waits_and_goes_once_pi_is_back(t
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         app = pilot.app
-        app.session.restarting(True)
+        app.desk.current.pi.model.restarting(True)
         await type_text(pilot, "hello during the restart")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.main.waiting_texts == ["hello during the restart"], what="the message waiting")
+        await wait_until(pilot, lambda: app.desk.current.main.waiting_texts == ["hello during the restart"], what="the message waiting")
         assert not fake.commands("prompt")
-        app.session.restarting(False)
-        app.in_background(app.pi.apply_changes(), "flush")  # (as the restart does, in the app)
+        app.desk.current.pi.model.restarting(False)
+        app.desk.current.in_background(app.desk.current.pi.apply_changes(), "flush")  # (as the restart does, in the app)
         prompts = await wait_until(pilot, lambda: fake.commands("prompt"), what="sent once pi is back")
-        assert prompts[0]["message"] == "hello during the restart" and not app.main.waiting_texts
+        assert prompts[0]["message"] == "hello during the restart" and not app.desk.current.main.waiting_texts
         await quiesce(pilot)
 
 
@@ -346,15 +346,15 @@ async def test_restored_drafts_go_back_into_each_prompt_and_are_read_at_quit(tmp
                     notes=["--restore leaves out gone: /x: does not exist"])
     async with app.run_test() as pilot:
         await ready(pilot, first)
-        await wait_until(pilot, lambda: app.slots[0].main.editor.text == "half a thought", what="the first draft back")
+        await wait_until(pilot, lambda: app.desk.slots[0].main.editor.text == "half a thought", what="the first draft back")
         assert "--restore leaves out gone: /x: does not exist" in notes(app)
-        await wait_until(pilot, lambda: len(app.slots) == 2, what="the second session opened")
-        assert [draft for *_, draft in app.sessions_at_exit()] == ["half a thought", large], "kept while not shown"
+        await wait_until(pilot, lambda: len(app.desk.slots) == 2, what="the second session opened")
+        assert [draft for *_, draft in app.desk.sessions_at_exit()] == ["half a thought", large], "kept while not shown"
         await pilot.press("alt+2")
-        editor = app.slots[1].main.editor
+        editor = app.desk.slots[1].main.editor
         await wait_until(pilot, lambda: editor.text.startswith("[paste #"), what="the large draft back, as a marker")
         assert editor.expanded_text == large
         await type_text(pilot, " and more")
         await pilot.press("alt+1")
         await type_text(pilot, ", still")
-    assert [draft for *_, draft in app.sessions_at_exit()] == ["half a thought, still", large + " and more"]
+    assert [draft for *_, draft in app.desk.sessions_at_exit()] == ["half a thought, still", large + " and more"]

@@ -43,19 +43,19 @@ async def test_pi_s_answers_fill_the_session_pane_s_rows_without_a_layout(tmp_pa
 async def test_the_main_screen_draws_a_refresh_after_a_pause_in_time(tmp_path: Path) -> None:
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
-        assert isinstance(pilot.app.main._update_timer, FrameTimer)
+        assert isinstance(pilot.app.desk.current.main._update_timer, FrameTimer)
 
 
 async def test_the_markdown_renderer_is_imported_in_a_thread_once_the_session_started(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     imported: list[bool] = []
     monkeypatch.delitem(sys.modules, RENDERER, raising=False)
-    monkeypatch.setattr("app.pideck_app.import_renderer",
+    monkeypatch.setattr("app.desk.desk.import_renderer",
                         lambda: imported.append(threading.current_thread() is not threading.main_thread()))
     fake = Fake(tmp_path)
     async with fake.run() as pilot:
         await wait_until(pilot, lambda: imported, what="the renderer imported aside")
-        assert imported == [True] and not pilot.app.session.items, "in a thread, before any reply"
+        assert imported == [True] and not pilot.app.desk.current.pi.model.items, "in a thread, before any reply"
 
 
 async def test_a_session_s_screen_shown_the_first_time_is_not_styled_twice(tmp_path: Path,

@@ -27,9 +27,9 @@ async def test_the_spinner_turns_on_the_streams_frames_and_an_unchanged_line_is_
             status.refresh_status()  # as each frame of a stream does
         assert status.frame == frame and drawn == [], "not turned again within SPIN_EVERY, nothing redrawn"
         status.spun_at = 0.0  # due to turn
-        app.main.status_at = time.monotonic()  # but the session's changes drew a frame just now
-        app.main.animate()
+        app.desk.current.main.status_at = time.monotonic()  # but the session's changes drew a frame just now
+        app.desk.current.main.animate()
         assert status.frame == frame and drawn == [], "the tick leaves it to the stream's next frame"
-        app.main.status_at = 0.0  # nothing drew for a while
-        app.main.animate()
+        app.desk.current.main.status_at = 0.0  # nothing drew for a while
+        app.desk.current.main.animate()
         assert status.frame == frame + 1 and len(drawn) == 1, "the tick turns it"

@@ -30,7 +30,7 @@ async def test_the_tab_shows_pi_working_while_it_does(tmp_path: Path, enabled: b
         if enabled:  # sent again and again while pi works: some terminals let it lapse
             await wait_until(pilot, lambda: written.count(BUSY) >= 3, what="busy, kept alive")
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not app.session.running, what="the run over")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running, what="the run over")
         await pilot.pause(0.2)
         progress = [chunk for chunk in written if chunk in (BUSY, CLEAR)]
         if enabled:

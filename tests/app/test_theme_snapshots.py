@@ -47,7 +47,7 @@ def test_answer_with_code(snap_compare: Any, tmp_path: Path, monkeypatch: pytest
 
     async def steps(pilot: Any) -> None:
         await start_run(pilot, fake, "Explain how to read a JSONL stream, with code.", running=False)
-        await wait_until(pilot, lambda: not pilot.app.session.running and "Emoji" in transcript_text(pilot.app))
+        await wait_until(pilot, lambda: not pilot.app.desk.current.pi.model.running and "Emoji" in transcript_text(pilot.app))
 
     assert fake.snap(snap_compare, steps)
 
@@ -59,8 +59,8 @@ def test_tools_and_thinking(snap_compare: Any, tmp_path: Path, monkeypatch: pyte
 
     async def steps(pilot: Any) -> None:
         await start_run(pilot, fake, "List the files and read the README.", running=False)
-        await wait_until(pilot, lambda: not pilot.app.session.running and len(pilot.app.query(ToolCallBlock)) == 2
-                         and all(run.done for run in pilot.app.session.tools.values()), what="tools done")
+        await wait_until(pilot, lambda: not pilot.app.desk.current.pi.model.running and len(pilot.app.query(ToolCallBlock)) == 2
+                         and all(run.done for run in pilot.app.desk.current.pi.model.tools.values()), what="tools done")
 
     assert fake.snap(snap_compare, steps)
 
@@ -72,7 +72,7 @@ def test_dialog(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
     async def steps(pilot: Any) -> None:
         await start_run(pilot, fake, "How is this project built?", running=False)
-        await wait_until(pilot, lambda: not pilot.app.session.running and "setuptools" in transcript_text(pilot.app))
+        await wait_until(pilot, lambda: not pilot.app.desk.current.pi.model.running and "setuptools" in transcript_text(pilot.app))
         await settle(pilot)
         fake.inject(ui("select", "d-select", title="Allow dangerous command?", options=["Allow", "Block", "Ask later"]))
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, ExtensionDialog), what="dialog")

@@ -58,7 +58,7 @@ async def test_theme_switches_live_and_what_is_shown_is_drawn_again(tmp_path: Pa
     async with fake.run(fake.app(agent(tmp_path))) as pilot:
         app = pilot.app
         await start_run(pilot, fake, "Explain how to read a JSONL stream, with code.", running=False)
-        await wait_until(pilot, lambda: not app.session.running and "Emoji" in transcript_text(app), what="the answer")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running and "Emoji" in transcript_text(app), what="the answer")
         assert light["mdHeading"] not in app.export_screenshot()
         await send(pilot, "/theme light")
         await wait_until(pilot, lambda: app.theme == "pi-light", what="the switch")

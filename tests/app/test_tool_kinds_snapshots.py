@@ -34,13 +34,13 @@ def at_top(tool_call_id: str) -> Any:
 
     async def steps(pilot: Any) -> None:
         app = pilot.app
-        if app.main.side.display:
+        if app.desk.current.main.side.display:
             await pilot.press("f2")
-        await wait_until(pilot, lambda: not app.main.side.display, what="the side panes hidden")
+        await wait_until(pilot, lambda: not app.desk.current.main.side.display, what="the side panes hidden")
         block = await wait_until(pilot, lambda: next((b for b in app.query(ToolCallBlock) if b.block.tool_call.id == tool_call_id), None),
                                  what=tool_call_id)  # fmt: skip
         await pilot.pause()
-        app.main.transcript.scroll_to_widget(block.parent, top=True, animate=False, immediate=True)
+        app.desk.current.main.transcript.scroll_to_widget(block.parent, top=True, animate=False, immediate=True)
         await pilot.pause()
 
     return steps

@@ -29,7 +29,7 @@ async def test_transcript_keys_work_from_the_prompt(tmp_path: Path) -> None:
         transcript, editor = app.query_one(Transcript), app.query_one(PromptEditor)
         for turn in range(3):
             await start_run(pilot, fake, f"question {turn}", running=False)
-            await wait_until(pilot, lambda: not app.session.running and len(user_tops(transcript)) == turn + 1,
+            await wait_until(pilot, lambda: not app.desk.current.pi.model.running and len(user_tops(transcript)) == turn + 1,
                              what="the answer")
         await wait_until(pilot, lambda: 0 < transcript.max_scroll_y == transcript.scroll_y, what="at the end")
         tops = user_tops(transcript)
@@ -55,7 +55,7 @@ async def test_transcript_keys_work_from_the_prompt(tmp_path: Path) -> None:
         await pilot.press("ctrl+end")  # back to the end, following new output again
         await wait_until(pilot, lambda: transcript.scroll_y == transcript.max_scroll_y, what="the end")
         await start_run(pilot, fake, "and again", running=False)
-        await wait_until(pilot, lambda: len(user_tops(transcript)) == 4 and not app.session.running, what="answer")
+        await wait_until(pilot, lambda: len(user_tops(transcript)) == 4 and not app.desk.current.pi.model.running, what="answer")
         await wait_until(pilot, lambda: transcript.scroll_y == transcript.max_scroll_y > user_tops(transcript)[-1],
                          what="following the new answer")
 
@@ -70,7 +70,7 @@ async def test_keys_pressed_faster_than_frames_each_move_the_view(tmp_path: Path
         transcript = app.query_one(Transcript)
         for turn in range(4):
             await start_run(pilot, fake, f"question {turn}", running=False)
-            await wait_until(pilot, lambda: not app.session.running and len(user_tops(transcript)) == turn + 1,
+            await wait_until(pilot, lambda: not app.desk.current.pi.model.running and len(user_tops(transcript)) == turn + 1,
                              what="the answer")
         await wait_until(pilot, lambda: 0 < transcript.max_scroll_y == transcript.scroll_y, what="at the end")
         end, page = transcript.max_scroll_y, transcript.scrollable_content_region.height
@@ -100,7 +100,7 @@ async def test_a_new_prompt_follows_its_answer_and_new_output_below_is_marked(tm
         marker = transcript.new_output
         at_end = lambda: transcript.scroll_y == transcript.max_scroll_y > 0  # noqa: E731
         await start_run(pilot, fake, "question 0", running=False)
-        await wait_until(pilot, lambda: not app.session.running and at_end(), timeout=60, what="the first answer")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running and at_end(), timeout=60, what="the first answer")
 
         await pilot.press("pageup")  # reading the answer when the next prompt is sent
         await wait_until(pilot, lambda: not transcript.following, what="scrolled up")
@@ -115,14 +115,14 @@ async def test_a_new_prompt_follows_its_answer_and_new_output_below_is_marked(tm
         assert "↓ new output" in str(marker.render())
         assert transcript.region.contains_region(marker.region) and marker.region.bottom == transcript.region.bottom
         scroll_y = transcript.scroll_y
-        assert app.session.running and transcript.scroll_y == scroll_y, "the reader is left where they are"
+        assert app.desk.current.pi.model.running and transcript.scroll_y == scroll_y, "the reader is left where they are"
         await pilot.click(marker)
         await wait_until(pilot, lambda: at_end() and not marker.display, what="the end, by the marker")
         await pilot.press("pageup")
         await wait_until(pilot, lambda: marker.display, what="the marker again")
         await pilot.press("ctrl+end")
         await wait_until(pilot, lambda: at_end() and not marker.display, what="the end, by ctrl+end")
-        await wait_until(pilot, lambda: not app.session.running, timeout=60, what="the answer done")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running, timeout=60, what="the answer done")
         assert at_end() and not marker.display
 
 

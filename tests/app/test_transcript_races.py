@@ -49,7 +49,7 @@ async def test_a_message_that_comes_while_the_transcript_is_rebuilt_is_shown(tmp
         removing = transcript.remove_children
 
         def a_record_comes_as_the_old_views_go(*args: Any, **kwargs: Any) -> Any:
-            app.session.apply_all([meanwhile])  # as the pump folds a flush in
+            app.desk.current.pi.model.apply_all([meanwhile])  # as the pump folds a flush in
             return removing(*args, **kwargs)
 
         monkeypatch.setattr(transcript, "remove_children", a_record_comes_as_the_old_views_go)
@@ -108,10 +108,10 @@ async def test_a_reply_begun_while_its_session_was_not_shown_is_drawn_once_when_
         app = pilot.app
         await type_text(pilot, f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready and app.current is app.slots[1],
+        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.slots[1].pi.ready and app.desk.current is app.desk.slots[1],
                          what="the second session shown")
         await pilot.press("alt+1")
-        two = app.slots[1]
+        two = app.desk.slots[1]
         pump, model = two.pi.pump, two.pi.model
 
         def reply() -> str:

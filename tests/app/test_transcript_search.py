@@ -43,7 +43,7 @@ async def test_search_steps_through_matches_and_esc_gives_the_prompt_back(tmp_pa
 
         for turn, text in enumerate(("first question", "second question")):
             await start_run(pilot, fake, text, running=False)
-            await wait_until(pilot, lambda: not app.session.running and len(users()) == turn + 1
+            await wait_until(pilot, lambda: not app.desk.current.pi.model.running and len(users()) == turn + 1
                              and len(app.query(TextBlock)) == turn + 1, what="the answer")
         first, second = users()
         bar = app.query_one(SearchBar)
@@ -83,7 +83,7 @@ async def test_search_steps_through_matches_and_esc_gives_the_prompt_back(tmp_pa
         await pilot.press("escape")
         assert not bar.display and not selected(app)
         assert app.query_one(PromptEditor).has_focus
-        assert app.session.running is False and "abort" not in fake.kinds(), "Esc closed the search, nothing else"
+        assert app.desk.current.pi.model.running is False and "abort" not in fake.kinds(), "Esc closed the search, nothing else"
 
 
 async def test_a_match_at_the_end_of_a_long_wrapped_line_is_scrolled_to_its_own_row(tmp_path: Path) -> None:
@@ -99,7 +99,7 @@ async def test_a_match_at_the_end_of_a_long_wrapped_line_is_scrolled_to_its_own_
         fake.inject({"type": "message_start", "message": message}, {"type": "message_end", "message": message},
                     {"type": "message_start", "message": {**message, "content": [{"type": "text", "text": "short"}]}},
                     {"type": "message_end", "message": {**message, "content": [{"type": "text", "text": "short"}]}})
-        await wait_until(pilot, lambda: len(app.session.items) == 2 and app.pump.idle, what="the messages shown")
+        await wait_until(pilot, lambda: len(app.desk.current.pi.model.items) == 2 and app.desk.current.pi.pump.idle, what="the messages shown")
         (long_view, _) = [view for view in transcript.views.values() if isinstance(view, MessageView)]
         assert long_view.region.height > 3 * transcript.scrollable_content_region.height, "many screens tall"
         await pilot.press("ctrl+home")  # the view at the message's top: the match is far below

@@ -37,7 +37,7 @@ def view(tmp_path: Path, path: Path) -> ViewApp:
 
 
 async def opened(pilot, app: ViewApp) -> None:  # type: ignore[no-untyped-def]
-    await wait_until(pilot, lambda: app._session_ready and app.pump.idle, what="the file shown")
+    await wait_until(pilot, lambda: app.desk.current.pi.ready and app.desk.current.pi.pump.idle, what="the file shown")
     await pilot.pause()
 
 
@@ -47,12 +47,12 @@ async def test_a_json_mode_run_is_shown_with_its_tools_and_outcome(tmp_path: Pat
         await opened(pilot, app)
         text = transcript_text(app)
         assert "Fix the add function in calc.py." in text and "now **adds**" in text
-        assert {run.name for run in app.session.tool_runs()} == {"bash", "read", "edit"}
+        assert {run.name for run in app.desk.current.pi.model.tool_runs()} == {"bash", "read", "edit"}
         assert len(app.query(ToolCallBlock)) == 3  # drawn by kind, as live
         stats = stats_text(app)
         assert "scripted/scripted-demo" in stats and "ended    stop" in stats and "↑360" in stats
-        assert "read-only view of" in str(app.main.status.render())
-        assert app.session.state is not None and app.session.state.session_id.startswith("01a23373")
+        assert "read-only view of" in str(app.desk.current.main.status.render())
+        assert app.desk.current.pi.model.state is not None and app.desk.current.pi.model.state.session_id.startswith("01a23373")
 
 
 async def test_a_failed_model_call_says_so_in_the_stats(tmp_path: Path) -> None:
@@ -69,7 +69,7 @@ def shown_keys(app: ViewApp) -> set[str]:
 
 def status_row(app: ViewApp) -> str:
     """The status line as it is drawn (one row)."""
-    return app.main.status.render_line(0).text
+    return app.desk.current.main.status.render_line(0).text
 
 
 async def test_a_view_offers_only_what_works_without_pi(tmp_path: Path) -> None:
@@ -79,20 +79,20 @@ async def test_a_view_offers_only_what_works_without_pi(tmp_path: Path) -> None:
         keys = shown_keys(app)
         assert not keys & {"Send", "Follow-up", "Model", "Abort"} and {"Find or run", "Search"} <= keys
         assert not {"app.model.select", "app.interrupt", "app.thinking.cycle"} & {b.id for _, b in app.key_bindings}
-        assert "nothing goes to pi" in str(app.main.editor.border_title)
-        assert str(app.main.queue.render()) == "empty"  # nothing of steering
+        assert "nothing goes to pi" in str(app.desk.current.main.editor.border_title)
+        assert str(app.desk.current.main.queue.render()) == "empty"  # nothing of steering
         await pilot.press("escape")  # no abort to offer
         await type_text(pilot, "calc.py")
         await pilot.press("enter")  # found in the transcript: the line is a search, never a prompt
-        await wait_until(pilot, lambda: app.main.searching, what="the search")
-        assert app.main.search_bar.query_one("#search-input").value == "calc.py" and app.main.editor.text == ""
+        await wait_until(pilot, lambda: app.desk.current.main.searching, what="the search")
+        assert app.desk.current.main.search_bar.query_one("#search-input").value == "calc.py" and app.desk.current.main.editor.text == ""
         assert "refused" not in transcript_text(app) and not any("refused" in note for note in notes(app))
         await pilot.press("escape")
-        app.main.editor.load("/model")
+        app.desk.current.main.editor.load("/model")
         await pilot.press("enter")
         await wait_until(pilot, lambda: any("/model needs pi, and pideck view starts none" in note
                                             for note in notes(app)), what="the /model refusal")
-        assert app.main.editor.text == "/model"  # what was typed is kept
+        assert app.desk.current.main.editor.text == "/model"  # what was typed is kept
         assert "Here: /copy /export" in notes(app)[-1]
 
 
@@ -109,7 +109,7 @@ async def test_a_refused_command_in_a_replay_keeps_its_text_and_its_toast_is_in_
         await pilot.press("enter")
         await wait_until(pilot, lambda: any("/open needs pi, and pideck replay starts none" in note
                                             for note in notes(app)), what="the refusal")
-        assert app.main.editor.text == "/open /tmp"
+        assert app.desk.current.main.editor.text == "/open /tmp"
         await pilot.press("f8")
         await wait_until(pilot, lambda: isinstance(app.screen, NotificationList), what="the list")
         await pilot.pause()
@@ -122,7 +122,7 @@ async def test_copy_takes_the_last_answer_from_the_file(tmp_path: Path) -> None:
     app = view(tmp_path, JSON_RUNS / "json_tools.jsonl")
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot, app)
-        app.main.editor.load("/copy")
+        app.desk.current.main.editor.load("/copy")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.clipboard, what="the copy")
         assert app.clipboard.startswith("## Fixed")
@@ -133,7 +133,7 @@ async def test_a_file_that_is_not_pis_says_why_and_nothing_hangs(tmp_path: Path)
     bad.write_text('{"name": "x"}\n')
     app = view(tmp_path, bad)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._exit_status == 1, what="the error screen")
+        await wait_until(pilot, lambda: app.desk.current.pi.exit_status == 1, what="the error screen")
         await pilot.pause()
         assert "not pi's JSON-mode output" in " ".join(str(w.render()) for w in app.screen.query("Static"))
 
@@ -144,21 +144,21 @@ async def test_a_stream_is_followed_and_says_when_its_writer_went_away(tmp_path:
     read_end, write_end = os.pipe()
     app = ViewApp(config(tmp_path), ViewClient("stdin", fd=read_end))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready, what="ready")
+        await wait_until(pilot, lambda: app.desk.current.pi.ready, what="ready")
         os.write(write_end, b"".join(lines[:cut]))
         await wait_until(pilot, lambda: "Let me look at the project." in transcript_text(app), what="the first reply")
         await wait_until(pilot, lambda: "ended    running" in stats_text(app), what="the stats")
-        assert app.session.running and "scripted/scripted-demo" in stats_text(app)
+        assert app.desk.current.pi.model.running and "scripted/scripted-demo" in stats_text(app)
         row = status_row(app)
         assert "read-only view of stdin · following · turn 1" in row and "working" not in row and "esc" not in row
-        assert app.session.cwd == "/tmp/pideck-fixture-json/json_tools/project"  # the run's, from its header
+        assert app.desk.current.pi.model.cwd == "/tmp/pideck-fixture-json/json_tools/project"  # the run's, from its header
         stats = stats_text(app)  # what the stream said (the first reply's thinking level), no defaults
         assert "thinking medium" in stats and "queue" not in stats and "auto" not in stats and "session " not in stats
         os.write(write_end, b"".join(lines[cut : cut + 3]))
-        await wait_until(pilot, lambda: app.session.tools, what="a tool starting")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.tools, what="a tool starting")
         os.close(write_end)  # pi killed mid-run
         await wait_until(pilot, lambda: "went away before the run settled" in transcript_text(app), what="the banner")
-        assert not app.session.running and "writer went away" in str(app.main.status.render())
+        assert not app.desk.current.pi.model.running and "writer went away" in str(app.desk.current.main.status.render())
         assert "ended    cut short" in stats_text(app) or "the writer went away" in stats_text(app)
 
 
@@ -170,7 +170,7 @@ async def test_the_session_pane_shows_the_settings_the_stream_said(tmp_path: Pat
     read_end, write_end = os.pipe()
     app = ViewApp(config(tmp_path), ViewClient("stdin", fd=read_end))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready, what="ready")
+        await wait_until(pilot, lambda: app.desk.current.pi.ready, what="ready")
         first_update = next(i for i, line in enumerate(lines) if b'"message_update"' in line)
         os.write(write_end, b"".join(lines[:first_update]))
         await wait_until(pilot, lambda: "scripted/scripted-demo" in stats_text(app), what="the reply's model")
@@ -190,11 +190,11 @@ async def test_a_stream_that_settles_says_so(tmp_path: Path) -> None:
     read_end, write_end = os.pipe()
     app = ViewApp(config(tmp_path), ViewClient("stdin", fd=read_end))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready, what="ready")
+        await wait_until(pilot, lambda: app.desk.current.pi.ready, what="ready")
         os.write(write_end, (JSON_RUNS / "json_retry.jsonl").read_bytes())
         await wait_until(pilot, lambda: "Answer after one retry." in transcript_text(app), what="the answer")
         os.close(write_end)
-        await wait_until(pilot, lambda: "run settled" in str(app.main.status.render()), what="settled")
+        await wait_until(pilot, lambda: "run settled" in str(app.desk.current.main.status.render()), what="settled")
         assert "ended    stop" in stats_text(app) and "Retried once" in transcript_text(app)
 
 
@@ -208,11 +208,11 @@ async def test_a_recording_plays_back_as_fast_as_possible(tmp_path: Path) -> Non
     header, steps = read_recording(tmp_path / "rec.jsonl")
     app = ReplayApp(config(tmp_path), ReplayClient("rec.jsonl", steps, speed=0), cwd=header["cwd"])
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: "finished" in str(app.main.status.render()), what="the end of the replay")
-        await wait_until(pilot, lambda: app.pump.idle)
+        await wait_until(pilot, lambda: "finished" in str(app.desk.current.main.status.render()), what="the end of the replay")
+        await wait_until(pilot, lambda: app.desk.current.pi.pump.idle)
         await pilot.pause()
         assert "now **adds**" in transcript_text(app)
-        assert app.session.unknown_records == 0 and not app.session.running
+        assert app.desk.current.pi.model.unknown_records == 0 and not app.desk.current.pi.model.running
 
 
 async def test_a_step_that_cannot_be_played_is_skipped_and_said_and_the_replay_goes_on(tmp_path: Path) -> None:
@@ -233,11 +233,11 @@ async def test_a_step_that_cannot_be_played_is_skipped_and_said_and_the_replay_g
     client = ReplayClient("rec.jsonl", steps, speed=0, protocol_log=ProtocolLog(tmp_path / "p.log"))
     app = ReplayApp(config(tmp_path), client)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: "finished" in str(app.main.status.render()), what="the end of the replay")
-        await wait_until(pilot, lambda: app.pump.idle)
+        await wait_until(pilot, lambda: "finished" in str(app.desk.current.main.status.render()), what="the end of the replay")
+        await wait_until(pilot, lambda: app.desk.current.pi.pump.idle)
         await pilot.pause()
         assert "now **adds**" in transcript_text(app)  # what came after the bad step
-        assert "1 line skipped" in str(app.main.status.render())
+        assert "1 line skipped" in str(app.desk.current.main.status.render())
         assert any("1 line of it could not be played" in n.message for n in app.toasts.center.entries)
         assert "bad-step" in (tmp_path / "p.log").read_text()
 
@@ -264,13 +264,13 @@ async def test_a_stream_that_is_not_pis_says_so(tmp_path: Path) -> None:
     read_end, write_end = os.pipe()
     app = ViewApp(config(tmp_path), ViewClient("stdin", fd=read_end))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready, what="ready")
+        await wait_until(pilot, lambda: app.desk.current.pi.ready, what="ready")
         os.write(write_end, b"Compiling pideck v0.1\nerror: something else\n")
         os.close(write_end)
         await wait_until(pilot, lambda: "does not look like pi's output" in transcript_text(app), what="the banner")
         assert "the first line is not JSON" in transcript_text(app)
-        await wait_until(pilot, lambda: "writer went away" in str(app.main.status.render()) or
-                         "run settled" in str(app.main.status.render()), what="the end")
+        await wait_until(pilot, lambda: "writer went away" in str(app.desk.current.main.status.render()) or
+                         "run settled" in str(app.desk.current.main.status.render()), what="the end")
 
 
 
@@ -282,13 +282,13 @@ async def test_a_file_whose_run_has_not_settled_is_followed_as_pi_writes_it(tmp_
     app = view(tmp_path, path)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot, app)
-        assert app.session.running and "following it as pi writes" in transcript_text(app)
-        assert "following the file" in str(app.main.status.render()) or app.session.running
+        assert app.desk.current.pi.model.running and "following it as pi writes" in transcript_text(app)
+        assert "following the file" in str(app.desk.current.main.status.render()) or app.desk.current.pi.model.running
         with path.open("ab") as out:
             out.write(data[cut:])
-        await wait_until(pilot, lambda: "run settled" in str(app.main.status.render()), what="the rest read")
+        await wait_until(pilot, lambda: "run settled" in str(app.desk.current.main.status.render()), what="the rest read")
         await wait_until(pilot, lambda: "now **adds**" in transcript_text(app), what="the last answer")
-        assert not app.session.running
+        assert not app.desk.current.pi.model.running
         await wait_until(pilot, lambda: "ended    stop" in stats_text(app), what="the Session pane's end of the run")
 
 
@@ -334,7 +334,7 @@ async def test_a_session_file_with_branches_shows_its_active_branch(tmp_path: Pa
         text = transcript_text(app)
         assert "Plan the refactor of the parser" in text and "Approach B is done" in text
         assert "approach A" not in text  # the abandoned branch
-        assert app.session.state is not None and app.session.state.session_name == "Parser refactor"
+        assert app.desk.current.pi.model.state is not None and app.desk.current.pi.model.state.session_name == "Parser refactor"
         assert "ended    stop" in stats_text(app)
 
 
@@ -347,6 +347,6 @@ async def test_the_queue_above_the_prompt_names_no_key_in_a_view(tmp_path: Path)
     app = view(tmp_path, run)
     async with app.run_test(size=(80, 24)) as pilot:
         await opened(pilot, app)
-        lines = app.main.query_one(QueueLines)
+        lines = app.desk.current.main.query_one(QueueLines)
         await wait_until(pilot, lambda: lines.display, what="the queue above the prompt")
         assert str(lines.render()).split("\n") == ["Steering: Be brief.", "Follow-up: Then summarize."]

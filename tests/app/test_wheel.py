@@ -29,7 +29,7 @@ async def long_transcript(pilot: Any, fake: Fake, turns: int) -> Transcript:
     app = pilot.app
     for turn in range(turns):
         await start_run(pilot, fake, f"Question {turn}", running=False)
-        await wait_until(pilot, lambda t=turn: not app.session.running and len(app.query(TextBlock)) == t + 1, what="answer")
+        await wait_until(pilot, lambda t=turn: not app.desk.current.pi.model.running and len(app.query(TextBlock)) == t + 1, what="answer")
     transcript = app.query_one(Transcript)
     await wait_until(pilot, lambda: transcript.max_scroll_y > 20 * turns and transcript.scroll_y == transcript.max_scroll_y,
                      what="a long transcript, at its end")

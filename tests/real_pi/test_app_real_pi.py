@@ -49,10 +49,10 @@ async def test_prompt_with_tool_call(pi_harness: PiHarness) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "Read the notes.")
-        await wait_until(pilot, lambda: "All done." in transcript_text(app) and not app.session.running, what="answer")
+        await wait_until(pilot, lambda: "All done." in transcript_text(app) and not app.desk.current.pi.model.running, what="answer")
         text = transcript_text(app)
         assert "alpha note from the file" in text
-        run = tool_run(app.session, "call_app_read")
+        run = tool_run(app.desk.current.pi.model, "call_app_read")
         assert run.done and not run.is_error
 
         def rows() -> list[str]:
@@ -73,13 +73,13 @@ async def test_steer_during_slow_stream(pi_harness: PiHarness) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "Write slowly.")
-        await wait_until(pilot, lambda: app.session.running and "word word" in transcript_text(app), what="streaming")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.running and "word word" in transcript_text(app), what="streaming")
         await send(pilot, "Be brief instead.")
         await wait_until(pilot, lambda: "Be brief instead." in str(app.query_one(QueuePane).render()), what="queue pane")
-        assert app.session.steering == ["Be brief instead."]
-        await wait_until(pilot, lambda: "Steered answer." in transcript_text(app) and not app.session.running,
+        assert app.desk.current.pi.model.steering == ["Be brief instead."]
+        await wait_until(pilot, lambda: "Steered answer." in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=20, what="steered answer")
-        assert app.session.steering == []
+        assert app.desk.current.pi.model.steering == []
         assert "steer" not in str(app.query_one(QueuePane).render()).split("—")[0]
         assert "Be brief instead." in transcript_text(app)
         await quiesce(pilot)
@@ -97,14 +97,14 @@ async def test_queue_above_the_prompt_below_100_columns(pi_harness: PiHarness) -
     app = make_app(pi_harness)
     async with app.run_test(size=(80, 24)) as pilot:
         await started(pilot)
-        queue = app.main.query_one(QueueLines)
+        queue = app.desk.current.main.query_one(QueueLines)
         await send(pilot, "Write slowly.")
-        await wait_until(pilot, lambda: app.session.running and "word word" in transcript_text(app), what="streaming")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.running and "word word" in transcript_text(app), what="streaming")
         await send(pilot, "Be brief instead.")
         await send(pilot, "Then summarize.", key="alt+enter")
         await wait_until(pilot, lambda: queue.display and str(queue.render()).split("\n")[:2]
                          == ["Steering: Be brief instead.", "Follow-up: Then summarize."], what="the queue above the prompt")
-        await wait_until(pilot, lambda: "Followed up." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Followed up." in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=30, what="the follow-up's answer")
         assert not queue.display, "nothing queued: no lines"
         await quiesce(pilot)
@@ -117,9 +117,9 @@ async def test_esc_during_slow_stream_aborts(pi_harness: PiHarness) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "Write a very long answer.")
-        await wait_until(pilot, lambda: app.session.running and "slow slow" in transcript_text(app), what="streaming")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.running and "slow slow" in transcript_text(app), what="streaming")
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not app.session.running, what="run to end")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running, what="run to end")
         await wait_until(pilot, lambda: "abort" in transcript_text(app).lower(), what="aborted mark")
         assert transcript_text(app).count("slow") < 200
         await quiesce(pilot)

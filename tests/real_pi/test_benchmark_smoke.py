@@ -27,11 +27,11 @@ async def test_the_stream_benchmark_runs_a_short_reply_to_the_screen(pi_runtime:
 def where_it_stopped(app: Any) -> str:
     """What the app had of the reply, and whether its frames were held (once seen stuck for
     120 s in 1 of 9 full runs, and never since in 72 runs of its own)."""
-    timer, pump = app.main._update_timer, app.pump
-    return (f"reply received {h.reply_received(app, h.last_token('smoke'))}, running {app.session.running}, "
+    timer, pump = app.desk.current.main._update_timer, app.desk.current.pi.pump
+    return (f"reply received {h.reply_received(app, h.last_token('smoke'))}, running {app.desk.current.pi.model.running}, "
             f"pump idle {pump.idle} ({pump.pending} pending, holding {pump._holding}, frames held {pump._frames_held}), "
             f"frame timer active {timer._active.is_set()} free {timer._free.is_set()}, "
-            f"layout due {app.main._layout_required}, dirty widgets {len(app.main._dirty_widgets)}")
+            f"layout due {app.desk.current.main._layout_required}, dirty widgets {len(app.desk.current.main._dirty_widgets)}")
 
 
 def test_the_benchmark_against_pis_tui_runs_one_short_round(pi_runtime: PiRuntime) -> None:

@@ -41,7 +41,7 @@ async def test_diff_after_pi_writes_and_edits_files(pi_harness: PiHarness, tmp_p
     async with app.run_test(size=(120, 36)) as pilot:
         await started(pilot)
         await send(pilot, "Change some files.")
-        await wait_until(pilot, lambda: "Wrote and edited" in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Wrote and edited" in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=60, what="the run")
         screen = await open_changes(pilot)
         assert file_rows(screen) == ["notes.txt\n+5 −1 · 2 changes", "greeter.py\n+9 −3 · 3 changes"]

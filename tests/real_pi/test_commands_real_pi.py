@@ -78,14 +78,14 @@ async def pilot(deck: Any, deck_harness: PiHarness) -> Any:
     app: PideckApp = deck.app
     while app.screen.is_modal:
         app.pop_screen()
-    await wait_until(deck, lambda: not app.session.running and app.session.compaction is None, what="idle app")
-    client = app.client
+    await wait_until(deck, lambda: not app.desk.current.pi.model.running and app.desk.current.pi.model.compaction is None, what="idle app")
+    client = app.desk.current.pi.client
     await client.call(NewSession())
     await client.call(SetModel(provider=PROVIDER, model_id=MODEL_ID))
     await client.call(SetThinkingLevel(level="medium"))
     await client.call(SetSteeringMode(mode="one-at-a-time"))
     await client.call(SetFollowUpMode(mode="one-at-a-time"))
-    await app.pi.reload()
+    await app.desk.current.pi.reload()
     deck_harness.reset_model()
     app.clear_notifications()
     app.toasts.center = NotificationCenter()  # `notes` reads what it kept
@@ -95,7 +95,7 @@ async def pilot(deck: Any, deck_harness: PiHarness) -> Any:
 
 
 async def pi_state(app: PideckApp) -> Any:
-    return await app.client.call(GetState())
+    return await app.desk.current.pi.client.call(GetState())
 
 
 def noted(app: PideckApp, part: str) -> bool:
@@ -108,7 +108,7 @@ async def converse(pilot: Any, model: ScriptedModel, *answers: str) -> None:
     for number, answer in enumerate(answers, 1):
         model.queue(Reply(text=answer))
         await send(pilot, f"question {number}")
-        await wait_until(pilot, lambda a=answer: a in transcript_text(app) and not app.session.running, what=answer)
+        await wait_until(pilot, lambda a=answer: a in transcript_text(app) and not app.desk.current.pi.model.running, what=answer)
 
 
 async def palette_pick(pilot: Any, query: str, hit: str) -> None:
@@ -151,7 +151,7 @@ async def test_ctrl_l_picker_switches_model(pilot: Any) -> None:
 async def test_model_command_by_name_and_by_search(pilot: Any) -> None:
     app: PideckApp = pilot.app
     await send(pilot, f"/model {PROVIDER}/{MINI}")
-    await wait_until(pilot, lambda: app.session.state.model.id == MINI, what="switched by exact name")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.model.id == MINI, what="switched by exact name")
     assert not isinstance(app.screen, ModelPicker)
     await send(pilot, "/model nosuchmodel")
     picker = await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen.query("#picker-hint")
@@ -167,13 +167,13 @@ async def test_model_command_by_name_and_by_search(pilot: Any) -> None:
 async def test_ctrl_p_cycles_models_forward_and_alt_p_back(pilot: Any) -> None:
     app: PideckApp = pilot.app
     await pilot.press("ctrl+p")
-    await wait_until(pilot, lambda: app.session.state.model.id == MINI, what="next model")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.model.id == MINI, what="next model")
     assert (await pi_state(app)).model.id == MINI
     assert noted(app, f"{PROVIDER}/{MINI} · thinking off")  # mini has no reasoning
     await pilot.press("ctrl+p")
-    await wait_until(pilot, lambda: app.session.state.model.id == MODEL_ID, what="wrapped around")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.model.id == MODEL_ID, what="wrapped around")
     await pilot.press("alt+p")
-    await wait_until(pilot, lambda: app.session.state.model.id == MINI, what="previous model")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.model.id == MINI, what="previous model")
     assert f"{PROVIDER}/{MINI}" in stats_text(app)
     await quiesce(pilot)
 
@@ -184,7 +184,7 @@ async def test_ctrl_p_cycles_models_forward_and_alt_p_back(pilot: Any) -> None:
 async def test_shift_tab_cycles_thinking_and_slash_thinking_sets_it(pilot: Any) -> None:
     app: PideckApp = pilot.app
     await pilot.press("shift+tab")
-    await wait_until(pilot, lambda: app.session.state.thinking_level == "high", what="medium → high")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.thinking_level == "high", what="medium → high")
     assert (await pi_state(app)).thinking_level == "high"
     assert "high" in stats_text(app)
     assert app.focused is app.query_one(PromptEditor)  # Shift+Tab did not move the focus
@@ -193,14 +193,14 @@ async def test_shift_tab_cycles_thinking_and_slash_thinking_sets_it(pilot: Any) 
     assert told == [("Thinking level", "high")], "the title says what it is, the text does not say it again"
 
     await send(pilot, "/thinking low")
-    await wait_until(pilot, lambda: app.session.state.thinking_level == "low", what="/thinking low")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.thinking_level == "low", what="/thinking low")
 
     await send(pilot, "/thinking")
     picker = await wait_until(pilot, lambda: isinstance(app.screen, ChoicePicker) and app.screen, what="level picker")
     options = picker.query_one(OptionList)
     assert str(options.get_option_at_index(options.highlighted).prompt) == "● low"
     await pilot.press("home", "enter")  # "off" is first
-    await wait_until(pilot, lambda: app.session.state.thinking_level == "off", what="picked off")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.thinking_level == "off", what="picked off")
     assert (await pi_state(app)).thinking_level == "off"
 
     await send(pilot, "/thinking enormous")
@@ -212,7 +212,7 @@ async def test_shift_tab_cycles_thinking_and_slash_thinking_sets_it(pilot: Any) 
 async def test_thinking_on_a_model_without_reasoning(pilot: Any) -> None:
     app: PideckApp = pilot.app
     await send(pilot, f"/model {PROVIDER}/{MINI}")
-    await wait_until(pilot, lambda: app.session.state.model.id == MINI, what="mini")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.model.id == MINI, what="mini")
     await pilot.press("shift+tab")
     await wait_until(pilot, lambda: noted(app, f"{PROVIDER}/{MINI} does not support thinking"), what="no thinking")
     assert (await pi_state(app)).thinking_level == "off"
@@ -225,16 +225,16 @@ async def test_thinking_on_a_model_without_reasoning(pilot: Any) -> None:
 async def test_steering_and_follow_up_modes(pilot: Any) -> None:
     app: PideckApp = pilot.app
     await send(pilot, "/steering-mode all")
-    await wait_until(pilot, lambda: app.session.state.steering_mode == "all", what="steering all")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.steering_mode == "all", what="steering all")
     await send(pilot, "/follow-up-mode")  # toggles
-    await wait_until(pilot, lambda: app.session.state.follow_up_mode == "all", what="follow-up toggled")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.follow_up_mode == "all", what="follow-up toggled")
     state = await pi_state(app)
     assert (state.steering_mode, state.follow_up_mode) == ("all", "all")
     assert "steer all · follow all" in stats_text(app)
     await send(pilot, "/steering-mode sometimes")
     await wait_until(pilot, lambda: noted(app, "Unknown mode 'sometimes'"), what="refusal")
     await send(pilot, "/steering-mode one-at-a-time")
-    await wait_until(pilot, lambda: app.session.state.steering_mode == "one-at-a-time", what="steering back")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.steering_mode == "one-at-a-time", what="steering back")
     await quiesce(pilot)
 
 
@@ -242,20 +242,20 @@ async def test_auto_compaction_and_auto_retry_toggles(pilot: Any, deck_harness: 
     app: PideckApp = pilot.app
     settings_file = deck_harness.agent_dir / "settings.json"
     await send(pilot, "/auto-compact")
-    await wait_until(pilot, lambda: app.session.state.auto_compaction_enabled is False, what="auto-compaction off")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.auto_compaction_enabled is False, what="auto-compaction off")
     assert (await pi_state(app)).auto_compaction_enabled is False
     assert "compact off" in stats_text(app)
     await send(pilot, "/auto-compact on")
-    await wait_until(pilot, lambda: app.session.state.auto_compaction_enabled is True, what="auto-compaction on")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.auto_compaction_enabled is True, what="auto-compaction on")
 
     await send(pilot, "/auto-retry")  # pi does not report it: pideck asks for on or off
     await wait_until(pilot, lambda: noted(app, "use /auto-retry on or /auto-retry off"), what="ask for on/off")
     await send(pilot, "/auto-retry off")
-    await wait_until(pilot, lambda: app.session.auto_retry is False, what="auto-retry off")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.auto_retry is False, what="auto-retry off")
     assert json.loads(settings_file.read_text())["retry"]["enabled"] is False  # pi saved it
     assert "retry off" in stats_text(app)
     await send(pilot, "/auto-retry")  # now known: toggles
-    await wait_until(pilot, lambda: app.session.auto_retry is True, what="auto-retry on")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.auto_retry is True, what="auto-retry on")
     assert json.loads(settings_file.read_text())["retry"]["enabled"] is True
     await quiesce(pilot)
 
@@ -266,11 +266,11 @@ async def test_abort_retry_while_a_retry_waits(pilot: Any, scripted_model: Scrip
     await send(pilot, "/abort-retry")
     await wait_until(pilot, lambda: noted(app, "No retry is waiting."), what="nothing to abort")
     await send(pilot, "Hello?")
-    await wait_until(pilot, lambda: app.session.retry is not None and app.session.retry.active, what="retry waiting")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.retry is not None and app.desk.current.pi.model.retry.active, what="retry waiting")
     status = app.query_one("#status", Static)
     await wait_until(pilot, lambda: "Retrying (1/" in str(status.render()), what="status line shows the retry")
     await send(pilot, "/abort-retry")
-    await wait_until(pilot, lambda: not app.session.running, what="run ended")
+    await wait_until(pilot, lambda: not app.desk.current.pi.model.running, what="run ended")
     assert noted(app, "Retry aborted.")
     assert len(scripted_model.requests) == 1  # the retry never went out
     assert "Retrying (1/" in transcript_text(app)
@@ -288,16 +288,16 @@ async def test_compact_shows_progress_and_tokens_before_and_after(pilot: Any, sc
 
     scripted_model.queue(Reply(text="slow " * 100, chunk_chars=2, delay=0.05))
     await send(pilot, "/compact")
-    await wait_until(pilot, lambda: app.session.compaction is not None, what="first compaction running")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.compaction is not None, what="first compaction running")
     await pilot.press("escape")  # stops a compaction, as in pi
-    await wait_until(pilot, lambda: app.session.compaction is None, what="compaction stopped")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.compaction is None, what="compaction stopped")
     await wait_until(pilot, lambda: "— aborted" in transcript_text(app), what="aborted banner")
     assert not noted(app, "Context compacted")
     scripted_model.replies.clear()
 
     scripted_model.queue(Reply(text="## Goal\nSummarised.", delay=0.3))
     await send(pilot, "/compact keep the answers")
-    await wait_until(pilot, lambda: app.session.compaction is not None, what="compaction running")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.compaction is not None, what="compaction running")
     status = app.query_one("#status", Static)
     await wait_until(pilot, lambda: "compacting the context" in str(status.render()), what="status line progress")
     await wait_until(pilot, lambda: noted(app, "Context compacted: "), timeout=30, what="result")
@@ -313,10 +313,10 @@ async def test_compact_shows_progress_and_tokens_before_and_after(pilot: Any, sc
 async def test_esc_stops_a_running_shell_command(pilot: Any) -> None:
     app: PideckApp = pilot.app
     await send(pilot, "!sleep 30")
-    await wait_until(pilot, lambda: app.session.bash_running, what="!sleep running")
-    assert not app.session.running
+    await wait_until(pilot, lambda: app.desk.current.pi.model.bash_running, what="!sleep running")
+    assert not app.desk.current.pi.model.running
     await pilot.press("escape")  # no run to abort: pi's abort_bash
-    await wait_until(pilot, lambda: not app.session.bash_running, what="!sleep stopped")
+    await wait_until(pilot, lambda: not app.desk.current.pi.model.bash_running, what="!sleep stopped")
     await wait_until(pilot, lambda: "■ cancelled" in transcript_text(app), what="cancelled mark")
     await quiesce(pilot)
 
@@ -447,14 +447,14 @@ async def test_command_not_possible_over_rpc_says_so(pilot: Any, scripted_model:
 async def test_palette_runs_a_pideck_command(pilot: Any) -> None:
     app: PideckApp = pilot.app
     await palette_pick(pilot, "steering-mode", "/steering-mode")
-    await wait_until(pilot, lambda: app.session.state.steering_mode == "all", what="/steering-mode ran (toggled)")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.steering_mode == "all", what="/steering-mode ran (toggled)")
     assert (await pi_state(app)).steering_mode == "all"
     await quiesce(pilot)
 
 
 async def test_palette_types_a_pi_command_into_the_prompt(pilot: Any, scripted_model: ScriptedModel) -> None:
     app: PideckApp = pilot.app
-    name = next(c.name for c in app.commands)
+    name = next(c.name for c in app.desk.current.pi.commands)
     await palette_pick(pilot, name, f"/{name}")
     editor = app.query_one(PromptEditor)
     await wait_until(pilot, lambda: editor.text == f"/{name} ", what="command typed into the prompt")
@@ -472,6 +472,6 @@ async def test_settings_page_opens_the_command_for_a_setting(pilot: Any) -> None
     assert f"  Model: {PROVIDER}/{MODEL_ID}" in rows and "  Follow-up delivery: one-at-a-time" in rows
     options.highlighted = rows.index("  Follow-up delivery: one-at-a-time")
     await pilot.press("enter")
-    await wait_until(pilot, lambda: app.session.state.follow_up_mode == "all", what="follow-up mode toggled")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.state.follow_up_mode == "all", what="follow-up mode toggled")
     assert (await pi_state(app)).follow_up_mode == "all"
     await quiesce(pilot)

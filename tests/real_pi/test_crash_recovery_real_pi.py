@@ -57,12 +57,12 @@ async def _kill_and_restart(app: PideckApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "First question.")
-        await wait_until(pilot, lambda: "First answer" in transcript_text(app) and not app.session.running, what="answer 1")
+        await wait_until(pilot, lambda: "First answer" in transcript_text(app) and not app.desk.current.pi.model.running, what="answer 1")
         await send(pilot, "Second question, cut short.")
-        await wait_until(pilot, lambda: app.session.running and "slow slow" in transcript_text(app), what="streaming")
-        session_file = app.session.state.session_file
+        await wait_until(pilot, lambda: app.desk.current.pi.model.running and "slow slow" in transcript_text(app), what="streaming")
+        session_file = app.desk.current.pi.model.state.session_file
         assert session_file is not None
-        old = app.client
+        old = app.desk.current.pi.client
 
         kill_group(old)  # kill -9 of pi's whole process group
 
@@ -73,11 +73,11 @@ async def _kill_and_restart(app: PideckApp) -> None:
             what="the exit on the crash bar, in the transcript and on the status line",
         )  # fmt: skip
         assert "SIGKILL" in crash_text(app) and "ctrl+r" in crash_text(app)
-        assert not app.session.running
+        assert not app.desk.current.pi.model.running
         text = transcript_text(app)
         assert "First answer, saved" in text and "Second question, cut short." in text and "slow slow" in text
         assert "ready" not in str(status.render())
-        assert app.main.check_action("restart_pi", ()) is True
+        assert app.desk.current.main.check_action("restart_pi", ()) is True
         editor = app.query_one(PromptEditor)
         editor.load("a draft typed while pi was down")
         persisted = persisted_messages(session_file)
@@ -86,20 +86,20 @@ async def _kill_and_restart(app: PideckApp) -> None:
         await pilot.press("ctrl+r")
 
         await wait_until(
-            pilot, lambda: app.client is not old and not bar.display and "pi restarted" in transcript_text(app),
+            pilot, lambda: app.desk.current.pi.client is not old and not bar.display and "pi restarted" in transcript_text(app),
             timeout=30, what="restart",
         )
-        assert app.client.running and app.client.link.argv[-2:] == ["--session", session_file]
-        resumed = (await app.client.call(GetMessages())).messages
+        assert app.desk.current.pi.client.running and app.desk.current.pi.client.link.argv[-2:] == ["--session", session_file]
+        resumed = (await app.desk.current.pi.client.call(GetMessages())).messages
         assert [message_key(m) for m in resumed] == [message_key(m) for m in persisted]
         text = transcript_text(app)
         for shown in ("First question.", "First answer, saved to the session.", "Second question, cut short."):
             assert shown in text
         assert editor.text == "a draft typed while pi was down"
-        assert app.main.check_action("restart_pi", ()) is False
+        assert app.desk.current.main.check_action("restart_pi", ()) is False
 
         await send(pilot, "Third question.")
-        await wait_until(pilot, lambda: "Answer after the restart." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Answer after the restart." in transcript_text(app) and not app.desk.current.pi.model.running,
                          what="answer after restart")
         roles = [m["role"] for m in persisted_messages(session_file) if m["role"] != "system"]
         assert roles == ["user", "assistant", "user", "user", "assistant"], "the restarted pi appends to the same file"

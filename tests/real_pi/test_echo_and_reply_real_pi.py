@@ -21,7 +21,7 @@ pytestmark = pytest.mark.pi
 
 def frames_of_views(app: Any) -> list[list[str]]:
     """For each frame drawn from now: the roles of the transcript's messages then."""
-    screen = app.main
+    screen = app.desk.current.main
     frames: list[list[str]] = []
     refresh = screen._compositor_refresh
 
@@ -55,12 +55,12 @@ async def test_the_message_sent_is_drawn_in_the_frame_of_its_reply(
     async with app.run_test(size=(120, 36)) as pilot:
         await started(pilot)
         await send(pilot, "First.")
-        await wait_until(pilot, lambda: "First answer." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "First answer." in transcript_text(app) and not app.desk.current.pi.model.running,
                          what="the first reply")
         await quiesce(pilot)
         frames = frames_of_views(app)
         await send(pilot, "Second.")
-        await until(lambda: "Second answer." in transcript_text(app) and not app.session.running, "the second reply")
+        await until(lambda: "Second answer." in transcript_text(app) and not app.desk.current.pi.model.running, "the second reply")
         await until(lambda: frames and frames[-1][-2:] == ["user", "assistant"], "the reply drawn")
         shown = [roles[-1] for roles in frames]
         assert "user" not in shown, f"a frame showed the message sent without its reply: {shown}"

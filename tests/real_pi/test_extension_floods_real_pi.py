@@ -42,7 +42,7 @@ async def run_command(pilot: Any, text: str, done: str) -> None:
 
 
 async def started(pilot: Any) -> None:
-    await wait_until(pilot, lambda: pilot.app._session_ready and pilot.app.commands, timeout=30, what="pi start-up")
+    await wait_until(pilot, lambda: pilot.app.desk.current.pi.ready and pilot.app.desk.current.pi.commands, timeout=30, what="pi start-up")
 
 
 def assert_prompt_and_transcript_keep_their_room(app: PideckApp) -> None:

@@ -245,7 +245,7 @@ def app_report(app: PideckApp, name: str) -> Any:
 
 async def start_odd_app(pilot: Pilot[Any], command: str) -> None:
     app = pilot.app
-    await wait_until(pilot, lambda: app._session_ready and app.commands, timeout=30, what="pi start-up")
+    await wait_until(pilot, lambda: app.desk.current.pi.ready and app.desk.current.pi.commands, timeout=30, what="pi start-up")
     app.query_one(PromptEditor).load(command)
     await pilot.pause()
     await pilot.press("enter")
@@ -264,7 +264,7 @@ async def test_dialog_with_numbers_and_nulls_is_shown_and_answered(pi_harness: P
         countdown = str(dialog.query_one("#countdown", Static).content)  # counted from when pi sent it
         left = countdown.removeprefix("closes in ").removesuffix("s")
         assert dialog.request.timeout == 60000.5 and left.isdigit() and 0 < int(left) <= 60, countdown
-        assert app.session.protocol_errors == 0
+        assert app.desk.current.pi.model.protocol_errors == 0
         await question(pilot, SelectDialog)
         await pilot.press("down")
         await press_alone(pilot, "enter")

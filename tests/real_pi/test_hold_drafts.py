@@ -57,12 +57,12 @@ async def test_every_windows_draft_is_kept_newest_first_and_put_back(pi_harness:
     said: list[str] = []
     async with a.run_test(size=SIZE) as pilot:
         await started(pilot)
-        number = a.client.hello.number
-        report = a.client.link.report_draft
-        a.client.link.report_draft = lambda draft: (said.append(draft), report(draft))  # type: ignore[method-assign]
-        a.main.editor.insert("precious draft")
+        number = a.desk.current.pi.client.hello.number
+        report = a.desk.current.pi.client.link.report_draft
+        a.desk.current.pi.client.link.report_draft = lambda draft: (said.append(draft), report(draft))  # type: ignore[method-assign]
+        a.desk.current.main.editor.insert("precious draft")
         await wait_until(pilot, lambda: said and said[-1] == "precious draft", what="the draft said to the holder")
-        link = a.client.link
+        link = a.desk.current.pi.client.link
         assert isinstance(link, HeldLink) and link._writer is not None
         await link.written(10)
         link._writer.transport.abort()  # (the window is gone: nothing more from it)
@@ -81,12 +81,12 @@ async def test_every_windows_draft_is_kept_newest_first_and_put_back(pi_harness:
     assert draft == "draft in B" + DRAFTS_APART + "precious draft"
     attached = PideckApp(launch, drafts=[draft])
     async with attached.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: attached._session_ready and attached.main.editor.text == draft,
+        await wait_until(pilot, lambda: attached.desk.current.pi.ready and attached.desk.current.main.editor.text == draft,
                          what="both drafts in the prompt")
         assert any("2 drafts left by windows that went are in the prompt" in note for note in notes(attached))
         assert _drafts(holder_env) == [], "the drafts are the attached window's now"
-        attached.main.editor.load("")
-        attached.detach()
+        attached.desk.current.main.editor.load("")
+        attached.desk.detach()
     assert _drafts(holder_env) == [], "a draft emptied in the prompt is not put back"
 
 
@@ -98,8 +98,8 @@ async def test_a_draft_over_a_control_frame_is_kept_whole(pi_harness: PiHarness,
     app = PideckApp(config)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
-        app.main.editor.load(big)
-        app.detach()
+        app.desk.current.main.editor.load(big)
+        app.desk.detach()
     kept = _drafts(holder_env)
     assert len(kept) == 1 and len(kept[0]) == len(big) and kept[0] == big
 
@@ -155,12 +155,12 @@ async def test_an_idle_held_pi_is_closed_and_comes_back_on_its_session_file(tmp_
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "a question")
-        await wait_until(pilot, lambda: "said before it rested" in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "said before it rested" in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=60, what="the answer")
-        app.main.editor.insert("unsent")
-        number, pid = app.client.hello.number, app.client.hello.pid
-        app.detach()
-    save_held(app.held_at_exit(), app.held_stopped_at_exit(), parse_args([]), os.environ)  # (as pideck does at its exit)
+        app.desk.current.main.editor.insert("unsent")
+        number, pid = app.desk.current.pi.client.hello.number, app.desk.current.pi.client.hello.pid
+        app.desk.detach()
+    save_held(app.desk.held_at_exit(), app.desk.held_stopped_at_exit(), parse_args([]), os.environ)  # (as pideck does at its exit)
     await _eventually(lambda: not _alive(pid) and [pi["pid"] for pi in held(holder_env)] == [None], "the idle pi closed")
     (listed,) = held(holder_env)
     assert (listed["number"], listed["state"], listed["windows"], listed["pid"]) == (number, "idle", 0, None)
@@ -171,14 +171,14 @@ async def test_an_idle_held_pi_is_closed_and_comes_back_on_its_session_file(tmp_
     assert draft == "unsent"
     back = PideckApp(launch, drafts=[draft])
     async with back.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: back._session_ready and "said before it rested" in transcript_text(back)
-                         and back.main.editor.text == "unsent", timeout=60, what="the session and its draft back")
+        await wait_until(pilot, lambda: back.desk.current.pi.ready and "said before it rested" in transcript_text(back)
+                         and back.desk.current.main.editor.text == "unsent", timeout=60, what="the session and its draft back")
         (listed,) = held(holder_env)
         assert listed["number"] == number and listed["windows"] == 1 and listed["pid"] not in (None, pid)
         await wait_until(pilot, lambda: any("1 held pi brought back" in note for note in notes(back)),
                          what="the attach's toast")
-        back.detach()
-    save_held(back.held_at_exit(), back.held_stopped_at_exit(), parse_args([]), os.environ)
+        back.desk.detach()
+    save_held(back.desk.held_at_exit(), back.desk.held_stopped_at_exit(), parse_args([]), os.environ)
     assert [session.held_number for desk in desks(os.environ) for session in desk.sessions] == [number], \
         "the newest desk left held only"
     assert stop_main(["--all"], os.environ, io.StringIO()) == 0
@@ -273,17 +273,17 @@ async def test_a_held_pi_quit_on_purpose_is_no_longer_left_held(tmp_path: Path, 
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "a question")
-        await wait_until(pilot, lambda: "an answer" in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "an answer" in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=60, what="the answer")
-        app.detach()
-    save_held(app.held_at_exit(), app.held_stopped_at_exit(), parse_args([]), os.environ)
+        app.desk.detach()
+    save_held(app.desk.held_at_exit(), app.desk.held_stopped_at_exit(), parse_args([]), os.environ)
     assert [bool(session.held_number) for desk in desks(os.environ) for session in desk.sessions] == [True]
     ((launch, _),) = attach_launches(config, argparse.Namespace(attach=[]), holder_env)
     back = PideckApp(launch)
     async with back.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: back._session_ready and "an answer" in transcript_text(back), timeout=60,
+        await wait_until(pilot, lambda: back.desk.current.pi.ready and "an answer" in transcript_text(back), timeout=60,
                          what="attached")
         back.exit()
-    save_sessions(back.sessions_at_exit(), parse_args([]), os.environ)  # (as pideck does at its exit)
-    save_held(back.held_at_exit(), back.held_stopped_at_exit(), parse_args([]), os.environ)
+    save_sessions(back.desk.sessions_at_exit(), parse_args([]), os.environ)  # (as pideck does at its exit)
+    save_held(back.desk.held_at_exit(), back.desk.held_stopped_at_exit(), parse_args([]), os.environ)
     assert [bool(session.held_number) for desk in desks(os.environ) for session in desk.sessions] == [False]

@@ -285,25 +285,25 @@ async def test_pideck_attached_after_a_hang_up_shows_the_flood_as_an_unbroken_ru
     async with watched.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "flood")
-        await wait_until(pilot, lambda: "word2999" in transcript_text(watched) and not watched.session.running,
+        await wait_until(pilot, lambda: "word2999" in transcript_text(watched) and not watched.desk.current.pi.model.running,
                          timeout=60, what="the whole flood")
         want = _masked(transcript_text(watched))
     left = PideckApp(config)
     async with left.run_test(size=SIZE) as pilot:
         await started(pilot)
         deltas: list[Any] = []
-        left.client.add_listener(lambda record: deltas.append(record) if isinstance(record, MessageUpdate) else None)
+        left.desk.current.pi.client.add_listener(lambda record: deltas.append(record) if isinstance(record, MessageUpdate) else None)
         await send(pilot, "flood")
         await wait_until(pilot, lambda: len(deltas) >= 1000, timeout=30, what="a third of the flood")
         left._hang_up()
-    assert left.detached == 1
+    assert left.desk.detached == 1
     assert len(deltas) < 3000, "pideck left before the flood ended"
     (pi,) = held(holder_env)
     assert pi["windows"] == 0 and pi["state"] in ("working", "done")
     attached = PideckApp(held_launch(config, pi["number"], pi["cwd"], pi["window"]))
     async with attached.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: attached._session_ready and "word2999" in transcript_text(attached)
-                         and not attached.session.running, timeout=60, what="the flood, attached")
+        await wait_until(pilot, lambda: attached.desk.current.pi.ready and "word2999" in transcript_text(attached)
+                         and not attached.desk.current.pi.model.running, timeout=60, what="the flood, attached")
         assert _masked(transcript_text(attached)) == want
         assert "1 held pi brought back as it went on without a window" in " ".join(notes(attached))
         attached.exit()

@@ -23,8 +23,8 @@ async def test_a_float_context_window_in_models_json(pi_harness: PiHarness, tmp_
     models_file.write_text(json.dumps(models))
     app = PideckApp(pi_harness.launch_config(env={"PI_CODING_AGENT_DIR": str(agent)}))
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: app._session_ready, timeout=60, what="start-up")
-        state = app.session.state
+        await wait_until(pilot, lambda: app.desk.current.pi.ready, timeout=60, what="start-up")
+        state = app.desk.current.pi.model.state
         assert state is not None and state.model is not None and state.model.context_window == 131072.5
         await pilot.press("ctrl+l")
         picker = await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen, what="model picker")
@@ -34,7 +34,7 @@ async def test_a_float_context_window_in_models_json(pi_harness: PiHarness, tmp_
         await wait_until(pilot, lambda: options.option_count == 1, what="filtered to one model")
         await pilot.press("enter")
         await wait_until(
-            pilot, lambda: app.session.state and app.session.state.model and app.session.state.model.id == MODEL_ID + "-mini",
+            pilot, lambda: app.desk.current.pi.model.state and app.desk.current.pi.model.state.model and app.desk.current.pi.model.state.model.id == MODEL_ID + "-mini",
             timeout=30, what="the mini model",
         )
         errors = [str(n.message) for n in app._notifications if n.severity == "error"]

@@ -29,21 +29,21 @@ async def test_a_large_paste_reaches_pi_whole_and_comes_back_as_typed(pi_harness
         app.post_message(events.Paste(LINES))
         await wait_until(pilot, lambda: editor.text == "Count these: [paste #1 +201 lines]", what="the marker")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: "Read it all." in transcript_text(app) and not app.session.running, what="answer")
+        await wait_until(pilot, lambda: "Read it all." in transcript_text(app) and not app.desk.current.pi.model.running, what="answer")
         sent = json.dumps(pi_harness.model.requests[-1])
         assert "log line 000" in sent and "log line 199" in sent and "[paste #" not in sent
         assert "log line 199" in transcript_text(app), "the user message shows the whole paste"
         # a steer with a marker while pi works: Esc clears pi's queue back into the prompt
         editor.load("Again ")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.session.running, what="the second run")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.running, what="the second run")
         app.post_message(events.Paste(LINES))
         await wait_until(pilot, lambda: editor.text == "[paste #1 +201 lines]", what="the marker again")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.session.steering, what="the steer queued")
-        assert app.session.steering == [LINES]
+        await wait_until(pilot, lambda: app.desk.current.pi.model.steering, what="the steer queued")
+        assert app.desk.current.pi.model.steering == [LINES]
         await pilot.press("escape")
         await wait_until(pilot, lambda: editor.text, what="the queue given back")
         assert editor.text == "[paste #1 +201 lines]"
-        await wait_until(pilot, lambda: not app.session.running, what="aborted")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running, what="aborted")
         await quiesce(pilot)

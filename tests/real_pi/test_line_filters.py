@@ -156,10 +156,10 @@ async def test_a_reply_with_tool_output_under_no_color_and_dim(
     app = PideckApp(pi_harness.launch_config())
     assert isinstance(app.get_line_filters()[-1], NoColor if setting == "NO_COLOR" else DimFilter)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready, timeout=30, what="pi start-up")
+        await wait_until(pilot, lambda: app.desk.current.pi.ready, timeout=30, what="pi start-up")
         app.query_one(PromptEditor).load("Look around.")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: "streaming" in transcript_text(app) and not app.session.running, what="answer")
+        await wait_until(pilot, lambda: "streaming" in transcript_text(app) and not app.desk.current.pi.model.running, what="answer")
         block = app.query(TextBlock).last()
         await pilot.mouse_down(block, offset=(2, 0))
         await pilot.hover(block, offset=(8, 1))

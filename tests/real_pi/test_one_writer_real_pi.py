@@ -69,9 +69,9 @@ async def _held_run_left(pi_harness: PiHarness, holder_env: dict[str, str], sess
     async with first.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "first prompt")
-        await wait_until(pilot, lambda: "the held reply" in transcript_text(first) and not first.session.running,
+        await wait_until(pilot, lambda: "the held reply" in transcript_text(first) and not first.desk.current.pi.model.running,
                          timeout=30, what="the reply")
-        session_file = first.session.state.session_file
+        session_file = first.desk.current.pi.model.state.session_file
         first._hang_up()
     (pi,) = await _listed(holder_env, lambda pis: len(pis) == 1 and pis[0]["windows"] == 0, "the run held, no window")
     return {**pi, "session_file": session_file}
@@ -110,7 +110,7 @@ async def test_continue_on_a_held_session_attaches_to_the_held_pi(tmp_path: Path
         assert any(f"Held pi {pi['number']} had this session open already" in note for note in notes(app)), notes(app)
         assert held(holder_env)[0]["session_file"] == pi["session_file"]
         await send(pilot, "second prompt")
-        await wait_until(pilot, lambda: "the second reply" in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "the second reply" in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=30, what="the second reply")
         app._hang_up()
     messages = _user_messages(pi["session_file"])
@@ -136,9 +136,9 @@ async def test_a_session_another_windows_own_pi_has_is_refused(tmp_path: Path, p
         assert other is not None and isinstance(other.get("pid"), int), other
         app = PideckApp(_config(pi_harness, holder_env, sessions, "--session", session_file))
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: app.session.life.startup_error is not None, timeout=30,
+            await wait_until(pilot, lambda: app.desk.current.pi.model.life.startup_error is not None, timeout=30,
                              what="the refusal")
-            error = app.session.life.startup_error
+            error = app.desk.current.pi.model.life.startup_error
             assert f"is open in another pideck (pid {other['pid']}), whose pi is its own (--no-hold)" in error, error
             started_here = _pis_started(holder_env)
             assert started_here == 1, "a pi was started on the file (the held run's was the only one)"
@@ -163,14 +163,14 @@ async def test_open_of_a_session_this_window_shows_shows_that_session(tmp_path: 
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "a prompt")
-        await wait_until(pilot, lambda: "the only reply" in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "the only reply" in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=30, what="the reply")
-        session_file = app.session.state.session_file
-        opened = app.open_session(pi_harness.cwd, session=session_file)
-        await wait_until(pilot, lambda: opened not in app.slots and any("open here already" in n for n in notes(app)),
+        session_file = app.desk.current.pi.model.state.session_file
+        opened = app.desk.open(pi_harness.cwd, session=session_file)
+        await wait_until(pilot, lambda: opened not in app.desk.slots and any("open here already" in n for n in notes(app)),
                          timeout=30, what="the session opened again closed, the first shown")
-        assert app.slots == [app.current] and app.current.pi.model.state.session_file == session_file
-        await wait_until(pilot, lambda: len(app.sessions_at_exit()) == 1, what="the session saved and resumed once")
+        assert app.desk.slots == [app.desk.current] and app.desk.current.pi.model.state.session_file == session_file
+        await wait_until(pilot, lambda: len(app.desk.sessions_at_exit()) == 1, what="the session saved and resumed once")
         await _listed(holder_env, lambda pis: len(pis) == 1, "one pi held")
         started_here = _pis_started(holder_env)
         assert started_here == 1, "a second pi was started on the file"
@@ -188,8 +188,8 @@ async def test_open_with_the_session_of_a_held_pi_attaches_to_it(tmp_path: Path,
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, f"/open -- --session {shlex.quote(pi['session_file'])}")
-        await wait_until(pilot, lambda: len(app.slots) == 2 and app.current is app.slots[1]
-                         and app.current.pi.ready and "the held reply" in transcript_text(app),
+        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.current is app.desk.slots[1]
+                         and app.desk.current.pi.ready and "the held reply" in transcript_text(app),
                          timeout=30, what="the held session opened, attached")
         await _listed(holder_env, lambda pis: len(pis) == 2 and {p["number"]: p["windows"] for p in pis}[pi["number"]] == 1,
                       "this window's own pi and the held one, attached")
@@ -209,10 +209,10 @@ async def test_resume_of_a_held_session_opens_it_beside_attached(tmp_path: Path,
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, f"/resume {pi['session_file']}")
-        await wait_until(pilot, lambda: len(app.slots) == 2 and app.current is app.slots[1]
-                         and app.current.pi.ready and "the held reply" in transcript_text(app),
+        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.current is app.desk.slots[1]
+                         and app.desk.current.pi.ready and "the held reply" in transcript_text(app),
                          timeout=30, what="the held session beside, attached")
-        assert app.slots[0].pi.model.state.session_file != pi["session_file"]
+        assert app.desk.slots[0].pi.model.state.session_file != pi["session_file"]
         await _listed(holder_env, lambda pis: len(pis) == 2 and {p["number"]: p["windows"] for p in pis}[pi["number"]] == 1,
                       "this window's own pi and the held one, attached")
         started_here = _pis_started(holder_env)
@@ -234,8 +234,8 @@ async def test_the_resume_lists_alt_enter_on_a_held_session_attaches_to_it(tmp_p
         await wait_until(pilot, lambda: [str(s.path) for s in picker.sessions] == [pi["session_file"]],
                          what="the held session listed")
         await pilot.press("alt+enter")
-        await wait_until(pilot, lambda: len(app.slots) == 2 and app.current is app.slots[1]
-                         and app.current.pi.ready and "the held reply" in transcript_text(app),
+        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.current is app.desk.slots[1]
+                         and app.desk.current.pi.ready and "the held reply" in transcript_text(app),
                          timeout=30, what="the held session beside, attached")
         await _listed(holder_env, lambda pis: len(pis) == 2 and {p["number"]: p["windows"] for p in pis}[pi["number"]] == 1,
                       "this window's own pi and the held one, attached")
@@ -256,13 +256,13 @@ async def test_a_restored_session_a_held_pi_has_attaches_to_it(tmp_path: Path, p
     app = PideckApp(first, restore=[restored])
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
-        await wait_until(pilot, lambda: app.slots[1].pi.ready, timeout=30, what="the restored session")
+        await wait_until(pilot, lambda: app.desk.slots[1].pi.ready, timeout=30, what="the restored session")
         await _listed(holder_env, lambda pis: len(pis) == 2 and {p["number"]: p["windows"] for p in pis}[pi["number"]] == 1,
                       "the first session's pi and the held one, attached")
         started_here = _pis_started(holder_env)
         assert started_here == 2, "a pi was started on the held session's file"
-        app.show_session(2)
-        await wait_until(pilot, lambda: app.slots[1].main.composed.is_set(), what="the restored session shown")
+        app.desk.show(2)
+        await wait_until(pilot, lambda: app.desk.slots[1].main.composed.is_set(), what="the restored session shown")
         await wait_until(pilot, lambda: "the held reply" in transcript_text(app), what="the held run's reply")
         app._hang_up()
 
@@ -281,9 +281,9 @@ async def test_a_restart_on_a_session_a_held_pi_has_now_attaches_to_it(tmp_path:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         claimed = session_claims.owner(session_file, None)
-        assert claimed is not None and claimed["pi_pid"] == app.client.link.pid
-        kill_group(app.client)
-        await wait_until(pilot, lambda: app.main.check_action("restart_pi", ()) is True
+        assert claimed is not None and claimed["pi_pid"] == app.desk.current.pi.client.link.pid
+        kill_group(app.desk.current.pi.client)
+        await wait_until(pilot, lambda: app.desk.current.main.check_action("restart_pi", ()) is True
                          and session_claims.owner(session_file, None) is None, timeout=30,
                          what="the crash, and the file free")
         other = held_client(pi_harness.make_argv(session_dir=sessions, extra_args=["--session", session_file]),
@@ -293,7 +293,7 @@ async def test_a_restart_on_a_session_a_held_pi_has_now_attaches_to_it(tmp_path:
         other.detach()
         (now,) = held(holder_env)
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: "pi shown again" in transcript_text(app) and app.client.running,
+        await wait_until(pilot, lambda: "pi shown again" in transcript_text(app) and app.desk.current.pi.client.running,
                          timeout=30, what="the held pi, attached")
         assert [(p["number"], p["windows"]) for p in held(holder_env)] == [(now["number"], 1)]
         app._hang_up()
@@ -309,7 +309,7 @@ async def test_pideck_view_of_a_held_session_file_reads_it_and_claims_nothing(tm
                           protocol_log=tmp_path / "protocol.log")
     app = ViewApp(config, ViewClient(str(path)), path=path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready and "the held reply" in transcript_text(app), timeout=60,
+        await wait_until(pilot, lambda: app.desk.current.pi.ready and "the held reply" in transcript_text(app), timeout=60,
                          what="the file shown")
         assert [p["windows"] for p in held(holder_env)] == [0]
         assert not any("Held pi" in note for note in notes(app))
@@ -342,13 +342,13 @@ async def test_a_held_pi_that_switched_session_leaves_the_old_file_free(tmp_path
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "a prompt")
-        await wait_until(pilot, lambda: "a reply" in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "a reply" in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=30, what="the reply")
-        old = app.session.state.session_file
+        old = app.desk.current.pi.model.state.session_file
         assert session_claims.owner(old, None)["number"] == held(holder_env)[0]["number"]
         await send(pilot, "/new")
-        await wait_until(pilot, lambda: app.session.state.session_file != old, timeout=30, what="the new session")
-        new = app.session.state.session_file
+        await wait_until(pilot, lambda: app.desk.current.pi.model.state.session_file != old, timeout=30, what="the new session")
+        new = app.desk.current.pi.model.state.session_file
         await wait_until(pilot, lambda: held(holder_env)[0]["session_file"] == new, timeout=30, what="the claim moved")
         assert session_claims.owner(old, None) is None
         app._hang_up()

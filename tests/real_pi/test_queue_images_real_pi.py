@@ -61,7 +61,7 @@ async def queue_three(pilot: Any, harness: PiHarness) -> None:
     """Start a held run, then queue two steers and a follow-up (the first with an image)."""
     app = pilot.app
     await send(pilot, "Start.")
-    await wait_until(pilot, lambda: app.session.running and harness.model.requests, what="held run")
+    await wait_until(pilot, lambda: app.desk.current.pi.model.running and harness.model.requests, what="held run")
     (harness.cwd / "red.png").write_bytes(tiny_png())
     app.query_one(PromptEditor).load("alpha one @red.png ")
     await wait_until(pilot, lambda: len(app.query_one(AttachmentBar).attachments) == 1, what="chip")
@@ -69,7 +69,7 @@ async def queue_three(pilot: Any, harness: PiHarness) -> None:
     await send(pilot, "beta two")
     await send(pilot, "gamma three", key="alt+enter")
     await wait_until(
-        pilot, lambda: app.session.steering == ["alpha one ", "beta two"] and app.session.follow_up == ["gamma three"],
+        pilot, lambda: app.desk.current.pi.model.steering == ["alpha one ", "beta two"] and app.desk.current.pi.model.follow_up == ["gamma three"],
         what="three queued",
     )
 
@@ -81,7 +81,7 @@ async def test_queue_editor_edits_reorders_and_resends(pi_harness: PiHarness, ga
         await queue_three(pilot, pi_harness)
         await pilot.press("f5")
         editor = await wait_until(pilot, lambda: isinstance(app.screen, QueueEditor) and app.screen, what="editor")
-        await wait_until(pilot, lambda: not app.session.steering and not app.session.follow_up, what="pi's queue cleared")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.steering and not app.desk.current.pi.model.follow_up, what="pi's queue cleared")
         assert [(i.kind, i.text) for i in editor.items] == [
             ("steer", "alpha one "), ("steer", "beta two"), ("follow_up", "gamma three"),
         ]
@@ -93,13 +93,13 @@ async def test_queue_editor_edits_reorders_and_resends(pi_harness: PiHarness, ga
         assert [(i.kind, i.text) for i in editor.items] == [("steer", "gamma three"), ("follow_up", "alpha one edited")]
         await pilot.press("ctrl+s")
         await wait_until(
-            pilot, lambda: app.session.steering == ["gamma three"] and app.session.follow_up == ["alpha one edited"],
+            pilot, lambda: app.desk.current.pi.model.steering == ["gamma three"] and app.desk.current.pi.model.follow_up == ["alpha one edited"],
             what="pi's queue_update with the edited queue",
         )
-        assert app.session.running  # nothing was aborted
+        assert app.desk.current.pi.model.running  # nothing was aborted
         pi_harness.model.queue(Reply(text="Steered."), Reply(text="Followed up."))
         gate.set()
-        await wait_until(pilot, lambda: "Followed up." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Followed up." in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=30, what="the queue delivered")
         last = pi_harness.model.requests[-1]
         assert user_texts(last) == ["Start.", "gamma three", "alpha one edited"]
@@ -116,16 +116,16 @@ async def test_queue_editor_cancel_requeues_and_run_ending_meanwhile_loses_nothi
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "Start.")
-        await wait_until(pilot, lambda: app.session.running and pi_harness.model.requests, what="held run")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.running and pi_harness.model.requests, what="held run")
         await send(pilot, "late steer")
         await send(pilot, "late follow-up", key="alt+enter")
-        await wait_until(pilot, lambda: app.session.steering and app.session.follow_up, what="queued")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.steering and app.desk.current.pi.model.follow_up, what="queued")
         # Esc in the editor puts the originals back, unchanged
         await pilot.press("f5")
         await wait_until(pilot, lambda: isinstance(app.screen, QueueEditor), what="editor")
         await pilot.press("down", "t", "escape")
         await wait_until(
-            pilot, lambda: app.session.steering == ["late steer"] and app.session.follow_up == ["late follow-up"],
+            pilot, lambda: app.desk.current.pi.model.steering == ["late steer"] and app.desk.current.pi.model.follow_up == ["late follow-up"],
             what="originals re-queued",
         )
         # the run ends while the editor is open: saving still delivers everything, in order
@@ -133,10 +133,10 @@ async def test_queue_editor_cancel_requeues_and_run_ending_meanwhile_loses_nothi
         editor = await wait_until(pilot, lambda: isinstance(app.screen, QueueEditor) and app.screen, what="editor")
         pi_harness.model.queue(Reply(text="Answer one."), Reply(text="Answer two."))
         gate.set()
-        await wait_until(pilot, lambda: not app.session.running and "First answer." in transcript_text(app),
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running and "First answer." in transcript_text(app),
                          what="run to end with the editor open")
         await pilot.press("enter", "end", *" now", "escape", "ctrl+s")
-        await wait_until(pilot, lambda: "Answer two." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Answer two." in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=30, what="queued messages sent after the run")
         assert editor.items[0].text == "late steer now"
         assert user_texts(pi_harness.model.requests[-1]) == ["Start.", "late steer now", "late follow-up"]
@@ -151,11 +151,11 @@ async def test_alt_up_restores_queue_into_editor_without_abort(pi_harness: PiHar
         await pilot.press("alt+up")
         editor = app.query_one(PromptEditor)
         await wait_until(pilot, lambda: editor.text == "alpha one \n\nbeta two\n\ngamma three", what="texts restored")
-        await wait_until(pilot, lambda: not app.session.steering and not app.session.follow_up, what="pi's queue empty")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.steering and not app.desk.current.pi.model.follow_up, what="pi's queue empty")
         assert [a.name for a in app.query_one(AttachmentBar).attachments] == ["red.png"]
-        assert app.session.running
+        assert app.desk.current.pi.model.running
         gate.set()
-        await wait_until(pilot, lambda: not app.session.running, what="run to end")
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running, what="run to end")
         assert "First answer." in transcript_text(app)
         assert "aborted" not in transcript_text(app).lower()
         assert len(pi_harness.model.requests) == 1  # nothing queued was delivered
@@ -180,7 +180,7 @@ async def test_image_attached_by_path_and_paste_reaches_the_model(pi_harness: Pi
         await wait_until(pilot, lambda: len(bar.attachments) == 2, what="chip from a pasted path")
         assert editor.text == "Compare with "
         await pilot.press("enter")
-        await wait_until(pilot, lambda: "Two red squares." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Two red squares." in transcript_text(app) and not app.desk.current.pi.model.running,
                          what="answer")
         assert not bar.attachments and not bar.display
         parts = user_parts(pi_harness.model.requests[-1])[-1]

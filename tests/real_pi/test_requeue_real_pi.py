@@ -29,15 +29,15 @@ async def test_requeue_as_the_run_ends_delivers_every_message(pi_harness: PiHarn
                 await wait_until(pilot, lambda r=round_: f"Answer {r}." in transcript_text(app), what="last delta")
             else:
                 # pi is idle, pideck has not read its agent_end yet
-                await wait_until(pilot, lambda: not app.session.running and pi_harness.model.requests, what="run ended")
-                app.session.running = True
+                await wait_until(pilot, lambda: not app.desk.current.pi.model.running and pi_harness.model.requests, what="run ended")
+                app.desk.current.pi.model.running = True
             pi_harness.model.queue(Reply(text=f"Steered {round_}."), Reply(text=f"Followed {round_}."))
             items = [QueueItem("steer", f"steer {round_}"), QueueItem("follow_up", f"follow {round_}")]
-            await requeue(app.main.context, items)
+            await requeue(app.desk.current.main.context, items)
             await wait_until(
-                pilot, lambda r=round_: f"Followed {r}." in transcript_text(app) and not app.session.running,
+                pilot, lambda r=round_: f"Followed {r}." in transcript_text(app) and not app.desk.current.pi.model.running,
                 timeout=30, what=f"both messages of round {round_} delivered",
             )
-            state = await app.client.call(GetState())
-            assert state.pending_message_count == 0 and not app.session.steering and not app.session.follow_up
+            state = await app.desk.current.pi.client.call(GetState())
+            assert state.pending_message_count == 0 and not app.desk.current.pi.model.steering and not app.desk.current.pi.model.follow_up
         await quiesce(pilot)

@@ -42,7 +42,7 @@ def project_with(folder: Path, files: dict[str, str]) -> Path:
 
 async def run_prompt(pilot: Any, app: PideckApp, text: str, done: str) -> None:
     await send(pilot, text)
-    await wait_until(pilot, lambda: done in transcript_text(app) and not app.session.running, timeout=60, what=done)
+    await wait_until(pilot, lambda: done in transcript_text(app) and not app.desk.current.pi.model.running, timeout=60, what=done)
 
 
 def launch(pi_harness: PiHarness, tmp_path: Path, project: Path) -> PideckApp:
@@ -64,12 +64,12 @@ async def test_two_prompts_with_one_call_id_revert_the_file_chosen(pi_harness: P
         await run_prompt(pilot, app, "Edit f.", "First done.")
         await run_prompt(pilot, app, "Edit g.", "Second done.")
         assert (project / "g.txt").read_text() == "g by pi\n"
-        runs = app.session.tool_runs()
+        runs = app.desk.current.pi.model.tool_runs()
         assert [run.args["path"] for run in runs] == ["f.txt", "g.txt"] and len({run.key for run in runs}) == 2
         assert all(run.done and not run.is_error for run in runs)
         blocks = list(app.query(ToolCallBlock))
         assert [block.block.tool_call.arguments["path"] for block in blocks] == ["f.txt", "g.txt"]
-        assert [app.session.tools[block.run_key].args["path"] for block in blocks] == ["f.txt", "g.txt"]
+        assert [app.desk.current.pi.model.tools[block.run_key].args["path"] for block in blocks] == ["f.txt", "g.txt"]
 
         screen = await open_changes(pilot)
         assert [f.path for f in screen.files] == ["f.txt", "g.txt"]
@@ -82,13 +82,13 @@ async def test_two_prompts_with_one_call_id_revert_the_file_chosen(pi_harness: P
 
         # Enter on a change goes to its own call in the transcript
         shown: list[str] = []
-        show = app.main.show_tool_call
+        show = app.desk.current.main.show_tool_call
 
         async def spy(key: str) -> None:
             shown.append(key)
             await show(key)
 
-        app.main.show_tool_call = spy  # type: ignore[method-assign]
+        app.desk.current.main.show_tool_call = spy  # type: ignore[method-assign]
         go_to(screen, "g.txt", "g by pi")
         await pilot.press("enter")
         await wait_until(pilot, lambda: not isinstance(app.screen, ChangesScreen) and shown, what="closed")
@@ -128,12 +128,12 @@ async def test_rewind_puts_back_every_file_changed_after_the_message(pi_harness:
         confirm = await question(pilot)
         assert confirm.plan.label == "4 files"
         await pilot.press("y")
-        await wait_until(pilot, lambda: "Prompt b." in app.main.editor.text, timeout=30, what="the fork")
+        await wait_until(pilot, lambda: "Prompt b." in app.desk.current.main.editor.text, timeout=30, what="the fork")
         assert (project / "ea.txt").read_text() == "a by pi\n" and (project / "wa.txt").read_text() == "a written\n"
         assert [(project / f"e{x}.txt").read_text() for x in "bc"] == ["b original\n", "c original\n"]
         assert not (project / "wb.txt").exists() and not (project / "wc.txt").exists()
 
-        app.main.editor.load("")
+        app.desk.current.main.editor.load("")
         await send(pilot, "/rewind")
         picker = await wait_until(pilot, lambda: isinstance(app.screen, RewindPicker) and app.screen, timeout=30,
                                   what="the picker again")
@@ -141,7 +141,7 @@ async def test_rewind_puts_back_every_file_changed_after_the_message(pi_harness:
         await pilot.press("up", "up", "up", "up", "enter")  # before the second edit of f.txt
         await question(pilot)
         await pilot.press("y")
-        await wait_until(pilot, lambda: "Edit line 2." in app.main.editor.text, timeout=30, what="the second fork")
+        await wait_until(pilot, lambda: "Edit line 2." in app.desk.current.main.editor.text, timeout=30, what="the second fork")
         assert (project / "f.txt").read_text() == lines.replace("line 1\n", "line 1 by pi\n")
         assert (project / "ea.txt").read_text() == "a original\n" and not (project / "wa.txt").exists()
         await quiesce(pilot)
@@ -164,11 +164,11 @@ async def test_reverts_belong_to_their_session_and_enter_never_writes_over_a_cha
         assert (project / "f.txt").read_text() == "one\n"
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ChangesScreen), what="closed")
-        app.main.editor.load("")
+        app.desk.current.main.editor.load("")
 
-        old_session = app.session.state.session_id
+        old_session = app.desk.current.pi.model.state.session_id
         await send(pilot, "/new")
-        await wait_until(pilot, lambda: app.session.state.session_id != old_session, timeout=30, what="a new session")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.state.session_id != old_session, timeout=30, what="a new session")
         await run_prompt(pilot, app, "Write three.", "Wrote three.")
         screen = await open_changes(pilot)
         assert [[change.tool for change in f.changes] for f in screen.files] == [["write"]], "no revert of the old session"
@@ -208,7 +208,7 @@ async def test_a_view_of_a_session_pideck_ran_shows_its_changes_read_only(pi_har
         await started(pilot)
         await run_prompt(pilot, app, "Edit f.", "Edited.")
         await run_prompt(pilot, app, "Run sed.", "Ran sed.")
-        session_file = Path(app.session.state.session_file)
+        session_file = Path(app.desk.current.pi.model.state.session_file)
         await quiesce(pilot)
 
     config = LaunchConfig(argv=("pideck", "view"), env={"PIDECK_CHECKPOINTS": str(tmp_path / "checkpoints"),

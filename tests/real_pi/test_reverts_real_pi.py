@@ -89,7 +89,7 @@ async def test_revert_a_hunk_a_file_a_created_file_and_undo(pi_harness: PiHarnes
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot)
         await send(pilot, "Change some files.")
-        await wait_until(pilot, lambda: "Changed app.py" in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Changed app.py" in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=60, what="the run")
         assert (project / "app.py").read_text() == PI_APP
         (project / "notes.md").write_text("# notes the user wrote after pi\n")  # changed since pi left it
@@ -140,12 +140,12 @@ async def test_revert_a_hunk_a_file_a_created_file_and_undo(pi_harness: PiHarnes
 
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ChangesScreen), what="closed")
-        note = app.main.editor.text
+        note = app.desk.current.main.editor.text
         assert note.startswith("I reverted these changes:\n")
         assert "- config.txt: the whole file, back to what it held before this session" in note
         assert "- new.txt: removed (the file this session created)" in note
         assert "app.py" not in note  # its revert was undone
-        assert app.session.running is False and "Copied" not in toasts(app)
+        assert app.desk.current.pi.model.running is False and "Copied" not in toasts(app)
         await quiesce(pilot)
     assert subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True, text=True,
                           check=True).stdout.split("\n") == [" M app.py", " M notes.md", ""]
@@ -166,7 +166,7 @@ async def test_a_bash_sed_is_shown_and_reverted(pi_harness: PiHarness, tmp_path:
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot)
         await send(pilot, "Run sed.")
-        await wait_until(pilot, lambda: "Ran sed." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Ran sed." in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=60, what="the run")
         assert "value_5 = five\n" in (project / "app.py").read_text()
         screen = await open_changes(pilot)
@@ -200,7 +200,7 @@ async def test_bash_outside_a_git_work_tree_says_why_its_changes_are_not_shown(p
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot)
         await send(pilot, "Write x.")
-        await wait_until(pilot, lambda: "Wrote x." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Wrote x." in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=60, what="the run")
         await send(pilot, "/diff")
         screen = await wait_until(pilot, lambda: isinstance(app.screen, ChangesScreen) and app.screen, what="the view")
@@ -224,7 +224,7 @@ async def test_bash_changes_in_a_project_reached_through_a_symlink(pi_harness: P
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot)
         await send(pilot, "Run sed.")
-        await wait_until(pilot, lambda: "Ran sed." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Ran sed." in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=60, what="the run")
         screen = await open_changes(pilot)
         assert [f.path for f in screen.files] == ["app.py"]  # as pi's cwd spells it, not the resolved path

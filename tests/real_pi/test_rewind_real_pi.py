@@ -42,7 +42,7 @@ def replies() -> list[Reply]:
 
 async def run_prompt(pilot: Any, app: PideckApp, text: str, done: str) -> None:
     await send(pilot, text)
-    await wait_until(pilot, lambda: done in transcript_text(app) and not app.session.running, timeout=60, what=done)
+    await wait_until(pilot, lambda: done in transcript_text(app) and not app.desk.current.pi.model.running, timeout=60, what=done)
 
 
 async def test_rewind_across_three_prompts_and_undo(pi_harness: PiHarness, tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ async def test_rewind_across_three_prompts_and_undo(pi_harness: PiHarness, tmp_p
         await run_prompt(pilot, app, "Second: write config.txt.", "Second done.")
         await run_prompt(pilot, app, "Third: edit app.py again.", "Third done.")
         assert (project / "app.py").read_text() == AFTER_THIRD
-        first_session = app.session.state.session_file
+        first_session = app.desk.current.pi.model.state.session_file
 
         await send(pilot, "/rewind")
         picker = await wait_until(pilot, lambda: isinstance(app.screen, RewindPicker) and app.screen, timeout=30,
@@ -74,15 +74,15 @@ async def test_rewind_across_three_prompts_and_undo(pi_harness: PiHarness, tmp_p
         dialog = await question(pilot)
         assert "@@ config.txt @@" in dialog.plan.lines and "@@ app.py @@" in dialog.plan.lines
         await pilot.press("y")
-        await wait_until(pilot, lambda: app.session.state.session_file != first_session
-                         and "Second: write config.txt." in app.main.editor.text, timeout=30, what="the fork")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.state.session_file != first_session
+                         and "Second: write config.txt." in app.desk.current.main.editor.text, timeout=30, what="the fork")
         assert (project / "app.py").read_text() == AFTER_FIRST
         assert (project / "config.txt").read_text() == "debug = false\n"
         assert (project / "a.txt").read_text() == "first\n"  # written before the message: kept
 
-        app.main.editor.load("")
+        app.desk.current.main.editor.load("")
         await send(pilot, "/rewind undo")
-        await wait_until(pilot, lambda: app.session.state.session_file == first_session, timeout=30, what="back")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.state.session_file == first_session, timeout=30, what="back")
         assert (project / "app.py").read_text() == AFTER_THIRD
         assert (project / "config.txt").read_text() == "debug = true\n"
         await send(pilot, "/rewind undo")
@@ -120,11 +120,11 @@ async def test_rewind_puts_back_what_a_bash_sed_changed(pi_harness: PiHarness, t
         await pilot.press("enter")  # the last message: before the sed
         await question(pilot)
         await pilot.press("y")
-        await wait_until(pilot, lambda: "Run sed." in app.main.editor.text, timeout=30, what="the fork")
+        await wait_until(pilot, lambda: "Run sed." in app.desk.current.main.editor.text, timeout=30, what="the fork")
         assert (project / "app.py").read_text() == AFTER_FIRST  # the edit before the message stays
         assert (project / "keep.txt").read_text() == "kept\n"
         assert not (project / "gen.txt").exists()
-        app.main.editor.load("")
+        app.desk.current.main.editor.load("")
         await send(pilot, "/rewind undo")
         await wait_until(pilot, lambda: (project / "gen.txt").exists(), timeout=30, what="the undo")
         assert "value_7 = seven\n" in (project / "app.py").read_text() and not (project / "keep.txt").exists()
@@ -161,8 +161,8 @@ async def test_a_bang_commands_changes_show_and_are_put_back(pi_harness: PiHarne
         assert (project / "notes.txt").read_text() == "notes\n"
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ChangesScreen), what="closed")
-        assert app.main.editor.text.startswith("I reverted these changes:\n- notes.txt"), "not pi's to be told of as its own"
-        app.main.editor.load("")
+        assert app.desk.current.main.editor.text.startswith("I reverted these changes:\n- notes.txt"), "not pi's to be told of as its own"
+        app.desk.current.main.editor.load("")
 
         await send(pilot, "/rewind")
         picker = await wait_until(pilot, lambda: isinstance(app.screen, RewindPicker) and app.screen, timeout=30,
@@ -171,6 +171,6 @@ async def test_a_bang_commands_changes_show_and_are_put_back(pi_harness: PiHarne
         await pilot.press("enter")
         await question(pilot)
         await pilot.press("y")
-        await wait_until(pilot, lambda: "Edit app.py." in app.main.editor.text, timeout=30, what="the fork")
+        await wait_until(pilot, lambda: "Edit app.py." in app.desk.current.main.editor.text, timeout=30, what="the fork")
         assert (project / "app.py").read_text() == APP and not (project / "made.txt").exists()
         await quiesce(pilot)

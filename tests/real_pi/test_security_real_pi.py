@@ -23,13 +23,13 @@ async def test_api_keys_never_reach_the_protocol_log_or_the_stderr_tail(pi_harne
         extensions=[EXTENSIONS_DIR / "leak_secrets.ts"], env={"PIDECK_TEST_SECRET_TOKEN": SECRET_TOKEN}, protocol_log=log,
     ))  # fmt: skip
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready, timeout=30, what="pi start-up")
-        client = app.client
+        await wait_until(pilot, lambda: app.desk.current.pi.ready, timeout=30, what="pi start-up")
+        client = app.desk.current.pi.client
         await wait_until(pilot, lambda: client.bad_records >= 2, what="the leaked stdout lines")
         await wait_until(pilot, lambda: sum("leak-test" in line for line in client.stderr) >= 2, what="stderr lines")
         stderr = client.stderr_tail
         logged = log.read_bytes()
-        await app.client.close()
+        await app.desk.current.pi.client.close()
         await wait_until(pilot, lambda: app.query_one("#crash-bar").display, what="exit shown")
         shown = transcript_text(app)
     assert logged.count(b"leak-test") == 2 and logged.count(MARK.encode()) >= 2

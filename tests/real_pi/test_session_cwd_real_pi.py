@@ -56,8 +56,8 @@ async def test_pideck_follows_pi_into_a_resumed_sessions_directory(pi_harness: P
 async def resume_elsewhere(pi_harness: PiHarness, sessions: Path, here: Path, there: Path, elsewhere: Path) -> None:
     app = PideckApp(pi_harness.launch_config(session_dir=sessions))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready and app.session.state is not None, timeout=30, what="start-up")
-        assert app.cwd == pi_harness.cwd
+        await wait_until(pilot, lambda: app.desk.current.pi.ready and app.desk.current.pi.model.state is not None, timeout=30, what="start-up")
+        assert app.desk.current.pi.cwd == pi_harness.cwd
         assert await first_completion(pilot, "@only_") == "only_at_launch.txt"
 
         await send(pilot, "/resume")  # "this folder": the launch directory's session only
@@ -69,8 +69,8 @@ async def resume_elsewhere(pi_harness: PiHarness, sessions: Path, here: Path, th
 
         await send(pilot, f"/resume {there}")
         await wait_until(pilot, lambda: "The build uses make" in transcript_text(app), what="the other session")
-        assert app.session.state is not None and app.session.state.session_file == str(there)
-        assert app.cwd == elsewhere
+        assert app.desk.current.pi.model.state is not None and app.desk.current.pi.model.state.session_file == str(there)
+        assert app.desk.current.pi.cwd == elsewhere
         assert await pwd_of_pi(pilot, "AFTER_RESUME") == str(elsewhere), "pi itself runs there"
         assert await first_completion(pilot, "@only_") == "only_elsewhere.txt"
         assert await first_completion(pilot, "@sr") == "src/"
@@ -85,9 +85,9 @@ async def resume_elsewhere(pi_harness: PiHarness, sessions: Path, here: Path, th
         # a new session is not on disk until pi's first answer: pi (and pideck) stay where they are
         new_sessions = len(list(sessions.iterdir()))
         await send(pilot, "/new")
-        await wait_until(pilot, lambda: app.session.state is not None and app.session.state.session_file != str(there),
+        await wait_until(pilot, lambda: app.desk.current.pi.model.state is not None and app.desk.current.pi.model.state.session_file != str(there),
                          what="a new session")  # fmt: skip
-        assert app.cwd == elsewhere
+        assert app.desk.current.pi.cwd == elsewhere
         assert await pwd_of_pi(pilot, "AFTER_NEW") == str(elsewhere)
         assert len(list(sessions.iterdir())) == new_sessions
         await quiesce(pilot)

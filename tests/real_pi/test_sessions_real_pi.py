@@ -46,12 +46,12 @@ CANCEL_SESSIONS = EXTENSIONS_DIR / "cancel_sessions.ts"
 
 async def ready(pilot: Any) -> None:
     app = pilot.app
-    await wait_until(pilot, lambda: app._session_ready and app.session.state is not None, timeout=30, what="start-up")
+    await wait_until(pilot, lambda: app.desk.current.pi.ready and app.desk.current.pi.model.state is not None, timeout=30, what="start-up")
     await quiesce(pilot)
 
 
 def session_file(app: PideckApp) -> str | None:
-    return app.session.state.session_file if app.session.state is not None else None
+    return app.desk.current.pi.model.state.session_file if app.desk.current.pi.model.state is not None else None
 
 
 def option_texts(screen: Any) -> list[str]:
@@ -77,11 +77,11 @@ async def test_new_name_and_resume_a_session_made_earlier(pi_harness: PiHarness,
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "Say hello")
-        await wait_until(pilot, lambda: "Hello from the model." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Hello from the model." in transcript_text(app) and not app.desk.current.pi.model.running,
                          what="answer")  # fmt: skip
         await send(pilot, "/name Greeting work")
         await wait_until(pilot, lambda: "Greeting work" in stats_text(app), what="name in the stats pane")
-        assert app.session.state is not None and app.session.state.session_name == "Greeting work"
+        assert app.desk.current.pi.model.state is not None and app.desk.current.pi.model.state.session_name == "Greeting work"
         greeting = session_file(app)
         assert greeting is not None and Path(greeting).parent == sessions
 
@@ -104,7 +104,7 @@ async def test_new_name_and_resume_a_session_made_earlier(pi_harness: PiHarness,
         await wait_until(pilot, lambda: session_file(app) == greeting, what="switch back")
         await wait_until(pilot, lambda: "Hello from the model." in transcript_text(app), what="transcript reload")
         await wait_until(pilot, lambda: "Greeting work" in stats_text(app), what="stats reload")
-        assert app.session.steering == [] and app.session.follow_up == []
+        assert app.desk.current.pi.model.steering == [] and app.desk.current.pi.model.follow_up == []
 
         await send(pilot, "/resume build")  # the words become the picker's filter
         picker = await pick(pilot, SessionPicker, "the filtered picker")
@@ -255,10 +255,10 @@ async def test_startup_no_session_with_name(pi_harness: PiHarness, tmp_path: Pat
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         assert session_file(app) is None
-        assert app.session.state is not None and app.session.state.session_name == "Scratch pad"
+        assert app.desk.current.pi.model.state is not None and app.desk.current.pi.model.state.session_name == "Scratch pad"
         assert "Scratch pad" in stats_text(app)
         await send(pilot, "Anything")
-        await wait_until(pilot, lambda: "Nothing is saved." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Nothing is saved." in transcript_text(app) and not app.desk.current.pi.model.running,
                          what="answer")  # fmt: skip
         await quiesce(pilot)
         assert session_file(app) is None

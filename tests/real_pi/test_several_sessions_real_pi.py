@@ -49,9 +49,9 @@ async def open_session(pilot: object, folder: Path, count: int) -> None:
     app = pilot.app  # type: ignore[attr-defined]
     folder.mkdir(exist_ok=True)
     await send(pilot, f"/open {folder}")
-    await wait_until(pilot, lambda: len(app.slots) == count and app.slots[-1].pi.ready and app.slots[-1].pi.commands,
+    await wait_until(pilot, lambda: len(app.desk.slots) == count and app.desk.slots[-1].pi.ready and app.desk.slots[-1].pi.commands,
                      timeout=40, what=f"session {count} started")
-    await wait_until(pilot, lambda: app.screen is app.slots[-1].main, what=f"session {count} shown")
+    await wait_until(pilot, lambda: app.screen is app.desk.slots[-1].main, what=f"session {count} shown")
 
 
 async def test_three_pis_at_once_each_reply_and_dialog_in_its_own_session(pi_harness: PiHarness, tmp_path: Path) -> None:
@@ -62,9 +62,9 @@ async def test_three_pis_at_once_each_reply_and_dialog_in_its_own_session(pi_har
         await started(pilot)
         await open_session(pilot, tmp_path / "two", 2)
         await open_session(pilot, tmp_path / "three", 3)
-        pids = {slot.pi.client.link.pid for slot in app.slots if slot.pi.client.link.pid is not None}
+        pids = {slot.pi.client.link.pid for slot in app.desk.slots if slot.pi.client.link.pid is not None}
         assert len(pids) == 3, "each session has its own pi"
-        assert [slot.pi.cwd for slot in app.slots[1:]] == [(tmp_path / "two").resolve(), (tmp_path / "three").resolve()]
+        assert [slot.pi.cwd for slot in app.desk.slots[1:]] == [(tmp_path / "two").resolve(), (tmp_path / "three").resolve()]
 
         # a reply streaming in session 2 while session 1 is shown
         model.queue(Reply(text="second " * 80, **SLOW))
@@ -73,16 +73,16 @@ async def test_three_pis_at_once_each_reply_and_dialog_in_its_own_session(pi_har
         await send(pilot, "Answer in session two.")
         await wait_until(pilot, lambda: len(model.requests) > asked, what="session 2's request")
         await pilot.press("alt+1")
-        two = app.slots[1]
+        two = app.desk.slots[1]
         await wait_until(pilot, lambda: two.pi.model.running, what="session 2 working")
         model.queue(Reply(text="First answer."))
         await send(pilot, "Answer in session one.")
-        await wait_until(pilot, lambda: "First answer." in drawn_text(app.slots[0].main) and not app.session.running,
+        await wait_until(pilot, lambda: "First answer." in drawn_text(app.desk.slots[0].main) and not app.desk.current.pi.model.running,
                          timeout=30, what="session 1's answer")
         await wait_until(pilot, lambda: not two.pi.model.running and two.unread, timeout=40, what="session 2 done unseen")
         # (its first deltas may have been drawn before Alt+1 was read; the rest waited)
         assert drawn_text(two.main).count("second") < 80, "a session not shown draws nothing"
-        assert "First answer." not in drawn_text(two.main) and "second second" not in drawn_text(app.slots[0].main)
+        assert "First answer." not in drawn_text(two.main) and "second second" not in drawn_text(app.desk.slots[0].main)
         assert "2 ✓" in str(app.screen.query_one(SessionsRow).render())
         await pilot.press("alt+2")
         await wait_until(pilot, lambda: drawn_text(two.main).count("second") == 80, what="session 2 drawn whole once shown")
@@ -91,7 +91,7 @@ async def test_three_pis_at_once_each_reply_and_dialog_in_its_own_session(pi_har
         await pilot.press("alt+3")
         await send(pilot, "/ui-dialogs")
         await pilot.press("alt+1")
-        three = app.slots[2]
+        three = app.desk.slots[2]
         await wait_until(pilot, lambda: three.mark is Mark.NEEDS_YOU, what="session 3 needs you")
         assert not isinstance(app.screen, ExtensionDialog), "the dialog is not shown over session 1"
         await pilot.press("alt+0")
@@ -116,7 +116,7 @@ async def test_a_timed_dialog_runs_out_unseen_and_a_crash_spares_the_session_str
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await open_session(pilot, tmp_path / "two", 2)
-        two = app.slots[1]
+        two = app.desk.slots[1]
         await send(pilot, "/ui-timeout 1500")  # three dialogs of 1.5 s each, nobody to answer them
         await pilot.press("alt+1")
         await wait_until(pilot, lambda: "timeout-input=<undefined>" in notes(app), timeout=30,
@@ -127,13 +127,13 @@ async def test_a_timed_dialog_runs_out_unseen_and_a_crash_spares_the_session_str
 
         model.queue(Reply(text="steady " * 60, **SLOW))
         await send(pilot, "Stream in session one.")
-        await wait_until(pilot, lambda: app.session.running, what="session 1 streaming")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.running, what="session 1 streaming")
         kill_group(two.pi.client)
         await wait_until(pilot, lambda: two.mark is Mark.EXITED and two.pi.model.life.crash is not None,
                          timeout=20, what="session 2's pi crashed")
-        await wait_until(pilot, lambda: not app.session.running and "steady steady" in drawn_text(app.main),
+        await wait_until(pilot, lambda: not app.desk.current.pi.model.running and "steady steady" in drawn_text(app.desk.current.main),
                          timeout=30, what="session 1's reply whole")
-        assert app.slots[0].pi.client.running and app.session.life.crash is None, "one crash never touches another"
+        assert app.desk.slots[0].pi.client.running and app.desk.current.pi.model.life.crash is None, "one crash never touches another"
         await quiesce(pilot)
 
 
@@ -148,13 +148,13 @@ async def test_the_toasts_of_a_session_opened_and_of_one_that_asks(pi_harness: P
         await started(pilot)
         await open_session(pilot, tmp_path / "two", 2)
         assert "Session 2 opened: two" in toasts(app) and not [title for title in toasts(app) if "·" in title]
-        two = app.slots[1]
+        two = app.desk.slots[1]
         two.main.editor.load("/ui-dialogs")
         await pilot.pause()
         burst(app, "enter", "alt+1")  # session 1 shown before pi asks
         await wait_until(pilot, lambda: two.mark is Mark.NEEDS_YOU and "Needs you" in toasts(app),
                          what="a toast says session 2 asks")
-        assert app.screen is app.slots[0].main
+        assert app.screen is app.desk.slots[0].main
         await pilot.press("alt+2")
         await wait_until(pilot, lambda: isinstance(app.screen, SelectDialog), what="the dialog in session 2")
         await wait_until(pilot, lambda: "Needs you" not in toasts(app), what="the toast gone once session 2 shows")

@@ -114,13 +114,13 @@ def check_tour(app: PideckApp, project: str, *, live: bool) -> None:
     assert ls.plain.split("\n")[0].startswith(f"✓ ls {project} · 4 entries")
     at, name = row(ls, "big.py")
     assert has_role(style_at(ls, at), "toolPath")
-    assert not tool_run(app.session, "tour_grep").is_error, "pi's grep needs ripgrep on the PATH (.ci/run installs it)"
+    assert not tool_run(app.desk.current.pi.model, "tour_grep").is_error, "pi's grep needs ripgrep on the PATH (.ci/run installs it)"
     grep = shown["tour_grep"]
     assert "· 11 matches" in grep.plain.split("\n")[0]
     at, match = row(grep, "long.py:40: ")
     assert has_role(style_at(grep, at), "toolPath") and has_role(style_at(grep, at + len("long.py")), "lineNumber")
     find = shown["tour_find"]
-    if tool_run(app.session, "tour_find").is_error:  # pi needs fd 9 or later; Debian's is 8: pi's error, drawn as one
+    if tool_run(app.desk.current.pi.model, "tour_find").is_error:  # pi needs fd 9 or later; Debian's is 8: pi's error, drawn as one
         assert find.plain.startswith("✗ find") and has_role(style_at(find, find.plain.index("\n") + 1), "error"), find.plain
     else:
         assert "· 3 files" in find.plain.split("\n")[0], find.plain
@@ -137,9 +137,9 @@ async def test_each_tool_drawn_by_kind_live_and_after_resume(pi_harness: PiHarne
     pi_harness.model.queue(*tool_tour(project))
     app = PideckApp(pi_harness.launch_config(session_dir=tmp_path / "sessions", extra_args=["--tools", "+grep,+find,+ls"]))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready and app.session.state is not None, timeout=30, what="start-up")
+        await wait_until(pilot, lambda: app.desk.current.pi.ready and app.desk.current.pi.model.state is not None, timeout=30, what="start-up")
         await send(pilot, "Run every tool once")
-        await wait_until(pilot, lambda: "Every tool ran once." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "Every tool ran once." in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=120, what="the tour")  # fmt: skip
         await pilot.pause()
         check_tour(app, project, live=True)
@@ -152,7 +152,7 @@ async def test_each_tool_drawn_by_kind_live_and_after_resume(pi_harness: PiHarne
         await wait_until(pilot, lambda: "… 9,992 more lines" in blocks(app)["tour_write_big"].plain, what="collapsed")
 
         big = next(block for block in app.query(ToolCallBlock) if block.block.tool_call.id == "tour_write_big")
-        app.main.transcript.show_view(big)
+        app.desk.current.main.transcript.show_view(big)
         await pilot.pause()
         await pilot.click(big)
         view = await wait_until(pilot, lambda: isinstance(app.screen, ToolOutputScreen) and app.screen.query_one(LargeTextView),

@@ -65,10 +65,10 @@ async def test_a_live_json_mode_pipe_streams_and_settles(pi_harness: PiHarness, 
     try:
         async with app.run_test(size=SIZE) as pilot:
             copying = asyncio.create_task(tee())
-            await wait_until(pilot, lambda: app.session.running and app.session.tools, timeout=30, what="the tool running")
+            await wait_until(pilot, lambda: app.desk.current.pi.model.running and app.desk.current.pi.model.tools, timeout=30, what="the tool running")
             await wait_until(pilot, lambda: "step 1" in transcript_text(app), timeout=30, what="its output streaming")
-            assert not tool_run(app.session, "call_loop").done  # seen while it ran
-            await wait_until(pilot, lambda: "run settled" in str(app.main.status.render()), timeout=30, what="the end")
+            assert not tool_run(app.desk.current.pi.model, "call_loop").done  # seen while it ran
+            await wait_until(pilot, lambda: "run settled" in str(app.desk.current.main.status.render()), timeout=30, what="the end")
             await copying
             assert await pi.wait() == 0
             live = transcript_text(app)
@@ -78,7 +78,7 @@ async def test_a_live_json_mode_pipe_streams_and_settles(pi_harness: PiHarness, 
         saved.write_bytes(bytes(written))
         again = ViewApp(view_config(tmp_path), ViewClient(str(saved)), path=saved)
         async with again.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: again._session_ready and again.pump.idle, what="the file shown")
+            await wait_until(pilot, lambda: again.desk.current.pi.ready and again.desk.current.pi.pump.idle, what="the file shown")
             await pilot.pause()
             assert transcript_text(again) == live  # the same run, read whole, draws the same
     finally:
@@ -96,9 +96,9 @@ async def test_a_recording_replays_as_the_live_session_showed(pi_harness: PiHarn
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await send(pilot, "Run the loop.")
-        await wait_until(pilot, lambda: "three" in transcript_text(app) and not app.session.running, timeout=30,
+        await wait_until(pilot, lambda: "three" in transcript_text(app) and not app.desk.current.pi.model.running, timeout=30,
                          what="the run")
-        await wait_until(pilot, lambda: app.pump.idle)
+        await wait_until(pilot, lambda: app.desk.current.pi.pump.idle)
         await quiesce(pilot)
         live = transcript_text(app)
         live_stats = stats_text(app)
@@ -107,7 +107,7 @@ async def test_a_recording_replays_as_the_live_session_showed(pi_harness: PiHarn
     header, steps = read_recording(tmp_path / "bug.jsonl")
     replay = ReplayApp(view_config(tmp_path), ReplayClient("bug.jsonl", steps, speed=0), cwd=header["cwd"])
     async with replay.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: replay.view.ended is not None and replay.pump.idle, timeout=30, what="the replay")
+        await wait_until(pilot, lambda: replay.view.ended is not None and replay.desk.current.pi.pump.idle, timeout=30, what="the replay")
         await pilot.pause()
         assert transcript_text(replay) == live
         shown = stats_text(replay)
@@ -121,8 +121,8 @@ async def test_export_writes_pis_html_of_the_run(pi_runtime: PiRuntime, tmp_path
     path = JSON_RUNS / run
     app = ViewApp(view_config(tmp_path), ViewClient(str(path)), path=path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready and app.pump.idle, what="the file shown")
-        app.main.editor.load(f"/export {tmp_path / 'run.html'}")
+        await wait_until(pilot, lambda: app.desk.current.pi.ready and app.desk.current.pi.pump.idle, what="the file shown")
+        app.desk.current.main.editor.load(f"/export {tmp_path / 'run.html'}")
         await pilot.press("enter")
         await wait_until(pilot, lambda: any("Exported to" in n.message for n in app.toasts.center.entries),
                          timeout=60, what="the export")

@@ -72,7 +72,7 @@ async def test_pi_over_ssh_runs_and_nothing_reads_this_machines_disk_for_it(
 
     app = PideckApp(config)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready and app.session.state is not None, timeout=60,
+        await wait_until(pilot, lambda: app.desk.current.pi.ready and app.desk.current.pi.model.state is not None, timeout=60,
                          what="pi started over ssh")  # fmt: skip
         remote_pi.model.queue(Reply(text="Answered from over there."))
         await send(pilot, "hello over ssh")
@@ -88,7 +88,7 @@ async def test_pi_over_ssh_runs_and_nothing_reads_this_machines_disk_for_it(
         await send(pilot, f"/resume {recorded}")  # a path over there, as typed
         await wait_until(pilot, lambda: "The build uses make" in transcript_text(app), timeout=30,
                          what="the session resumed over there")  # fmt: skip
-        assert app.cwd == here, "the session file's folder is over there, not a folder here"
+        assert app.desk.current.pi.cwd == here, "the session file's folder is over there, not a folder here"
 
         await send(pilot, "/export saved.html")
         await wait_until(pilot, lambda: "Exported on 127.0.0.1 to" in notes(app), timeout=30, what="/export")
@@ -136,12 +136,12 @@ async def test_a_connection_dropped_mid_stream_is_reported_and_restarts_on_the_s
     config = launch(tmp_path, remote_pi_command(sshd.ssh(), remote_pi), *pi_model_args(), "--session-dir", str(sessions))
     app = PideckApp(config)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready and app.session.state is not None, timeout=60,
+        await wait_until(pilot, lambda: app.desk.current.pi.ready and app.desk.current.pi.model.state is not None, timeout=60,
                          what="pi started over ssh")  # fmt: skip
         remote_pi.model.queue(Reply(text="The first answer is kept."),
                               Reply(text=" ".join(f"word{n}" for n in range(400)), chunk_chars=6, delay=0.1))
         await send(pilot, "first question")
-        await wait_until(pilot, lambda: "The first answer is kept." in transcript_text(app) and not app.session.running,
+        await wait_until(pilot, lambda: "The first answer is kept." in transcript_text(app) and not app.desk.current.pi.model.running,
                          timeout=30, what="the first answer")  # fmt: skip
         await send(pilot, "second question")
         await wait_until(pilot, lambda: "word3" in transcript_text(app), timeout=30, what="the second answer streaming")
@@ -151,8 +151,8 @@ async def test_a_connection_dropped_mid_stream_is_reported_and_restarts_on_the_s
         await wait_until(pilot, lambda: "pi exited (code 255)" in transcript_text(app), timeout=30,
                          what="the drop reported")  # fmt: skip
         await pilot.press("ctrl+r")  # the same ssh command, on the session pi had saved
-        await wait_until(pilot, lambda: app.client.running and app._session_ready and not app.session.running
-                         and not app.session.life.restarting and "The first answer is kept." in transcript_text(app),
+        await wait_until(pilot, lambda: app.desk.current.pi.client.running and app.desk.current.pi.ready and not app.desk.current.pi.model.running
+                         and not app.desk.current.pi.model.life.restarting and "The first answer is kept." in transcript_text(app),
                          timeout=60,
                          what="pi back over ssh on the session")  # fmt: skip
         assert app.query_one(PromptEditor).text == "a draft in the prompt"
@@ -180,14 +180,14 @@ async def test_a_second_session_opened_on_another_host_streams_beside_the_local_
     remote_pi.model.responder = reply_to
     app = PideckApp(remote_pi.launch_config())
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app._session_ready and app.commands, timeout=60, what="the local pi")
+        await wait_until(pilot, lambda: app.desk.current.pi.ready and app.desk.current.pi.commands, timeout=60, what="the local pi")
         pi = remote_pi_command(sshd.ssh(), remote_pi)
         await send(pilot, f"/open --pi {shlex.quote(pi)} -- {shlex.join(pi_model_args())} --no-session")
-        await wait_until(pilot, lambda: len(app.slots) == 2 and app.slots[1].pi.ready, timeout=60,
+        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.slots[1].pi.ready, timeout=60,
                          what="the session over ssh")
-        far = app.slots[1]
+        far = app.desk.slots[1]
         assert far.config.remote == HOST and "127.0.0.1:" in str(app.screen.query_one(SessionsRow).render())
-        app.main.query_one(PromptEditor).load("hello over ssh")
+        app.desk.current.main.query_one(PromptEditor).load("hello over ssh")
         await pilot.pause()
         await pilot.press("enter", "alt+1")  # (in one burst: shown at its end, the far run would not be unseen)
         await send(pilot, "hello here")

@@ -88,14 +88,14 @@ async def test_a_restart_over_ssh_resumes_the_session_it_names(tmp_path: Path) -
     session = str(tmp_path / "my pi" / "$(touch MARK_RESTART)" / "s.jsonl")  # a space, and shell in a folder's name
     fake, app, record = over_ssh(tmp_path, session=session)
     async with fake.run(app) as pilot:
-        assert app.session.state is not None and app.session.state.session_file == session
+        assert app.desk.current.pi.model.state is not None and app.desk.current.pi.model.state.session_file == session
         await crash(pilot)
         fake.control.write_text("")
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: app.client.running and not app.query_one(CrashBar).display, what="the restart")
+        await wait_until(pilot, lambda: app.desk.current.pi.client.running and not app.query_one(CrashBar).display, what="the restart")
         await wait_until(pilot, lambda: "pi restarted" in transcript_text(app), what="the restart banner")
         assert started(record)[1] == ["--mode", "rpc", "--session", session]
-        assert app.session.state.session_file == session, "the session the banner names"
+        assert app.desk.current.pi.model.state.session_file == session, "the session the banner names"
         assert f"resumed session {session}" in transcript_text(app)
     assert marks(tmp_path) == [], "nothing ran in the remote shell"
 

@@ -49,13 +49,13 @@ def scratch_project(folder: Path) -> Path:
 
 
 async def started_over_ssh(pilot: Any, app: PideckApp) -> None:
-    await wait_until(pilot, lambda: app._session_ready and app.session.state is not None, timeout=60,
+    await wait_until(pilot, lambda: app.desk.current.pi.ready and app.desk.current.pi.model.state is not None, timeout=60,
                      what="pi started over ssh")
 
 
 async def run_prompt(pilot: Any, app: PideckApp, text: str, done: str) -> None:
     await send(pilot, text)
-    await wait_until(pilot, lambda: done in transcript_text(app) and not app.session.running, timeout=60, what=done)
+    await wait_until(pilot, lambda: done in transcript_text(app) and not app.desk.current.pi.model.running, timeout=60, what=done)
 
 
 async def test_revert_a_hunk_and_whole_files_on_the_host(sshd: Any, remote_pi: PiHarness, tmp_path: Path) -> None:
@@ -150,7 +150,7 @@ async def test_rewind_on_the_host_across_prompts_with_an_edit_a_write_and_bash(
         await run_prompt(pilot, app, "First: edit the code.", "First done.")
         await run_prompt(pilot, app, "Second: config and notes.", "Second done.")
         assert (project / NOTES).read_text() == "# sedded\n"
-        first_session = app.session.state.session_file
+        first_session = app.desk.current.pi.model.state.session_file
 
         await send(pilot, "/rewind")
         picker = await wait_until(pilot, lambda: isinstance(app.screen, RewindPicker) and app.screen, timeout=30,
@@ -161,15 +161,15 @@ async def test_rewind_on_the_host_across_prompts_with_an_edit_a_write_and_bash(
         dialog = await question(pilot)
         assert f"@@ {NOTES} @@" in dialog.plan.lines and f"@@ {CONFIG} @@" in dialog.plan.lines
         await pilot.press("y")
-        await wait_until(pilot, lambda: app.session.state.session_file != first_session
-                         and "Second: config and notes." in app.main.editor.text, timeout=30, what="the fork")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.state.session_file != first_session
+                         and "Second: config and notes." in app.desk.current.main.editor.text, timeout=30, what="the fork")
         assert (project / CODE).read_text() == first  # before the message: kept
         assert (project / CONFIG).read_bytes() == b"debug = false\r\n"
         assert (project / NOTES).read_text() == "# notes\n"
 
-        app.main.editor.load("")
+        app.desk.current.main.editor.load("")
         await send(pilot, "/rewind undo")
-        await wait_until(pilot, lambda: app.session.state.session_file == first_session, timeout=30, what="back")
+        await wait_until(pilot, lambda: app.desk.current.pi.model.state.session_file == first_session, timeout=30, what="back")
         assert (project / CONFIG).read_text() == "debug = true\n"
         assert (project / NOTES).read_text() == "# sedded\n"
         await quiesce(pilot)

@@ -179,7 +179,8 @@ def test_main_runs_the_app_then_stops_the_demo(pi_flag, monkeypatch):
         def __init__(self, config, client, terminal_colors=(None, None), type_ahead=b"", restore=(), drafts=(), notes=()):
             seen.append(config)
             self.client = client
-            self.slots, self.current = [], None
+            self.slots, self.current, self.detached = [], None, 0
+            self.desk = self  # (its desk's at-exit answers: none)
 
         def sessions_at_exit(self) -> list:
             return []

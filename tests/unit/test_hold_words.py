@@ -13,7 +13,7 @@ import pytest
 
 from app.cli.pideck import main
 from app.cli.hold import table
-from app.pideck_app import attached_note
+from app.desk.desk import attached_note
 from app.cli.serve import page_words, pages_full
 
 ROOT = Path(__file__).resolve().parents[2]

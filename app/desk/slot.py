@@ -1,9 +1,9 @@
-"""One open pi session in pideck (the App keeps them, in the order they were opened): its
-`PiSession`, its main screen in a Textual mode of its own (so a dialog or a picker stays
-with its session when another is shown), its command context, the extension dialogs it
-waits on and its run alerts.
+"""One open pi session in pideck (the desk, app/desk/desk.py, keeps them in the order they
+were opened): its `PiSession`, its main screen in a Textual mode of its own (so a dialog or
+a picker stays with its session when another is shown), its command context, the extension
+dialogs it waits on and its run alerts.
 
-A slot is its session's host. While it is not shown, its records are read and folded as
+A slot is its session's host (app.pi.session.SessionHost). While it is not shown, its records are read and folded as
 ever, and what cannot wait is done at once (a dialog queued and its session marked, a run's
 end noted and alerted, requests declined, stats read); the drawing waits in the model's
 changes until the session is shown again, and is then done in one go.
@@ -15,37 +15,27 @@ import asyncio
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine, Mapping
-from contextlib import AbstractContextManager
-from pathlib import Path
-from typing import Any, Protocol
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
-from textual.binding import BindingsMap
-from textual.screen import Screen
 from textual.worker import Worker
 
-from app.keybindings import PiKeymap
-from app.selection_copy import SelectionCopy
-from app.themes import Themes
-from app.toasts import Toasts
-
 from app.attachments import Attachments
-from app.commands.context import CommandContext, SlashCommand
+from app.commands.context import CommandContext
 from app.commands.registry import REGISTRY
-from app.main_screen import MainScreen
 from app.pi.launch import LaunchConfig
-from app.pi.record_pump import Stoppable
 from app.pi.session import PiSession
 from app.run_alerts import RunAlerts, notify_setting, run_error
 from protocol.state.desk import Mark, SessionLine, cost_label, mark_of, model_label, session_name
-from protocol.state.notification_center import NotificationCenter
 from protocol.state.session_model import Changes
 from protocol.wire.client import RpcClient, RpcError
 from protocol.wire.extension_ui import DialogRequest, as_text
 from protocol.wire.responses import CommandInfo
-from widgets.prompt.editor import PromptEditor
 from widgets.text.safe import clean
 from widgets.screens.dialogs import ExtensionDialog, dialog_for
+
+if TYPE_CHECKING:
+    from app.desk.desk import Desk
 
 # Items added while a session was not shown above which showing it builds the transcript's
 # newest window afresh instead of mounting each of them.
@@ -86,77 +76,6 @@ class DialogQueue:
         return sum(1 for _, deadline in self._items if deadline is None or deadline > now)
 
 
-class Desk(Protocol):
-    """What a session asks of the app that keeps the sessions (the App is one)."""
-
-    session_class: type[PiSession]
-    screen_class: type[MainScreen]
-    slash_commands: Mapping[str, SlashCommand]  # pideck's `/` commands its sessions offer
-    themes: Themes
-    selection: SelectionCopy
-    keys: PiKeymap
-    slots: list[SessionSlot]
-    title: str
-    app_focus: bool
-    notices: NotificationCenter
-
-    @property
-    def leaving(self) -> bool: ...
-
-    @property
-    def key_bindings(self) -> BindingsMap: ...
-
-    def write_to_terminal(self, sequence: str) -> None: ...
-
-    def set_timer(self, delay: float, callback: Callable[[], None]) -> Any: ...
-
-    def set_interval(self, interval: float, callback: Callable[[], None]) -> Any: ...
-
-    def call_next(self, callback: Callable[[], None]) -> Any: ...
-
-    def in_background(self, work: Coroutine[Any, Any, None], group: str) -> Worker[None]: ...
-
-    def run_worker(self, work: Any, name: str | None = "", group: str = "default", exit_on_error: bool = True) -> Any: ...
-
-    def notify(self, message: str, *, title: str = "", severity: Any = "information",
-               timeout: float | None = None, markup: bool = True) -> None: ...
-
-    @property
-    def closing(self) -> bool: ...
-
-    @property
-    def toasts(self) -> Toasts: ...
-
-    def batch_update(self) -> AbstractContextManager[None]: ...
-
-    def session_changed(self, slot: SessionSlot, changes: Changes) -> None: ...
-
-    def desk_changed(self) -> None: ...
-
-    async def push_screen_wait(self, screen: Screen[Any]) -> Any: ...
-
-    def copy_to_clipboard(self, text: str) -> None: ...
-
-    def run_in_terminal(self, argv: list[str], cwd: Path | None = None) -> int | None: ...
-
-    def reread_settings(self) -> None: ...
-
-    def quit(self) -> None: ...
-
-    def session_lines(self) -> list[SessionLine]: ...
-
-    def open_session(self, cwd: Path, pi_args: list[str] | None = None, pi_flag: str | None = None,
-                     session: str | None = None) -> SessionSlot: ...
-
-    async def close_session(self, slot: SessionSlot | None = None) -> None: ...
-
-    def detach(self) -> bool: ...
-
-    def show_session(self, number: int) -> bool: ...
-
-    def show_open_session(self, slot: SessionSlot, session_file: str) -> bool: ...
-
-
 class SerialWork:
     """Coroutines run one after another in one long-lived worker, started by the first: the
     record pump's flushes, which ran as a worker each, a task and three state messages to
@@ -189,8 +108,9 @@ class SerialWork:
 
 
 class SessionSlot:
-    def __init__(self, app: Desk, config: LaunchConfig, serial: int, client: RpcClient | None = None) -> None:
-        self.app = app
+    def __init__(self, desk: Desk, config: LaunchConfig, serial: int, client: RpcClient | None = None) -> None:
+        self.desk = desk
+        shell = desk.shell
         self.config = config
         self.mode = f"session-{serial}"  # its Textual mode: its main screen and what is pushed over it
         self.shown = False
@@ -205,15 +125,17 @@ class SessionSlot:
         self.startup_error_shown = False
         self._shown_event = asyncio.Event()
         self.title: str | None = None  # an extension's setTitle
-        self.pi: PiSession = app.session_class(config, self, client)
-        self.attachments = Attachments(app, self.pi.model.image_names, lambda: self.pi.cwd, lambda: self.main)
-        self.context = CommandContext(self.pi, self, attachments=self.attachments, themes=app.themes,
-                                      commands=app.slash_commands)
-        self.main = app.screen_class(self.context, app.selection, commands=self.all_commands,
-                                     keymap=lambda: app.keys.keymap, id=f"session-{serial}")
-        self.alerts = RunAlerts(app.write_to_terminal, notify_setting(config.env), focused=lambda: self.shown and app.app_focus,
-                                title=lambda: app.title, env=config.env, shown=lambda: self.shown,
-                                label=lambda: self.name if len(app.slots) > 1 else "")
+        # the app's timers, as the session's host
+        self.set_timer, self.set_interval, self.call_next = shell.set_timer, shell.set_interval, shell.call_next
+        self.pi: PiSession = desk.session_class(config, self, client)
+        self.attachments = Attachments(shell, self.pi.model.image_names, lambda: self.pi.cwd, lambda: self.main)  # type: ignore[arg-type]
+        self.context = CommandContext(self.pi, desk, self.notify, attachments=self.attachments, commands=desk.commands)
+        self.main = self.context.screen = desk.screen_class(self.context, shell.selection, commands=self.all_commands,
+                                                            keymap=lambda: shell.keys.keymap, id=f"session-{serial}")
+        self.alerts = RunAlerts(shell.write_to_terminal, notify_setting(config.env),
+                                focused=lambda: self.shown and shell.app_focus, title=lambda: shell.title,
+                                env=config.env, shown=lambda: self.shown,
+                                label=lambda: self.name if len(desk.slots) > 1 else "")
         self.workers: list[Worker[None]] = []  # its start, its dialogs and its flushes, cancelled when it closes
         self._flushes = SerialWork(self._start_flushes)
 
@@ -223,7 +145,7 @@ class SessionSlot:
 
     @property
     def number(self) -> int:
-        return self.app.slots.index(self) + 1
+        return self.desk.slots.index(self) + 1
 
     def waiting(self) -> int:
         """Extension dialogs waiting for an answer (shown or not)."""
@@ -261,23 +183,11 @@ class SessionSlot:
         else:
             self._shown_event.clear()
 
-    async def until_shown(self) -> None:
-        await self._shown_event.wait()
-
     # --- the session's host (app.pi.session.SessionHost) -------------------------------------
 
     @property
     def leaving(self) -> bool:
-        return self.closing or self.app.leaving
-
-    def set_timer(self, delay: float, callback: Callable[[], None]) -> Stoppable:
-        return self.app.set_timer(delay, callback)
-
-    def set_interval(self, interval: float, callback: Callable[[], None]) -> Stoppable:
-        return self.app.set_interval(interval, callback)
-
-    def call_next(self, callback: Callable[[], None]) -> object:
-        return self.app.call_next(callback)
+        return self.closing or self.desk.shell.leaving
 
     async def after_frame(self) -> None:
         if self.main.is_running:  # (its frame, or its idle when nothing is due: shown or not)
@@ -288,20 +198,21 @@ class SessionSlot:
             self.main.hold_frames(seconds)
 
     def in_background(self, work: Coroutine[Any, Any, None], group: str) -> Worker[None]:
+        """Run `work` as a worker of the app's (the flushes one after another, in one)."""
         if group == "flush":
             return self._flushes.run(work)
-        return self.app.in_background(work, group)
+        return self.desk.shell.run_worker(work, name=group, group=group, exit_on_error=True)
 
     def _start_flushes(self, work: Coroutine[Any, Any, None]) -> Worker[None]:
-        worker = self.app.in_background(work, "flushes")
+        worker: Worker[None] = self.desk.shell.run_worker(work, name="flushes", group="flushes", exit_on_error=True)
         self.workers.append(worker)
         return worker
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information",
                timeout: float | None = None, markup: bool = True) -> None:
-        if not self.shown and len(self.app.slots) > 1:  # a session not shown says whose it is
+        if not self.shown and len(self.desk.slots) > 1:  # a session not shown says whose it is
             title = f"{self.name} · {title}" if title else self.name
-        self.app.notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        self.desk.shell.notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def changes_to_draw(self, pending: Changes) -> bool:
         """Whether the model's changes are drawn now; a session not shown keeps them, and
@@ -317,17 +228,17 @@ class SessionSlot:
     async def show_changes(self, changes: Changes) -> None:
         """Draw what changed in the model (shown: on its screen; not shown: only what cannot
         wait), do what the changes ask of the session (alerts, toasts, dialogs queued), then
-        tell the app (progress, title, the sessions row)."""
+        tell the desk (progress, title, the sessions row)."""
         if self.shown:
             await self.main.composed.wait()  # pi may exit (or a file load) before the panes are there
-        if self.leaving or self.app.closing:
+        if self.leaving or self.desk.shell.closing:
             return  # the views are going away
         model = self.pi.model
         if changes.settled is not None:  # (before the run's end below: how long it ran)
             self.unread = not self.shown
             self.alerts.settled(changes.settled.aborted, run_error(model))
         if self.shown:
-            with self.app.batch_update():
+            with self.desk.shell.batch_update():
                 await self.main.show_changes(changes)
         if changes.status:
             self.main.pi_life_changed()
@@ -345,7 +256,7 @@ class SessionSlot:
                 self.dialog_screen.expire()
         if changes.exited is not None and self.pi.ready:
             self.forget_dialogs()  # extension questions from the dead pi cannot be answered
-        self.app.session_changed(self, changes)
+        self.desk.session_changed(self, changes)
 
     # --- its extension dialogs ---------------------------------------------------------------
 
@@ -363,12 +274,12 @@ class SessionSlot:
                     continue
                 self.alerts.dialog(as_text(request.title))
                 self.dialog_screen = dialog_for(request, deadline)
-                self.app.desk_changed()
-                response = await self.app.push_screen_wait(self.dialog_screen)
+                self.desk.changed()
+                response = await self.desk.shell.push_screen_wait(self.dialog_screen)
             finally:
                 self.dialog_taken = None
                 self.dialog_screen = None
-                self.app.desk_changed()
+                self.desk.changed()
             if response is not None and self.pi.client.running:
                 try:
                     await self.pi.client.send(response)
@@ -380,19 +291,19 @@ class SessionSlot:
         toast says that it asks (taken off once it is shown)."""
         if self.shown:
             return True
-        if len(self.app.slots) > 1:
+        if len(self.desk.slots) > 1:
             self.alerts.dialog(self.name)  # the bell and the desktop say a session not shown asks
             self._say_asking()
         try:
             while not self.shown:
                 try:
-                    await asyncio.wait_for(self.until_shown(), None if deadline is None else max(0.0, deadline - time.monotonic()))
+                    await asyncio.wait_for(self._shown_event.wait(), None if deadline is None else max(0.0, deadline - time.monotonic()))
                 except TimeoutError:
                     return False
             return True
         finally:
             if self._asking is not None:  # (shown, or its time ran out: the toast says no more)
-                self.app.toasts.take_off(self._asking[0])
+                self.desk.shell.toasts.take_off(self._asking[0])
                 self._asking = None
 
     def follow_name(self) -> None:
@@ -405,10 +316,10 @@ class SessionSlot:
         """The toast that says this session asks, naming it as the sessions row does (in
         place of the one before, if one is up)."""
         if self._asking is not None:
-            self.app.toasts.take_off(self._asking[0])
+            self.desk.shell.toasts.take_off(self._asking[0])
             self._asking = None
         name = self.name
-        key = self.app.toasts.notify(f"“{name}” asks a question: Alt+0 or Alt+{self.number} shows it",
+        key = self.desk.shell.toasts.notify(f"“{name}” asks a question: Alt+0 or Alt+{self.number} shows it",
                                      "Needs you", "warning", None, markup=False)
         if key is not None:
             self._asking = (key, name)
@@ -426,54 +337,7 @@ class SessionSlot:
             f"An extension's {type(request).__struct_config__.tag} dialog “{title}” timed out before "
             "pideck could show it; pi went on without an answer", title="Dialog timed out")
 
-    # --- what commands ask of the screen (app.commands.context.CommandUI) --------------------
-
-    @property
-    def editor(self) -> PromptEditor:
-        return self.main.editor
-
-    @property
-    def notices(self) -> NotificationCenter:
-        return self.app.notices
-
-    async def push_screen_wait(self, screen: Screen[Any]) -> Any:
-        return await self.app.push_screen_wait(screen)
-
-    def copy_to_clipboard(self, text: str) -> None:
-        self.app.copy_to_clipboard(text)
-
-    def run_in_terminal(self, argv: list[str]) -> int | None:
-        return self.app.run_in_terminal(argv, self.pi.cwd)
-
-    async def show_tool_call(self, tool_call_id: str) -> None:
-        await self.main.show_tool_call(tool_call_id)
-
-    def refresh_stats(self) -> Worker[None]:
-        return self.app.run_worker(self.pi.refresh_stats(), name="stats", group="stats", exit_on_error=True)
-
-    def reread_settings(self) -> None:
-        self.app.reread_settings()
-
-    def key_tables(self) -> tuple[BindingsMap, BindingsMap, list[str]]:
-        return self.app.key_bindings, self.main.editor.key_bindings, self.app.keys.notes
-
-    def quit(self) -> None:
-        self.app.quit()
-
-    def session_lines(self) -> list[SessionLine]:
-        return self.app.session_lines() if len(self.app.slots) > 1 else []
-
-    def open_session(self, cwd: Path, pi_args: list[str] | None, pi_flag: str | None, session: str | None = None) -> None:
-        self.app.open_session(cwd, pi_args, pi_flag, session)
-
-    async def close_session(self) -> None:
-        await self.app.close_session(self)
-
-    def detach(self) -> bool:
-        return self.app.detach()
-
-    def show_session(self, number: int) -> bool:
-        return self.app.show_session(number)
-
     def shown_here(self, session_file: str) -> bool:
-        return self.app.show_open_session(self, session_file)
+        """Whether another session of this window has `session_file` open: then that one is
+        shown, and this one closes."""
+        return self.desk.shown_here(self, session_file)
