@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -35,23 +35,34 @@ OPEN_TRIES = 3  # connections to the holder tried before a window says why pi ca
 QUEUED_FRAMES = 256  # frames of pi's stdout read ahead of the client: beyond, the socket waits
 DRAFT_PIECE = 1 << 18  # characters of a draft per control frame (at most 6 bytes each in JSON: well under MAX_CONTROL)
 REATTACH_WAIT = 30.0  # seconds a window may wait for the holder's answer when it attaches again
+RETRY_FIRST, RETRY_MOST = 0.5, 30.0  # seconds between tries to reach a holder that did not answer (doubling)
 HOLDER_GONE = "pideck's holder went away (killed?): pi's runs it held are lost; `pideck --restore` resumes the sessions from pi's files"
 
 Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter, frames.FrameReader]
 
 
+class Opener(Protocol):
+    """The way to the holder: a connection to it (`connect_holder` for the user's own here;
+    ssh_link.py's for one on another host), started if none listens with `start`; HoldError
+    says why not, its `Unreachable` when trying again later may reach it."""
+
+    async def __call__(self, env: Mapping[str, str], start: bool = True) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]: ...
+
+
 class HeldLink:
     """A held pi: `spawn` it (`argv`, `env`, `cwd`), or attach to the one numbered `number`,
     taking `drafts`. `window` is what windows attaching later are told of it; `resumes`, the
-    number of a pi the holder closed idle, started again here."""
+    number of a pi the holder closed idle, started again here. `opener` is the way to the
+    holder (the user's own, on this host, by default)."""
 
     holder_claims = True
 
     def __init__(self, argv: list[str], *, holder_env: Mapping[str, str], env: Mapping[str, str] | None = None,
                  cwd: str | os.PathLike[str] | None = None, number: int | None = None,
                  window: dict[str, Any] | None = None, idle_close: float | None = None, drafts: tuple[str, ...] = (),
-                 resumes: int | None = None, early: Any = None) -> None:
+                 resumes: int | None = None, early: Any = None, opener: Opener | None = None) -> None:
         """`early`: a connection whose request was written before the loop ran (early.py's ask_early)."""
+        self.opener: Opener = opener or connect_holder
         self.argv = list(argv)
         self.holder_env = holder_env
         self.env = env
@@ -113,7 +124,7 @@ class HeldLink:
                 reader, writer = await asyncio.open_unix_connection(sock=early, limit=1 << 20)
                 early = None
             else:
-                reader, writer = await connect_holder(self.holder_env)
+                reader, writer = await self.opener(self.holder_env)
                 writer.write(frames.control(**self.holder_request()))
             framer = frames.FrameReader(frames.FROM_HOLDER, frames.MAX_FROM_HOLDER)
             pending: list[tuple[bytes, bytes]] = []
@@ -145,7 +156,7 @@ class HeldLink:
         is started for it: HoldError where none answers, or it no longer holds that pi): the
         holder's hello, its cut, and the frames read after the cut."""
         assert self.hello is not None
-        reader, writer = await connect_holder(self.holder_env, start=False)
+        reader, writer = await self.opener(self.holder_env, start=False)
         try:
             writer.write(frames.control(op="attach", protocol=frames.PROTOCOL, number=self.hello.number))
             framer = frames.FrameReader(frames.FROM_HOLDER, frames.MAX_FROM_HOLDER)
@@ -210,14 +221,24 @@ class HeldLink:
 
     async def _attach_again(self) -> bool:
         """The link to the holder broke: a new one to the same pi, drawn again from its cut;
-        False where the holder does not answer or no longer holds this pi. pi's answers
-        still awaited went with the old link: those requests fail (`Relinked`)."""
+        False where the holder does not answer or no longer holds this pi; where it cannot be
+        reached now (`Unreachable`: a host over a link that is down), tried again with backoff
+        until it answers or the window leaves. pi's answers still awaited went with the old
+        link: those requests fail (`Relinked`)."""
         if self.exited.done() or self.exit_error is not None:  # (an error: the holder said it leaves)
             return False
-        try:
-            connection, hello, snapshot, pending = await asyncio.wait_for(self._reattach(), REATTACH_WAIT)
-        except (HoldError, OSError, TimeoutError):
-            return False
+        wait = RETRY_FIRST
+        while True:
+            try:
+                connection, hello, snapshot, pending = await asyncio.wait_for(self._reattach(), REATTACH_WAIT)
+                break
+            except Unreachable:
+                if self._detached:
+                    return False
+                await asyncio.sleep(wait)
+                wait = min(wait * 2, RETRY_MOST)
+            except (HoldError, OSError, TimeoutError):
+                return False
         if self._writer is not None:
             self._writer.close()
         self._reader, self._writer, self._framer = connection
@@ -356,13 +377,17 @@ class HeldLink:
 def held_client(argv: list[str], *, holder_env: Mapping[str, str], env: Mapping[str, str] | None = None,
                 cwd: str | os.PathLike[str] | None = None, number: int | None = None,
                 window: dict[str, Any] | None = None, idle_close: float | None = None, drafts: tuple[str, ...] = (),
-                resumes: int | None = None, early: Any = None, **options: Any) -> RpcClient:
+                resumes: int | None = None, early: Any = None, opener: Opener | None = None, **options: Any) -> RpcClient:
     """The client of a held pi (see HeldLink; `options`: RpcClient's), its stderr redacted of
     `env`'s credentials unless a redactor is given."""
     link = HeldLink(argv, holder_env=holder_env, env=env, cwd=cwd, number=number, window=window,
-                    idle_close=idle_close, drafts=drafts, resumes=resumes, early=early)
+                    idle_close=idle_close, drafts=drafts, resumes=resumes, early=early, opener=opener)
     options.setdefault("redactor", Redactor.from_env(env if env is not None else os.environ))
     return RpcClient(link, **options)
+
+
+class Unreachable(HoldError):
+    """The holder could not be reached now (its host, over a link that is down): worth another try."""
 
 
 class NoHello(HoldError):
