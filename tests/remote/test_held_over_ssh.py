@@ -11,8 +11,9 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,8 @@ from tests.remote.conftest import ROOT, SshServer
 
 from protocol.hold.ask import ask
 from protocol.hold.bridge import version
-from protocol.hold.held_link import HeldLink
-from protocol.hold.ssh_link import SshOpener
+from protocol.hold.held_link import HeldLink, Unreachable
+from protocol.hold.ssh_link import SshOpener, Streams
 from protocol.wire.extension_ui import CaughtUp
 from protocol.wire.link import LinkError, Relinked
 
@@ -66,12 +67,40 @@ def ssh_clients() -> list[int]:
     return found
 
 
+class OutOfReach:
+    """An ssh opener whose host is out of reach (its port one nobody listens on) from
+    `cut_off()` for `tries` tries, then back."""
+
+    def __init__(self, real: SshOpener, tries: int) -> None:
+        self.real = real
+        self.left = tries
+        self.failed: list[str] = []
+        self.port = real.ssh.index("-p") + 1
+        self.open_port = real.ssh[self.port]
+
+    def cut_off(self) -> None:
+        with socket.socket() as probe:  # (a free port: nobody listens there, ssh is refused)
+            probe.bind(("127.0.0.1", 0))
+            self.real.ssh[self.port] = str(probe.getsockname()[1])
+
+    async def __call__(self, env: Mapping[str, str], start: bool = True) -> Streams:
+        try:
+            return await self.real(env, start)
+        except Unreachable as exc:
+            self.failed.append(str(exc))
+            self.left -= 1
+            if not self.left:
+                self.real.ssh[self.port] = self.open_port  # the network is back
+            raise
+
+
 async def test_a_killed_ssh_leaves_pi_running_on_the_host_and_the_link_comes_back_with_the_run_whole(
         sshd: SshServer, host_runtime: Path, tmp_path: Path) -> None:
+    """The ssh client killed mid-stream, and the host out of reach for two tries after."""
     stream = flood_stream(tmp_path / "run.jsonl", RECORDS, pad=20)
     argv = [sys.executable, str(FAKE_PI), "--stream", str(stream), "--rate", "1/10"]
-    link = HeldLink(argv, holder_env={}, env=dict(os.environ), cwd=tmp_path,
-                    opener=opener(sshd, bridge_command(host_runtime)))
+    way = OutOfReach(opener(sshd, bridge_command(host_runtime)), tries=2)
+    link = HeldLink(argv, holder_env={}, env=dict(os.environ), cwd=tmp_path, opener=way)
     start = await link.start()
     try:
         link.write(b'{"type":"prompt","message":"go","id":"p1"}\n')
@@ -80,6 +109,7 @@ async def test_a_killed_ssh_leaves_pi_running_on_the_host_and_the_link_comes_bac
             while sum(b"bash_execution_update" in item for item in read if isinstance(item, bytes)) < 50:
                 read += await link.read()
             (client,) = ssh_clients()
+            way.cut_off()
             os.kill(client, signal.SIGKILL)  # the link drops mid-stream
             while not read or read[-1] != b'{"type":"agent_settled"}':
                 got = await link.read()
@@ -88,8 +118,9 @@ async def test_a_killed_ssh_leaves_pi_running_on_the_host_and_the_link_comes_bac
         assert link.hello is not None and link.hello.number == start.hello.number
         assert link.hello.pid == start.hello.pid  # the same pi: it went on in the host's holder
         assert client not in ssh_clients()
+        assert len(way.failed) == 2 and all("cannot reach 127.0.0.1: " in why for why in way.failed), way.failed
         kinds = [type(item) for item in read if not isinstance(item, bytes)]
-        assert kinds[-2:] == [Relinked, CaughtUp]
+        assert kinds == [Relinked, CaughtUp]  # made again once, when the host was back
         cut = max(index for index, item in enumerate(read) if isinstance(item, CaughtUp))
         records = [json.loads(item) for item in read[cut + 1 :]]
         run = [record for record in records if record.get("type") != "response"]
