@@ -1,7 +1,7 @@
 """The way to a holder on another host: the user's own `ssh` (their config, keys, agent,
 ProxyJump, ControlMaster; no port opened anywhere) running the bridge there (bridge.py),
 whose stdin and stdout are then the window's connection to that holder. A HeldLink takes
-it as its opener (`HeldLink(..., opener=ssh_opener(...))`): the held link is the same,
+it as its opener (`HeldLink(..., opener=SshOpener(...))`): the held link is the same,
 only the way to its holder differs.
 
 ssh runs without a shell (`ssh [the user's options] OPTIONS HOST -- WORDS`, each word of the
