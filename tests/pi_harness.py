@@ -64,7 +64,7 @@ from textual.keys import _character_to_key, _get_unicode_name_from_key
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
-from tests.load import out_of_time
+from tests.load import load, out_of_time
 from tests.snapshot_plugin import settle
 
 from app.pi.launch import LaunchConfig
@@ -289,7 +289,7 @@ async def ensure_idle(client: RpcClient, timeout: float = 10.0) -> SessionState:
     if not client.running:
         raise AssertionError(f"pi is not running: {client.exited}\n--- pi stderr ---\n{client.stderr_tail}")
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + timeout * load()
     state = await client.call(GetState())
     while state.is_streaming or state.is_compacting or state.pending_message_count:
         if loop.time() > deadline:
@@ -346,13 +346,13 @@ class Recorder:
         return None
 
     async def wait_for(self, match: Any, *, start: int = 0, timeout: float = 15.0) -> Any:
-        """The first matching record (index >= start); AssertionError after `timeout`."""
+        """The first matching record (index >= start); AssertionError after `timeout` (stretched by the load)."""
         position = await self.wait_index(match, start=start, timeout=timeout)
         return self.records[position]
 
     async def wait_index(self, match: Any, *, start: int = 0, timeout: float = 15.0) -> int:
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        deadline = loop.time() + timeout * load()
         scanned = start
         test = _matcher(match)
         while True:

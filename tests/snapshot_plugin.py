@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import pytest_textual_snapshot
 from pytest_textual_snapshot import SVGImageExtension
+from tests.load import load
 
 if TYPE_CHECKING:
     from syrupy import SnapshotAssertion
@@ -73,10 +74,10 @@ def rendering_pending(app: App[Any]) -> bool:
 
 async def settle(pilot: Pilot[Any], *, timeout: float = 5.0, quiet: int = 3) -> None:
     """Pause until no text waits to be rendered and `quiet` successive screenshots are
-    identical (or `timeout` passes)."""
+    identical (or `timeout`, stretched by the load, passes)."""
     app = pilot.app
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + timeout * load()
     last = None
     same = 0
     while loop.time() < deadline:
