@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
+from tests.load import out_of_time
 
 from widgets.screens.on_purpose import SETTLE
 
@@ -37,9 +38,9 @@ ESCAPES = re.compile(r"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\
 
 
 def wait(condition: Callable[[], Any], what: str, timeout: float = 60.0, detail: Callable[[], str] = str) -> Any:
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
     while not (value := condition()):
-        if time.monotonic() > deadline:
+        if out_of_time(started, timeout):
             raise AssertionError(f"timed out waiting for {what}{detail()}")
         time.sleep(0.1)
     return value
@@ -106,9 +107,9 @@ class Screen:
 
     def wait_for(self, *texts: str, since: int = 0, timeout: float = 60.0) -> None:
         """Until one of `texts` has been received (after the `since`-th frame)."""
-        deadline = time.monotonic() + timeout
+        started = time.monotonic()
         while not any(text in self.text(since) for text in texts):
-            if time.monotonic() > deadline:
+            if out_of_time(started, timeout):
                 raise AssertionError(f"timed out waiting for {texts} on the page; it received:\n{self.text()[-3000:]}")
             self.page.wait_for_timeout(100)  # lets Playwright deliver the frames meanwhile
 

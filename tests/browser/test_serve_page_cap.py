@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import aiohttp
 from tests.browser.test_serve_in_browser import Served
+from tests.load import out_of_time
 from tests.pi_harness import Fake
 
 
@@ -45,10 +47,9 @@ async def page(session: aiohttp.ClientSession, server: Served) -> tuple[aiohttp.
 
 
 async def until(condition: object, what: str, timeout: float = 60.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    started = time.monotonic()
     while not condition():  # type: ignore[operator]
-        if loop.time() > deadline:
+        if out_of_time(started, timeout):
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.1)
 
