@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.load import out_of_time
 from tests.pi_harness import ROOT, PiHarness, TmuxPideck
 
 from app.scripted_model.agent_dir import pi_model_args
@@ -97,8 +98,8 @@ class SshServer:
 
     def _listening(self, timeout: float = 15.0) -> bool:
         assert self.process is not None
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self.process.poll() is None:
+        started = time.monotonic()
+        while not out_of_time(started, timeout) and self.process.poll() is None:
             with socket.socket() as probe:
                 if probe.connect_ex(("127.0.0.1", self.port)) == 0:
                     return True

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.load import load, out_of_time
 from tests.pi_harness import PiHarness
 
 from app.scripted_model.server import Reply
@@ -64,9 +65,9 @@ def describe(pid: int) -> str:
 
 def wait_gone(marker: str, timeout: float) -> tuple[float, list[str]]:
     """Seconds until no process holds `marker`, and the command lines of those still there
-    after `timeout` (killed then)."""
+    after `timeout`, stretched by the load (killed then)."""
     start = time.monotonic()
-    while (left := processes_with(marker)) and time.monotonic() - start < timeout:
+    while (left := processes_with(marker)) and not out_of_time(start, timeout):
         time.sleep(0.05)
     took, described = time.monotonic() - start, [describe(pid) for pid in left]
     for pid in left:
@@ -165,7 +166,7 @@ def test_pideck_over_ssh_streams_queues_aborts_copies_resizes_and_survives_a_dro
     os.kill(term.pane_pid, signal.SIGKILL)  # the ssh client: the connection drops
     took, left = wait_gone(str(sessions), 20)
     assert not left, f"outlived the connection: {left}"
-    assert took < 5, f"pideck and pi took {took:.1f} s to end"
+    assert took < 5 * load(), f"pideck and pi took {took:.1f} s to end"  # (on the hang-up, not a timeout later)
 
     said = session_messages(sessions)
     users = [text for role, text in said if role == "user"]
