@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from tests.load import out_of_time
 from tests.pi_harness import PiHarness, make_app, quiesce, send, started, transcript_text, wait_until
 
 from app.pi import record_pump
@@ -35,9 +36,9 @@ def frames_of_views(app: Any) -> list[list[str]]:
 
 async def until(condition: Callable[[], Any], what: str, timeout: float = 30.0) -> None:
     """Wait for `condition` on the loop alone: a pilot's pause draws a frame of its own."""
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
     while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        assert not out_of_time(started, timeout), f"timed out waiting for {what}"
         await asyncio.sleep(0.01)
 
 

@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from tests.load import out_of_time
 
 from app.runtime import PiRuntime
 
@@ -55,9 +56,9 @@ def test_the_wheel_installs_a_pideck_whose_demo_runs(pi_runtime: PiRuntime, tmp_
         return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=10).stdout
 
     def wait_for(text: str, timeout: float = 120.0) -> None:
-        deadline = time.monotonic() + timeout
+        started = time.monotonic()
         while text not in (screen := tmux("capture-pane", "-p", "-t", "t")):
-            if time.monotonic() > deadline:
+            if out_of_time(started, timeout):
                 raise AssertionError(f"timed out waiting for {text!r}; screen:\n{screen}")
             time.sleep(0.2)
 

@@ -16,6 +16,7 @@ import pytest
 from app.scripted_model.agent_dir import pi_model_args
 from app.scripted_model.server import Reply
 from protocol.state.desk import Mark
+from tests.load import out_of_time
 from tests.pi_harness import (
     ROOT,
     SIZE,
@@ -183,9 +184,9 @@ def test_quit_prints_a_resume_command_per_session_and_restore_opens_them(pi_harn
         return tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "t")
 
     def wait_for(text: str, timeout: float = 60.0) -> str:
-        deadline = time.monotonic() + timeout
+        started = time.monotonic()
         while text not in (shown := screen()):
-            if time.monotonic() > deadline:
+            if out_of_time(started, timeout):
                 raise AssertionError(f"timed out waiting for {text!r}; screen:\n{shown}")
             time.sleep(0.2)
         return shown
@@ -218,9 +219,9 @@ def test_quit_prints_a_resume_command_per_session_and_restore_opens_them(pi_harn
         tmux("send-keys", "-t", "t", "-l", "a draft for later")  # left unsent in a session then not shown
         wait_for("a draft for later")
         tmux("send-keys", "-t", "t", "M-1")
-        deadline = time.monotonic() + 30
+        waited = time.monotonic()
         while "a draft for later" in screen():  # session one shown, its prompt empty
-            assert time.monotonic() < deadline, screen()
+            assert not out_of_time(waited, 30), screen()
             time.sleep(0.1)
         quit_twice()
         shown = wait_for("EXIT=0")
@@ -236,9 +237,9 @@ def test_quit_prints_a_resume_command_per_session_and_restore_opens_them(pi_harn
         wait_for("Answer two.")
         wait_for("a draft for later")  # back in its prompt
         tmux("send-keys", "-t", "t", "C-c")  # (a prompt with text: Ctrl+C clears it)
-        deadline = time.monotonic() + 30
+        waited = time.monotonic()
         while "a draft for later" in screen():
-            assert time.monotonic() < deadline, screen()
+            assert not out_of_time(waited, 30), screen()
             time.sleep(0.1)
         quit_twice()
         assert screen().count("EXIT=0") == 2 or wait_for("EXIT=0")
