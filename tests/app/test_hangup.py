@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.load import out_of_time
 from tests.pi_harness import Fake, TmuxPideck
 
 from textual.drivers._writer_thread import WriterThread
@@ -110,11 +111,11 @@ def children(pid: int) -> list[int]:
 
 
 def kill_terminal(term: TmuxPideck, pids: tuple[int, ...]) -> list[int]:
-    """Kill the tmux server; the `pids` still alive 15 s later (killed then, so that a failed
-    run leaves no process spinning behind)."""
+    """Kill the tmux server; the `pids` still alive 15 s later, stretched by the load (killed
+    then, so that a failed run leaves no process spinning behind)."""
     term._tmux("kill-server")
-    deadline = time.monotonic() + 15
-    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+    started = time.monotonic()
+    while any(alive(pid) for pid in pids) and not out_of_time(started, 15):
         time.sleep(0.1)
     left = [pid for pid in pids if alive(pid)]
     for pid in left:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.load import out_of_time
 from tests.pi_harness import ROOT, SIZE, Fake, derive_stream, transcript_text, ui, wait_until
 
 from app.cli.pideck import parse_args
@@ -118,16 +119,16 @@ class PtyRun:
         os.write(self.fd, data)
 
     def wait_for(self, condition: Callable[[], Any], what: str, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
+        started = time.monotonic()
         while not condition():
-            if time.monotonic() > deadline:
+            if out_of_time(started, timeout):
                 raise AssertionError(f"timed out waiting for {what}; output tail: {bytes(self.output[-1500:])!r}")
             time.sleep(0.05)
 
     def stop(self) -> int | None:
-        """Wait for the process to end (SIGKILL after 10 s); its exit status."""
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
+        """Wait for the process to end (SIGKILL after 10 s, stretched by the load); its exit status."""
+        started = time.monotonic()
+        while not out_of_time(started, 10):
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 self._reader.join(timeout=2)
