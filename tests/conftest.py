@@ -95,7 +95,8 @@ def own_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     return folder
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-timeout's own, which it calls with the bound stretched
+# before pytest-timeout's own, which it calls with the bound stretched (optional: `-p no:timeout` runs without it)
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool:
     """A test's time limit (pyproject's `timeout`, or its mark's) is what it may take on an
     idle machine: stretched by the load when the test starts, as the tests' waits are."""
