@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from textual.screen import Screen
 from textual.worker import Worker
@@ -22,9 +22,6 @@ from app.attachments import Attachments
 from app.notifier import Notifier, Notify
 from app.pi.session import PiSession
 
-if TYPE_CHECKING:  # (types only: the desk and the screen are above the commands)
-    from app.desk.desk import Desk
-    from app.main_screen import MainScreen
 
 Answer = TypeVar("Answer")
 Handler = Callable[["CommandContext", str], Awaitable[Any]]
@@ -42,9 +39,11 @@ class CommandContext(Notifier):
     """A command's pi session (`pi`), the desk (`desk`), its session's screen (`screen`, set
     once the session has made it), the images to attach and pideck's commands by name."""
 
-    screen: MainScreen
+    # (the desk, app/desk/desk.py, and the screen, app/main_screen.py, are above the commands,
+    # which do not import them: no import circle)
+    screen: Any
 
-    def __init__(self, pi: PiSession, desk: Desk, notify: Notify, *, attachments: Attachments,
+    def __init__(self, pi: PiSession, desk: Any, notify: Notify, *, attachments: Attachments,
                  commands: Mapping[str, SlashCommand]) -> None:
         super().__init__(notify)
         self.pi, self.desk = pi, desk

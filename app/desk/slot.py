@@ -16,14 +16,17 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from textual.worker import Worker
 
 from app.attachments import Attachments
-from app.commands.context import CommandContext
+from app.commands.context import CommandContext, SlashCommand
+from app.desk.shell import Shell
 from app.commands.registry import REGISTRY
 from app.pi.launch import LaunchConfig
+from app.main_screen import MainScreen
 from app.pi.session import PiSession
 from app.run_alerts import RunAlerts, notify_setting, run_error
 from protocol.state.desk import Mark, SessionLine, cost_label, mark_of, model_label, session_name
@@ -34,8 +37,6 @@ from protocol.wire.responses import CommandInfo
 from widgets.text.safe import clean
 from widgets.screens.dialogs import ExtensionDialog, dialog_for
 
-if TYPE_CHECKING:
-    from app.desk.desk import Desk
 
 # Items added while a session was not shown above which showing it builds the transcript's
 # newest window afresh instead of mounting each of them.
@@ -76,6 +77,23 @@ class DialogQueue:
         return sum(1 for _, deadline in self._items if deadline is None or deadline > now)
 
 
+class Keeper(Protocol):
+    """What a slot asks of the desk that keeps it (app/desk/desk.py), named here so that the
+    desk's module, which makes the slots, is not imported back."""
+
+    shell: Shell
+    slots: list[SessionSlot]
+    session_class: type[PiSession]
+    screen_class: type[MainScreen]
+    commands: Mapping[str, SlashCommand]
+
+    def session_changed(self, slot: SessionSlot, changes: Changes) -> None: ...
+
+    def changed(self) -> None: ...
+
+    def shown_here(self, slot: SessionSlot, session_file: str) -> bool: ...
+
+
 class SerialWork:
     """Coroutines run one after another in one long-lived worker, started by the first: the
     record pump's flushes, which ran as a worker each, a task and three state messages to
@@ -108,7 +126,7 @@ class SerialWork:
 
 
 class SessionSlot:
-    def __init__(self, desk: Desk, config: LaunchConfig, serial: int, client: RpcClient | None = None) -> None:
+    def __init__(self, desk: Keeper, config: LaunchConfig, serial: int, client: RpcClient | None = None) -> None:
         self.desk = desk
         shell = desk.shell
         self.config = config
