@@ -19,8 +19,9 @@ from typing import Any
 
 from app.pi.launch import LaunchConfig
 from app.scripted_model.server import Reply
-from protocol.wire.client import ChildExited, RpcError
+from protocol.wire.client import RpcClient, RpcError
 from protocol.wire.commands import Command, GetState
+from protocol.wire.local_link import LocalLink
 from widgets.engine.probes import watch_display
 
 SIZE = (120, 40)
@@ -161,25 +162,16 @@ def delta_contains(record: Any, token: str) -> bool:
 # --- a client that runs nothing ------------------------------------------------------------
 
 
-class FakeClient:
+class FakeClient(RpcClient):
     """Stands in for RpcClient when no pi is wanted: start does nothing, `get_state` never
     answers (so the app stays "starting" without an error screen), every other call fails
-    at once with RpcError. Records are fed with `feed(record)` (the listener path)."""
+    at once with RpcError. Records are fed with `feed(record)` (the listener path). Its
+    link is a pi of the window's own, never started."""
 
     def __init__(self) -> None:
-        self._listeners: list[Callable[[Any], None]] = []
-        self.exited: ChildExited | None = None
-        self.stderr_tail = ""
-        self.stderr_total = 0  # what app.pi.problem_monitor reads of a client
-        self.unexpected_responses = 0
-        self.protocol_log = None
-        self.process = None
+        super().__init__(LocalLink(["pi"]))
         self.sent: list[Any] = []
-        self._ids = 0
-
-    def add_listener(self, listener: Callable[[Any], None]) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        self._fake_ids = 0
 
     def feed(self, record: Any) -> None:
         for listener in tuple(self._listeners):
@@ -193,8 +185,8 @@ class FakeClient:
         return True
 
     def next_id(self) -> str:
-        self._ids += 1
-        return f"fake-{self._ids}"
+        self._fake_ids += 1
+        return f"fake-{self._fake_ids}"
 
     async def send(self, record: Any) -> None:
         self.sent.append(record)
