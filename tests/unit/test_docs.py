@@ -10,14 +10,17 @@ from pathlib import Path
 
 from app.cli import hold as hold_cli, pideck as cli, view as view_cli
 from app.docs_pages import COMMAND, generated_pages
+from widgets.engine import TEXTUAL, TEXTUAL_CHECKED
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_keys_and_commands_pages_hold_what_the_bindings_and_the_registry_say() -> None:
     pages = generated_pages()
+    if TEXTUAL != TEXTUAL_CHECKED:  # (the keys page is written on the Textual pideck is checked on: its text area's own keys differ on another)
+        pages = {path: text for path, text in pages.items() if path.name != "keys.md"}
     stale = [path.name for path, text in pages.items() if path.read_text(encoding="utf-8") != text]
-    assert len(pages) == 2 and stale == [], f"{', '.join(stale)} out of date: run `{COMMAND}`"
+    assert len(pages) == (2 if TEXTUAL == TEXTUAL_CHECKED else 1) and stale == [], f"{', '.join(stale)} out of date: run `{COMMAND}`"
 
 
 def test_the_command_line_page_names_every_flag() -> None:
