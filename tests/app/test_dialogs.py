@@ -4,12 +4,12 @@ that wait their turn."""
 
 from __future__ import annotations
 
-import shlex
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.app.test_sessions import open_second, two_fakes
 from tests.pi_harness import Fake, burst, option_text, ui, wait_until
 from tests.screen_app import ScreenApp
 from textual import events
@@ -337,15 +337,10 @@ async def test_a_key_typed_on_as_the_session_of_a_question_is_shown_again_answer
     """A question up a while in session 2; session 1 shown, then session 2 again, and a `y`
     typed on right after Alt+2 (not in one burst with it): the question takes keys from when
     it is shown again, so the y is ignored."""
-    for name in ("one", "two"):
-        (tmp_path / name).mkdir()
-    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    first, second = two_fakes(tmp_path)
     async with first.run() as pilot:
         app = pilot.app
-        app.desk.current.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.slots[1].pi.ready and app.screen is app.desk.slots[1].main,
-                         what="the second session shown")
+        await open_second(pilot, second)
         second.inject(ui("confirm", "c-1", title="Allow `rm -rf build`?", message="It runs if you say yes."))
         dialog = await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen, what="the question")
         await taking_keys(pilot, dialog)
@@ -439,15 +434,10 @@ async def test_the_prompt_keeps_its_height_after_a_dialog_of_a_session_not_shown
     """The dialogs' stylesheet is the dialogs' alone: its `#editor` (the editor dialog's text)
     made every prompt (also #editor) 8 rows tall once a session's screen was styled again
     after a dialog had been shown, e.g. the session that needs you shown for its dialog."""
-    for name in ("one", "two"):
-        (tmp_path / name).mkdir()
-    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    first, second = two_fakes(tmp_path)
     async with first.run() as pilot:
         app = pilot.app
-        app.desk.current.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.slots[1].pi.ready and app.screen is app.desk.slots[1].main,
-                         what="the second session shown")
+        await open_second(pilot, second)
         await pilot.press("alt+1")
         second.inject(ui("confirm", "c-1", title="Deploy now?", message="It goes live."))
         await wait_until(pilot, lambda: any("asks a question" in t for t in toasts(app)), what="the needs-you toast")

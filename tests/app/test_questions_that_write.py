@@ -5,10 +5,10 @@ prompt typed on into the "changed since pi left it" question, a path such as
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any
 
+from tests.app.test_sessions import open_second, two_fakes
 from tests.pi_harness import SIZE, Fake, burst, ready, wait_until
 from tests.snapshot_plugin import settle
 from textual import events
@@ -101,15 +101,10 @@ async def test_a_key_typed_on_as_the_session_of_the_question_is_shown_again_writ
     """The question up a while in session 2; session 1 shown, then session 2 again, and a `y`
     pressed right after Alt+2 (not in one burst with it): it counts from when the question is
     shown again, so the y is ignored."""
-    for name in ("one", "two"):
-        (tmp_path / name).mkdir()
-    first, second = Fake(tmp_path / "one"), Fake(tmp_path / "two")
+    first, second = two_fakes(tmp_path)
     async with first.run() as pilot:
         app = pilot.app
-        app.desk.current.main.editor.load(f"/open --pi {shlex.quote(shlex.join(second.argv))} {second.dir}")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.desk.slots) == 2 and app.desk.slots[1].pi.ready and app.screen is app.desk.slots[1].main,
-                         what="the second session shown")
+        await open_second(pilot, second)
         dialog = RevertDialog(conflict(tmp_path))
         answers = await ask(pilot, dialog)
         await wait_until(pilot, dialog.on_purpose.takes_keys, what="the question taking keys")
